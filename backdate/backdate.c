@@ -1,0 +1,655 @@
+/*
+** backdate.c -- the back-dating tree: exact inclusive costs for metrics
+** that are known only long after the code they belong to ran.
+**
+** Copyright (C) the callgrind-bd authors.  GPL-2.0-or-later.
+**
+** THE PROBLEM
+**
+** A cache line's use metrics (how often it was touched, how many bytes were
+** never used) are known when it is evicted, but they belong to the call
+** chain that was running when it was loaded.  The running-counter trick
+** that gives immediate metrics their inclusive costs cannot see them, and
+** storing the whole chain in every line is far too slow.
+**
+** THE TREE
+**
+** Each execution context (a thread, or one signal-handler invocation) has a
+** partial call tree.  A node stands for "this call arc, under this parent
+** node"; the root has no arc.  One node per open tree is ACTIVE: the
+** function running now.  A call finds or creates the active node's child
+** for the arc and makes it active; a return makes the parent active.  A
+** loaded line stores the active node and holds a reference to it.  When
+** the line is evicted its metrics go into the node's PENDING counters and
+** the reference is dropped.
+**
+** PRUNING.  A node that is not active, has no children and no references
+** can never receive anything again, so it is removed at once: its pending
+** counters are delivered to its arc AND added to its parent's pending
+** counters, and the parent is examined the same way.  Pending counters
+** thus climb towards the root, and a metric loaded under the chain
+** root -> a1 -> ... -> ak is delivered to a1..ak exactly once each (twice
+** to an arc standing twice on the chain, as with recursion) -- the same
+** inclusive cost the running counter gives an immediate metric.  What
+** reaches a root is kept in the forest's root total.
+**
+** INVARIANTS (between API calls; bd_check verifies them)
+**
+**   I1. Every live node is active, or has a child, or is referenced.  So
+**       the live nodes of a tree are exactly the active chain plus the
+**       chains of referenced nodes -- the nodes are bounded by stack depth
+**       plus (lines in the caches x their depth), usually far less.
+**   I2. The ancestors of the active node all have a child, hence the
+**       active chain is never pruned without an "on chain" flag: only the
+**       active node itself needs the test node == tree->active.
+**   I3. (parent, arc) identifies at most one live node; every non-root
+**       node is in the forest hash table under that key.
+**   I4. parent->last, when not NULL, is a live child of parent (a hint).
+**   I5. A closed tree has no active node; when its root goes (I1) the
+**       tree goes with it.
+**
+** CHOICES
+**
+** Nodes are 48 bytes plus 8 per event, carved from pool chunks and reused
+** through a free list.  Children are found through the per-node hint `last`
+** (a loop calling the same function again) and otherwise a per-forest hash
+** table keyed by (parent, arc), so a call costs O(1) whatever the fan-out.
+** Pruning walks parent pointers and bd_settle uses an explicit stack, so
+** no C recursion depends on the depth of the program's recursion.
+**
+** bd_settle (a dump) delivers without pruning: it processes nodes leaves
+** first (Kahn's order: a node is ready when all its children are done),
+** delivering each node's pending to its arc and moving it to the parent.
+** Borrowing nkids as the "children left" counter and `last` as the stack
+** link, it needs no memory; both are rebuilt afterwards.  O(nodes).
+*/
+#include "backdate.h"
+
+/* ------------------------------------------------------------------------
+** Data structures
+*/
+struct bd_node {
+    bd_node  *parent;      /* NULL for a root                              */
+    void     *arc;         /* the tool's call arc; NULL for a root         */
+    bd_tree  *tree;        /* owning tree; NULL while on the free list     */
+    bd_node  *hnext;       /* hash chain; free-list link when free         */
+    bd_node  *last;        /* hint: child entered last (I4); settle stack  */
+    uint32_t  refs;        /* cache lines referencing this node            */
+    uint32_t  nkids;       /* live children                                */
+    uint64_t  pending[];   /* n counters, not yet delivered                */
+};
+
+struct bd_tree {
+    bd_forest *forest;
+    bd_node   *root;
+    bd_node   *active;     /* NULL once closed                             */
+    bd_tree   *prev, *next;/* the forest's list of live trees              */
+    int        depth;      /* calls between root and active                */
+};
+
+/* Header of a pool chunk; the node slots (multiples of 8 bytes) follow. */
+typedef struct bd_chunk {
+    struct bd_chunk *next;
+    uint64_t         pad;
+} bd_chunk;
+
+struct bd_forest {
+    int            n;             /* events per node                       */
+    unsigned long  node_size;     /* bytes per node slot                   */
+    bd_deliver_fn  deliver;
+    void          *ctx;
+
+    bd_node       *free_nodes;    /* pool: reusable slots                  */
+    bd_chunk      *chunks;        /* pool: every chunk, for bd_forest_free */
+    unsigned long  chunk_nodes;   /* slots in the next chunk               */
+
+    bd_node      **bucket;        /* hash of non-root nodes by (parent,arc)*/
+    unsigned       hash_bits;     /* 2^hash_bits buckets                   */
+    uint64_t       hash_count;
+
+    bd_tree       *trees;         /* live trees                            */
+    uint64_t       root_total[BD_MAX_EVENTS];
+
+    uint64_t       n_trees, nodes_now, nodes_max;
+    uint64_t       nodes_created, nodes_pruned, calls, nodes_sum;
+};
+
+#define FIRST_CHUNK_NODES  256UL
+#define MAX_CHUNK_NODES    16384UL
+#define FIRST_HASH_BITS    8
+
+/* ------------------------------------------------------------------------
+** Pending counters (n <= BD_MAX_EVENTS: plain loops, no libc)
+*/
+static void pending_add(uint64_t *dst, const uint64_t *src, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) dst[i] += src[i];
+}
+
+static int pending_nonzero(const uint64_t *p, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) if (p[i]) return 1;
+    return 0;
+}
+
+static void pending_clear(uint64_t *p, int n)
+{
+    int i;
+    for (i = 0; i < n; i++) p[i] = 0;
+}
+
+/* ------------------------------------------------------------------------
+** Node pool.  Slots are never returned to bd_free before bd_forest_free:
+** the peak is what the run needs, and reuse keeps the slots warm.
+*/
+static void pool_grow(bd_forest *f)
+{
+    unsigned long i, count = f->chunk_nodes;
+    bd_chunk *c = bd_alloc(sizeof(bd_chunk) + count * f->node_size);
+    char *slots = (char *)(c + 1);
+
+    c->next = f->chunks;
+    f->chunks = c;
+    /* Push in reverse so slots are handed out in address order. */
+    for (i = count; i-- > 0; ) {
+        bd_node *nd = (bd_node *)(slots + i * f->node_size);
+        nd->hnext = f->free_nodes;
+        f->free_nodes = nd;
+    }
+    if (f->chunk_nodes < MAX_CHUNK_NODES) f->chunk_nodes *= 2;
+}
+
+static bd_node *node_alloc(bd_forest *f, bd_tree *t, bd_node *parent,
+                           void *arc)
+{
+    bd_node *nd;
+    if (!f->free_nodes) pool_grow(f);
+    nd = f->free_nodes;
+    f->free_nodes = nd->hnext;
+
+    nd->parent = parent;
+    nd->arc    = arc;
+    nd->tree   = t;
+    nd->hnext  = 0;
+    nd->last   = 0;
+    nd->refs   = 0;
+    nd->nkids  = 0;
+    pending_clear(nd->pending, f->n);
+
+    f->nodes_created++;
+    if (++f->nodes_now > f->nodes_max) f->nodes_max = f->nodes_now;
+    return nd;
+}
+
+static void node_release(bd_forest *f, bd_node *nd)
+{
+    nd->tree = 0;          /* marks the slot free: bd_ref/bd_evict fail  */
+    nd->refs = 0;
+    nd->hnext = f->free_nodes;
+    f->free_nodes = nd;
+    f->nodes_pruned++;
+    f->nodes_now--;
+}
+
+/* ------------------------------------------------------------------------
+** Hash table of non-root nodes keyed by (parent, arc).  Multiplicative
+** hashing: the top bits of the product mix every bit of both pointers.
+*/
+static unsigned long hash_slot(const bd_forest *f, const bd_node *parent,
+                               const void *arc)
+{
+    uint64_t x = (uint64_t)(uintptr_t)parent
+               ^ ((uint64_t)(uintptr_t)arc * 0x9E3779B97F4A7C15ULL);
+    x *= 0xC2B2AE3D27D4EB4FULL;
+    return (unsigned long)(x >> (64 - f->hash_bits));
+}
+
+static bd_node *hash_find(const bd_forest *f, const bd_node *parent,
+                          const void *arc)
+{
+    bd_node *nd = f->bucket[hash_slot(f, parent, arc)];
+    while (nd && (nd->parent != parent || nd->arc != arc)) nd = nd->hnext;
+    return nd;
+}
+
+static void hash_link(bd_forest *f, bd_node *nd)
+{
+    unsigned long s = hash_slot(f, nd->parent, nd->arc);
+    nd->hnext = f->bucket[s];
+    f->bucket[s] = nd;
+}
+
+/* Double the buckets when the load reaches 1, so chains stay short. */
+static void hash_grow(bd_forest *f)
+{
+    bd_node **old = f->bucket;
+    unsigned long i, n_old = 1UL << f->hash_bits;
+
+    f->hash_bits++;
+    f->bucket = bd_alloc((1UL << f->hash_bits) * sizeof(bd_node *));
+    for (i = 0; i < n_old; i++) {
+        bd_node *nd = old[i];
+        while (nd) {
+            bd_node *next = nd->hnext;
+            hash_link(f, nd);
+            nd = next;
+        }
+    }
+    bd_free(old);
+}
+
+static void hash_insert(bd_forest *f, bd_node *nd)
+{
+    if (f->hash_count >= (1UL << f->hash_bits)) hash_grow(f);
+    hash_link(f, nd);
+    f->hash_count++;
+}
+
+static void hash_remove(bd_forest *f, bd_node *nd)
+{
+    bd_node **pp = &f->bucket[hash_slot(f, nd->parent, nd->arc)];
+    while (*pp != nd) {
+        if (!*pp) bd_fail("backdate: node missing from hash table");
+        pp = &(*pp)->hnext;
+    }
+    *pp = nd->hnext;
+    f->hash_count--;
+}
+
+/* ------------------------------------------------------------------------
+** Trees
+*/
+static void tree_link(bd_forest *f, bd_tree *t)
+{
+    t->prev = 0;
+    t->next = f->trees;
+    if (f->trees) f->trees->prev = t;
+    f->trees = t;
+    f->n_trees++;
+}
+
+static void tree_unlink(bd_forest *f, bd_tree *t)
+{
+    if (t->prev) t->prev->next = t->next;
+    else         f->trees = t->next;
+    if (t->next) t->next->prev = t->prev;
+    f->n_trees--;
+}
+
+/* The root of a closed tree lost its last child and reference: keep what
+** climbed to it, then free root and tree (I5). */
+static void root_release(bd_forest *f, bd_node *root)
+{
+    bd_tree *t = root->tree;
+    pending_add(f->root_total, root->pending, f->n);
+    node_release(f, root);
+    tree_unlink(f, t);
+    bd_free(t);
+}
+
+/* ------------------------------------------------------------------------
+** Pruning
+*/
+static int prunable(const bd_node *nd)
+{
+    return nd->refs == 0 && nd->nkids == 0 && nd != nd->tree->active;
+}
+
+/* Remove a non-root leaf: deliver its pending to its arc and hand the
+** same counters to the parent, which will deliver them to its own arc. */
+static void node_prune(bd_forest *f, bd_node *nd)
+{
+    bd_node *p = nd->parent;
+    if (pending_nonzero(nd->pending, f->n)) {
+        f->deliver(f->ctx, nd->arc, nd->pending, f->n);
+        pending_add(p->pending, nd->pending, f->n);
+    }
+    hash_remove(f, nd);
+    p->nkids--;
+    if (p->last == nd) p->last = 0;      /* keep I4 */
+    node_release(f, nd);
+}
+
+/* Prune nd and then its ancestors for as long as they qualify (I1).
+** Iterative: recursion in the program must not recurse here. */
+static void prune_upward(bd_forest *f, bd_node *nd)
+{
+    while (prunable(nd)) {
+        bd_node *p = nd->parent;
+        if (!p) {
+            root_release(f, nd);
+            return;
+        }
+        node_prune(f, nd);
+        nd = p;
+    }
+}
+
+/* ------------------------------------------------------------------------
+** Forest
+*/
+bd_forest *bd_forest_new(int n_events, bd_deliver_fn deliver, void *ctx)
+{
+    bd_forest *f;
+    if (n_events < 0 || n_events > BD_MAX_EVENTS)
+        bd_fail("bd_forest_new: event count out of range");
+    if (!deliver) bd_fail("bd_forest_new: no delivery callback");
+
+    f = bd_alloc(sizeof(bd_forest));
+    f->n = n_events;
+    f->node_size = sizeof(bd_node) + (unsigned long)n_events * 8;
+    f->deliver = deliver;
+    f->ctx = ctx;
+    f->chunk_nodes = FIRST_CHUNK_NODES;
+    f->hash_bits = FIRST_HASH_BITS;
+    f->bucket = bd_alloc((1UL << f->hash_bits) * sizeof(bd_node *));
+    return f;
+}
+
+void bd_forest_free(bd_forest *f)
+{
+    while (f->trees) {
+        bd_tree *t = f->trees;
+        f->trees = t->next;
+        bd_free(t);
+    }
+    while (f->chunks) {
+        bd_chunk *c = f->chunks;
+        f->chunks = c->next;
+        bd_free(c);
+    }
+    bd_free(f->bucket);
+    bd_free(f);
+}
+
+int bd_forest_events(const bd_forest *f) { return f->n; }
+
+unsigned long bd_node_bytes(const bd_forest *f) { return f->node_size; }
+
+void bd_forest_root_total(const bd_forest *f, uint64_t *out)
+{
+    int i;
+    for (i = 0; i < f->n; i++) out[i] = f->root_total[i];
+}
+
+/* ------------------------------------------------------------------------
+** Trees: open, close, calls, returns
+*/
+bd_tree *bd_tree_new(bd_forest *f)
+{
+    bd_tree *t = bd_alloc(sizeof(bd_tree));
+    t->forest = f;
+    t->root = node_alloc(f, t, 0, 0);
+    t->active = t->root;
+    t->depth = 0;
+    tree_link(f, t);
+    return t;
+}
+
+void bd_tree_close(bd_tree *t)
+{
+    bd_node *was = t->active;
+    if (!was) bd_fail("bd_tree_close: tree already closed");
+    t->active = 0;
+    t->depth = 0;
+    prune_upward(t->forest, was);        /* may free t */
+}
+
+bd_node *bd_active(const bd_tree *t) { return t->active; }
+
+int bd_tree_depth(const bd_tree *t) { return t->depth; }
+
+static bd_node *child_create(bd_forest *f, bd_tree *t, bd_node *parent,
+                             void *arc)
+{
+    bd_node *nd = node_alloc(f, t, parent, arc);
+    hash_insert(f, nd);
+    parent->nkids++;
+    return nd;
+}
+
+void bd_call(bd_tree *t, void *arc)
+{
+    bd_forest *f = t->forest;
+    bd_node *parent = t->active, *child;
+
+    if (!parent) bd_fail("bd_call: tree is closed");
+    if (!arc) bd_fail("bd_call: NULL arc");
+    child = parent->last;
+    if (!child || child->arc != arc) {
+        child = hash_find(f, parent, arc);
+        if (!child) child = child_create(f, t, parent, arc);
+        parent->last = child;
+    }
+    t->active = child;
+    t->depth++;
+    f->calls++;
+    f->nodes_sum += f->nodes_now;
+}
+
+void bd_return(bd_tree *t, int levels)
+{
+    bd_forest *f = t->forest;
+    if (levels < 0) bd_fail("bd_return: negative level count");
+    if (!t->active) bd_fail("bd_return: tree is closed");
+    while (levels-- > 0) {
+        bd_node *was = t->active;
+        if (!was->parent) bd_fail("bd_return: return past the root");
+        t->active = was->parent;
+        t->depth--;
+        prune_upward(f, was);       /* stops at the new active node (I2) */
+    }
+}
+
+/* The code running at the root turns out to have been called through arc
+** (a return found an empty call stack: the tool fakes the call it returns
+** from).  The root becomes that arc's node under a fresh root, so what was
+** loaded so far climbs through the arc; the active node stays. */
+void bd_adopt_root(bd_tree *t, void *arc)
+{
+    bd_forest *f = t->forest;
+    bd_node *old = t->root, *root;
+
+    if (!t->active) bd_fail("bd_adopt_root: tree is closed");
+    if (!arc) bd_fail("bd_adopt_root: NULL arc");
+    root = node_alloc(f, t, 0, 0);
+    old->parent = root;
+    old->arc = arc;
+    hash_insert(f, old);
+    root->nkids = 1;
+    root->last = old;
+    t->root = root;
+    t->depth++;
+}
+
+/* ------------------------------------------------------------------------
+** Cache lines
+*/
+void bd_ref(bd_node *nd)
+{
+    if (!nd || !nd->tree) bd_fail("bd_ref: not a live node");
+    if (++nd->refs == 0) bd_fail("bd_ref: reference count overflow");
+}
+
+void bd_evict(bd_node *nd, const uint64_t *costs)
+{
+    bd_forest *f;
+    if (!nd || !nd->tree || nd->refs == 0)
+        bd_fail("bd_evict: node holds no reference");
+    f = nd->tree->forest;
+    if (costs) pending_add(nd->pending, costs, f->n);
+    if (--nd->refs == 0) prune_upward(f, nd);
+}
+
+/* ------------------------------------------------------------------------
+** Visiting every live node: hashed non-root nodes, then the roots.
+*/
+typedef void (*visit_fn)(bd_forest *f, bd_node *nd, void *arg);
+
+static void visit_all(bd_forest *f, visit_fn fn, void *arg)
+{
+    unsigned long i, nb = 1UL << f->hash_bits;
+    bd_tree *t;
+    for (i = 0; i < nb; i++) {
+        bd_node *nd = f->bucket[i];
+        while (nd) {
+            bd_node *next = nd->hnext;
+            fn(f, nd, arg);
+            nd = next;
+        }
+    }
+    for (t = f->trees; t; t = t->next) fn(f, t->root, arg);
+}
+
+/* ------------------------------------------------------------------------
+** Settle (dumps)
+*/
+
+/* Deliver a node's pending (its own plus what its finished children
+** passed up) and pass it on, as pruning would, but keep the node. */
+static void settle_node(bd_forest *f, bd_node *nd)
+{
+    if (!pending_nonzero(nd->pending, f->n)) return;
+    if (nd->parent) {
+        f->deliver(f->ctx, nd->arc, nd->pending, f->n);
+        pending_add(nd->parent->pending, nd->pending, f->n);
+    } else {
+        pending_add(f->root_total, nd->pending, f->n);
+    }
+    pending_clear(nd->pending, f->n);
+}
+
+static void push_leaf(bd_forest *f, bd_node *nd, void *arg)
+{
+    bd_node **stack = arg;
+    (void)f;
+    if (nd->nkids == 0) {
+        nd->last = *stack;
+        *stack = nd;
+    }
+}
+
+static void clear_links(bd_forest *f, bd_node *nd, void *arg)
+{
+    (void)f; (void)arg;
+    nd->nkids = 0;
+    nd->last = 0;          /* the hint is lost; it was only a hint (I4) */
+}
+
+static void count_kid(bd_forest *f, bd_node *nd, void *arg)
+{
+    (void)f; (void)arg;
+    if (nd->parent) nd->parent->nkids++;
+}
+
+void bd_settle(bd_forest *f)
+{
+    bd_node *stack = 0;
+
+    visit_all(f, push_leaf, &stack);
+    while (stack) {
+        bd_node *nd = stack, *p = nd->parent;
+        stack = nd->last;
+        settle_node(f, nd);
+        if (p && --p->nkids == 0) {      /* all children done: ready */
+            p->last = stack;
+            stack = p;
+        }
+    }
+    visit_all(f, clear_links, 0);
+    visit_all(f, count_kid, 0);
+}
+
+void bd_finish(bd_forest *f)
+{
+    bd_tree *t = f->trees;
+    while (t) {
+        bd_tree *next = t->next;   /* closing t frees at most t itself */
+        if (t->active) bd_tree_close(t);
+        t = next;
+    }
+    if (f->nodes_now) bd_settle(f);     /* lines still held: lose nothing */
+}
+
+/* ------------------------------------------------------------------------
+** Statistics
+*/
+void bd_get_stats(const bd_forest *f, bd_stats *s)
+{
+    s->trees = f->n_trees;
+    s->nodes_now = f->nodes_now;
+    s->nodes_max = f->nodes_max;
+    s->nodes_created = f->nodes_created;
+    s->nodes_pruned = f->nodes_pruned;
+    s->calls = f->calls;
+    s->nodes_avg = f->calls ? (double)f->nodes_sum / (double)f->calls : 0.0;
+}
+
+/* ------------------------------------------------------------------------
+** Consistency check
+*/
+typedef struct {
+    uint64_t nodes, kids;
+} check_acc;
+
+static void check_node(bd_forest *f, bd_node *nd, void *arg)
+{
+    check_acc *acc = arg;
+    const bd_node *p = nd->parent;
+
+    acc->nodes++;
+    acc->kids += nd->nkids;
+    if (!nd->tree) bd_fail("bd_check: free slot reachable");
+    if (prunable(nd)) bd_fail("bd_check: prunable node alive (I1)");
+    if (nd->last && nd->last->parent != nd)
+        bd_fail("bd_check: stale child hint (I4)");
+    if (!p) {
+        if (nd->arc || nd->tree->root != nd)
+            bd_fail("bd_check: bad root");
+        return;
+    }
+    /* A free parent has tree NULL, so this also catches dangling links. */
+    if (p->tree != nd->tree) bd_fail("bd_check: parent dead or foreign");
+    if (hash_find(f, p, nd->arc) != nd)
+        bd_fail("bd_check: (parent, arc) not unique (I3)");
+}
+
+static void check_tree(const bd_forest *f, const bd_tree *t)
+{
+    const bd_node *nd = t->active;
+    int depth = 0;
+    if (t->forest != f) bd_fail("bd_check: tree in wrong forest");
+    if (!nd) return;                           /* closed (I5) */
+    while (nd->parent) {
+        if (nd != t->active && nd->nkids == 0)
+            bd_fail("bd_check: active chain broken (I2)");
+        nd = nd->parent;
+        depth++;
+    }
+    if (nd != t->root || depth != t->depth)
+        bd_fail("bd_check: active chain does not match depth");
+}
+
+uint64_t bd_check(const bd_forest *cf)
+{
+    bd_forest *f = (bd_forest *)cf;   /* visit_all is read-only here */
+    check_acc acc = { 0, 0 };
+    const bd_tree *t;
+    uint64_t trees = 0;
+
+    for (t = f->trees; t; t = t->next) {
+        check_tree(f, t);
+        trees++;
+    }
+    visit_all(f, check_node, &acc);
+    if (trees != f->n_trees) bd_fail("bd_check: tree count");
+    if (acc.nodes != f->nodes_now) bd_fail("bd_check: node count");
+    if (acc.kids != f->hash_count) bd_fail("bd_check: child counts");
+    if (f->hash_count + f->n_trees != f->nodes_now)
+        bd_fail("bd_check: hash count");
+    if (f->nodes_created - f->nodes_pruned != f->nodes_now)
+        bd_fail("bd_check: created/pruned mismatch");
+    return acc.nodes;
+}

@@ -1,0 +1,118 @@
+/*
+** cachesim.h -- the cache model of callgrind-bd: I1, D1 and a unified LL.
+**
+** Pure C: no Valgrind header, no libc.  The includer supplies the three
+** cs_* functions below (the tool in callgrind/, the unit tests in
+** tests/unit/port_native.c).  The model, its rules and the reference
+** behaviour it reproduces are described at the top of cachesim.c and in
+** README.md next to this file.
+*/
+#ifndef CACHESIM_H
+#define CACHESIM_H
+
+#include <stdint.h>
+
+/* ---- supplied by the includer ------------------------------------------ */
+void *cs_alloc(unsigned long bytes);      /* returns ZEROED memory */
+void  cs_free(void *p);
+void  cs_fail(const char *msg) __attribute__((noreturn));
+
+/* ---- geometry ----------------------------------------------------------- */
+typedef struct { int size, assoc, line_size; } cs_geometry;
+
+/* NULL if g is usable, else the reference's message for it (static string
+   ending in a newline, e.g. "Cache set count is not a power of two.\n"). */
+const char *cs_geometry_check(const cs_geometry *g);
+
+/* The reference's fix-up of an auto-detected LL cache (applied to the
+   host-detected LL only, before the check): a set count that is not a
+   power of two is rounded down to one, the associativity raised in
+   proportion (rounded to nearest) and the size recomputed; a power-of-two
+   set count only gets the size trimmed to sets*assoc*line.  *changed (if
+   not NULL) is set to 1 when size or associativity changed, which is when
+   the reference prints its two "specified/simulated LL cache" warnings. */
+void cs_geometry_fixup_host(cs_geometry *g, int *changed);
+
+/* The reference's defaults when nothing is detected (amd64/x86):
+   I1 65536,2,64; D1 65536,2,64; LL 262144,8,64.  Any pointer may be NULL. */
+void cs_geometry_defaults(cs_geometry *i1, cs_geometry *d1, cs_geometry *ll);
+
+/* Writes the reference's description of a cache, as used in the
+   "desc: I1 cache: ..." header lines: "65536 B, 64 B, 2-way associative",
+   or "... B, ... B, direct-mapped" when assoc is 1.  Always NUL-terminates
+   (truncates if buf is too small); returns the length written. */
+int cs_geometry_desc(const cs_geometry *g, char *buf, int bufsize);
+
+/* ---- owners and hooks (only used with cacheuse) ------------------------ */
+
+/* Opaque to cachesim: the tool's loading-instruction cost slot and its
+   back-dating node.  Copied by value into every line loaded. */
+typedef struct { void *slot; void *node; } cs_owner;
+
+typedef struct cs_hooks {
+  void *ctx;
+  /* A line was loaded into level (1 = I1/D1, 2 = LL) with this owner. */
+  void (*on_load)(void *ctx, int level, const cs_owner *owner);
+  /* A line loaded with owner leaves level (eviction, cs_flush, cs_clear).
+     accost = 1000/count and sploss = ((32 - bits set) * line_size) / 32 if
+     the line was used (count > 0) and collection is on; otherwise both 0.
+     Called exactly once per on_load, so the tool can drop its reference. */
+  void (*on_evict)(void *ctx, int level, const cs_owner *owner,
+                   uint32_t accost, uint32_t sploss);
+} cs_hooks;
+
+/* ---- the simulator ------------------------------------------------------ */
+typedef struct cs_sim cs_sim;
+typedef struct { int wb, hwpref, cacheuse; } cs_options;
+
+/* Geometries must pass cs_geometry_check (cs_fail otherwise).  hooks may be
+   NULL (then no hook is called); it is copied. */
+cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
+               const cs_geometry *ll, cs_options opt, const cs_hooks *hooks);
+void    cs_delete(cs_sim *);
+
+/* Result bit flags of one access.  CS_LL_MISS implies CS_L1_MISS;
+   CS_LL_DIRTY_MISS (write-back only) implies CS_LL_MISS.  In reference
+   terms: 0 = L1 hit, 1 = LL hit, 3 = memory access, 7 = write-back
+   memory access; so I1mr/D1mr/D1mw += r & 1, ILmr/DLmr/DLmw += (r >> 1) & 1,
+   ILdmr/DLdmr/DLdmw += (r >> 2) & 1. */
+enum { CS_L1_MISS = 1, CS_LL_MISS = 2, CS_LL_DIRTY_MISS = 4 };
+
+/* The three accesses.  An access may span at most two lines of every
+   cache (the tool caps sizes at the smallest line size); otherwise
+   cs_fail.  owner is only read with cacheuse on (may be NULL otherwise).
+   Defined inline in cachesim_inline.h: the MRU hit is done in place. */
+static inline unsigned cs_instr(cs_sim *, uint64_t addr, unsigned size,
+                                const cs_owner *owner);
+static inline unsigned cs_read (cs_sim *, uint64_t addr, unsigned size,
+                                const cs_owner *owner);
+static inline unsigned cs_write(cs_sim *, uint64_t addr, unsigned size,
+                                const cs_owner *owner);
+
+/* Collection state at the time of an eviction (default on).  Like the
+   reference, a line evicted while collection is off yields no AcCost /
+   SpLoss (on_evict gets 0, 0) and an L1 line then is not merged into LL.
+   The tool must call this whenever the current context's collect flag
+   changes (toggles, thread or signal-context switches). */
+void cs_set_collect(cs_sim *, int collecting);
+
+/* Final flush: on_evict for every line still holding an owner -- I1, then
+   D1 (each merged into its LL line first, so LL sees that use), then LL --
+   and all caches are empty afterwards (prefetch detectors are kept).
+   Without cacheuse it only empties the caches. */
+void cs_flush(cs_sim *);
+
+/* Empty all caches and reset the prefetch detectors, as the reference does
+   when instrumentation is switched.  Use data is DROPPED: owned lines get
+   on_evict(..., 0, 0) (no merge), only so the tool can release its node
+   references.  Call cs_flush first to keep the data. */
+void cs_clear(cs_sim *);
+
+/* Hardware-prefetch statistics (the reference prints them with -v as
+   "Prefetch Up:" and "Prefetch Down:").  Not reset by cs_clear. */
+uint64_t cs_prefetches(cs_sim *);   /* up + down */
+void     cs_prefetch_counts(cs_sim *, uint64_t *up, uint64_t *down);
+
+#include "cachesim_inline.h"
+
+#endif /* CACHESIM_H */

@@ -1,0 +1,125 @@
+/*
+** cachesim_inline.h -- the simulator's state and its hot path.
+**
+** Included by cachesim.h only.  The structs are here (not in cachesim.c)
+** so the L1 hit on the most-recently-used way can be done inline in the
+** caller: that is the case for almost every access, and it costs a shift,
+** a compare and a load.  Everything else goes to cs__access() in
+** cachesim.c.  Callers must treat the structs as private.
+*/
+#ifndef CACHESIM_INLINE_H
+#define CACHESIM_INLINE_H
+
+/* Use data of one line (cacheuse only). */
+typedef struct {
+  uint32_t count;   /* accesses while in this cache (L1: from 1; LL: merged) */
+  uint32_t mask;    /* bytes touched, line_size/32 bytes per bit */
+} cs_use;
+
+/* Who loaded one line (cacheuse only). */
+typedef struct {
+  cs_owner owner;
+  uint32_t ll_slot; /* L1 only: LL slot the line was linked to at load */
+  uint32_t owned;   /* loaded by an access since the last flush/clear */
+} cs_line;
+
+/* One cache.  tags[set * assoc + i] is the i-th most recently used way of
+   a set.  What a tag holds depends on the mode (see cachesim.c): a line
+   number, or the address's tag bits with a dirty flag or a slot number in
+   the low bits. */
+typedef struct {
+  uint64_t *tags;
+  uint64_t  tag_mask;     /* address bits that form the tag (wb/cacheuse) */
+  uint32_t  sets_mask;    /* sets - 1 */
+  uint32_t  line_mask;    /* line_size - 1 */
+  int       assoc, line_bits, line_size, size, sets;
+  /* cacheuse only */
+  cs_use   *use;          /* per slot (set * assoc + way number) */
+  cs_line  *line;         /* per slot */
+  uint32_t *first_bits;   /* [offset]: mask bits from offset to line end */
+  uint32_t *last_bits;    /* [offset]: mask bits from line start to offset */
+  uint8_t  *dirty;        /* per slot; LL with cacheuse + write-back only */
+} cs_cache;
+
+#define CS_PF_STREAMS 8
+
+struct cs_sim {
+  cs_cache i1, d1, ll;
+  int      use, wb, hwpref;
+  int      collect;
+  cs_hooks hooks;
+  /* hardware prefetcher: one sequence detector per stream */
+  uint32_t pf_last[CS_PF_STREAMS];
+  int32_t  pf_seq[CS_PF_STREAMS];
+  uint64_t pf_up, pf_down;
+  int      pf_pending;    /* cacheuse: prefetch at the access's 1st L1 miss */
+  uint64_t pf_addr;
+};
+
+/* The slow path: everything but an MRU hit. */
+unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
+                    const cs_owner *owner, int is_write);
+
+/* MRU hit when tags are line numbers (all modes without cacheuse).  The
+   MRU way is tested first because consecutive accesses mostly fall into
+   the same line; a hit there changes no state at all. */
+static inline int cs__mru_hit(const cs_cache *c, uint64_t a, unsigned size)
+{
+  uint64_t line = a >> c->line_bits;
+  return line == ((a + size - 1) >> c->line_bits)
+         && c->tags[(line & c->sets_mask) * (uint64_t)c->assoc] == line;
+}
+
+/* MRU hit with cacheuse: also count the access and mark the bytes used.
+   A straddling access always takes the slow path. */
+static inline int cs__mru_hit_use(cs_cache *c, uint64_t a, unsigned size)
+{
+  uint32_t first = (uint32_t)a & c->line_mask;
+  uint32_t last  = first + size - 1;
+  uint64_t slot0, e;
+  cs_use *u;
+
+  if (last > c->line_mask)
+    return 0;
+  slot0 = ((a >> c->line_bits) & c->sets_mask) * (uint64_t)c->assoc;
+  e = c->tags[slot0];
+  if ((e & c->tag_mask) != (a & c->tag_mask))
+    return 0;
+  u = &c->use[slot0 + (e & ~c->tag_mask)];
+  u->count++;
+  u->mask |= c->first_bits[first] & c->last_bits[last];
+  return 1;
+}
+
+static inline int cs__l1_mru_hit(cs_sim *s, cs_cache *c, uint64_t a,
+                                 unsigned size)
+{
+  return s->use ? cs__mru_hit_use(c, a, size) : cs__mru_hit(c, a, size);
+}
+
+static inline unsigned cs_instr(cs_sim *s, uint64_t a, unsigned size,
+                                const cs_owner *owner)
+{
+  if (cs__l1_mru_hit(s, &s->i1, a, size))
+    return 0;
+  return cs__access(s, &s->i1, a, size, owner, 0);
+}
+
+static inline unsigned cs_read(cs_sim *s, uint64_t a, unsigned size,
+                               const cs_owner *owner)
+{
+  if (cs__l1_mru_hit(s, &s->d1, a, size))
+    return 0;
+  return cs__access(s, &s->d1, a, size, owner, 0);
+}
+
+/* With write-back a D1 hit still writes through to LL, so no shortcut. */
+static inline unsigned cs_write(cs_sim *s, uint64_t a, unsigned size,
+                                const cs_owner *owner)
+{
+  if (!s->wb && cs__l1_mru_hit(s, &s->d1, a, size))
+    return 0;
+  return cs__access(s, &s->d1, a, size, owner, 1);
+}
+
+#endif /* CACHESIM_INLINE_H */

@@ -1,0 +1,192 @@
+/* callgrind-bd: the shadow call stack of a thread.
+ *
+ * Each frame remembers the call arc it entered (NULL when the callee is a
+ * skipped function), the guest stack pointer after the call, the return
+ * address, and the running counter at entry. Leaving a frame adds the
+ * counter's growth to the arc: exact inclusive costs for every event
+ * counted at the moment it happens. Back-dated events take the tree path:
+ * every frame with an arc also enters a node of the back-dating tree.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "global.h"
+
+void cb_init_call_stack(call_stack *cs)
+{
+   Int i;
+   cs->size = 64;
+   cs->sp = 0;
+   cs->entry = CB_MALLOC("cb.callstack", cs->size * sizeof(call_entry));
+   VG_(memset)(cs->entry, 0, cs->size * sizeof(call_entry));
+   for (i = 0; i < cs->size; i++) cs->entry[i].cxt = NULL;
+}
+
+void cb_ensure_call_stack(Int needed_sp)
+{
+   Int old = cb_calls->size;
+   if (needed_sp < old) return;
+   while (cb_calls->size <= needed_sp) cb_calls->size *= 2;
+   cb_calls->entry = VG_(realloc)("cb.callstack", cb_calls->entry,
+                                  cb_calls->size * sizeof(call_entry));
+   VG_(memset)(cb_calls->entry + old, 0, (cb_calls->size - old) * sizeof(call_entry));
+}
+
+/* Active count of a function in the current thread's call stack (for
+ * separating recursion levels). */
+UInt *cb_fn_entry(UInt n)
+{
+   thread_info *t = cb_cur.thread;
+   if (n >= t->fn_active_size) {
+      UInt old = t->fn_active_size, sz = old ? old : 1024;
+      while (sz <= n) sz *= 2;
+      t->fn_active = VG_(realloc)("cb.fnactive", t->fn_active, sz * sizeof(UInt));
+      VG_(memset)(t->fn_active + old, 0, (sz - old) * sizeof(UInt));
+      t->fn_active_size = sz;
+   }
+   return &t->fn_active[n];
+}
+
+/* First entry into fn (no other activation on this thread's stack). */
+static void function_entered(fn_node *fn)
+{
+   if (fn->dump_before) {
+      HChar trigger[VG_(strlen)(fn->name) + 20];
+      VG_(sprintf)(trigger, "--dump-before=%s", fn->name);
+      cb_dump_profile(trigger, True);
+   } else if (fn->zero_before) {
+      cb_zero_all_cost(True);
+   }
+   if (fn->toggle_collect) cb_cur.collect = !cb_cur.collect;
+}
+
+/* Last exit from fn. */
+static void function_left(fn_node *fn)
+{
+   if (fn->dump_after) {
+      HChar trigger[VG_(strlen)(fn->name) + 20];
+      VG_(sprintf)(trigger, "--dump-after=%s", fn->name);
+      cb_dump_profile(trigger, True);
+   }
+   if (fn->toggle_collect) cb_cur.collect = !cb_cur.collect;
+}
+
+/* Depth bookkeeping: with --skip-direct-rec, a function calling itself
+ * does not deepen its recursion level. */
+static Bool counts_as_level(const JCC *jcc, const fn_node *to_fn)
+{
+   return !cb_clo.skip_direct_rec || jcc->from->cxt->fn[0] != to_fn;
+}
+
+static Addr return_address(const BBCC *from, UInt jmp)
+{
+   const BB *bb = from->bb;
+   const InstrInfo *ii;
+   if (bb->jmp[jmp].kind != jk_Call) return 0;
+   ii = &bb->instr[bb->jmp[jmp].instr];
+   return bb->addr + ii->offset + ii->size;
+}
+
+/* Push a frame for a call from (from, exit jmp) to `to`. A faked call
+ * (a return found no frame) is entered by the code already running, so
+ * in the back-dating tree the current root takes its arc. */
+static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool faked)
+{
+   call_entry *e;
+   JCC *jcc = NULL;
+   fn_node *to_fn = to->cxt->fn[0];
+
+   cb_ensure_call_stack(cb_calls->sp + 1);
+   e = &cb_calls->entry[cb_calls->sp];
+   e->bd_pushed = False;
+
+   if (!skip) {
+      UInt *depth;
+      if (!e->enter_cost) e->enter_cost = cb_new_cost();
+      cb_copy_cost(e->enter_cost, cb_cur.cost);
+      jcc = cb_get_jcc(from, jmp, to);
+      depth = cb_fn_entry(to_fn->number);
+      if (counts_as_level(jcc, to_fn)) (*depth)++;
+      if (*depth > 1) cb_stat.rec_call_counter++;
+      jcc->call_counter++;
+      cb_stat.call_counter++;
+      if (faked) cb_bd_adopt_root(jcc); else cb_bd_call(jcc);
+      e->bd_pushed = True;
+      if (*depth == 1) function_entered(to_fn);
+   }
+
+   e->jcc = jcc;
+   e->sp = sp;
+   e->ret_addr = return_address(from, jmp);
+   e->nonskipped = cb_cur.nonskipped;
+   cb_calls->sp++;
+   cb_calls->entry[cb_calls->sp].cxt = NULL;
+
+   if (!skip) {
+      cb_cur.nonskipped = NULL;
+   } else if (!cb_cur.nonskipped) {
+      /* entering skipped code: its costs go to the calling cost centre */
+      cb_cur.nonskipped = from;
+      if (!from->skipped) from->skipped = cb_new_cost();
+   }
+}
+
+void cb_push_call_stack(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip)
+{
+   push_frame(from, jmp, to, sp, skip, False);
+}
+
+void cb_push_faked_call(BBCC *from, BBCC *to)
+{
+   push_frame(from, 0, to, (Addr)-1, False, True);
+}
+
+/* Pop the top frame, adding its inclusive cost to its arc. */
+void cb_pop_call_stack(void)
+{
+   call_entry *e;
+   JCC *jcc;
+
+   /* leaving the bottom frame of a signal handler (longjmp out of it)
+    * ends the handler first */
+   if (cb_cur.sig > 0) cb_run_post_signal_on_call_stack_bottom();
+
+   e = &cb_calls->entry[cb_calls->sp - 1];
+   jcc = e->jcc;
+   cb_cur.nonskipped = e->nonskipped;
+
+   if (e->bd_pushed) {
+      cb_bd_return(1);
+      e->bd_pushed = False;
+   }
+   if (jcc) {
+      fn_node *to_fn = jcc->to->cxt->fn[0];
+      UInt *depth = cb_fn_entry(to_fn->number);
+      if (counts_as_level(jcc, to_fn)) (*depth)--;
+      if (cb_add_diff_cost(jcc->cost, e->enter_cost, cb_cur.cost))
+         jcc->from->ret_counter++;
+      cb_stat.ret_counter++;
+      cb_cur.cxt = e->cxt;
+      cb_fns->top = cb_fns->bottom + e->fn_sp;
+      if (*depth == 0) function_left(to_fn);
+   }
+   e->cxt = NULL;
+   cb_calls->sp--;
+}
+
+/* Pop every frame whose stack pointer lies below sp (longjmp, exceptions),
+ * and at least minpops frames whose stack pointer equals it. */
+Int cb_unwind_call_stack(Addr sp, Int minpops)
+{
+   Int count = 0;
+   while (cb_calls->sp > 0) {
+      call_entry *top = &cb_calls->entry[cb_calls->sp - 1];
+      if (top->sp < sp || (top->sp == sp && minpops > 0)) {
+         minpops--;
+         count++;
+         cb_pop_call_stack();
+         continue;
+      }
+      break;
+   }
+   return count;
+}

@@ -1,0 +1,648 @@
+/* callgrind-bd: writing profiles in the Callgrind format.
+ *
+ * A dump writes every cost centre that executed since the previous dump,
+ * sorted by object, file, function and address, then resets them. Frames
+ * still on a call stack contribute their partial inclusive cost to their
+ * arcs, exactly as if they had returned at the dump. Files, functions and
+ * objects are written as "(id) name" the first time and "(id)" after that
+ * (--compress-strings); positions close to the previous one as +N, -N or *
+ * (--compress-pos).
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "global.h"
+#include "pub_tool_xarray.h"
+
+Int cb_out_counter;                   /* number of the next part */
+static HChar *out_base;               /* file name without part/thread */
+static ULong bbs_done_at_last_dump;
+static ULong *dump_total;             /* sum of written self costs */
+static void add_backdated_totals(ULong *summary);
+
+/*------------------------------------------------------------*/
+/*--- Buffered output with error reporting                 ---*/
+/*------------------------------------------------------------*/
+
+#define OUTBUF_SIZE 65536
+static HChar outbuf[OUTBUF_SIZE];
+static Int   outbuf_used;
+static Int   out_fd = -1;
+static Bool  out_error;
+static const HChar *out_name;
+
+static void out_flush(void)
+{
+   Int done = 0;
+   while (done < outbuf_used && !out_error) {
+      Int n = VG_(write)(out_fd, outbuf + done, outbuf_used - done);
+      if (n <= 0) {
+         out_error = True;
+         VG_(message)(Vg_UserMsg, "callgrind-bd: error writing profile '%s'%s\n",
+                      out_name, n == 0 ? "" : " (disk full or file too large?)");
+      }
+      done += n > 0 ? n : 0;
+   }
+   outbuf_used = 0;
+}
+
+static void out_str(const HChar *s)
+{
+   while (*s) {
+      if (outbuf_used == OUTBUF_SIZE) out_flush();
+      outbuf[outbuf_used++] = *s++;
+   }
+}
+
+static void out_printf(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
+static void out_printf(const HChar *fmt, ...)
+{
+   HChar buf[512];
+   va_list vargs;
+   va_start(vargs, fmt);
+   VG_(vsnprintf)(buf, sizeof buf, fmt, vargs);
+   va_end(vargs);
+   out_str(buf);
+}
+
+/*------------------------------------------------------------*/
+/*--- Name compression                                     ---*/
+/*------------------------------------------------------------*/
+
+/* One id space per kind: objects; files (fl, fi, fe, cfi); functions. */
+typedef struct name_entry { const HChar *name; UInt id; struct name_entry *next; } name_entry;
+typedef struct { name_entry *table[1021]; UInt next_id; } name_space;
+static name_space ns_obj, ns_file, ns_fn;
+
+static void ns_reset(name_space *ns)
+{
+   UInt i;
+   for (i = 0; i < 1021; i++) {
+      name_entry *e = ns->table[i];
+      while (e) { name_entry *n = e->next; CB_FREE((void *)e->name); CB_FREE(e); e = n; }
+      ns->table[i] = NULL;
+   }
+   ns->next_id = 1;
+}
+
+static UInt name_hash(const HChar *s)
+{
+   UInt h = 0;
+   for (; *s; s++) h = h * 33 + (UChar)*s;
+   return h % 1021;
+}
+
+/* Write "<key>=(id) name" or "<key>=(id)". */
+static void out_name_line(const HChar *key, name_space *ns, const HChar *name)
+{
+   UInt h;
+   name_entry *e;
+   if (!cb_clo.compress_strings) { out_printf("%s=", key); out_str(name); out_str("\n"); return; }
+   h = name_hash(name);
+   for (e = ns->table[h]; e; e = e->next)
+      if (VG_(strcmp)(e->name, name) == 0) { out_printf("%s=(%u)\n", key, e->id); return; }
+   e = CB_MALLOC("cb.dump.name", sizeof *e);
+   e->name = VG_(strdup)("cb.dump.name", name);
+   e->id = ns->next_id++;
+   e->next = ns->table[h];
+   ns->table[h] = e;
+   out_printf("%s=(%u) ", key, e->id);
+   out_str(name);
+   out_str("\n");
+}
+
+/* The written name of a cost centre's function: fn'level'caller'... */
+static void context_name(const BBCC *bbcc, HChar *buf, SizeT size)
+{
+   const Context *cxt = bbcc->cxt;
+   SizeT used;
+   UInt i;
+   VG_(snprintf)(buf, size, "%s", cxt->fn[0]->name);
+   used = VG_(strlen)(buf);
+   if (bbcc->rec_index > 0 && used < size)
+      used += VG_(snprintf)(buf + used, size - used, "'%u", bbcc->rec_index + 1);
+   for (i = 1; i < cxt->size && used < size; i++)
+      used += VG_(snprintf)(buf + used, size - used, "'%s", cxt->fn[i]->name);
+}
+
+/*------------------------------------------------------------*/
+/*--- Positions and cost lines                             ---*/
+/*------------------------------------------------------------*/
+
+typedef struct { Addr addr; UInt line; file_node *file; } Pos;
+
+static Pos   last_pos;        /* for relative positions */
+static obj_node  *cur_obj;
+static file_node *cur_fl;     /* file of the current function */
+static file_node *cur_fi;     /* file of the last position line */
+static const BBCC *cur_fn_bbcc;
+
+static void out_subpos(Addr now, Addr before, Bool hex)
+{
+   Long diff = (Long)now - (Long)before;
+   if (cb_clo.compress_pos && before > 0 && diff > -100 && diff < 100) {
+      if (diff > 0) out_printf("+%lld", diff);
+      else if (diff == 0) out_str("*");
+      else out_printf("%lld", diff);
+   } else if (hex) {
+      out_printf("%#lx", (UWord)now);
+   } else {
+      out_printf("%lu", (UWord)now);
+   }
+}
+
+static void out_pos(const Pos *p, Bool absolute)
+{
+   Pos before = absolute ? (Pos){0, 0, NULL} : last_pos;
+   if (cb_clo.dump_instr) {
+      out_subpos(p->addr, before.addr, True);
+      if (cb_clo.dump_line) out_str(" ");
+   }
+   if (cb_clo.dump_line) out_subpos(p->line, before.line, False);
+   last_pos = *p;
+}
+
+static void out_costs(const ULong *c)
+{
+   Int n = cb_n_events, i;
+   while (n > 1 && c[n - 1] == 0) n--;
+   for (i = 0; i < n; i++) out_printf(" %llu", c[i]);
+   out_str("\n");
+}
+
+/* Switch fi=/fe= to the file of position p. */
+static void out_file_switch(const Pos *p)
+{
+   if (!p->file || p->file == cur_fi) return;
+   out_name_line(p->file == cur_fl ? "fe" : "fi", &ns_file, p->file->name);
+   cur_fi = p->file;
+}
+
+static void out_cost_line(const Pos *p, const ULong *c, Bool absolute)
+{
+   out_file_switch(p);
+   out_pos(p, absolute);
+   out_costs(c);
+   cb_add_cost(dump_total, c);
+}
+
+static void instr_pos(const BBCC *bbcc, UInt i, Pos *p)
+{
+   const BB *bb = bbcc->bb;
+   const InstrInfo *ii = &bb->instr[i];
+   p->addr = bb->addr + ii->offset - bb->obj->offset;
+   p->line = ii->line;
+   p->file = ii->file ? ii->file : bb->fn->file;
+}
+
+static Bool same_pos(const Pos *a, const Pos *b)
+{
+   return (!cb_clo.dump_instr || a->addr == b->addr)
+       && (!cb_clo.dump_line || a->line == b->line)
+       && a->file == b->file;
+}
+
+/*------------------------------------------------------------*/
+/*--- Writing one cost centre                              ---*/
+/*------------------------------------------------------------*/
+
+static Bool jcc_worth_writing(const JCC *j)
+{
+   return !cb_is_zero_cost(j->cost);
+}
+
+static void out_jcc(const JCC *j, const Pos *site)
+{
+   const BBCC *to = j->to;
+   const BB *tbb = to->bb;
+   file_node *tfile = to->cxt->fn[0]->file;
+   HChar name[4096];
+
+   if (tfile->obj != cur_obj) out_name_line("cob", &ns_obj, tfile->obj->name);
+   if (tfile != cur_fi) out_name_line("cfi", &ns_file, tfile->name);
+   context_name(to, name, sizeof name);
+   out_name_line("cfn", &ns_fn, name);
+   out_printf("calls=%llu ", j->call_counter);
+   {
+      Pos target = { tbb->addr - tbb->obj->offset, tbb->line, tfile };
+      Pos keep = last_pos;
+      out_pos(&target, True);
+      last_pos = keep;
+   }
+   out_str("\n");
+   out_pos(site, True);
+   out_costs(j->cost);
+}
+
+static void out_jccs(const JmpData *jd, const Pos *site)
+{
+   const JCC *j;
+   for (j = jd->jcc_list; j; j = j->next_from)
+      if (jcc_worth_writing(j)) out_jcc(j, site);
+}
+
+static Bool has_jccs(const JmpData *jd)
+{
+   const JCC *j;
+   for (j = jd->jcc_list; j; j = j->next_from)
+      if (jcc_worth_writing(j)) return True;
+   return False;
+}
+
+static void start_function(const BBCC *bbcc)
+{
+   const fn_node *fn = bbcc->cxt->fn[0];
+   HChar name[4096];
+   if (fn->file->obj != cur_obj) {
+      cur_obj = fn->file->obj;
+      out_name_line("ob", &ns_obj, cur_obj->name);
+   }
+   if (fn->file != cur_fl || fn->file != cur_fi) {
+      cur_fl = fn->file;
+      cur_fi = fn->file;
+      out_name_line("fl", &ns_file, cur_fl->name);
+   }
+   context_name(bbcc, name, sizeof name);
+   out_str("\n");
+   out_name_line("fn", &ns_fn, name);
+   last_pos = (Pos){0, 0, NULL};
+   cur_fn_bbcc = bbcc;
+}
+
+static Bool same_function(const BBCC *a, const BBCC *b)
+{
+   return b && a->cxt == b->cxt && a->rec_index == b->rec_index;
+}
+
+/* Self cost of instruction i into c: simulated events from the cost array,
+ * and without cache simulation Ir from the execution counts. */
+static void instr_cost(const BBCC *bbcc, UInt i, ULong ecount, ULong *c)
+{
+   if (bbcc->cost) cb_copy_cost(c, bbcc->cost + (SizeT)i * cb_n_events);
+   else cb_zero_cost(c);
+   if (!cb_clo.simulate_cache) c[0] = ecount;
+}
+
+static void write_bbcc(BBCC *bbcc)
+{
+   const BB *bb = bbcc->bb;
+   ULong ecount = bbcc->ecounter_sum;
+   ULong pending[cb_n_events], c[cb_n_events];
+   Pos pending_pos = {0, 0, NULL}, p;
+   Bool have_pending = False;
+   UInt i, jmp = 0;
+
+   if (!same_function(bbcc, cur_fn_bbcc)) start_function(bbcc);
+   cb_zero_cost(pending);
+
+   for (i = 0; i < bb->instr_count; i++) {
+      instr_pos(bbcc, i, &p);
+      instr_cost(bbcc, i, ecount, c);
+      if (have_pending && !same_pos(&p, &pending_pos)) {
+         if (!cb_is_zero_cost(pending)) out_cost_line(&pending_pos, pending, False);
+         cb_zero_cost(pending);
+      }
+      pending_pos = p;
+      have_pending = True;
+      cb_add_cost(pending, c);
+
+      /* arcs leaving at a conditional exit of this instruction */
+      while (jmp < bb->cjmp_count && bb->jmp[jmp].instr == i) {
+         if (has_jccs(&bbcc->jmp[jmp])) {
+            if (!cb_is_zero_cost(pending)) out_cost_line(&pending_pos, pending, False);
+            cb_zero_cost(pending);
+            out_file_switch(&p);
+            out_jccs(&bbcc->jmp[jmp], &p);
+         }
+         ecount -= bbcc->jmp[jmp].ecounter;
+         jmp++;
+      }
+   }
+
+   /* the final exit: skipped callees' costs, then arcs */
+   if ((bbcc->skipped && !cb_is_zero_cost(bbcc->skipped)) || has_jccs(&bbcc->jmp[jmp])) {
+      if (have_pending && !cb_is_zero_cost(pending)) out_cost_line(&pending_pos, pending, False);
+      cb_zero_cost(pending);
+      have_pending = False;
+      if (bb->instr_count > 0) instr_pos(bbcc, bb->instr_count - 1, &p);
+      else p = (Pos){ bb->addr - bb->obj->offset, bb->line, bb->fn ? bb->fn->file : NULL };
+      if (bbcc->skipped && !cb_is_zero_cost(bbcc->skipped)) {
+         out_cost_line(&p, bbcc->skipped, True);
+         cb_zero_cost(bbcc->skipped);
+      } else {
+         out_file_switch(&p);
+      }
+      out_jccs(&bbcc->jmp[jmp], &p);
+   }
+   if (have_pending && !cb_is_zero_cost(pending)) out_cost_line(&pending_pos, pending, False);
+}
+
+/* After writing: the cost centre starts again from zero. */
+static void reset_bbcc(BBCC *bbcc)
+{
+   UInt j;
+   bbcc->ecounter_sum = 0;
+   bbcc->ret_counter = 0;
+   for (j = 0; j <= bbcc->bb->cjmp_count; j++) {
+      JCC *jcc;
+      bbcc->jmp[j].ecounter = 0;
+      for (jcc = bbcc->jmp[j].jcc_list; jcc; jcc = jcc->next_from) {
+         cb_zero_cost(jcc->cost);
+         jcc->call_counter = 0;
+      }
+   }
+   if (bbcc->cost) VG_(memset)(bbcc->cost, 0, (SizeT)bbcc->bb->instr_count * cb_n_events * sizeof(ULong));
+   if (bbcc->skipped) cb_zero_cost(bbcc->skipped);
+}
+
+/*------------------------------------------------------------*/
+/*--- Choosing and ordering what to write                  ---*/
+/*------------------------------------------------------------*/
+
+static XArray *dump_list;
+
+static void add_if_executed(BBCC *bbcc)
+{
+   if (bbcc->ecounter_sum > 0 || bbcc->ret_counter > 0
+       || (bbcc->skipped && !cb_is_zero_cost(bbcc->skipped))
+       || (bbcc->cost && !cb_is_zero_cost(bbcc->cost)))
+      VG_(addToXA)(dump_list, &bbcc);
+}
+
+/* Frames still running: their arcs get the partial inclusive cost now;
+ * their callers must be written even if they did not execute since. */
+static void add_active_frames(thread_info *t)
+{
+   Int i;
+   for (i = 0; i < t->calls.sp; i++) {
+      call_entry *e = &t->calls.entry[i];
+      BBCC *from;
+      if (!e->jcc) continue;
+      cb_add_diff_cost(e->jcc->cost, e->enter_cost, cb_cur.cost);
+      cb_copy_cost(e->enter_cost, cb_cur.cost);
+      from = e->jcc->from;
+      if (from->ecounter_sum == 0 && from->ret_counter == 0) {
+         from->ret_counter = 1;   /* marks it for writing */
+         VG_(addToXA)(dump_list, &from);
+      }
+   }
+}
+
+static Int cmp_bbcc(const void *pa, const void *pb)
+{
+   const BBCC *a = *(BBCC *const *)pa, *b = *(BBCC *const *)pb;
+   const fn_node *fa = a->cxt->fn[0], *fb = b->cxt->fn[0];
+   UInt i;
+#define CMP(x, y) do { if ((x) != (y)) return (x) < (y) ? -1 : 1; } while (0)
+   CMP(fa->file->obj->number, fb->file->obj->number);
+   CMP(fa->file->number, fb->file->number);
+   CMP(fa->number, fb->number);
+   CMP(a->rec_index, b->rec_index);
+   CMP(a->cxt->size, b->cxt->size);
+   for (i = 1; i < a->cxt->size; i++) CMP(a->cxt->fn[i]->number, b->cxt->fn[i]->number);
+   CMP(a->bb->addr, b->bb->addr);
+   CMP(a->bb->instr_count, b->bb->instr_count);
+#undef CMP
+   return 0;
+}
+
+/*------------------------------------------------------------*/
+/*--- Files                                                ---*/
+/*------------------------------------------------------------*/
+
+/* Expand %p and %q{VAR} of --callgrind-out-file. */
+static HChar *expand_out_name(const HChar *fmt)
+{
+   return VG_(expand_file_name)("--callgrind-out-file", fmt);
+}
+
+void cb_init_dumps(void)
+{
+   const HChar *fmt = cb_clo.out_format ? cb_clo.out_format : "callgrind.out.%p";
+   out_base = expand_out_name(fmt);
+   cb_out_counter = 1;
+   dump_total = cb_new_cost();
+}
+
+/* Check before the client runs that the profile can be created. */
+Bool cb_check_out_file(void)
+{
+   SysRes res = VG_(open)(out_base, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
+                          VKI_S_IRUSR | VKI_S_IWUSR);
+   if (sr_isError(res)) {
+      VG_(fmsg)("callgrind-bd: cannot create profile file '%s'\n", out_base);
+      return False;
+   }
+   VG_(close)(sr_Res(res));
+   return True;
+}
+
+static void file_name_for(HChar *buf, SizeT size, Int tid, Bool final)
+{
+   SizeT n = VG_(snprintf)(buf, size, "%s", out_base);
+   if (!cb_clo.combine_dumps && !final)
+      n += VG_(snprintf)(buf + n, size - n, ".%d", cb_out_counter);
+   if (cb_clo.separate_threads)
+      VG_(snprintf)(buf + n, size - n, "-%02d", tid);
+}
+
+static void write_cmd_line(void)
+{
+   Word i;
+   out_str("cmd: ");
+   if (VG_(args_the_exename)) { out_str(" "); out_str(VG_(args_the_exename)); }
+   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
+      out_str(" ");
+      out_str(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
+   }
+   out_str("\n");
+}
+
+static void write_header(Int tid, const HChar *trigger, Bool appending, const ULong *summary)
+{
+   Int i;
+   if (!appending) {
+      out_str("# callgrind format\nversion: 1\ncreator: callgrind-bd-" CB_VERSION "\n");
+      out_printf("pid: %d\n", VG_(getpid)());
+      write_cmd_line();
+   }
+   out_printf("\npart: %d\n", cb_out_counter);
+   if (cb_clo.separate_threads) out_printf("thread: %d\n", tid);
+   if (!appending) {
+      out_str("\n");
+      cb_sim_write_desc(-1);
+   }
+   out_printf("\ndesc: Timerange: Basic block %llu - %llu\n",
+              bbs_done_at_last_dump, cb_stat.bb_executions);
+   out_printf("desc: Trigger: %s\n", trigger ? trigger : "Program termination");
+   out_printf("\npositions:%s%s\n", cb_clo.dump_instr ? " instr" : "",
+              cb_clo.dump_line ? " line" : "");
+   out_str("events:");
+   for (i = 0; i < EV_COUNT; i++)
+      if (cb_ev_pos[i] >= 0) { out_str(" "); out_str(cb_ev_name[i]); }
+   out_str("\nsummary:");
+   out_costs(summary);
+   out_str("\n\n");
+}
+
+/* Write-through used by sim.c for desc: lines. */
+void cb_dump_out_str(const HChar *s);
+void cb_dump_out_str(const HChar *s) { out_str(s); }
+
+static Bool open_profile(const HChar *name, Bool *appending)
+{
+   SysRes res;
+   *appending = False;
+   if (cb_clo.combine_dumps && cb_out_counter > 1) {
+      res = VG_(open)(name, VKI_O_WRONLY | VKI_O_APPEND, 0);
+      *appending = !sr_isError(res);
+   } else {
+      res = VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
+                      VKI_S_IRUSR | VKI_S_IWUSR);
+   }
+   if (sr_isError(res)) {
+      VG_(message)(Vg_UserMsg, "callgrind-bd: cannot open profile '%s' for writing\n", name);
+      return False;
+   }
+   out_fd = sr_Res(res);
+   out_error = False;
+   outbuf_used = 0;
+   return True;
+}
+
+/* Summary of one thread (or all): running counters since the last dump;
+ * back-dated events are known only when written, so their summary is
+ * their total (DESIGN.md: summary and totals agree for them). */
+static void summary_for(thread_info *only, ULong *sum)
+{
+   thread_info **ts = cb_get_threads();
+   Int t;
+   cb_zero_cost(sum);
+   for (t = 1; t < VG_N_THREADS; t++) {
+      if (!ts[t] || (only && ts[t] != only)) continue;
+      cb_add_diff_cost(sum, ts[t]->lastdump_cost, ts[t]->states[0]->cost);
+   }
+}
+
+static void dump_one(thread_info *only, const HChar *trigger, Bool final)
+{
+   HChar name[VG_(strlen)(out_base) + 32];
+   Bool appending;
+   ULong summary[cb_n_events];
+   Word i, n;
+   Int tid = only ? (Int)only->tid : 1;
+
+   dump_list = VG_(newXA)(VG_(malloc), "cb.dump.list", VG_(free), sizeof(BBCC *));
+   if (only) {
+      cb_forall_bbccs(&only->bbccs, add_if_executed);
+      add_active_frames(only);
+   } else {
+      cb_forall_bbccs(&cb_get_threads()[1]->bbccs, add_if_executed);
+      cb_forall_threads(add_active_frames);
+   }
+   VG_(setCmpFnXA)(dump_list, cmp_bbcc);
+   VG_(sortXA)(dump_list);
+
+   file_name_for(name, sizeof name, tid, final);
+   out_name = name;
+   if (!open_profile(name, &appending)) { VG_(deleteXA)(dump_list); return; }
+   if (!appending) { ns_reset(&ns_obj); ns_reset(&ns_file); ns_reset(&ns_fn); }
+
+   /* totals first: back-dated summaries equal them */
+   cb_zero_cost(dump_total);
+   summary_for(only, summary);
+   add_backdated_totals(summary);
+   write_header(tid, trigger, appending, summary);
+
+   cur_obj = NULL; cur_fl = NULL; cur_fi = NULL; cur_fn_bbcc = NULL;
+   n = VG_(sizeXA)(dump_list);
+   for (i = 0; i < n; i++) write_bbcc(*(BBCC **)VG_(indexXA)(dump_list, i));
+   for (i = 0; i < n; i++) reset_bbcc(*(BBCC **)VG_(indexXA)(dump_list, i));
+
+   out_str("\ntotals:");
+   out_costs(dump_total);
+   out_flush();
+   VG_(close)(out_fd);
+   out_fd = -1;
+   VG_(deleteXA)(dump_list);
+}
+
+/* Back-dated events exist only as self costs written at eviction: their
+ * summary is the sum of what this dump is about to write. */
+static Bool is_backdated_event(Int e)
+{
+   return e == EV_AcCost1 || e == EV_SpLoss1 || e == EV_AcCost2 || e == EV_SpLoss2
+       || e == EV_L1ldB || e == EV_LLldB;
+}
+
+static void add_backdated_totals(ULong *summary)
+{
+   Word i, n = VG_(sizeXA)(dump_list);
+   Int e;
+   for (e = 0; e < EV_COUNT; e++) {
+      Int pos = cb_ev_pos[e];
+      if (pos < 0 || !is_backdated_event(e)) continue;
+      for (i = 0; i < n; i++) {
+         const BBCC *b = *(BBCC **)VG_(indexXA)(dump_list, i);
+         UInt k;
+         if (b->skipped) summary[pos] += b->skipped[pos];
+         if (!b->cost) continue;
+         for (k = 0; k < b->bb->instr_count; k++)
+            summary[pos] += b->cost[(SizeT)k * cb_n_events + pos];
+      }
+   }
+}
+
+static void remember_dump_point(thread_info *t)
+{
+   cb_copy_cost(t->lastdump_cost, t->states[0]->cost);
+}
+
+void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
+{
+   Bool final = (trigger == NULL);
+   cb_exec_state_save();
+   if (!final) cb_sim_settle();
+   if (cb_clo.separate_threads) {
+      if (current_thread_only) {
+         dump_one(cb_cur.thread, trigger, final);
+         remember_dump_point(cb_cur.thread);
+      } else {
+         thread_info **ts = cb_get_threads();
+         ThreadId orig = cb_cur.tid, t;
+         for (t = 1; t < VG_N_THREADS; t++) {
+            if (!ts[t]) continue;
+            cb_switch_thread(t);
+            dump_one(ts[t], trigger, final);
+            remember_dump_point(ts[t]);
+         }
+         cb_switch_thread(orig);
+      }
+   } else {
+      dump_one(NULL, trigger, final);
+      cb_forall_threads(remember_dump_point);
+   }
+   bbs_done_at_last_dump = cb_stat.bb_executions;
+   cb_out_counter++;
+}
+
+/* Zero every cost centre and arc (ZERO_STATS, --zero-before). */
+static void zero_thread(thread_info *t)
+{
+   Int i;
+   cb_forall_bbccs(&t->bbccs, reset_bbcc);
+   for (i = 0; i < t->calls.sp; i++)
+      if (t->calls.entry[i].jcc) cb_copy_cost(t->calls.entry[i].enter_cost, cb_cur.cost);
+   cb_copy_cost(t->lastdump_cost, t->states[0]->cost);
+}
+
+void cb_zero_all_cost(Bool only_current_thread)
+{
+   cb_exec_state_save();
+   if (only_current_thread && cb_clo.separate_threads) zero_thread(cb_cur.thread);
+   else cb_forall_threads(zero_thread);
+}
+
+void cb_fini_dump(void)
+{
+   cb_dump_profile(NULL, False);
+}

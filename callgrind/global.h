@@ -1,0 +1,406 @@
+/* callgrind-bd: shared declarations of the Valgrind side of the tool.
+ *
+ * The model follows the reference Callgrind's, because its numbers are
+ * what users compare against:
+ *   - a BB is one translated superblock, keyed by its first guest address;
+ *     all of it belongs to the function of its first instruction;
+ *   - a BBCC is a BB's cost centre within one context (function plus
+ *     optional callers) and recursion level;
+ *   - a JCC is a call arc: (caller BBCC, exit of that BB, callee BBCC)
+ *     with a call count and an inclusive cost;
+ *   - every execution context (a thread, a running signal handler) keeps a
+ *     running counter of all events; inclusive costs are differences of it.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#ifndef CB_GLOBAL_H
+#define CB_GLOBAL_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_clientstate.h"
+#include "pub_tool_seqmatch.h"
+#include "pub_tool_transtab.h"
+
+#include "bd_config.h"
+
+#define CB_MALLOC(cc, n) VG_(malloc)((cc), (n))
+#define CB_FREE(p)       VG_(free)(p)
+#define CB_ASSERT(c)     tl_assert(c)
+
+/*------------------------------------------------------------*/
+/*--- Events                                               ---*/
+/*------------------------------------------------------------*/
+
+/* Every event the tool can count, in the reference's output order.
+ * Which of them are active is decided once, after option parsing. */
+typedef enum {
+   EV_Ir, EV_Dr, EV_Dw, EV_I1mr, EV_D1mr, EV_D1mw, EV_ILmr, EV_DLmr, EV_DLmw,
+   EV_ILdmr, EV_DLdmr, EV_DLdmw,
+   EV_Bc, EV_Bcm, EV_Bi, EV_Bim,
+   EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2,
+   /* Diagnostic events of the back-dating oracle (--backdate-check=yes):
+    * lines loaded per level, counted at load time (immediate) and at
+    * eviction time through the back-dating tree. */
+   EV_L1ld, EV_LLld, EV_L1ldB, EV_LLldB,
+   EV_sysCount, EV_sysTime,
+   EV_COUNT
+} EventId;
+
+extern Int  cb_ev_pos[EV_COUNT];   /* position in a cost array, or -1 */
+extern Int  cb_n_events;            /* length of every cost array */
+extern const HChar *cb_ev_name[EV_COUNT];
+#define EVP(e) (cb_ev_pos[e])
+
+/*------------------------------------------------------------*/
+/*--- Options                                              ---*/
+/*------------------------------------------------------------*/
+
+typedef struct {
+   const HChar *out_format;     /* --callgrind-out-file */
+   Bool   dump_instr, dump_line, compress_strings, compress_pos, combine_dumps;
+   Bool   separate_threads, skip_plt, skip_direct_rec, pop_on_jump;
+   Int    separate_callers, separate_recs;
+   Bool   collect_atstart, instr_atstart, collect_jumps, collect_systime;
+   ULong  dump_every_bb;
+   /* cache and branch simulation */
+   Bool   simulate_cache, cacheuse, simulate_wb, simulate_hwpref, branch_sim;
+   Bool   backdate, backdate_check;
+   Bool   i1_set, d1_set, ll_set;
+   Int    i1[3], d1[3], ll[3];     /* size, assoc, line */
+   Int    verbose;
+} CbOptions;
+extern CbOptions cb_clo;
+
+Bool cb_process_cmd_line_option(const HChar *arg);
+void cb_print_usage(void);
+void cb_print_debug_usage(void);
+void cb_options_post(void);
+
+/*------------------------------------------------------------*/
+/*--- Objects, files, functions                            ---*/
+/*------------------------------------------------------------*/
+
+typedef struct obj_node {
+   const HChar *name;
+   UInt   number;
+   Addr   start;
+   SizeT  size;
+   PtrdiffT offset;           /* load bias: written addresses are relative */
+   struct obj_node *next;
+} obj_node;
+
+typedef struct file_node {
+   const HChar *name;
+   obj_node *obj;
+   UInt   number;
+   struct file_node *next;
+} file_node;
+
+typedef struct fn_node {
+   const HChar *name;
+   file_node *file;
+   UInt   number;
+   Bool   skip, pop_on_jump, toggle_collect, dump_before, dump_after, zero_before;
+   Int    separate_callers, separate_recs;
+   Bool   configured;
+   struct fn_node *next;
+} fn_node;
+
+/*------------------------------------------------------------*/
+/*--- Basic blocks                                         ---*/
+/*------------------------------------------------------------*/
+
+typedef enum { jk_None, jk_Jump, jk_Call, jk_Return, jk_CondJump } JmpKind;
+
+typedef struct {
+   UInt   offset;       /* from the BB's first address */
+   UInt   size;
+   UInt   line;
+   file_node *file;
+} InstrInfo;
+
+typedef struct {
+   JmpKind kind;
+   UInt    instr;       /* index of the instruction holding this exit */
+} JmpInfo;
+
+typedef struct BB {
+   Addr       addr;
+   obj_node  *obj;
+   VgSectKind sect_kind;
+   fn_node   *fn;
+   Bool       is_entry;     /* first instruction of a function */
+   UInt       line;
+   UInt       instr_count;
+   UInt       cjmp_count;   /* conditional exits; jmp[] has one more */
+   InstrInfo *instr;
+   JmpInfo   *jmp;
+   struct BBCC *bbcc_list;
+   struct SimInstr *sim_instr; /* per-instruction info for sim helpers */
+   struct BB *next;         /* hash chain */
+} BB;
+
+BB  *cb_get_bb(Addr addr, UInt instr_count, Bool *seen_before);
+void cb_init_bb_table(void);
+Addr cb_bb_jmpaddr(const BB *bb);
+
+/*------------------------------------------------------------*/
+/*--- Contexts, cost centres, call arcs                    ---*/
+/*------------------------------------------------------------*/
+
+/* A context: the function and up to separate_callers callers. */
+typedef struct Context {
+   UInt size;
+   UWord hash;
+   struct Context *next;
+   fn_node *fn[0];
+} Context;
+
+typedef struct JCC {
+   struct BBCC *from, *to;
+   UInt     jmp;
+   JmpKind  kind;
+   ULong    call_counter;
+   ULong   *cost;             /* inclusive, cb_n_events long */
+   struct JCC *next_from;     /* in from->jmp[jmp].jcc_list */
+   struct JCC *next_hash;
+} JCC;
+
+typedef struct {
+   ULong ecounter;
+   JCC  *jcc_list;
+} JmpData;
+
+typedef struct BBCC {
+   BB      *bb;
+   Context *cxt;
+   UInt     rec_index;
+   struct BBCC **rec_array;
+   ULong    ecounter_sum;
+   ULong    ret_counter;
+   ULong   *cost;             /* instr_count * cb_n_events, or NULL */
+   ULong   *skipped;          /* costs of skipped callees, or NULL */
+   struct BBCC *next_bbcc;    /* all BBCCs of the BB */
+   struct BBCC *lru_next_bbcc;
+   struct BBCC *next_hash;
+   JmpData  jmp[0];
+} BBCC;
+
+/* A hash of cost centres: one per thread with --separate-threads=yes,
+ * else one for all. */
+typedef struct {
+   UInt   size, entries;
+   BBCC **table;
+} bbcc_hash;
+typedef struct {
+   UInt   size, entries;
+   JCC  **table;
+} jcc_hash;
+
+void     cb_init_bbcc_hash(bbcc_hash *h);
+void     cb_init_jcc_hash(jcc_hash *h);
+BBCC    *cb_bbcc_for_context(BB *bb, Context *cxt, BBCC *last_bbcc);
+BBCC    *cb_bbcc_rec_level(BBCC *bbcc, UInt idx);
+BBCC    *cb_bbcc_new_fake(BB *bb, Context *cxt);
+JCC     *cb_get_jcc(BBCC *from, UInt jmp, BBCC *to);
+void     cb_forall_bbccs(bbcc_hash *h, void (*f)(BBCC *));
+Context *cb_get_cxt(fn_node **top, UInt size);
+void     cb_init_cxt_table(void);
+ULong   *cb_new_cost(void);   /* zeroed, cb_n_events long */
+
+/*------------------------------------------------------------*/
+/*--- Call stack, function stack, execution states         ---*/
+/*------------------------------------------------------------*/
+
+typedef struct {
+   JCC     *jcc;            /* NULL for a call into a skipped function */
+   Addr     sp;
+   Addr     ret_addr;
+   BBCC    *nonskipped;
+   Context *cxt;            /* caller's context, restored on return */
+   Int      fn_sp;
+   ULong   *enter_cost;
+   Bool     bd_pushed;      /* a back-dating node was entered */
+} call_entry;
+
+typedef struct {
+   Int size, sp;
+   call_entry *entry;
+} call_stack;
+
+typedef struct {
+   Int size;
+   fn_node **bottom, **top;
+} fn_stack;
+
+#define MAX_SIGHANDLERS 10
+
+typedef struct exec_state {
+   Int      sig;              /* 0: the thread's main flow */
+   Bool     collect;
+   Context *cxt;
+   UInt     jmps_passed;
+   BBCC    *bbcc;
+   BBCC    *nonskipped;
+   ULong   *cost;             /* the running counter */
+   Int      call_stack_bottom;
+   struct bd_tree *bd;        /* back-dating tree of this context */
+} exec_state;
+
+typedef struct thread_info {
+   ThreadId   tid;
+   Int        states_sp;
+   exec_state *states[MAX_SIGHANDLERS];
+   call_stack calls;
+   fn_stack   fns;
+   UInt      *fn_active;      /* recursion depth per function number */
+   UInt       fn_active_size;
+   ULong     *lastdump_cost;
+   ULong     *sighandler_cost;
+   bbcc_hash  bbccs;
+   jcc_hash   jccs;
+} thread_info;
+
+/* The state the hot path works on: the current thread's top exec state. */
+typedef struct {
+   exec_state *es;            /* == cur_thread->states[states_sp] */
+   thread_info *thread;
+   ThreadId tid;
+   BBCC    *bbcc;
+   UInt     jmps_passed;
+   Bool     collect;
+   BBCC    *nonskipped;
+   ULong   *cost;
+   Context *cxt;
+   Int      sig;
+} CurState;
+extern CurState cb_cur;
+extern call_stack *cb_calls;     /* of the current thread */
+extern fn_stack   *cb_fns;
+
+void  cb_push_cxt(fn_node *fn);
+void  cb_push_call_stack(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip);
+void  cb_push_faked_call(BBCC *from, BBCC *to);
+void  cb_pop_call_stack(void);
+Int   cb_unwind_call_stack(Addr sp, Int minpops);
+void  cb_init_call_stack(call_stack *cs);
+void  cb_ensure_call_stack(Int needed_sp);
+void  cb_init_fn_stack(fn_stack *fs);
+UInt *cb_fn_entry(UInt fn_number);
+
+void  cb_switch_thread(ThreadId tid);
+void  cb_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack);
+void  cb_post_signal(ThreadId tid, Int sigNo);
+void  cb_run_post_signal_on_call_stack_bottom(void);
+void  cb_forall_threads(void (*f)(thread_info *));
+thread_info **cb_get_threads(void);
+void  cb_exec_state_save(void);
+void  cb_init_threads(void);
+
+/*------------------------------------------------------------*/
+/*--- Function lookup                                      ---*/
+/*------------------------------------------------------------*/
+
+fn_node *cb_get_fn_node(BB *bb);
+void     cb_debug_pos(Addr a, file_node *fn_file, obj_node *obj,
+                      UInt *line, file_node **file);
+obj_node *cb_get_obj_node(DebugInfo *di);
+void     cb_init_fn_tables(void);
+extern UInt cb_distinct_fns;
+void     cb_fn_config_apply(fn_node *fn);
+extern Bool cb_instrument_state;   /* --instr-atstart / START_INSTRUMENTATION */
+
+/*------------------------------------------------------------*/
+/*--- Run-time hot path and statistics                     ---*/
+/*------------------------------------------------------------*/
+
+VG_REGPARM(1) void cb_setup_bbcc(BB *bb);
+extern ULong *cb_cost_base;        /* cost array of the running BBCC */
+
+typedef struct {
+   ULong bb_executions, call_counter, ret_counter, rec_call_counter;
+   ULong distinct_objs, distinct_files, distinct_fns, distinct_contexts;
+   ULong distinct_bbs, distinct_bbccs, distinct_jccs, bb_retranslations;
+   ULong bbcc_clones, jcc_lru_misses;
+} CbStat;
+extern CbStat cb_stat;
+
+/*------------------------------------------------------------*/
+/*--- Dumps, zeroing, collection                           ---*/
+/*------------------------------------------------------------*/
+
+void cb_init_dumps(void);
+Bool cb_check_out_file(void);
+void cb_dump_profile(const HChar *trigger, Bool current_thread_only);
+void cb_zero_all_cost(Bool only_current_thread);
+void cb_set_instrument_state(const HChar *reason, Bool state);
+void cb_fini_dump(void);
+extern Int cb_out_counter;
+
+/*------------------------------------------------------------*/
+/*--- Cache simulation glue (sim.c)                        ---*/
+/*------------------------------------------------------------*/
+
+void cb_sim_post_clo_init(void);
+void cb_sim_write_desc(Int fd);
+void cb_sim_print_stats(void);
+void cb_sim_finish(void);          /* flush every line, settle the trees */
+void cb_sim_settle(void);          /* before a dump */
+void cb_sim_clear(void);           /* instrumentation switched */
+struct bd_tree *cb_bd_new_tree(void);
+void  cb_bd_close_tree(struct bd_tree *t);
+void  cb_bd_call(JCC *jcc);
+void  cb_bd_return(Int levels);
+void  cb_bd_adopt_root(JCC *jcc);
+void  cb_sim_print_summary(const ULong *total);
+Bool  cb_sim_needs_instr_costs(void);
+
+/* Per-instruction info handed to simulation helpers. */
+typedef struct SimInstr {
+   Addr  addr;
+   UInt  size;
+   UInt  cost_offset;      /* into the BBCC's cost array */
+} SimInstr;
+
+void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh);
+void cb_sim_instr(IRSB *sbOut, UInt idx, Addr addr, UInt size);
+void cb_sim_stmt(IRSB *sbOut, IRStmt *st);
+void cb_sim_exit(IRSB *sbOut, IRStmt *st);
+void cb_sim_flush(IRSB *sbOut);
+void cb_sim_final_jump(IRSB *sbOut, IRSB *sbIn);
+
+void cb_clreq_init(void);
+Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret);
+Bool cb_handle_gdb_monitor_command(ThreadId tid, HChar *req);
+
+/* Small cost-array helpers. */
+static inline void cb_zero_cost(ULong *c)
+{ Int i; for (i = 0; i < cb_n_events; i++) c[i] = 0; }
+static inline void cb_copy_cost(ULong *d, const ULong *s)
+{ Int i; for (i = 0; i < cb_n_events; i++) d[i] = s[i]; }
+static inline Bool cb_is_zero_cost(const ULong *c)
+{ Int i;
+  if (!c) return True;
+  for (i = 0; i < cb_n_events; i++) if (c[i]) return False;
+  return True; }
+static inline void cb_add_cost(ULong *d, const ULong *s)
+{ Int i; for (i = 0; i < cb_n_events; i++) d[i] += s[i]; }
+/* d += new - old; returns whether anything changed */
+static inline Bool cb_add_diff_cost(ULong *d, const ULong *old, const ULong *new)
+{ Int i; Bool any = False;
+  for (i = 0; i < cb_n_events; i++) { ULong x = new[i] - old[i]; d[i] += x; any |= (x != 0); }
+  return any; }
+
+#endif

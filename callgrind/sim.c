@@ -1,0 +1,654 @@
+/* callgrind-bd: events, and the glue between the instrumented program,
+ * the cache model (cachesim/), the branch predictor and the back-dating
+ * tree (backdate/).
+ *
+ * Instrumentation: per guest instruction, one helper call for the
+ * instruction fetch together with its first unguarded data access, and one
+ * more per further data access. A read directly followed by a write of the
+ * same address and size (read-modify-write) is one access counted as Dw.
+ *
+ * Cache use: a line loaded into a cache remembers its owner, i.e. the cost
+ * slot of the loading instruction and the back-dating node active then.
+ * When it leaves, AcCost/SpLoss are added to that slot (self cost) and to
+ * the node (inclusive cost, delivered to call arcs when the node is
+ * pruned or at a dump).
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "global.h"
+#include "cachesim.h"
+#include "branchsim.h"
+#include "backdate.h"
+
+Int cb_ev_pos[EV_COUNT];
+Int cb_n_events;
+const HChar *cb_ev_name[EV_COUNT] = {
+   "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw",
+   "ILdmr", "DLdmr", "DLdmw", "Bc", "Bcm", "Bi", "Bim",
+   "AcCost1", "SpLoss1", "AcCost2", "SpLoss2",
+   "L1ld", "LLld", "L1ldB", "LLldB", "sysCount", "sysTime",
+};
+
+static cs_sim   *sim;
+static bs_sim   *bsim;
+static bd_forest *forest;
+static cs_geometry g_i1, g_d1, g_ll;
+static Int min_line_size = 64;
+
+/* Back-dated counters, in the forest's order. */
+enum { BD_AC1, BD_SP1, BD_AC2, BD_SP2, BD_L1B, BD_LLB, BD_MAX };
+static Int bd_events;
+
+/*------------------------------------------------------------*/
+/*--- Events                                               ---*/
+/*------------------------------------------------------------*/
+
+static void enable_event(EventId e) { cb_ev_pos[e] = cb_n_events++; }
+
+static void setup_events(void)
+{
+   Int e;
+   for (e = 0; e < EV_COUNT; e++) cb_ev_pos[e] = -1;
+   cb_n_events = 0;
+   enable_event(EV_Ir);
+   if (cb_clo.simulate_cache) {
+      for (e = EV_Dr; e <= EV_DLmw; e++) enable_event(e);
+      if (cb_clo.simulate_wb)
+         for (e = EV_ILdmr; e <= EV_DLdmw; e++) enable_event(e);
+   }
+   if (cb_clo.branch_sim)
+      for (e = EV_Bc; e <= EV_Bim; e++) enable_event(e);
+   if (cb_clo.cacheuse)
+      for (e = EV_AcCost1; e <= EV_SpLoss2; e++) enable_event(e);
+   if (cb_clo.backdate_check)
+      for (e = EV_L1ld; e <= EV_LLldB; e++) enable_event(e);
+}
+
+Bool cb_sim_needs_instr_costs(void)
+{
+   return cb_clo.simulate_cache || cb_clo.branch_sim;
+}
+
+/*------------------------------------------------------------*/
+/*--- Cache geometry                                       ---*/
+/*------------------------------------------------------------*/
+
+/* Host caches as Valgrind detected them: L1 instruction and data caches,
+ * and the highest unified level as LL, as the reference does. */
+static void detect_host_caches(cs_geometry *i1, cs_geometry *d1, cs_geometry *ll)
+{
+   VexArchInfo vai;
+   const VexCacheInfo *ci;
+   UInt i, ll_level = 0;
+   Bool have_i1 = False, have_d1 = False;
+
+   cs_geometry_defaults(i1, d1, ll);
+   VG_(machine_get_VexArchInfo)(NULL, &vai);
+   ci = &vai.hwcache_info;
+   for (i = 0; i < ci->num_caches; i++) {
+      const VexCache *c = &ci->caches[i];
+      cs_geometry g = { (int)c->sizeB, (int)c->assoc, (int)c->line_sizeB };
+      if (c->level == 1 && c->kind == INSN_CACHE) { *i1 = g; have_i1 = True; }
+      else if (c->level == 1 && c->kind == DATA_CACHE) { *d1 = g; have_d1 = True; }
+      else if (c->kind == UNIFIED_CACHE && c->level >= ll_level) { *ll = g; ll_level = c->level; }
+   }
+   if (ll_level > 2)
+      VG_(dmsg)("warning: L%u cache found, using its data for the LL simulation.\n", ll_level);
+   if (ll_level > 0) {
+      cs_geometry before = *ll;
+      int changed = 0;
+      cs_geometry_fixup_host(ll, &changed);
+      if (changed) {
+         VG_(dmsg)("warning: specified LL cache: line_size %d  assoc %d  total_size %'d\n",
+                   before.line_size, before.assoc, before.size);
+         VG_(dmsg)("warning: simulated LL cache: line_size %d  assoc %d  total_size %'d\n",
+                   ll->line_size, ll->assoc, ll->size);
+      }
+   }
+   (void)have_i1; (void)have_d1;
+}
+
+static void check_geometry(const HChar *name, const cs_geometry *g)
+{
+   const char *err = cs_geometry_check(g);
+   if (err) {
+      VG_(fmsg)("callgrind-bd: invalid %s cache %d,%d,%d: %s", name,
+                g->size, g->assoc, g->line_size, err);
+      VG_(exit)(1);
+   }
+}
+
+static void setup_geometry(void)
+{
+   detect_host_caches(&g_i1, &g_d1, &g_ll);
+   if (cb_clo.i1_set) g_i1 = (cs_geometry){ cb_clo.i1[0], cb_clo.i1[1], cb_clo.i1[2] };
+   if (cb_clo.d1_set) g_d1 = (cs_geometry){ cb_clo.d1[0], cb_clo.d1[1], cb_clo.d1[2] };
+   if (cb_clo.ll_set) g_ll = (cs_geometry){ cb_clo.ll[0], cb_clo.ll[1], cb_clo.ll[2] };
+   check_geometry("I1", &g_i1);
+   check_geometry("D1", &g_d1);
+   check_geometry("LL", &g_ll);
+   min_line_size = g_i1.line_size;
+   if (g_d1.line_size < min_line_size) min_line_size = g_d1.line_size;
+   if (g_ll.line_size < min_line_size) min_line_size = g_ll.line_size;
+   if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) {
+      char b[3][96];
+      cs_geometry_desc(&g_i1, b[0], sizeof b[0]);
+      cs_geometry_desc(&g_d1, b[1], sizeof b[1]);
+      cs_geometry_desc(&g_ll, b[2], sizeof b[2]);
+      VG_(dmsg)("I1 cache: %s\nD1 cache: %s\nLL cache: %s\n", b[0], b[1], b[2]);
+   }
+}
+
+void cb_dump_out_str(const HChar *s);
+
+void cb_sim_write_desc(Int fd)
+{
+   char b[96];
+   HChar line[160];
+   cs_geometry_desc(&g_i1, b, sizeof b);
+   VG_(sprintf)(line, "desc: I1 cache: %s\n", b); cb_dump_out_str(line);
+   cs_geometry_desc(&g_d1, b, sizeof b);
+   VG_(sprintf)(line, "desc: D1 cache: %s\n", b); cb_dump_out_str(line);
+   cs_geometry_desc(&g_ll, b, sizeof b);
+   VG_(sprintf)(line, "desc: LL cache: %s\n", b); cb_dump_out_str(line);
+   if (forest) {
+      bd_stats st;
+      bd_get_stats(forest, &st);
+      VG_(sprintf)(line, "desc: Backdate: trees %llu, nodes now %llu, max %llu, average %llu\n",
+                   (ULong)st.trees, (ULong)st.nodes_now, (ULong)st.nodes_max,
+                   (ULong)st.nodes_avg);
+      cb_dump_out_str(line);
+      VG_(sprintf)(line, "desc: Backdate: nodes created %llu, pruned %llu, calls %llu, arcs %llu\n",
+                   (ULong)st.nodes_created, (ULong)st.nodes_pruned, (ULong)st.calls,
+                   cb_stat.distinct_jccs);
+      cb_dump_out_str(line);
+   }
+}
+
+/*------------------------------------------------------------*/
+/*--- Owners: who loaded a line                            ---*/
+/*------------------------------------------------------------*/
+
+/* The slot pointer's low bit says whether the line was loaded while
+ * collecting (cost slots are 8-byte aligned): the oracle events count a
+ * line at eviction exactly when they counted it at load. */
+#define OWNER_COLLECTED 1UL
+
+static inline ULong *owner_slot(const cs_owner *o)
+{
+   return (ULong *)((UWord)o->slot & ~OWNER_COLLECTED);
+}
+
+static void on_load(void *ctx, int level, const cs_owner *o)
+{
+   if (o->node) bd_ref((bd_node *)o->node);
+   if (cb_clo.backdate_check && ((UWord)o->slot & OWNER_COLLECTED)) {
+      Int p = EVP(level == 1 ? EV_L1ld : EV_LLld);
+      owner_slot(o)[p]++;
+      cb_cur.cost[p]++;
+   }
+}
+
+static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, uint32_t sploss)
+{
+   ULong *slot = owner_slot(o);
+   uint64_t bd[BD_MAX] = { 0 };
+   Bool counted = cb_clo.backdate_check && ((UWord)o->slot & OWNER_COLLECTED);
+
+   if (level == 1) {
+      slot[EVP(EV_AcCost1)] += accost; slot[EVP(EV_SpLoss1)] += sploss;
+      bd[BD_AC1] = accost; bd[BD_SP1] = sploss;
+   } else {
+      slot[EVP(EV_AcCost2)] += accost; slot[EVP(EV_SpLoss2)] += sploss;
+      bd[BD_AC2] = accost; bd[BD_SP2] = sploss;
+   }
+   if (counted) {
+      slot[EVP(level == 1 ? EV_L1ldB : EV_LLldB)]++;
+      bd[level == 1 ? BD_L1B : BD_LLB] = 1;
+   }
+   if (o->node) bd_evict((bd_node *)o->node, bd);
+}
+
+/* Back-dated costs reaching a call arc. */
+static void deliver(void *ctx, void *arc, const uint64_t *c, int n)
+{
+   JCC *j = arc;
+   j->cost[EVP(EV_AcCost1)] += c[BD_AC1];
+   j->cost[EVP(EV_SpLoss1)] += c[BD_SP1];
+   j->cost[EVP(EV_AcCost2)] += c[BD_AC2];
+   j->cost[EVP(EV_SpLoss2)] += c[BD_SP2];
+   if (n > BD_L1B) {
+      j->cost[EVP(EV_L1ldB)] += c[BD_L1B];
+      j->cost[EVP(EV_LLldB)] += c[BD_LLB];
+   }
+}
+
+struct bd_tree *cb_bd_new_tree(void)
+{
+   return forest ? bd_tree_new(forest) : NULL;
+}
+
+void cb_bd_close_tree(struct bd_tree *t)
+{
+   if (t) bd_tree_close(t);
+}
+
+void cb_bd_call(JCC *jcc)
+{
+   if (cb_cur.es && cb_cur.es->bd) bd_call(cb_cur.es->bd, jcc);
+}
+
+void cb_bd_adopt_root(JCC *jcc)
+{
+   if (cb_cur.es && cb_cur.es->bd) bd_adopt_root(cb_cur.es->bd, jcc);
+}
+
+void cb_bd_return(Int levels)
+{
+   if (cb_cur.es && cb_cur.es->bd) bd_return(cb_cur.es->bd, levels);
+}
+
+/*------------------------------------------------------------*/
+/*--- Run-time helpers                                     ---*/
+/*------------------------------------------------------------*/
+
+/* Cost slot of the running instruction: skipped code charges its caller. */
+static inline ULong *cost_slot(const SimInstr *ii)
+{
+   return cb_cur.nonskipped ? cb_cur.nonskipped->skipped : cb_cost_base + ii->cost_offset;
+}
+
+static inline const cs_owner *make_owner(cs_owner *o, ULong *slot)
+{
+   if (!cb_clo.cacheuse) return NULL;
+   o->slot = (void *)((UWord)slot | (cb_cur.collect ? OWNER_COLLECTED : 0));
+   o->node = (cb_clo.backdate && cb_cur.es->bd) ? bd_active(cb_cur.es->bd) : NULL;
+   if (UNLIKELY(sim->collect != cb_cur.collect)) cs_set_collect(sim, cb_cur.collect);
+   return o;
+}
+
+/* Add an access's outcome: the access event and the miss events. */
+static inline void count(ULong *slot, unsigned r, EventId ev, EventId l1, EventId ll, EventId dirty)
+{
+   ULong *run = cb_cur.cost;
+   slot[EVP(ev)]++; run[EVP(ev)]++;
+   if (r & CS_L1_MISS) {
+      slot[EVP(l1)]++; run[EVP(l1)]++;
+      if (r & CS_LL_MISS) {
+         slot[EVP(ll)]++; run[EVP(ll)]++;
+         if ((r & CS_LL_DIRTY_MISS) && cb_ev_pos[dirty] >= 0) { slot[EVP(dirty)]++; run[EVP(dirty)]++; }
+      }
+   }
+}
+
+static inline void do_instr(const SimInstr *ii)
+{
+   ULong *slot = cost_slot(ii);
+   cs_owner o;
+   unsigned r = cs_instr(sim, ii->addr, ii->size, make_owner(&o, slot));
+   if (cb_cur.collect) count(slot, r, EV_Ir, EV_I1mr, EV_ILmr, EV_ILdmr);
+}
+
+static inline void do_read(const SimInstr *ii, Addr a, UWord size)
+{
+   ULong *slot = cost_slot(ii);
+   cs_owner o;
+   unsigned r = cs_read(sim, a, size, make_owner(&o, slot));
+   if (cb_cur.collect) count(slot, r, EV_Dr, EV_D1mr, EV_DLmr, EV_DLdmr);
+}
+
+static inline void do_write(const SimInstr *ii, Addr a, UWord size)
+{
+   ULong *slot = cost_slot(ii);
+   cs_owner o;
+   unsigned r = cs_write(sim, a, size, make_owner(&o, slot));
+   if (cb_cur.collect) count(slot, r, EV_Dw, EV_D1mw, EV_DLmw, EV_DLdmw);
+}
+
+static VG_REGPARM(1) void log_I(SimInstr *ii) { do_instr(ii); }
+static VG_REGPARM(3) void log_I_Dr(SimInstr *ii, Addr a, UWord sz) { do_instr(ii); do_read(ii, a, sz); }
+static VG_REGPARM(3) void log_I_Dw(SimInstr *ii, Addr a, UWord sz) { do_instr(ii); do_write(ii, a, sz); }
+static VG_REGPARM(3) void log_Dr(SimInstr *ii, Addr a, UWord sz) { do_read(ii, a, sz); }
+static VG_REGPARM(3) void log_Dw(SimInstr *ii, Addr a, UWord sz) { do_write(ii, a, sz); }
+
+/* Branch prediction runs even while collection is off, as the reference's. */
+static VG_REGPARM(2) void log_cond(SimInstr *ii, UWord taken)
+{
+   unsigned miss = bs_cond(bsim, ii->addr, taken);
+   if (cb_cur.collect) {
+      ULong *slot = cost_slot(ii), *run = cb_cur.cost;
+      slot[EVP(EV_Bc)]++; run[EVP(EV_Bc)]++;
+      slot[EVP(EV_Bcm)] += miss; run[EVP(EV_Bcm)] += miss;
+   }
+}
+
+static VG_REGPARM(2) void log_ind(SimInstr *ii, Addr target)
+{
+   unsigned miss = bs_indirect(bsim, ii->addr, target);
+   if (cb_cur.collect) {
+      ULong *slot = cost_slot(ii), *run = cb_cur.cost;
+      slot[EVP(EV_Bi)]++; run[EVP(EV_Bi)]++;
+      slot[EVP(EV_Bim)] += miss; run[EVP(EV_Bim)] += miss;
+   }
+}
+
+/*------------------------------------------------------------*/
+/*--- Instrumentation                                      ---*/
+/*------------------------------------------------------------*/
+
+typedef enum { ACC_READ, ACC_WRITE } AccKind;
+typedef struct { AccKind kind; IRExpr *addr; Int size; IRExpr *guard; } Access;
+
+#define MAX_ACCESSES 16
+static struct {
+   IRSB    *sb;
+   BB      *bb;
+   SimInstr *ii;            /* the BB's per-instruction info */
+   Int      cur;            /* current instruction, -1 before the first */
+   Bool     fetch_pending;
+   Int      n_acc;
+   Access   acc[MAX_ACCESSES];
+} ib;
+
+static void emit_call(const HChar *name, void *fn, Int regparms, IRExpr **args, IRExpr *guard)
+{
+   IRDirty *di = unsafeIRDirty_0_N(regparms, name, VG_(fnptr_to_fnentry)(fn), args);
+   if (guard) di->guard = guard;
+   addStmtToIRSB(ib.sb, IRStmt_Dirty(di));
+}
+
+static IRExpr *ii_arg(void) { return mkIRExpr_HWord((HWord)&ib.ii[ib.cur]); }
+
+static void emit_access(const Access *a, Bool with_fetch)
+{
+   IRExpr **args = mkIRExprVec_3(ii_arg(), a->addr, mkIRExpr_HWord(a->size));
+   if (a->kind == ACC_READ)
+      emit_call(with_fetch ? "log_I_Dr" : "log_Dr", with_fetch ? (void *)log_I_Dr : (void *)log_Dr, 3, args, a->guard);
+   else
+      emit_call(with_fetch ? "log_I_Dw" : "log_Dw", with_fetch ? (void *)log_I_Dw : (void *)log_Dw, 3, args, a->guard);
+}
+
+void cb_sim_flush(IRSB *sbOut)
+{
+   Int i = 0;
+   if (!cb_clo.simulate_cache || ib.cur < 0) return;
+   if (ib.fetch_pending) {
+      if (ib.n_acc > 0 && !ib.acc[0].guard) {
+         emit_access(&ib.acc[0], True);
+         i = 1;
+      } else {
+         emit_call("log_I", (void *)log_I, 1, mkIRExprVec_1(ii_arg()), NULL);
+      }
+      ib.fetch_pending = False;
+   }
+   for (; i < ib.n_acc; i++) emit_access(&ib.acc[i], False);
+   ib.n_acc = 0;
+}
+
+void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
+{
+   ib.sb = sbOut;
+   ib.bb = bb;
+   ib.cur = -1;
+   ib.n_acc = 0;
+   ib.fetch_pending = False;
+   if (!cb_sim_needs_instr_costs()) return;
+   if (!bb->sim_instr) {
+      bb->sim_instr = CB_MALLOC("cb.sim.ii", bb->instr_count * sizeof(SimInstr));
+      VG_(memset)(bb->sim_instr, 0, bb->instr_count * sizeof(SimInstr));
+   }
+   ib.ii = bb->sim_instr;
+}
+
+void cb_sim_instr(IRSB *sbOut, UInt idx, Addr addr, UInt size)
+{
+   if (!cb_sim_needs_instr_costs()) return;
+   cb_sim_flush(sbOut);
+   ib.cur = idx;
+   ib.ii[idx].addr = addr;
+   ib.ii[idx].size = size;
+   ib.ii[idx].cost_offset = idx * cb_n_events;
+   ib.fetch_pending = cb_clo.simulate_cache;
+}
+
+static Bool same_atom(IRExpr *a, IRExpr *b)
+{
+   return eqIRAtom(a, b);
+}
+
+static void add_access(AccKind kind, IRExpr *addr, Int size, IRExpr *guard)
+{
+   Access *last = ib.n_acc > 0 ? &ib.acc[ib.n_acc - 1] : NULL;
+   if (!cb_clo.simulate_cache || ib.cur < 0) return;
+   if (size > min_line_size) size = min_line_size;
+   /* read-modify-write: one access, counted as a write */
+   if (kind == ACC_WRITE && !guard && last && last->kind == ACC_READ && !last->guard
+       && last->size == size && same_atom(last->addr, addr)) {
+      last->kind = ACC_WRITE;
+      return;
+   }
+   if (guard || ib.n_acc == MAX_ACCESSES) cb_sim_flush(ib.sb);
+   ib.acc[ib.n_acc++] = (Access){ kind, addr, size, guard };
+   if (guard) cb_sim_flush(ib.sb);
+}
+
+void cb_sim_stmt(IRSB *sbOut, IRStmt *st)
+{
+   IRTypeEnv *env = sbOut->tyenv;
+   switch (st->tag) {
+   case Ist_WrTmp: {
+      IRExpr *e = st->Ist.WrTmp.data;
+      if (e->tag == Iex_Load)
+         add_access(ACC_READ, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), NULL);
+      break;
+   }
+   case Ist_Store:
+      add_access(ACC_WRITE, st->Ist.Store.addr,
+                 sizeofIRType(typeOfIRExpr(env, st->Ist.Store.data)), NULL);
+      break;
+   case Ist_StoreG: {
+      IRStoreG *sg = st->Ist.StoreG.details;
+      add_access(ACC_WRITE, sg->addr, sizeofIRType(typeOfIRExpr(env, sg->data)), sg->guard);
+      break;
+   }
+   case Ist_LoadG: {
+      IRLoadG *lg = st->Ist.LoadG.details;
+      IRType wide = Ity_INVALID, narrow = Ity_INVALID;
+      typeOfIRLoadGOp(lg->cvt, &wide, &narrow);
+      add_access(ACC_READ, lg->addr, sizeofIRType(narrow), lg->guard);
+      break;
+   }
+   case Ist_Dirty: {
+      IRDirty *d = st->Ist.Dirty.details;
+      if (d->mFx != Ifx_None) {
+         if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+            add_access(ACC_READ, d->mAddr, d->mSize, NULL);
+         if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+            add_access(ACC_WRITE, d->mAddr, d->mSize, NULL);
+      }
+      break;
+   }
+   case Ist_CAS: {
+      IRCAS *cas = st->Ist.CAS.details;
+      Int size = sizeofIRType(typeOfIRExpr(env, cas->dataLo)) * (cas->dataHi ? 2 : 1);
+      add_access(ACC_READ, cas->addr, size, NULL);
+      add_access(ACC_WRITE, cas->addr, size, NULL);
+      break;
+   }
+   case Ist_LLSC:
+      if (st->Ist.LLSC.storedata == NULL)
+         add_access(ACC_READ, st->Ist.LLSC.addr,
+                    sizeofIRType(typeOfIRTemp(env, st->Ist.LLSC.result)), NULL);
+      else
+         add_access(ACC_WRITE, st->Ist.LLSC.addr,
+                    sizeofIRType(typeOfIRExpr(env, st->Ist.LLSC.storedata)), NULL);
+      break;
+   default:
+      break;
+   }
+}
+
+/* A conditional branch: taken when the exit is taken, unless VEX inverted
+ * the condition so that the exit goes to the next instruction. */
+void cb_sim_exit(IRSB *sbOut, IRStmt *st)
+{
+   IRTemp t1, t2;
+   IRExpr *taken;
+   Addr next, dst;
+   if (!cb_clo.branch_sim || ib.cur < 0 || st->Ist.Exit.jk != Ijk_Boring) return;
+   next = ib.ii[ib.cur].addr + ib.ii[ib.cur].size;
+   dst = (Addr)st->Ist.Exit.dst->Ico.U64;
+   t1 = newIRTemp(sbOut->tyenv, Ity_I64);
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(t1, IRExpr_Unop(Iop_1Uto64, st->Ist.Exit.guard)));
+   taken = IRExpr_RdTmp(t1);
+   if (dst == next) {
+      t2 = newIRTemp(sbOut->tyenv, Ity_I64);
+      addStmtToIRSB(sbOut, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Xor64, taken, mkIRExpr_HWord(1))));
+      taken = IRExpr_RdTmp(t2);
+   }
+   emit_call("log_cond", (void *)log_cond, 2, mkIRExprVec_2(ii_arg(), taken), NULL);
+}
+
+/* An indirect jump or call (not a return) at the end of the block. */
+void cb_sim_final_jump(IRSB *sbOut, IRSB *sbIn)
+{
+   if (!cb_clo.branch_sim || ib.cur < 0) return;
+   if (sbIn->next->tag == Iex_Const) return;
+   if (sbIn->jumpkind != Ijk_Boring && sbIn->jumpkind != Ijk_Call) return;
+   emit_call("log_ind", (void *)log_ind, 2, mkIRExprVec_2(ii_arg(), sbIn->next), NULL);
+}
+
+/*------------------------------------------------------------*/
+/*--- Start, dumps, end                                    ---*/
+/*------------------------------------------------------------*/
+
+void cb_sim_post_clo_init(void)
+{
+   static const cs_hooks hooks = { NULL, on_load, on_evict };
+   setup_events();
+   setup_geometry();
+   if (cb_clo.simulate_cache) {
+      cs_options o = { cb_clo.simulate_wb, cb_clo.simulate_hwpref, cb_clo.cacheuse };
+      sim = cs_new(&g_i1, &g_d1, &g_ll, o, cb_clo.cacheuse ? &hooks : NULL);
+   }
+   if (cb_clo.branch_sim) bsim = bs_new();
+   if (cb_clo.backdate) {
+      bd_events = cb_clo.backdate_check ? BD_MAX : BD_L1B;
+      forest = bd_forest_new(bd_events, deliver, NULL);
+   }
+}
+
+/* Before an intermediate dump: metrics already known reach their arcs;
+ * lines still resident are accounted in a later dump. */
+void cb_sim_settle(void)
+{
+   if (forest) bd_settle(forest);
+}
+
+/* At exit: every resident line leaves, every tree is pruned to its root. */
+void cb_sim_finish(void)
+{
+   if (sim && cb_clo.cacheuse) {
+      if (sim->collect != cb_cur.collect) cs_set_collect(sim, cb_cur.collect);
+      cs_flush(sim);
+   }
+   if (forest) bd_finish(forest);
+}
+
+/* Instrumentation switched on or off: the reference empties the caches
+ * and loses the use data of resident lines; we account it first. */
+void cb_sim_clear(void)
+{
+   if (!sim) return;
+   if (cb_clo.cacheuse) cs_flush(sim);
+   cs_clear(sim);
+}
+
+void cb_sim_print_stats(void)
+{
+   if (sim && cb_clo.simulate_hwpref) {
+      uint64_t up, down;
+      cs_prefetch_counts(sim, &up, &down);
+      VG_(dmsg)("Prefetch Up:       %llu\n", (ULong)up);
+      VG_(dmsg)("Prefetch Down:     %llu\n", (ULong)down);
+   }
+   if (forest) {
+      bd_stats st;
+      bd_get_stats(forest, &st);
+      VG_(dmsg)("Backdate trees:    %llu (live), nodes now %llu, max %llu, average %llu\n",
+                (ULong)st.trees, (ULong)st.nodes_now, (ULong)st.nodes_max, (ULong)st.nodes_avg);
+      VG_(dmsg)("Backdate nodes:    created %llu, pruned %llu; calls %llu; arcs %llu; %lu bytes/node\n",
+                (ULong)st.nodes_created, (ULong)st.nodes_pruned, (ULong)st.calls,
+                cb_stat.distinct_jccs, bd_node_bytes(forest));
+   }
+}
+
+/*------------------------------------------------------------*/
+/*--- Exit summary, in the reference's layout              ---*/
+/*------------------------------------------------------------*/
+
+static Int commas_width(ULong n)
+{
+   HChar buf[32];
+   return VG_(sprintf)(buf, "%'llu", n);
+}
+
+static void percent(HChar *buf, ULong n, ULong m, Int decimals, Int width)
+{
+   HChar tmp[32];
+   Int len, pad;
+   if (m == 0) VG_(sprintf)(tmp, "--%%");
+   else {
+      ULong scale = decimals == 2 ? 100 : 10;
+      ULong p = (n * 100 * scale + m / 2) / m;
+      VG_(sprintf)(tmp, decimals == 2 ? "%llu.%02llu%%" : "%llu.%llu%%", p / scale, p % scale);
+   }
+   len = VG_(strlen)(tmp);
+   pad = width > len ? width - len : 0;
+   VG_(memset)(buf, ' ', pad);
+   VG_(strcpy)(buf + pad, tmp);
+}
+
+#define T(e) (total[EVP(e)])
+void cb_sim_print_summary(const ULong *total)
+{
+   Int l1 = commas_width(T(EV_Ir)), l2, l3;
+   HChar p1[32], p2[32], p3[32];
+   ULong dr = T(EV_Dr), dw = T(EV_Dw);
+   ULong llr = T(EV_I1mr) + T(EV_D1mr), llw = T(EV_D1mw);
+   ULong lmr = T(EV_ILmr) + T(EV_DLmr), lmw = T(EV_DLmw);
+
+   VG_(umsg)("I   refs:      %'*llu\n", l1, T(EV_Ir));
+   VG_(umsg)("I1  misses:    %'*llu\n", l1, T(EV_I1mr));
+   VG_(umsg)("LLi misses:    %'*llu\n", l1, T(EV_ILmr));
+   percent(p1, T(EV_I1mr), T(EV_Ir), 2, l1 + 1);
+   VG_(umsg)("I1  miss rate: %s\n", p1);
+   percent(p1, T(EV_ILmr), T(EV_Ir), 2, l1 + 1);
+   VG_(umsg)("LLi miss rate: %s\n", p1);
+   VG_(umsg)("\n");
+
+   l2 = commas_width(dr);
+   l3 = commas_width(dw);
+   VG_(umsg)("D   refs:      %'*llu  (%'*llu rd + %'*llu wr)\n", l1, dr + dw, l2, dr, l3, dw);
+   VG_(umsg)("D1  misses:    %'*llu  (%'*llu rd + %'*llu wr)\n", l1,
+             T(EV_D1mr) + T(EV_D1mw), l2, T(EV_D1mr), l3, T(EV_D1mw));
+   VG_(umsg)("LLd misses:    %'*llu  (%'*llu rd + %'*llu wr)\n", l1,
+             T(EV_DLmr) + T(EV_DLmw), l2, T(EV_DLmr), l3, T(EV_DLmw));
+   percent(p1, T(EV_D1mr) + T(EV_D1mw), dr + dw, 1, l1 + 1);
+   percent(p2, T(EV_D1mr), dr, 1, l2 + 1);
+   percent(p3, T(EV_D1mw), dw, 1, l3 + 1);
+   VG_(umsg)("D1  miss rate: %s (%s   + %s  )\n", p1, p2, p3);
+   percent(p1, T(EV_DLmr) + T(EV_DLmw), dr + dw, 1, l1 + 1);
+   percent(p2, T(EV_DLmr), dr, 1, l2 + 1);
+   percent(p3, T(EV_DLmw), dw, 1, l3 + 1);
+   VG_(umsg)("LLd miss rate: %s (%s   + %s  )\n", p1, p2, p3);
+   VG_(umsg)("\n");
+
+   VG_(umsg)("LL refs:       %'*llu  (%'*llu rd + %'*llu wr)\n", l1, llr + llw, l2, llr, l3, llw);
+   VG_(umsg)("LL misses:     %'*llu  (%'*llu rd + %'*llu wr)\n", l1, lmr + lmw, l2, lmr, l3, lmw);
+   percent(p1, lmr + lmw, T(EV_Ir) + dr + dw, 1, l1 + 1);
+   percent(p2, lmr, T(EV_Ir) + dr, 1, l2 + 1);
+   percent(p3, lmw, dw, 1, l3 + 1);
+   VG_(umsg)("LL miss rate:  %s (%s   + %s  )\n", p1, p2, p3);
+}
+#undef T

@@ -1,0 +1,276 @@
+"""Shared plumbing of the tool tests: building clients, running them under
+our tool and the reference Callgrind, reporting PASS/FAIL lines.
+
+Environment:
+  CGBD_VGLIB     directory used as VALGRIND_LIB (default: $TOP/vglib, built
+                 by `make`); must hold callgrind-bd-amd64-linux.
+  CGBD_SELFTEST  =1: use a scratch VALGRIND_LIB where callgrind-bd is the
+                 reference Callgrind itself, so every comparison must pass
+                 (that is how the harness is checked without the tool).
+  CGBD_JOBS      parallel valgrind runs inside one test script (default 2).
+  TEST_FILTER    only run cases whose name contains this string.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TESTS = os.path.join(TOP, "tests")
+CLIENTS = os.path.join(TESTS, "clients")
+BUILD = os.path.join(TESTS, "build")
+OUT = os.path.join(BUILD, "out")
+SYSTEM_VGLIB = "/usr/libexec/valgrind"
+
+OURS = "callgrind-bd"
+REF = "callgrind"
+RUN_TIMEOUT = 300           # seconds per valgrind run; a hang is a failure
+
+# How each client is built: sources, compiler, flags. -O0 unless the case
+# needs otherwise (tailcall: real tail calls only appear with -O2).
+CLIENT_BUILD = {
+    "calls": (["calls.c"], "gcc", []),
+    "recursion": (["recursion.c"], "gcc", []),
+    "fnptr": (["fnptr.c"], "gcc", []),
+    "tailcall": (["tailcall.c"], "gcc", ["-O2"]),
+    "longjmp": (["longjmp.c"], "gcc", []),
+    "exception": (["exception.cc"], "g++", []),
+    # -z now: no lazy binding, so which thread happens to resolve a PLT
+    # entry first (scheduling) does not move the resolver's costs around.
+    "threads": (["threads.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
+    "signal": (["signal.c"], "gcc", []),
+    "siglongjmp": (["siglongjmp.c"], "gcc", []),
+    "dlopen": (["dlopen.c"], "gcc", ["-ldl"]),
+    "dlopen_lib.so": (["dlopen_lib.c"], "gcc", ["-fPIC", "-shared"]),
+    "segv": (["segv.c"], "gcc", []),
+    "cacheuse": (["cacheuse.c"], "gcc", []),
+}
+
+# Extra files a client needs, and its arguments (relative to BUILD).
+CLIENT_DEPS = {"dlopen": ["dlopen_lib.so"]}
+CLIENT_ARGS = {"dlopen": ["./dlopen_lib.so"]}
+
+# Single-threaded clients that finish normally: compared exactly.
+EXACT_CLIENTS = ["calls", "recursion", "fnptr", "tailcall", "longjmp",
+                 "exception", "signal", "siglongjmp", "dlopen", "cacheuse"]
+
+_build_lock = threading.Lock()
+
+
+# -- reporting ------------------------------------------------------------
+
+_print_lock = threading.Lock()
+
+# In self-test mode "ours" is the reference, so checks of what this
+# project adds or fixes fail by design. (case-name regex, why); a listed
+# case that fails in self-test mode is reported as PASS with the reason,
+# so a green self-test means the harness itself is consistent.
+REF_KNOWN_FAILURES = [
+    (r"^default/(signal|siglongjmp)/annotate$|^cache/[^/]+/(signal|siglongjmp)/annotate$",
+     "the reference's summary: leaves out signal handler costs, so "
+     "callgrind_annotate's PROGRAM TOTALS differ from totals:"),
+    (r"^cache/.*/annotate$",
+     "with cache simulation the reference's summary: can differ from "
+     "totals: by the last, incomplete block (a few Ir / I1mr); with "
+     "cacheuse it omits AcCost/SpLoss (annotate warns)"),
+    (r"^cache/.*cacheuse.*/conservation$",
+     "the reference writes 0 inclusive AcCost/SpLoss on every call line"),
+    (r"^cache/geom-(wb|hwpref)-cacheuse/(?!.*/annotate$)",
+     "the reference ignores --simulate-wb/--simulate-hwpref with --cacheuse"),
+]
+
+
+def _known_ref_failure(name):
+    if os.environ.get("CGBD_SELFTEST") != "1":
+        return None
+    for pattern, why in REF_KNOWN_FAILURES:
+        if re.search(pattern, name):
+            return why
+    return None
+
+
+def report(name, problems, note=None):
+    """Print PASS/FAIL for one case; problems is a list of strings."""
+    with _print_lock:
+        if not problems:
+            print("PASS %s%s" % (name, " (%s)" % note if note else ""),
+                  flush=True)
+            return True
+        why = _known_ref_failure(name)
+        if why:
+            print("PASS %s (self-test: reference fails as expected: %s)"
+                  % (name, why), flush=True)
+            return True
+        print("FAIL %s: %s" % (name, problems[0]), flush=True)
+        for p in problems[1:]:
+            print("    %s" % p, flush=True)
+        return False
+
+
+def selected(name):
+    f = os.environ.get("TEST_FILTER", "")
+    return f in name
+
+
+def run_cases(cases):
+    """Run (name, fn) pairs, CGBD_JOBS at a time, and report them.
+
+    fn() returns a list of (result name, problems[, note]) tuples: one run
+    of valgrind usually feeds several checks, each its own PASS/FAIL line.
+    An exception inside fn fails the case. Returns the exit status."""
+    cases = [(n, f) for n, f in cases if selected(n)]
+
+    def one(case):
+        name, fn = case
+        try:
+            results = fn()
+        except Exception as e:          # report, never lose a case
+            results = [(name, ["%s: %s" % (type(e).__name__, e)])]
+        return all([report(*r) for r in results])
+
+    jobs = int(os.environ.get("CGBD_JOBS", "2"))
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        results = list(pool.map(one, cases))
+    return 0 if all(results) else 1
+
+
+# -- building clients -------------------------------------------------------
+
+def _up_to_date(target, sources, cmd):
+    """target is newer than its sources and was built by the same cmd."""
+    stamp = target + ".cmd"
+    if not (os.path.exists(target) and os.path.exists(stamp)):
+        return False
+    with open(stamp) as fh:
+        if fh.read() != " ".join(cmd):
+            return False
+    t = os.path.getmtime(target)
+    return all(os.path.getmtime(s) <= t for s in sources)
+
+
+def build_client(name):
+    """Compile a client (and what it needs) into BUILD; return its path.
+
+    Compiles to a temporary name and renames, so that test scripts running
+    in parallel never see a half-written binary."""
+    for dep in CLIENT_DEPS.get(name, []):
+        build_client(dep)
+    srcs, cc, flags = CLIENT_BUILD[name]
+    srcs = [os.path.join(CLIENTS, s) for s in srcs]
+    target = os.path.join(BUILD, name)
+    opt = [] if any(f.startswith("-O") for f in flags) else ["-O0"]
+    cmd = [cc, "-g"] + opt + ["-o", target] + srcs + flags
+    with _build_lock:
+        if _up_to_date(target, srcs, cmd):
+            return target
+        os.makedirs(BUILD, exist_ok=True)
+        tmp = "%s.tmp%d" % (target, os.getpid())
+        r = subprocess.run([tmp if a == target else a for a in cmd],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("build of %s failed: %s" % (name, r.stderr))
+        os.replace(tmp, target)
+        with open(target + ".cmd", "w") as fh:
+            fh.write(" ".join(cmd))
+    return target
+
+
+# -- running valgrind -------------------------------------------------------
+
+def _make_selftest_vglib():
+    d = os.path.join(BUILD, "vglib-selftest")
+    with _build_lock:
+        if not os.path.exists(os.path.join(d, "%s-amd64-linux" % OURS)):
+            os.makedirs(d, exist_ok=True)
+            for f in os.listdir(SYSTEM_VGLIB):
+                link = os.path.join(d, f)
+                if not os.path.lexists(link):
+                    os.symlink(os.path.join(SYSTEM_VGLIB, f), link)
+            tmp = os.path.join(d, "tmp-link-%d" % os.getpid())
+            os.symlink(os.path.join(SYSTEM_VGLIB, "%s-amd64-linux" % REF), tmp)
+            os.replace(tmp, os.path.join(d, "%s-amd64-linux" % OURS))
+    return d
+
+
+def vglib():
+    """The VALGRIND_LIB used for both tools (see the module docstring)."""
+    if os.environ.get("CGBD_VGLIB"):
+        d = os.environ["CGBD_VGLIB"]
+    elif os.environ.get("CGBD_SELFTEST") == "1":
+        d = _make_selftest_vglib()
+    else:
+        d = os.path.join(TOP, "vglib")
+    if not os.path.exists(os.path.join(d, "%s-amd64-linux" % OURS)):
+        raise RuntimeError("%s has no %s-amd64-linux (build first, or set "
+                           "CGBD_SELFTEST=1)" % (d, OURS))
+    return d
+
+
+class Run:
+    """Result of one valgrind run."""
+
+    def __init__(self, tool, out, proc):
+        self.tool = tool
+        self.out = out              # --callgrind-out-file value
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+
+    def files(self):
+        """Output files written: the base name, or with -NN / .N suffixes."""
+        d, base = os.path.split(self.out)
+        return sorted(os.path.join(d, f) for f in os.listdir(d)
+                      if f == base or f.startswith(base + ".")
+                      or f.startswith(base + "-"))
+
+
+def run_tool(tool, client, opts, tag, name=None):
+    """Run client under tool with opts; profile into OUT/<tag>/<name>
+    (default <tool>.out).
+
+    cwd, environment and arguments are identical for both tools: the
+    client's environment changes the loader's work and stack addresses."""
+    exe = build_client(client)
+    outdir = os.path.join(OUT, tag)
+    os.makedirs(outdir, exist_ok=True)
+    name = name or "%s.out" % tool
+    out = os.path.join(outdir, name)
+    for f in os.listdir(outdir):              # stale files of an earlier run
+        if f == name or f.startswith(name + ".") or f.startswith(name + "-"):
+            os.unlink(os.path.join(outdir, f))
+    env = dict(os.environ, VALGRIND_LIB=vglib())
+    cmd = (["valgrind", "--tool=" + tool, "--callgrind-out-file=" + out]
+           + list(opts) + ["./" + os.path.basename(exe)]
+           + CLIENT_ARGS.get(client, []))
+    proc = subprocess.run(cmd, cwd=BUILD, env=env, capture_output=True,
+                          text=True, timeout=RUN_TIMEOUT)
+    return Run(tool, out, proc)
+
+
+def run_both(client, opts, tag):
+    """Run ours then the reference; return (ours, ref) Runs."""
+    return run_tool(OURS, client, opts, tag), run_tool(REF, client, opts, tag)
+
+
+def run_problems(run, expect_rc=0):
+    """Problems with a run itself: exit status, missing output."""
+    if run.returncode != expect_rc:
+        tail = " | ".join(run.stderr.strip().splitlines()[-3:])
+        return ["%s exited %d (expected %d): %s"
+                % (run.tool, run.returncode, expect_rc, tail)]
+    if not os.path.exists(run.out):
+        return ["%s wrote no %s" % (run.tool, run.out)]
+    return []
+
+
+def main_guard(fn):
+    """Run a test script's main; an unexpected crash becomes a FAIL line."""
+    try:
+        sys.exit(fn())
+    except Exception as e:
+        print("FAIL %s: %s: %s" % (os.path.basename(sys.argv[0]),
+                                   type(e).__name__, e), flush=True)
+        sys.exit(1)
