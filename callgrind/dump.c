@@ -520,6 +520,8 @@ static void summary_for(thread_info *only, ULong *sum)
    for (t = 1; t < VG_N_THREADS; t++) {
       if (!ts[t] || (only && ts[t] != only)) continue;
       cb_add_diff_cost(sum, ts[t]->lastdump_cost, ts[t]->states[0]->cost);
+      /* unlike the reference, handlers count too: summary = totals */
+      cb_add_cost(sum, ts[t]->sighandler_cost);
    }
 }
 
@@ -595,6 +597,7 @@ static void add_backdated_totals(ULong *summary)
 static void remember_dump_point(thread_info *t)
 {
    cb_copy_cost(t->lastdump_cost, t->states[0]->cost);
+   cb_zero_cost(t->sighandler_cost);
 }
 
 void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
@@ -633,6 +636,7 @@ static void zero_thread(thread_info *t)
    for (i = 0; i < t->calls.sp; i++)
       if (t->calls.entry[i].jcc) cb_copy_cost(t->calls.entry[i].enter_cost, cb_cur.cost);
    cb_copy_cost(t->lastdump_cost, t->states[0]->cost);
+   cb_zero_cost(t->sighandler_cost);
 }
 
 void cb_zero_all_cost(Bool only_current_thread)
