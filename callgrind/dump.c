@@ -161,13 +161,17 @@ static void out_pos(const Pos *p, Bool absolute)
    last_pos = *p;
 }
 
-static void out_costs(const ULong *c)
+/* Cost values; trailing zeros are dropped except in summary:/totals:,
+ * which viewers read as program totals of every event. */
+static void out_costs_n(const ULong *c, Bool trim)
 {
    Int n = cb_n_events, i;
-   while (n > 1 && c[n - 1] == 0) n--;
+   while (trim && n > 1 && c[n - 1] == 0) n--;
    for (i = 0; i < n; i++) out_printf(" %llu", c[i]);
    out_str("\n");
 }
+
+static void out_costs(const ULong *c) { out_costs_n(c, True); }
 
 /* Switch fi=/fe= to the file of position p. */
 static void out_file_switch(const Pos *p)
@@ -360,11 +364,13 @@ static void reset_bbcc(BBCC *bbcc)
 
 static XArray *dump_list;
 
+/* As the reference: a cost centre is written when one of its blocks
+ * completed since the last dump (or it returned from a call). The block
+ * running at exit never completes, so its costs are not written; they are
+ * in summary: only (docs/differences.md). */
 static void add_if_executed(BBCC *bbcc)
 {
-   if (bbcc->ecounter_sum > 0 || bbcc->ret_counter > 0
-       || (bbcc->skipped && !cb_is_zero_cost(bbcc->skipped))
-       || (bbcc->cost && !cb_is_zero_cost(bbcc->cost)))
+   if (bbcc->ecounter_sum > 0 || bbcc->ret_counter > 0)
       VG_(addToXA)(dump_list, &bbcc);
 }
 
@@ -480,7 +486,7 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
    for (i = 0; i < EV_COUNT; i++)
       if (cb_ev_pos[i] >= 0) { out_str(" "); out_str(cb_ev_name[i]); }
    out_str("\nsummary:");
-   out_costs(summary);
+   out_costs_n(summary, False);
    out_str("\n\n");
 }
 
@@ -561,7 +567,7 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
    for (i = 0; i < n; i++) reset_bbcc(*(BBCC **)VG_(indexXA)(dump_list, i));
 
    out_str("\ntotals:");
-   out_costs(dump_total);
+   out_costs_n(dump_total, False);
    out_flush();
    VG_(close)(out_fd);
    out_fd = -1;

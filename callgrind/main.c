@@ -188,9 +188,23 @@ static void print_summary(void)
       cb_sim_print_summary(total);
 }
 
+/* The block running at exit never completes. As the reference, its costs
+ * are not written (they are in summary: and in the inclusive costs of the
+ * frames still running, as the reference's). Lines it loaded are kept out
+ * of the back-dating trees, so that back-dated inclusive costs stay the
+ * sums of the self costs written. */
+static void drop_unfinished_block(thread_info *t)
+{
+   exec_state *es = t->states[t->states_sp];
+   BBCC *b = es->bbcc;
+   if (!b || b->ecounter_sum > 0 || b->ret_counter > 0 || !b->cost) return;
+   cb_sim_drop_slots(b->cost, (SizeT)b->bb->instr_count * cb_n_events);
+}
+
 static void cb_fini(Int exitcode)
 {
    cb_exec_state_save();
+   cb_forall_threads(drop_unfinished_block);
    cb_sim_finish();
    cb_fini_dump();
    if (VG_(clo_verbosity) > 0) print_summary();

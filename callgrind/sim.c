@@ -189,11 +189,35 @@ static void on_load(void *ctx, int level, const cs_owner *o)
    }
 }
 
+/* Cost slots of blocks whose costs are not written (see main.c). At most
+ * one per thread; lines they loaded must not reach the trees either. */
+#define MAX_DROPPED 64
+static struct { ULong *first; SizeT n; } dropped[MAX_DROPPED];
+static Int n_dropped;
+
+void cb_sim_drop_slots(ULong *first, SizeT n)
+{
+   if (n_dropped < MAX_DROPPED) dropped[n_dropped++] = (typeof(dropped[0])){ first, n };
+}
+
+static Bool is_dropped(const ULong *slot)
+{
+   Int i;
+   for (i = 0; i < n_dropped; i++)
+      if (slot >= dropped[i].first && slot < dropped[i].first + dropped[i].n) return True;
+   return False;
+}
+
 static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, uint32_t sploss)
 {
    ULong *slot = owner_slot(o);
    uint64_t bd[BD_MAX] = { 0 };
    Bool counted = cb_clo.backdate_check && ((UWord)o->slot & OWNER_COLLECTED);
+
+   if (UNLIKELY(n_dropped > 0) && is_dropped(slot)) {
+      if (o->node) bd_evict((bd_node *)o->node, NULL);
+      return;
+   }
 
    if (level == 1) {
       slot[EVP(EV_AcCost1)] += accost; slot[EVP(EV_SpLoss1)] += sploss;

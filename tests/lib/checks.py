@@ -27,20 +27,16 @@ def compare_check(name, ours, ref, expect_rc=0, rerun_ref=None, **opts):
         return (name, problems)
     options = compare.Options(**opts)
     ref_profile = cgfile.parse(ref.out)
-    mism = compare.compare_profiles(cgfile.parse(ours.out), ref_profile,
-                                    options)
-    forgiven = []
-    if mism and compare.only_backdated(mism):
-        mism, forgiven = compare.split_noise_profiles(mism, ref_profile, [],
-                                                      options)
-        if mism and rerun_ref:
-            reruns = [rerun_ref(i) for i in range(1, NOISE_RUNS + 1)]
-            noise = [cgfile.parse(r.out) for r in reruns
-                     if os.path.exists(r.out)]
-            mism = compare.compare_profiles(cgfile.parse(ours.out),
-                                            ref_profile, options)
-            mism, forgiven = compare.split_noise_profiles(
-                mism, ref_profile, noise, options)
+    ours_profile = cgfile.parse(ours.out)
+    mism = compare.compare_profiles(ours_profile, ref_profile, options)
+    mism, forgiven = compare.split_noise_profiles(mism, ref_profile, [],
+                                                  options)
+    if mism and rerun_ref and compare.only_backdated(mism):
+        reruns = [rerun_ref(i) for i in range(1, NOISE_RUNS + 1)]
+        noise = [cgfile.parse(r.out) for r in reruns if os.path.exists(r.out)]
+        mism = compare.compare_profiles(ours_profile, ref_profile, options)
+        mism, forgiven = compare.split_noise_profiles(mism, ref_profile,
+                                                      noise, options)
     if mism:
         return (name, compare.describe(mism))
     if forgiven:

@@ -309,12 +309,9 @@ def compare_files_noted(ours_path, ref_path, opts, limit=10, noise_paths=()):
     and noise_paths, further profiles from identical reference runs)."""
     ref = cgfile.parse(ref_path)
     mism = compare_profiles(cgfile.parse(ours_path), ref, opts)
-    notes = []
-    if mism and only_backdated(mism):
-        noise = [cgfile.parse(p) for p in noise_paths]
-        mism, forgiven = split_noise_profiles(mism, ref, noise, opts)
-        notes = [str(m) for m in forgiven]
-    return describe(mism, limit), notes
+    noise = [cgfile.parse(p) for p in noise_paths]
+    mism, forgiven = split_noise_profiles(mism, ref, noise, opts)
+    return describe(mism, limit), [str(m) for m in forgiven]
 
 
 def main(argv):

@@ -8,11 +8,14 @@ Environment:
                  reference Callgrind itself, so every comparison must pass
                  (that is how the harness is checked without the tool).
   CGBD_JOBS      parallel valgrind runs inside one test script (default 2).
+  CGBD_OUT       directory for the profiles (default: a fresh
+                 tests/build/out/run-<pid>, removed if all cases passed).
   TEST_FILTER    only run cases whose name contains this string.
 """
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -22,7 +25,11 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(TOP, "tests")
 CLIENTS = os.path.join(TESTS, "clients")
 BUILD = os.path.join(TESTS, "build")
-OUT = os.path.join(BUILD, "out")
+# Profiles of this invocation. Several test processes (or sessions) may
+# run at once in one tree, so each writes its own directory; it is removed
+# when everything passed and kept for inspection otherwise.
+OUT = os.environ.get("CGBD_OUT") or os.path.join(BUILD, "out", "run-%d"
+                                                 % os.getpid())
 SYSTEM_VGLIB = "/usr/libexec/valgrind"
 
 OURS = "callgrind-bd"
@@ -134,7 +141,12 @@ def run_cases(cases):
     jobs = int(os.environ.get("CGBD_JOBS", "2"))
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(pool.map(one, cases))
-    return 0 if all(results) else 1
+    if all(results):
+        if not os.environ.get("CGBD_OUT") and os.path.isdir(OUT):
+            shutil.rmtree(OUT, ignore_errors=True)
+        return 0
+    print("profiles kept in %s" % OUT, file=sys.stderr)
+    return 1
 
 
 # -- building clients -------------------------------------------------------
@@ -187,8 +199,10 @@ def _make_selftest_vglib():
             os.makedirs(d, exist_ok=True)
             for f in os.listdir(SYSTEM_VGLIB):
                 link = os.path.join(d, f)
-                if not os.path.lexists(link):
+                try:                    # another process may be doing this
                     os.symlink(os.path.join(SYSTEM_VGLIB, f), link)
+                except FileExistsError:
+                    pass
             tmp = os.path.join(d, "tmp-link-%d" % os.getpid())
             os.symlink(os.path.join(SYSTEM_VGLIB, "%s-amd64-linux" % REF), tmp)
             os.replace(tmp, os.path.join(d, "%s-amd64-linux" % OURS))
