@@ -257,6 +257,7 @@ typedef struct exec_state {
    ULong   *cost;             /* the running counter */
    Int      call_stack_bottom;
    struct bd_tree *bd;        /* back-dating tree of this context */
+   ULong    block_lines[2];   /* oracle: L1/LL lines loaded by the running block */
 } exec_state;
 
 typedef struct thread_info {

@@ -198,6 +198,12 @@ static void drop_unfinished_block(thread_info *t)
    exec_state *es = t->states[t->states_sp];
    BBCC *b = es->bbcc;
    if (!b || b->ecounter_sum > 0 || b->ret_counter > 0 || !b->cost) return;
+   /* the oracle's immediate line counts of this execution leave with
+    * the lines */
+   if (cb_clo.backdate_check) {
+      es->cost[EVP(EV_L1ld)] -= es->block_lines[0];
+      es->cost[EVP(EV_LLld)] -= es->block_lines[1];
+   }
    cb_sim_drop_slots(b->cost, (SizeT)b->bb->instr_count * cb_n_events);
 }
 

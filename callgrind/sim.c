@@ -186,6 +186,7 @@ static void on_load(void *ctx, int level, const cs_owner *o)
       Int p = EVP(level == 1 ? EV_L1ld : EV_LLld);
       owner_slot(o)[p]++;
       cb_cur.cost[p]++;
+      cb_cur.es->block_lines[level - 1]++;
    }
 }
 
