@@ -364,32 +364,47 @@ static void reset_bbcc(BBCC *bbcc)
 
 static XArray *dump_list;
 
-/* As the reference: a cost centre is written when one of its blocks
- * completed since the last dump (or it returned from a call). The block
- * running at exit never completes, so its costs are not written; they are
- * in summary: only (docs/differences.md). */
+static Bool nonzero_costs(const BBCC *bbcc)
+{
+   SizeT i, n = (SizeT)bbcc->bb->instr_count * cb_n_events;
+   for (i = 0; i < n; i++) if (bbcc->cost[i]) return True;
+   return False;
+}
+
+static Bool has_arc_costs(const BBCC *bbcc)
+{
+   UInt j;
+   const JCC *jcc;
+   for (j = 0; j <= bbcc->bb->cjmp_count; j++)
+      for (jcc = bbcc->jmp[j].jcc_list; jcc; jcc = jcc->next_from)
+         if (!cb_is_zero_cost(jcc->cost)) return True;
+   return False;
+}
+
+/* A cost centre is written when one of its blocks completed since the
+ * last dump, or it has costs: back-dated metrics arrive long after the
+ * code ran (the reference writes only executed cost centres and so loses
+ * metrics of lines evicted after their loader's last run). */
 static void add_if_executed(BBCC *bbcc)
 {
-   if (bbcc->ecounter_sum > 0 || bbcc->ret_counter > 0)
+   if (bbcc->ecounter_sum > 0 || bbcc->ret_counter > 0
+       || (bbcc->cost && nonzero_costs(bbcc))
+       || (bbcc->skipped && !cb_is_zero_cost(bbcc->skipped))
+       || has_arc_costs(bbcc))
       VG_(addToXA)(dump_list, &bbcc);
 }
 
-/* Frames still running: their arcs get the partial inclusive cost now;
- * their callers must be written even if they did not execute since. */
+/* Frames still running: their arcs get the partial inclusive cost now,
+ * as if they returned at the dump (their callers are then written since
+ * they have arc costs). */
 static void add_active_frames(thread_info *t)
 {
    Int i;
    for (i = 0; i < t->calls.sp; i++) {
       call_entry *e = &t->calls.entry[i];
-      BBCC *from;
       if (!e->jcc) continue;
       cb_add_diff_cost(e->jcc->cost, e->enter_cost, cb_cur.cost);
       cb_copy_cost(e->enter_cost, cb_cur.cost);
-      from = e->jcc->from;
-      if (from->ecounter_sum == 0 && from->ret_counter == 0) {
-         from->ret_counter = 1;   /* marks it for writing */
-         VG_(addToXA)(dump_list, &from);
-      }
    }
 }
 
@@ -541,11 +556,11 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
 
    dump_list = VG_(newXA)(VG_(malloc), "cb.dump.list", VG_(free), sizeof(BBCC *));
    if (only) {
-      cb_forall_bbccs(&only->bbccs, add_if_executed);
       add_active_frames(only);
+      cb_forall_bbccs(&only->bbccs, add_if_executed);
    } else {
-      cb_forall_bbccs(&cb_get_threads()[1]->bbccs, add_if_executed);
       cb_forall_threads(add_active_frames);
+      cb_forall_bbccs(&cb_get_threads()[1]->bbccs, add_if_executed);
    }
    VG_(setCmpFnXA)(dump_list, cmp_bbcc);
    VG_(sortXA)(dump_list);

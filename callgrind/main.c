@@ -205,6 +205,7 @@ static void drop_unfinished_block(thread_info *t)
       es->cost[EVP(EV_LLld)] -= es->block_lines[1];
    }
    cb_sim_drop_slots(b->cost, (SizeT)b->bb->instr_count * cb_n_events);
+   VG_(memset)(b->cost, 0, (SizeT)b->bb->instr_count * cb_n_events * sizeof(ULong));
 }
 
 static void cb_fini(Int exitcode)

@@ -310,7 +310,12 @@ class _Parser:
 
     def line(self, raw):
         self.lineno += 1
-        line = raw.rstrip("\n")
+        try:
+            self._line(raw.rstrip("\n"))
+        except ValueError as e:         # a malformed number
+            self.fail("%s in %r" % (e, raw.rstrip("\n")))
+
+    def _line(self, line):
         if not line.strip() or line.startswith("#"):
             return
         m = re.match(r"^([a-z]+):\s?(.*)$", line)

@@ -57,11 +57,12 @@ def annotate_result(name, run):
     return (name, problems)
 
 
-def conservation_result(name, run, events=None):
+def conservation_result(name, run, events=None, where_ir_holds=False):
     """DESIGN.md §5: inclusive in = self + inclusive out, off cycles."""
     if not os.path.exists(run.out):
         return (name, ["%s wrote no %s" % (run.tool, run.out)])
-    return (name, conservation.check_conservation(run.out, events))
+    return (name, conservation.check_conservation(
+        run.out, events, where_ir_holds=where_ir_holds))
 
 
 def ends_with_totals(path):

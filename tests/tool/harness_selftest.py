@@ -127,11 +127,10 @@ def mutations_case():
         problems.append("conservation.py missed a changed inclusive cost")
     if conservation.check_conservation(ref, ["Ir"]):
         problems.append("conservation.py rejects the reference profile")
-    # Annotate: a summary: that disagrees with totals:.
-    mutate(ref, path, r"^summary: (\d+)",
-           lambda m: "summary: %d" % (int(m.group(1)) + 1))
+    # Annotate: a malformed body line.
+    mutate(ref, path, r"^(fn=leaf_b)$", "\\1\nnot a cost line")
     if not annotate_check.check_annotate(path):
-        problems.append("annotate_check.py missed summary != totals")
+        problems.append("annotate_check.py missed a malformed line")
     if annotate_check.check_annotate(ref):
         problems.append("annotate_check.py rejects the reference profile")
     return [("selftest/mutations", problems)]
@@ -181,6 +180,11 @@ def noise_case():
         problems.append("a large strcspn difference (+200) was forgiven")
     if not compare.compare_files(bump("main", 3), r.out, opts):
         problems.append("a difference in main's AcCost1 was forgiven")
+    # The reference's summary: lacks AcCost/SpLoss, which makes
+    # callgrind_annotate print Perl warnings on stderr.
+    if not annotate_check.check_annotate(r.out):
+        problems.append("annotate_check.py missed callgrind_annotate's "
+                        "warnings on a summary: without AcCost")
     return [("selftest/noise", problems)]
 
 
