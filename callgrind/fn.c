@@ -143,22 +143,30 @@ fn_node *cb_get_fn_node(BB *bb)
 
    if (bb->fn) return bb->fn;
 
-   have_line = VG_(get_filename_linenum)(ep, bb->addr, &fname, &dname, &line);
+   /* Names returned by the debug-info queries live in buffers that the
+    * next query may reuse: take the function name first, copy it, then
+    * the file name. */
    have_fn = VG_(get_fnname)(ep, bb->addr, &fnname);
-   if (!have_line) { fname = "???"; line = 0; }
-   if (!have_line || !dname) dname = "";
-
    if (!have_fn) {
       fnname = anonymous_fn_name(bb, buf);
    } else {
       const HChar *entry_name;
       if (VG_(get_fnname_if_entry)(ep, bb->addr, &entry_name))
          bb->is_entry = True;
-      /* get_fnname_if_entry may reuse the buffer of get_fnname */
       VG_(get_fnname)(ep, bb->addr, &fnname);
    }
+   {
+      SizeT n = VG_(strlen)(fnname);
+      HChar *copy = VG_(malloc)("cb.fn.tmp", n + 1);
+      VG_(strcpy)(copy, fnname);
+      fnname = copy;
+   }
+   have_line = VG_(get_filename_linenum)(ep, bb->addr, &fname, &dname, &line);
+   if (!have_line) { fname = "???"; line = 0; }
+   if (!have_line || !dname) dname = "";
 
    fn = get_fn_in_file(get_file_node(bb->obj, dname, fname), fnname);
+   VG_(free)((HChar *)fnname);
    if (!fn->configured) {
       fn->configured = True;
       if (bb->sect_kind == Vg_SectPLT) fn->skip = cb_clo.skip_plt;
