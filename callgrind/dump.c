@@ -18,6 +18,9 @@ static HChar *out_base;               /* file name without part/thread */
 static ULong bbs_done_at_last_dump;
 static ULong *dump_total;             /* sum of written self costs */
 static void add_backdated_totals(ULong *summary);
+static Bool is_backdated_event(Int e);
+static Bool backdated_only(const BBCC *bbcc);
+static void mask_immediate(ULong *c);
 
 /*------------------------------------------------------------*/
 /*--- Buffered output with error reporting                 ---*/
@@ -284,6 +287,7 @@ static void instr_cost(const BBCC *bbcc, UInt i, ULong ecount, ULong *c)
    if (bbcc->cost) cb_copy_cost(c, bbcc->cost + (SizeT)i * cb_n_events);
    else cb_zero_cost(c);
    if (!cb_clo.simulate_cache) c[0] = ecount;
+   if (backdated_only(bbcc)) mask_immediate(c);
 }
 
 static void write_bbcc(BBCC *bbcc)
@@ -341,7 +345,7 @@ static void write_bbcc(BBCC *bbcc)
 }
 
 /* After writing: the cost centre starts again from zero. */
-static void reset_bbcc(BBCC *bbcc)
+static void reset_bbcc_as(BBCC *bbcc, Bool written_backdated_only)
 {
    UInt j;
    bbcc->ecounter_sum = 0;
@@ -354,9 +358,20 @@ static void reset_bbcc(BBCC *bbcc)
          jcc->call_counter = 0;
       }
    }
-   if (bbcc->cost) VG_(memset)(bbcc->cost, 0, (SizeT)bbcc->bb->instr_count * cb_n_events * sizeof(ULong));
+   if (bbcc->cost && written_backdated_only) {
+      SizeT i, n = bbcc->bb->instr_count;
+      Int e;
+      for (i = 0; i < n; i++)
+         for (e = 0; e < EV_COUNT; e++)
+            if (cb_ev_pos[e] >= 0 && is_backdated_event(e))
+               bbcc->cost[i * cb_n_events + cb_ev_pos[e]] = 0;
+   } else if (bbcc->cost) {
+      VG_(memset)(bbcc->cost, 0, (SizeT)bbcc->bb->instr_count * cb_n_events * sizeof(ULong));
+   }
    if (bbcc->skipped) cb_zero_cost(bbcc->skipped);
 }
+
+static void reset_bbcc(BBCC *bbcc) { reset_bbcc_as(bbcc, False); }
 
 /*------------------------------------------------------------*/
 /*--- Choosing and ordering what to write                  ---*/
@@ -364,11 +379,31 @@ static void reset_bbcc(BBCC *bbcc)
 
 static XArray *dump_list;
 
+/* A cost centre none of whose blocks completed since the last dump is
+ * written only for its back-dated events; its immediate events wait, as
+ * in the reference, until a block completes. */
+static Bool backdated_only(const BBCC *bbcc)
+{
+   return bbcc->ecounter_sum == 0 && bbcc->ret_counter == 0;
+}
+
 static Bool nonzero_costs(const BBCC *bbcc)
 {
-   SizeT i, n = (SizeT)bbcc->bb->instr_count * cb_n_events;
-   for (i = 0; i < n; i++) if (bbcc->cost[i]) return True;
+   UInt i;
+   Int e;
+   for (i = 0; i < bbcc->bb->instr_count; i++)
+      for (e = 0; e < EV_COUNT; e++)
+         if (cb_ev_pos[e] >= 0 && is_backdated_event(e)
+             && bbcc->cost[(SizeT)i * cb_n_events + cb_ev_pos[e]])
+            return True;
    return False;
+}
+
+static void mask_immediate(ULong *c)
+{
+   Int e;
+   for (e = 0; e < EV_COUNT; e++)
+      if (cb_ev_pos[e] >= 0 && !is_backdated_event(e)) c[cb_ev_pos[e]] = 0;
 }
 
 static Bool has_arc_costs(const BBCC *bbcc)
@@ -579,7 +614,10 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
    cur_obj = NULL; cur_fl = NULL; cur_fi = NULL; cur_fn_bbcc = NULL;
    n = VG_(sizeXA)(dump_list);
    for (i = 0; i < n; i++) write_bbcc(*(BBCC **)VG_(indexXA)(dump_list, i));
-   for (i = 0; i < n; i++) reset_bbcc(*(BBCC **)VG_(indexXA)(dump_list, i));
+   for (i = 0; i < n; i++) {
+      BBCC *b = *(BBCC **)VG_(indexXA)(dump_list, i);
+      reset_bbcc_as(b, backdated_only(b));
+   }
 
    out_str("\ntotals:");
    out_costs_n(dump_total, False);

@@ -62,9 +62,11 @@ def check_one(path, inclusive, part):
     # callgrind_annotate prints the summary: line, which (as the
     # reference's) also holds the block running at exit that totals: lacks.
     totals = part.summary or part.totals or {}
+    # "." is printed for a value missing from the line (trailing zeros
+    # are dropped), i.e. 0.
     bad = ["%s printed %s, summary: %d" % (e, "." if v is None else v,
                                           totals.get(e, 0))
-           for e, v in zip(events, values) if v != totals.get(e, 0)]
+           for e, v in zip(events, values) if (v or 0) != totals.get(e, 0)]
     if bad:
         problems.append("%s PROGRAM TOTALS differ from summary: (%s)"
                         % (label, "; ".join(bad)))

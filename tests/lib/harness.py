@@ -83,6 +83,7 @@ REF_KNOWN_FAILURES = [
      "the reference writes 0 inclusive AcCost/SpLoss on every call line"),
     (r"^cache/geom-(wb|hwpref)-cacheuse/[^/]+$",
      "the reference ignores --simulate-wb/--simulate-hwpref with --cacheuse"),
+    (r"^oracle/", "uses options only our tool has (--backdate-check)"),
 ]
 
 
