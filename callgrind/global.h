@@ -54,7 +54,10 @@ typedef enum {
     * lines loaded per level, counted at load time (immediate) and at
     * eviction time through the back-dating tree. */
    EV_L1ld, EV_LLld, EV_L1ldB, EV_LLldB,
-   EV_sysCount, EV_sysTime,
+   /* --collect-bus: atomic (LOCK-prefixed, CAS, SC) instructions */
+   EV_Ge,
+   /* --collect-systime: system calls, their elapsed time and (nsec) CPU time */
+   EV_sysCount, EV_sysTime, EV_sysCpuTime,
    EV_COUNT
 } EventId;
 
@@ -72,7 +75,8 @@ typedef struct {
    Bool   dump_instr, dump_line, compress_strings, compress_pos, combine_dumps;
    Bool   separate_threads, skip_plt, skip_direct_rec, pop_on_jump;
    Int    separate_callers, separate_recs;
-   Bool   collect_atstart, instr_atstart, collect_jumps, collect_systime;
+   Bool   collect_atstart, instr_atstart, collect_jumps, collect_bus;
+   Int    collect_systime;      /* SYSTIME_* */
    ULong  dump_every_bb;
    /* cache and branch simulation */
    Bool   simulate_cache, cacheuse, simulate_wb, simulate_hwpref, branch_sim;
@@ -82,6 +86,9 @@ typedef struct {
    Int    verbose;
 } CbOptions;
 extern CbOptions cb_clo;
+
+/* --collect-systime: the unit of sysTime (yes = msec, as the reference) */
+enum { SYSTIME_NO, SYSTIME_MSEC, SYSTIME_USEC, SYSTIME_NSEC };
 
 Bool cb_process_cmd_line_option(const HChar *arg);
 void cb_print_usage(void);

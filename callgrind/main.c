@@ -138,6 +138,93 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
 }
 
 /*------------------------------------------------------------*/
+/*--- System call time (--collect-systime)                 ---*/
+/*------------------------------------------------------------*/
+
+/* When each thread entered its current system call: wall clock, and with
+ * nsec the thread's CPU clock. */
+static struct vki_timespec *syscall_wall_start, *syscall_cpu_start;
+
+static void clock_now(struct vki_timespec *wall, struct vki_timespec *cpu)
+{
+   switch (cb_clo.collect_systime) {
+   case SYSTIME_MSEC: {
+      UInt ms = VG_(read_millisecond_timer)();
+      wall->tv_sec = ms / 1000;
+      wall->tv_nsec = (ms % 1000) * 1000000L;
+      break;
+   }
+   case SYSTIME_USEC: {
+      struct vki_timeval tv;
+      VG_(gettimeofday)(&tv, NULL);
+      wall->tv_sec = tv.tv_sec;
+      wall->tv_nsec = tv.tv_usec * 1000L;
+      break;
+   }
+   default:
+      VG_(clock_gettime)(wall, VKI_CLOCK_MONOTONIC);
+      VG_(clock_gettime)(cpu, VKI_CLOCK_THREAD_CPUTIME_ID);
+      break;
+   }
+}
+
+/* after - before, in the unit chosen by --collect-systime */
+static ULong elapsed(const struct vki_timespec *after, const struct vki_timespec *before)
+{
+   Long ns = ((Long)after->tv_sec - (Long)before->tv_sec) * 1000000000LL
+             + ((Long)after->tv_nsec - (Long)before->tv_nsec);
+   if (ns < 0) ns = 0;
+   switch (cb_clo.collect_systime) {
+   case SYSTIME_MSEC: return (ULong)ns / 1000000ULL;
+   case SYSTIME_USEC: return (ULong)ns / 1000ULL;
+   default:           return (ULong)ns;
+   }
+}
+
+static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
+{
+   clock_now(&syscall_wall_start[tid], &syscall_cpu_start[tid]);
+}
+
+/* The system call's cost belongs to the block that made it: as the
+ * reference, it is written at that block's last instruction (where
+ * skipped callees' costs go). A call made inside skipped code is charged
+ * to the calling, non-skipped cost centre. */
+static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs, SysRes res)
+{
+   struct vki_timespec wall, cpu;
+   BBCC *owner;
+   ULong *c;
+
+   clock_now(&wall, &cpu);
+   cb_switch_thread(tid);
+   if (!cb_cur.bbcc || !cb_cur.collect) return;
+   owner = cb_cur.nonskipped ? cb_cur.nonskipped : cb_cur.bbcc;
+   if (!owner->skipped) owner->skipped = cb_new_cost();
+   c = owner->skipped;
+   c[EVP(EV_sysCount)]++;
+   cb_cur.cost[EVP(EV_sysCount)]++;
+   c[EVP(EV_sysTime)] += elapsed(&wall, &syscall_wall_start[tid]);
+   cb_cur.cost[EVP(EV_sysTime)] += elapsed(&wall, &syscall_wall_start[tid]);
+   if (cb_clo.collect_systime == SYSTIME_NSEC) {
+      ULong t = elapsed(&cpu, &syscall_cpu_start[tid]);
+      c[EVP(EV_sysCpuTime)] += t;
+      cb_cur.cost[EVP(EV_sysCpuTime)] += t;
+   }
+}
+
+static void init_syscall_timing(void)
+{
+   SizeT n = VG_N_THREADS * sizeof(struct vki_timespec);
+   if (cb_clo.collect_systime == SYSTIME_NO) return;
+   syscall_wall_start = CB_MALLOC("cb.systime", n);
+   syscall_cpu_start = CB_MALLOC("cb.systime", n);
+   VG_(memset)(syscall_wall_start, 0, n);
+   VG_(memset)(syscall_cpu_start, 0, n);
+   VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
+}
+
+/*------------------------------------------------------------*/
 /*--- Start and end                                        ---*/
 /*------------------------------------------------------------*/
 
@@ -152,6 +239,7 @@ static void cb_post_clo_init(void)
    cb_init_dumps();
    if (!cb_check_out_file()) VG_(exit)(1);
    cb_instrument_state = cb_clo.instr_atstart;
+   init_syscall_timing();
 
    if (VG_(clo_verbosity) > 0) {
       Int e;
@@ -193,11 +281,28 @@ static void print_summary(void)
  * frames still running, as the reference's). Lines it loaded are kept out
  * of the back-dating trees, so that back-dated inclusive costs stay the
  * sums of the self costs written. */
+/* The system call of a block that never completed (exit_group) goes with
+ * the block's other costs, as in the reference. */
+static void drop_unfinished_syscalls(exec_state *es, BBCC *b)
+{
+   static const EventId sys[] = { EV_sysCount, EV_sysTime, EV_sysCpuTime };
+   UInt i;
+   if (!b->skipped) return;
+   for (i = 0; i < sizeof sys / sizeof sys[0]; i++) {
+      Int p = cb_ev_pos[sys[i]];
+      if (p < 0) continue;
+      es->cost[p] -= b->skipped[p];
+      b->skipped[p] = 0;
+   }
+}
+
 static void drop_unfinished_block(thread_info *t)
 {
    exec_state *es = t->states[t->states_sp];
    BBCC *b = es->bbcc;
-   if (!b || b->ecounter_sum > 0 || b->ret_counter > 0 || !b->cost) return;
+   if (!b || b->ecounter_sum > 0 || b->ret_counter > 0) return;
+   drop_unfinished_syscalls(es, b);
+   if (!b->cost) return;
    /* the oracle's immediate line counts of this execution leave with
     * the lines */
    if (cb_clo.backdate_check) {

@@ -26,7 +26,7 @@ const HChar *cb_ev_name[EV_COUNT] = {
    "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw",
    "ILdmr", "DLdmr", "DLdmw", "Bc", "Bcm", "Bi", "Bim",
    "AcCost1", "SpLoss1", "AcCost2", "SpLoss2",
-   "L1ld", "LLld", "L1ldB", "LLldB", "sysCount", "sysTime",
+   "L1ld", "LLld", "L1ldB", "LLldB", "Ge", "sysCount", "sysTime", "sysCpuTime",
 };
 
 static cs_sim   *sim;
@@ -62,11 +62,18 @@ static void setup_events(void)
       for (e = EV_AcCost1; e <= EV_SpLoss2; e++) enable_event(e);
    if (cb_clo.backdate_check)
       for (e = EV_L1ld; e <= EV_LLldB; e++) enable_event(e);
+   if (cb_clo.collect_bus)
+      enable_event(EV_Ge);
+   if (cb_clo.collect_systime != SYSTIME_NO) {
+      enable_event(EV_sysCount);
+      enable_event(EV_sysTime);
+      if (cb_clo.collect_systime == SYSTIME_NSEC) enable_event(EV_sysCpuTime);
+   }
 }
 
 Bool cb_sim_needs_instr_costs(void)
 {
-   return cb_clo.simulate_cache || cb_clo.branch_sim;
+   return cb_clo.simulate_cache || cb_clo.branch_sim || cb_clo.collect_bus;
 }
 
 /*------------------------------------------------------------*/
@@ -357,6 +364,16 @@ static VG_REGPARM(2) void log_ind(SimInstr *ii, Addr target)
    }
 }
 
+/* --collect-bus: one global bus event per atomic instruction (a CAS, which
+ * is what VEX makes of LOCK-prefixed instructions, or a store-conditional). */
+static VG_REGPARM(1) void log_bus(SimInstr *ii)
+{
+   if (cb_cur.collect) {
+      cost_slot(ii)[EVP(EV_Ge)]++;
+      cb_cur.cost[EVP(EV_Ge)]++;
+   }
+}
+
 /*------------------------------------------------------------*/
 /*--- Instrumentation                                      ---*/
 /*------------------------------------------------------------*/
@@ -457,6 +474,12 @@ static void add_access(AccKind kind, IRExpr *addr, Int size, IRExpr *guard)
    if (guard) cb_sim_flush(ib.sb);
 }
 
+static void add_bus_event(void)
+{
+   if (cb_clo.collect_bus && ib.cur >= 0)
+      emit_call("log_bus", (void *)log_bus, 1, mkIRExprVec_1(ii_arg()), NULL);
+}
+
 void cb_sim_stmt(IRSB *sbOut, IRStmt *st)
 {
    IRTypeEnv *env = sbOut->tyenv;
@@ -498,15 +521,18 @@ void cb_sim_stmt(IRSB *sbOut, IRStmt *st)
       Int size = sizeofIRType(typeOfIRExpr(env, cas->dataLo)) * (cas->dataHi ? 2 : 1);
       add_access(ACC_READ, cas->addr, size, NULL);
       add_access(ACC_WRITE, cas->addr, size, NULL);
+      add_bus_event();
       break;
    }
    case Ist_LLSC:
       if (st->Ist.LLSC.storedata == NULL)
          add_access(ACC_READ, st->Ist.LLSC.addr,
                     sizeofIRType(typeOfIRTemp(env, st->Ist.LLSC.result)), NULL);
-      else
+      else {
          add_access(ACC_WRITE, st->Ist.LLSC.addr,
                     sizeofIRType(typeOfIRExpr(env, st->Ist.LLSC.storedata)), NULL);
+         add_bus_event();
+      }
       break;
    default:
       break;
