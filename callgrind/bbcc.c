@@ -318,6 +318,16 @@ static Bool is_call_like_jump(const BB *last_bb, const BB *bb)
        || last_bb->obj != bb->obj;
 }
 
+/* --collect-jumps: a jump that stayed a jump (no call, no return) is an
+ * arc of its own, counted whether or not events are being collected, as
+ * in the reference. */
+static void count_jump(BBCC *from, UInt passed, BBCC *to, Bool conditional)
+{
+   JCC *j = cb_get_jcc(from, passed, to);
+   if (j->kind == jk_Call) j->kind = conditional ? jk_CondJump : jk_Jump;
+   j->call_counter++;
+}
+
 VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
 {
    ThreadId tid = VG_(get_running_tid)();
@@ -413,6 +423,9 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
       }
       cb_push_call_stack(cb_cur.bbcc, passed, bbcc, sp, skip);
    }
+
+   if (cb_clo.collect_jumps && kind == jk_Jump && last_bb)
+      count_jump(last_bbcc, passed, bbcc, passed < last_bb->cjmp_count);
 
    cb_cur.bbcc = bbcc;
    cb_cur.jmps_passed = 0;

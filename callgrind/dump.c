@@ -212,9 +212,51 @@ static Bool same_pos(const Pos *a, const Pos *b)
 /*--- Writing one cost centre                              ---*/
 /*------------------------------------------------------------*/
 
+static Bool backdated_only(const BBCC *bbcc);
+
+/* Position of a jump target: the first instruction of its block. */
+static void jump_target_pos(const JCC *j, Pos *p)
+{
+   const BB *tbb = j->to->bb;
+   p->addr = tbb->addr - tbb->obj->offset;
+   p->line = tbb->instr_count > 0 ? tbb->instr[0].line : tbb->line;
+   p->file = tbb->instr_count > 0 && tbb->instr[0].file ? tbb->instr[0].file
+                                                          : j->to->cxt->fn[0]->file;
+}
+
+/* A call arc is written when it has an inclusive cost; a jump arc
+ * (--collect-jumps) when it was followed, its block is written for its
+ * executions, and its target has a position to show (as the reference:
+ * without --dump-instr, a target without line is left out). */
 static Bool jcc_worth_writing(const JCC *j)
 {
-   return !cb_is_zero_cost(j->cost);
+   Pos t;
+   if (j->kind == jk_Call) return !cb_is_zero_cost(j->cost);
+   if (j->call_counter == 0 || backdated_only(j->from)) return False;
+   jump_target_pos(j, &t);
+   return cb_clo.dump_instr || t.line != 0;
+}
+
+/* jump=<count> <target> or jcnd=<followed>/<executed> <target>, then the
+ * position of the jump; jfi=/jfn= when the target is in another file or
+ * context. */
+static void out_jump(const JCC *j, const Pos *site, ULong executed)
+{
+   Pos target, keep = last_pos;
+   HChar name[4096];
+   jump_target_pos(j, &target);
+   if (target.file != cur_fi) out_name_line("jfi", &ns_file, target.file->name);
+   if (j->from->cxt != j->to->cxt) {
+      context_name(j->to, name, sizeof name);
+      out_name_line("jfn", &ns_fn, name);
+   }
+   if (j->kind == jk_CondJump) out_printf("jcnd=%llu/%llu ", j->call_counter, executed);
+   else out_printf("jump=%llu ", j->call_counter);
+   out_pos(&target, True);
+   last_pos = keep;
+   out_str("\n");
+   out_pos(site, True);
+   out_str("\n");
 }
 
 static void out_jcc(const JCC *j, const Pos *site)
@@ -240,11 +282,15 @@ static void out_jcc(const JCC *j, const Pos *site)
    out_costs(j->cost);
 }
 
-static void out_jccs(const JmpData *jd, const Pos *site)
+/* The arcs leaving at one exit; executed: how often the block reached it. */
+static void out_jccs(const JmpData *jd, const Pos *site, ULong executed)
 {
    const JCC *j;
-   for (j = jd->jcc_list; j; j = j->next_from)
-      if (jcc_worth_writing(j)) out_jcc(j, site);
+   for (j = jd->jcc_list; j; j = j->next_from) {
+      if (!jcc_worth_writing(j)) continue;
+      if (j->kind == jk_Call) out_jcc(j, site);
+      else out_jump(j, site, executed);
+   }
 }
 
 static Bool has_jccs(const JmpData *jd)
@@ -319,7 +365,7 @@ static void write_bbcc(BBCC *bbcc)
             if (!cb_is_zero_cost(pending)) out_cost_line(&pending_pos, pending, False);
             cb_zero_cost(pending);
             out_file_switch(&p);
-            out_jccs(&bbcc->jmp[jmp], &p);
+            out_jccs(&bbcc->jmp[jmp], &p, ecount);
          }
          ecount -= bbcc->jmp[jmp].ecounter;
          jmp++;
@@ -339,7 +385,7 @@ static void write_bbcc(BBCC *bbcc)
       } else {
          out_file_switch(&p);
       }
-      out_jccs(&bbcc->jmp[jmp], &p);
+      out_jccs(&bbcc->jmp[jmp], &p, ecount);
    }
    if (have_pending && !cb_is_zero_cost(pending)) out_cost_line(&pending_pos, pending, False);
 }
@@ -355,7 +401,8 @@ static void reset_bbcc_as(BBCC *bbcc, Bool written_backdated_only)
       bbcc->jmp[j].ecounter = 0;
       for (jcc = bbcc->jmp[j].jcc_list; jcc; jcc = jcc->next_from) {
          cb_zero_cost(jcc->cost);
-         jcc->call_counter = 0;
+         /* jumps of a block not written for its executions wait */
+         if (jcc->kind == jk_Call || !written_backdated_only) jcc->call_counter = 0;
       }
    }
    if (bbcc->cost && written_backdated_only) {

@@ -15,31 +15,51 @@ Bool cb_instrument_state = True;
 /*--- Instrumentation                                      ---*/
 /*------------------------------------------------------------*/
 
-static JmpKind jmpkind_of(IRJumpKind jk, Bool side_exit)
+/* An exit's kind as the reference sees it: a call, a return, a jump, or
+ * a fall-through (jk_None) when it goes to the next instruction. */
+static JmpKind exit_kind(IRJumpKind jk, Bool known_dst, Addr dst, Addr next)
 {
-   switch (jk) {
-   case Ijk_Call:   return jk_Call;
-   case Ijk_Ret:    return jk_Return;
-   case Ijk_Boring: return side_exit ? jk_CondJump : jk_Jump;
-   default:         return jk_None;
-   }
+   if (jk == Ijk_Call) return jk_Call;
+   if (jk == Ijk_Ret)  return jk_Return;
+   return (known_dst && dst == next) ? jk_None : jk_Jump;
 }
 
-/* Instructions and side exits of a superblock. */
-static void count_block(IRSB *sbIn, UInt *instrs, UInt *exits, Addr *first)
+/* Instructions and side exits of a superblock; exits in the preamble
+ * before the first instruction (self-modifying-code checks) are not the
+ * client's. inverted: the last side exit goes to the next instruction,
+ * i.e. VEX inverted the block's final conditional branch. */
+static void count_block(IRSB *sbIn, UInt *instrs, UInt *exits, Addr *first,
+                        Bool *inverted)
 {
    Int i;
+   Addr iaddr = 0;
+   UInt ilen = 0;
    *instrs = *exits = 0;
    *first = 0;
+   *inverted = False;
    for (i = 0; i < sbIn->stmts_used; i++) {
       IRStmt *st = sbIn->stmts[i];
       if (st->tag == Ist_IMark) {
-         if (*instrs == 0) *first = (Addr)st->Ist.IMark.addr + st->Ist.IMark.delta;
+         iaddr = (Addr)st->Ist.IMark.addr + st->Ist.IMark.delta;
+         ilen = st->Ist.IMark.len;
+         if (*instrs == 0) *first = iaddr;
          (*instrs)++;
-      } else if (st->tag == Ist_Exit) {
+         *inverted = False;
+      } else if (st->tag == Ist_Exit && *instrs > 0) {
          (*exits)++;
+         *inverted = (Addr)st->Ist.Exit.dst->Ico.U64 == iaddr + ilen;
       }
    }
+}
+
+/* With an inverted last branch, the last side exit is the guest's
+ * fall-through and the block's end is the guest's branch: swap what they
+ * describe, as the reference does. */
+static void swap_last_exits(BB *bb)
+{
+   JmpInfo t = bb->jmp[bb->cjmp_count];
+   bb->jmp[bb->cjmp_count] = bb->jmp[bb->cjmp_count - 1];
+   bb->jmp[bb->cjmp_count - 1] = t;
 }
 
 static void store_jmps_passed(IRSB *sbOut, UInt value)
@@ -76,13 +96,14 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
    BB *bb;
    Bool seen;
    UInt instrs, exits, idx = 0, exit_idx = 0;
-   Addr first;
+   Addr first, next = 0;
+   Bool inverted;
    Int i;
 
    if (gWordTy != hWordTy) VG_(tool_panic)("host/guest word size mismatch");
    if (!cb_instrument_state) return sbIn;
 
-   count_block(sbIn, &instrs, &exits, &first);
+   count_block(sbIn, &instrs, &exits, &first, &inverted);
    if (instrs == 0) return sbIn;
    bb = cb_get_bb(first, instrs, &seen);
    if (!seen) {
@@ -107,19 +128,25 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
          Addr a = (Addr)st->Ist.IMark.addr + st->Ist.IMark.delta;
          if (!seen) describe_instr(bb, idx, a, st->Ist.IMark.len);
          cb_sim_instr(sbOut, idx, a, st->Ist.IMark.len);
+         next = a + st->Ist.IMark.len;
          idx++;
          break;
       }
-      case Ist_Exit:
+      case Ist_Exit: {
+         /* taking an inverted last exit means the guest did NOT branch:
+          * it counts as leaving through the block's end */
+         UInt passed = (inverted && exit_idx + 1 == exits) ? exits : exit_idx;
          cb_sim_flush(sbOut);
-         if (exit_idx > 0) store_jmps_passed(sbOut, exit_idx);
+         if (passed > 0) store_jmps_passed(sbOut, passed);
          if (!seen) {
-            bb->jmp[exit_idx].kind = jmpkind_of(st->Ist.Exit.jk, True);
+            bb->jmp[exit_idx].kind = exit_kind(st->Ist.Exit.jk, True,
+                                               (Addr)st->Ist.Exit.dst->Ico.U64, next);
             bb->jmp[exit_idx].instr = idx - 1;
          }
          cb_sim_exit(sbOut, st);
          exit_idx++;
          break;
+      }
       default:
          cb_sim_stmt(sbOut, st);
          break;
@@ -129,10 +156,14 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
 
    cb_sim_flush(sbOut);
    cb_sim_final_jump(sbOut, sbIn);
-   if (exits > 0) store_jmps_passed(sbOut, exits);
+   if (exits > 0) store_jmps_passed(sbOut, inverted ? exits - 1 : exits);
    if (!seen) {
-      bb->jmp[exits].kind = jmpkind_of(sbIn->jumpkind, False);
+      Bool known = sbIn->next->tag == Iex_Const;
+      bb->jmp[exits].kind = exit_kind(sbIn->jumpkind, known,
+                                      known ? (Addr)sbIn->next->Iex.Const.con->Ico.U64 : 0,
+                                      next);
       bb->jmp[exits].instr = instrs - 1;
+      if (inverted) swap_last_exits(bb);
    }
    return sbOut;
 }
