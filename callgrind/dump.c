@@ -17,6 +17,7 @@ Int cb_out_counter;                   /* number of the next part */
 static HChar *out_base;               /* file name without part/thread */
 static ULong bbs_done_at_last_dump;
 static ULong *dump_total;             /* sum of written self costs */
+ULong *cb_written_total;              /* the same over all dumps so far */
 static void add_backdated_totals(ULong *summary);
 static Bool is_backdated_event(Int e);
 static Bool backdated_only(const BBCC *bbcc);
@@ -524,6 +525,7 @@ void cb_init_dumps(void)
    out_base = expand_out_name(fmt);
    cb_out_counter = 1;
    dump_total = cb_new_cost();
+   cb_written_total = cb_new_cost();
 }
 
 /* Check before the client runs that the profile can be created. */
@@ -668,6 +670,7 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
 
    out_str("\ntotals:");
    out_costs_n(dump_total, False);
+   cb_add_cost(cb_written_total, dump_total);
    out_flush();
    VG_(close)(out_fd);
    out_fd = -1;
@@ -730,7 +733,9 @@ void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
       dump_one(NULL, trigger, final);
       cb_forall_threads(remember_dump_point);
    }
-   bbs_done_at_last_dump = cb_stat.bb_executions;
+   /* as the reference, a dump counts as one block: the next part's
+    * time range starts where this one ended, its end is one further */
+   bbs_done_at_last_dump = cb_stat.bb_executions++;
    cb_out_counter++;
 }
 

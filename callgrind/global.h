@@ -356,6 +356,7 @@ void cb_zero_all_cost(Bool only_current_thread);
 void cb_set_instrument_state(const HChar *reason, Bool state);
 void cb_fini_dump(void);
 extern Int cb_out_counter;
+extern ULong *cb_written_total;    /* totals: of every dump so far */
 
 /*------------------------------------------------------------*/
 /*--- Cache simulation glue (sim.c)                        ---*/

@@ -279,18 +279,14 @@ static void cb_post_clo_init(void)
    }
 }
 
-/* The exit summary on stderr, in the reference's layout. */
+/* The exit summary on stderr, in the reference's layout: the events
+ * written over all dumps (what the profiles sum to). */
 static void print_summary(void)
 {
-   ULong total[cb_n_events];
-   thread_info **ts = cb_get_threads();
-   Int t, e;
+   const ULong *total = cb_written_total;
+   Int e;
    HChar line[512];
    Int n = 0;
-
-   cb_zero_cost(total);
-   for (t = 1; t < VG_N_THREADS; t++)
-      if (ts[t]) cb_add_cost(total, ts[t]->states[0]->cost);
 
    n = VG_(sprintf)(line, "Events    :");
    for (e = 0; e < EV_COUNT; e++)
@@ -354,9 +350,14 @@ static void cb_fini(Int exitcode)
    if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) cb_sim_print_stats();
 }
 
+/* Whether --dump-every-bb is due is checked, as in the reference, only
+ * when the scheduler has run 5000 blocks since the last check, so that
+ * the parts cut at the same places. */
 static void cb_start_client_code(ThreadId tid, ULong blocks_done)
 {
-   static ULong bbs_done;
+   static ULong last_check, bbs_done;
+   if (blocks_done - last_check < 5000) return;
+   last_check = blocks_done;
    if (cb_clo.dump_every_bb > 0 && cb_stat.bb_executions - bbs_done > cb_clo.dump_every_bb) {
       HChar buf[64];
       VG_(sprintf)(buf, "--dump-every-bb=%llu", cb_clo.dump_every_bb);
