@@ -528,13 +528,28 @@ void cb_init_dumps(void)
    cb_written_total = cb_new_cost();
 }
 
+/* Why a profile could not be opened, for the one-line error. */
+static const HChar *open_error_text(UWord err)
+{
+   switch (err) {
+   case VKI_ENOENT:  return "no such file or directory";
+   case VKI_ENOTDIR: return "a path component is not a directory";
+   case VKI_EACCES:  return "permission denied";
+   case VKI_EROFS:   return "read-only file system";
+   case VKI_EISDIR:  return "is a directory";
+   case VKI_ENOSPC:  return "no space left on device";
+   default:          return "cannot open for writing";
+   }
+}
+
 /* Check before the client runs that the profile can be created. */
 Bool cb_check_out_file(void)
 {
    SysRes res = VG_(open)(out_base, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
                           VKI_S_IRUSR | VKI_S_IWUSR);
    if (sr_isError(res)) {
-      VG_(fmsg)("callgrind-bd: cannot create profile file '%s'\n", out_base);
+      VG_(fmsg)("callgrind-bd: cannot create profile file '%s': %s\n",
+                out_base, open_error_text(sr_Err(res)));
       return False;
    }
    VG_(close)(sr_Res(res));

@@ -99,13 +99,14 @@ static void detect_host_caches(cs_geometry *i1, cs_geometry *d1, cs_geometry *ll
       else if (c->level == 1 && c->kind == DATA_CACHE) { *d1 = g; have_d1 = True; }
       else if (c->kind == UNIFIED_CACHE && c->level >= ll_level) { *ll = g; ll_level = c->level; }
    }
-   if (ll_level > 2)
+   /* as the reference, say so only when a cache is simulated */
+   if (ll_level > 2 && cb_clo.simulate_cache)
       VG_(dmsg)("warning: L%u cache found, using its data for the LL simulation.\n", ll_level);
    if (ll_level > 0) {
       cs_geometry before = *ll;
       int changed = 0;
       cs_geometry_fixup_host(ll, &changed);
-      if (changed) {
+      if (changed && cb_clo.simulate_cache) {
          VG_(dmsg)("warning: specified LL cache: line_size %d  assoc %d  total_size %'d\n",
                    before.line_size, before.assoc, before.size);
          VG_(dmsg)("warning: simulated LL cache: line_size %d  assoc %d  total_size %'d\n",
