@@ -307,7 +307,7 @@ static void handle_underflow(BB *bb)
    cb_push_cxt(cb_cur.bbcc->cxt->fn[0]);
    cb_push_faked_call(src, cb_cur.bbcc);
    up = &cb_calls->entry[cb_calls->sp - 1];
-   if (cb_cur.sig == 0) cb_copy_cost(up->enter_cost, cb_cur.thread->lastdump_cost);
+   if (cb_cur.sig == 0) cb_copy_cost(up->enter_cost, cb_cur.thread->underflow_cost);
    else cb_zero_cost(up->enter_cost);
 }
 

@@ -31,7 +31,9 @@ void cb_set_instrument_state(const HChar *reason, Bool state)
     * costs counted before the switch are still in their cost centres and
     * will be written, so summary: stays equal to totals:. */
    cb_forall_threads(unwind_thread);
+   cb_forall_threads(cb_mark_stacks_emptied);
    cb_sim_clear();
+   cb_sim_settle();   /* what reached the roots before belongs to no later arc */
    if (VG_(clo_verbosity) > 1)
       VG_(message)(Vg_DebugMsg, "%s: instrumentation switched %s\n",
                    reason, state ? "ON" : "OFF");

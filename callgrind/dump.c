@@ -22,6 +22,7 @@ static void add_backdated_totals(ULong *summary);
 static Bool is_backdated_event(Int e);
 static Bool backdated_only(const BBCC *bbcc);
 static void mask_immediate(ULong *c);
+static Bool written_when_idle(Int e);
 
 /*------------------------------------------------------------*/
 /*--- Buffered output with error reporting                 ---*/
@@ -411,7 +412,7 @@ static void reset_bbcc_as(BBCC *bbcc, Bool written_backdated_only)
       Int e;
       for (i = 0; i < n; i++)
          for (e = 0; e < EV_COUNT; e++)
-            if (cb_ev_pos[e] >= 0 && is_backdated_event(e))
+            if (cb_ev_pos[e] >= 0 && written_when_idle(e))
                bbcc->cost[i * cb_n_events + cb_ev_pos[e]] = 0;
    } else if (bbcc->cost) {
       VG_(memset)(bbcc->cost, 0, (SizeT)bbcc->bb->instr_count * cb_n_events * sizeof(ULong));
@@ -441,17 +442,25 @@ static Bool nonzero_costs(const BBCC *bbcc)
    Int e;
    for (i = 0; i < bbcc->bb->instr_count; i++)
       for (e = 0; e < EV_COUNT; e++)
-         if (cb_ev_pos[e] >= 0 && is_backdated_event(e)
+         if (cb_ev_pos[e] >= 0 && written_when_idle(e)
              && bbcc->cost[(SizeT)i * cb_n_events + cb_ev_pos[e]])
             return True;
    return False;
+}
+
+/* The oracle's load counts (L1ld, LLld) are ours only: they are written
+ * with the back-dated events, so that counts kept across a zero are not
+ * held back forever by a cost centre that never runs again. */
+static Bool written_when_idle(Int e)
+{
+   return is_backdated_event(e) || e == EV_L1ld || e == EV_LLld;
 }
 
 static void mask_immediate(ULong *c)
 {
    Int e;
    for (e = 0; e < EV_COUNT; e++)
-      if (cb_ev_pos[e] >= 0 && !is_backdated_event(e)) c[cb_ev_pos[e]] = 0;
+      if (cb_ev_pos[e] >= 0 && !written_when_idle(e)) c[cb_ev_pos[e]] = 0;
 }
 
 static Bool has_arc_costs(const BBCC *bbcc)
@@ -721,6 +730,7 @@ static void add_backdated_totals(ULong *summary)
 static void remember_dump_point(thread_info *t)
 {
    cb_copy_cost(t->lastdump_cost, t->states[0]->cost);
+   cb_copy_cost(t->underflow_cost, t->states[0]->cost);
    cb_zero_cost(t->sighandler_cost);
 }
 
@@ -754,22 +764,76 @@ void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
    cb_out_counter++;
 }
 
-/* Zero every cost centre and arc (ZERO_STATS, --zero-before). */
+/* Zero every cost centre and arc (ZERO_STATS, --zero-before).
+ *
+ * Metrics already known are delivered first (bd_settle), so that what is
+ * zeroed is consistent: an arc's inclusive back-dated cost never keeps
+ * metrics whose self costs were discarded. The oracle events of
+ * --backdate-check are not zeroed: a line loaded before the zero leaves
+ * after it, and L1ld/L1ldB must count the same lines over the run. */
+static Bool is_oracle_event(Int e)
+{
+   return e == EV_L1ld || e == EV_LLld || e == EV_L1ldB || e == EV_LLldB;
+}
+
+static void zero_cost_but_oracle(ULong *c)
+{
+   Int e;
+   for (e = 0; e < EV_COUNT; e++)
+      if (cb_ev_pos[e] >= 0 && !is_oracle_event(e)) c[cb_ev_pos[e]] = 0;
+}
+
+static void copy_cost_but_oracle(ULong *d, const ULong *s)
+{
+   Int e;
+   for (e = 0; e < EV_COUNT; e++)
+      if (cb_ev_pos[e] >= 0 && !is_oracle_event(e)) d[cb_ev_pos[e]] = s[cb_ev_pos[e]];
+}
+
+static void zero_bbcc(BBCC *bbcc)
+{
+   UInt j, i;
+   JCC *jcc;
+   if (!cb_clo.backdate_check) { reset_bbcc(bbcc); return; }
+   bbcc->ecounter_sum = 0;
+   bbcc->ret_counter = 0;
+   for (j = 0; j <= bbcc->bb->cjmp_count; j++) {
+      bbcc->jmp[j].ecounter = 0;
+      for (jcc = bbcc->jmp[j].jcc_list; jcc; jcc = jcc->next_from) {
+         zero_cost_but_oracle(jcc->cost);
+         jcc->call_counter = 0;
+      }
+   }
+   if (bbcc->cost)
+      for (i = 0; i < bbcc->bb->instr_count; i++)
+         zero_cost_but_oracle(bbcc->cost + (SizeT)i * cb_n_events);
+   if (bbcc->skipped) zero_cost_but_oracle(bbcc->skipped);
+}
+
 static void zero_thread(thread_info *t)
 {
    Int i;
-   cb_forall_bbccs(&t->bbccs, reset_bbcc);
+   cb_forall_bbccs(&t->bbccs, zero_bbcc);
    for (i = 0; i < t->calls.sp; i++)
-      if (t->calls.entry[i].jcc) cb_copy_cost(t->calls.entry[i].enter_cost, cb_cur.cost);
-   cb_copy_cost(t->lastdump_cost, t->states[0]->cost);
-   cb_zero_cost(t->sighandler_cost);
+      if (t->calls.entry[i].jcc) copy_cost_but_oracle(t->calls.entry[i].enter_cost, cb_cur.cost);
+   copy_cost_but_oracle(t->lastdump_cost, t->states[0]->cost);
+   cb_copy_cost(t->underflow_cost, t->lastdump_cost);
+   zero_cost_but_oracle(t->sighandler_cost);
 }
 
 void cb_zero_all_cost(Bool only_current_thread)
 {
    cb_exec_state_save();
+   cb_sim_settle();
    if (only_current_thread && cb_clo.separate_threads) zero_thread(cb_cur.thread);
    else cb_forall_threads(zero_thread);
+}
+
+/* Instrumentation switched: every call stack was emptied, so a later
+ * return from an empty stack fakes a call lasting since now. */
+void cb_mark_stacks_emptied(thread_info *t)
+{
+   cb_copy_cost(t->underflow_cost, t->states[0]->cost);
 }
 
 void cb_fini_dump(void)

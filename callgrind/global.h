@@ -276,6 +276,9 @@ typedef struct thread_info {
    UInt      *fn_active;      /* recursion depth per function number */
    UInt       fn_active_size;
    ULong     *lastdump_cost;
+   ULong     *underflow_cost;  /* counter when the call stack was last
+                                 * emptied by force or dumped: a faked call
+                                 * (return from an empty stack) lasts since */
    ULong     *sighandler_cost;
    bbcc_hash  bbccs;
    jcc_hash   jccs;
@@ -353,6 +356,7 @@ void cb_init_dumps(void);
 Bool cb_check_out_file(void);
 void cb_dump_profile(const HChar *trigger, Bool current_thread_only);
 void cb_zero_all_cost(Bool only_current_thread);
+void cb_mark_stacks_emptied(thread_info *t);
 void cb_set_instrument_state(const HChar *reason, Bool state);
 void cb_fini_dump(void);
 extern Int cb_out_counter;
