@@ -776,11 +776,15 @@ static Bool is_oracle_event(Int e)
    return e == EV_L1ld || e == EV_LLld || e == EV_L1ldB || e == EV_LLldB;
 }
 
-static void zero_cost_but_oracle(ULong *c)
+/* Zero the events of c that a zero resets: never the oracle's; in an
+ * idle cost centre only the back-dated ones. */
+static void zero_events(ULong *c, Bool backdated_only)
 {
    Int e;
    for (e = 0; e < EV_COUNT; e++)
-      if (cb_ev_pos[e] >= 0 && !is_oracle_event(e)) c[cb_ev_pos[e]] = 0;
+      if (cb_ev_pos[e] >= 0 && !is_oracle_event(e)
+          && (!backdated_only || is_backdated_event(e)))
+         c[cb_ev_pos[e]] = 0;
 }
 
 static void copy_cost_but_oracle(ULong *d, const ULong *s)
@@ -790,24 +794,30 @@ static void copy_cost_but_oracle(ULong *d, const ULong *s)
       if (cb_ev_pos[e] >= 0 && !is_oracle_event(e)) d[cb_ev_pos[e]] = s[cb_ev_pos[e]];
 }
 
+/* As the reference, a cost centre that did not complete a block since the
+ * last dump keeps its immediate costs (the block running the request is
+ * written later with them). Back-dated costs are zeroed everywhere, so
+ * that no arc keeps a metric whose self cost was discarded. */
 static void zero_bbcc(BBCC *bbcc)
 {
+   Bool idle = bbcc->ecounter_sum == 0 && bbcc->ret_counter == 0;
    UInt j, i;
    JCC *jcc;
-   if (!cb_clo.backdate_check) { reset_bbcc(bbcc); return; }
-   bbcc->ecounter_sum = 0;
-   bbcc->ret_counter = 0;
+   if (!idle) {
+      bbcc->ecounter_sum = 0;
+      bbcc->ret_counter = 0;
+   }
    for (j = 0; j <= bbcc->bb->cjmp_count; j++) {
-      bbcc->jmp[j].ecounter = 0;
+      if (!idle) bbcc->jmp[j].ecounter = 0;
       for (jcc = bbcc->jmp[j].jcc_list; jcc; jcc = jcc->next_from) {
-         zero_cost_but_oracle(jcc->cost);
-         jcc->call_counter = 0;
+         zero_events(jcc->cost, idle);
+         if (!idle) jcc->call_counter = 0;
       }
    }
    if (bbcc->cost)
       for (i = 0; i < bbcc->bb->instr_count; i++)
-         zero_cost_but_oracle(bbcc->cost + (SizeT)i * cb_n_events);
-   if (bbcc->skipped) zero_cost_but_oracle(bbcc->skipped);
+         zero_events(bbcc->cost + (SizeT)i * cb_n_events, idle);
+   if (bbcc->skipped) zero_events(bbcc->skipped, idle);
 }
 
 static void zero_thread(thread_info *t)
@@ -818,7 +828,7 @@ static void zero_thread(thread_info *t)
       if (t->calls.entry[i].jcc) copy_cost_but_oracle(t->calls.entry[i].enter_cost, cb_cur.cost);
    copy_cost_but_oracle(t->lastdump_cost, t->states[0]->cost);
    cb_copy_cost(t->underflow_cost, t->lastdump_cost);
-   zero_cost_but_oracle(t->sighandler_cost);
+   zero_events(t->sighandler_cost, False);
 }
 
 void cb_zero_all_cost(Bool only_current_thread)

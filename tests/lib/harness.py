@@ -54,6 +54,9 @@ CLIENT_BUILD = {
     "dlopen_lib.so": (["dlopen_lib.c"], "gcc", ["-fPIC", "-shared"]),
     "segv": (["segv.c"], "gcc", []),
     "cacheuse": (["cacheuse.c"], "gcc", []),
+    "clreq": (["clreq.c"], "gcc", []),
+    "marker": (["marker.c"], "gcc", []),
+    "atomics": (["atomics.c"], "gcc", []),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).
