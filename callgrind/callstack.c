@@ -145,6 +145,7 @@ void cb_pop_call_stack(void)
 {
    call_entry *e;
    JCC *jcc;
+   fn_node *left = NULL;
 
    /* leaving the bottom frame of a signal handler (longjmp out of it)
     * ends the handler first */
@@ -167,10 +168,12 @@ void cb_pop_call_stack(void)
       cb_stat.ret_counter++;
       cb_cur.cxt = e->cxt;
       cb_fns->top = cb_fns->bottom + e->fn_sp;
-      if (*depth == 0) function_left(to_fn);
+      if (*depth == 0) left = to_fn;
    }
    e->cxt = NULL;
    cb_calls->sp--;
+   /* after the frame is gone: a dump there must not count it again */
+   if (left) function_left(left);
 }
 
 /* Pop every frame whose stack pointer lies below sp (longjmp, exceptions),

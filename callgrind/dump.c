@@ -402,9 +402,13 @@ static void reset_bbcc_as(BBCC *bbcc, Bool written_backdated_only)
       JCC *jcc;
       bbcc->jmp[j].ecounter = 0;
       for (jcc = bbcc->jmp[j].jcc_list; jcc; jcc = jcc->next_from) {
+         /* as the reference, a call count is restarted only when its arc
+          * was written (an arc entered just before a dump keeps its call
+          * for the next part); jumps of a block not written for its
+          * executions wait */
+         if (jcc->kind == jk_Call ? !cb_is_zero_cost(jcc->cost) : !written_backdated_only)
+            jcc->call_counter = 0;
          cb_zero_cost(jcc->cost);
-         /* jumps of a block not written for its executions wait */
-         if (jcc->kind == jk_Call || !written_backdated_only) jcc->call_counter = 0;
       }
    }
    if (bbcc->cost && written_backdated_only) {
@@ -824,8 +828,13 @@ static void zero_thread(thread_info *t)
 {
    Int i;
    cb_forall_bbccs(&t->bbccs, zero_bbcc);
-   for (i = 0; i < t->calls.sp; i++)
-      if (t->calls.entry[i].jcc) copy_cost_but_oracle(t->calls.entry[i].enter_cost, cb_cur.cost);
+   for (i = 0; i < t->calls.sp; i++) {
+      call_entry *e = &t->calls.entry[i];
+      if (!e->jcc) continue;
+      /* as the reference: running calls start counting again */
+      copy_cost_but_oracle(e->enter_cost, cb_cur.cost);
+      e->jcc->call_counter = 0;
+   }
    copy_cost_but_oracle(t->lastdump_cost, t->states[0]->cost);
    cb_copy_cost(t->underflow_cost, t->lastdump_cost);
    zero_events(t->sighandler_cost, False);

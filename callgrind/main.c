@@ -308,19 +308,17 @@ static void print_summary(void)
  * frames still running, as the reference's). Lines it loaded are kept out
  * of the back-dating trees, so that back-dated inclusive costs stay the
  * sums of the self costs written. */
-/* The system call of a block that never completed (exit_group) goes with
- * the block's other costs, as in the reference. */
-static void drop_unfinished_syscalls(exec_state *es, BBCC *b)
+/* The system call of a block that never completed (exit_group) is not
+ * written as a self cost, as in the reference; like the block's other
+ * events it stays in the running counter, hence in the inclusive costs
+ * of the frames still running. */
+static void drop_unfinished_syscalls(BBCC *b)
 {
    static const EventId sys[] = { EV_sysCount, EV_sysTime, EV_sysCpuTime };
    UInt i;
    if (!b->skipped) return;
-   for (i = 0; i < sizeof sys / sizeof sys[0]; i++) {
-      Int p = cb_ev_pos[sys[i]];
-      if (p < 0) continue;
-      es->cost[p] -= b->skipped[p];
-      b->skipped[p] = 0;
-   }
+   for (i = 0; i < sizeof sys / sizeof sys[0]; i++)
+      if (cb_ev_pos[sys[i]] >= 0) b->skipped[cb_ev_pos[sys[i]]] = 0;
 }
 
 static void drop_unfinished_block(thread_info *t)
@@ -328,7 +326,7 @@ static void drop_unfinished_block(thread_info *t)
    exec_state *es = t->states[t->states_sp];
    BBCC *b = es->bbcc;
    if (!b || b->ecounter_sum > 0 || b->ret_counter > 0) return;
-   drop_unfinished_syscalls(es, b);
+   drop_unfinished_syscalls(b);
    if (!b->cost) return;
    /* the oracle's immediate line counts of this execution leave with
     * the lines */
