@@ -158,6 +158,37 @@ static Bool string_opt(const HChar *arg, const HChar *name, const HChar **var)
    return True;
 }
 
+/* --callgrind-out-file: %p, %% and %q{VAR} (VAR set) only; checked here
+ * so that expanding the name later cannot fail with a message of its own. */
+static Bool out_file_option(const HChar *arg)
+{
+   const HChar *v, *p;
+   if (!string_opt(arg, "--callgrind-out-file", &v)) return False;
+   for (p = v; *p; p++) {
+      if (*p != '%') continue;
+      p++;
+      if (*p == 'p' || *p == '%') continue;
+      if (*p != 'q' || p[1] != '{')
+         bad_option(arg, "expected %%p, %%q{VAR} or %%%% after '%%'");
+      {
+         const HChar *name = p + 2, *end = name;
+         while (*end && *end != '}') end++;
+         if (*end != '}' || end == name)
+            bad_option(arg, "expected %%q{VAR} with a variable name");
+         {
+            HChar var[end - name + 1];
+            VG_(memcpy)(var, name, end - name);
+            var[end - name] = '\0';
+            if (!VG_(getenv)(var))
+               bad_option(arg, "environment variable '%s' is not set", var);
+         }
+         p = end;
+      }
+   }
+   cb_clo.out_format = v;
+   return True;
+}
+
 static Bool fn_opt(const HChar *arg, const HChar *name, FnConfigKind kind)
 {
    const HChar *pat;
@@ -255,7 +286,7 @@ Bool cb_process_cmd_line_option(const HChar *arg)
 {
    Bool b;
 
-   if      (string_opt(arg, "--callgrind-out-file", &cb_clo.out_format)) {}
+   if      (out_file_option(arg)) {}
    else if (bool_opt(arg, "--dump-instr", &cb_clo.dump_instr)) {}
    else if (bool_opt(arg, "--dump-line", &cb_clo.dump_line)) {}
    else if (bool_opt(arg, "--compress-strings", &cb_clo.compress_strings)) {}
