@@ -93,7 +93,7 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
 {
    call_entry *e;
    JCC *jcc = NULL;
-   fn_node *to_fn = to->cxt->fn[0];
+   fn_node *to_fn = to->cxt->fn[0], *entered = NULL;
 
    cb_ensure_call_stack(cb_calls->sp + 1);
    e = &cb_calls->entry[cb_calls->sp];
@@ -111,7 +111,7 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
       cb_stat.call_counter++;
       if (faked) cb_bd_adopt_root(jcc); else cb_bd_call(jcc);
       e->bd_pushed = True;
-      if (*depth == 1) function_entered(to_fn);
+      if (*depth == 1) entered = to_fn;
    }
 
    e->jcc = jcc;
@@ -128,6 +128,8 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
       cb_cur.nonskipped = from;
       if (!from->skipped) from->skipped = cb_new_cost();
    }
+   /* once the frame is complete: a dump or zero here sees it running */
+   if (entered) function_entered(entered);
 }
 
 void cb_push_call_stack(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip)

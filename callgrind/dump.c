@@ -731,8 +731,18 @@ static void add_backdated_totals(ULong *summary)
    }
 }
 
+/* The thread's own flow (not its signal handlers, whose faked calls last
+ * since the handler started) restarts its back-dating tree where a
+ * faked call would start. */
+static void restart_main_tree(thread_info *t)
+{
+   Int end = t->states_sp > 0 ? t->states[1]->call_stack_bottom : t->calls.sp;
+   cb_bd_restart_tree(t->states[0], t->calls.entry, end);
+}
+
 static void remember_dump_point(thread_info *t)
 {
+   restart_main_tree(t);
    cb_copy_cost(t->lastdump_cost, t->states[0]->cost);
    cb_copy_cost(t->underflow_cost, t->states[0]->cost);
    cb_zero_cost(t->sighandler_cost);
@@ -836,7 +846,8 @@ static void zero_thread(thread_info *t)
       e->jcc->call_counter = 0;
    }
    copy_cost_but_oracle(t->lastdump_cost, t->states[0]->cost);
-   cb_copy_cost(t->underflow_cost, t->lastdump_cost);
+   cb_copy_cost(t->underflow_cost, t->states[0]->cost);
+   restart_main_tree(t);
    zero_events(t->sighandler_cost, False);
 }
 

@@ -376,6 +376,7 @@ void cb_sim_drop_slots(ULong *first, SizeT n);
 struct bd_tree *cb_bd_new_tree(void);
 void  cb_bd_close_tree(struct bd_tree *t);
 void  cb_bd_call(JCC *jcc);
+void  cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n);
 void  cb_bd_return(Int levels);
 void  cb_bd_adopt_root(JCC *jcc);
 void  cb_sim_print_summary(const ULong *total);

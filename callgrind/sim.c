@@ -266,6 +266,23 @@ void cb_bd_close_tree(struct bd_tree *t)
    if (t) bd_tree_close(t);
 }
 
+static Bool trees_finished;     /* bd_finish ran: the final dump follows */
+
+/* A dump or zero restarts what a call faked later (a return from an empty
+ * stack) covers: only what happens from now on. So lines loaded so far
+ * must not reach it: the context's tree is closed (its nodes stay while
+ * lines reference them, and deliver to the arcs of their load-time chain
+ * as before) and a new tree takes over the running calls. */
+void cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n)
+{
+   Int i;
+   if (!es->bd || trees_finished) return;
+   bd_tree_close(es->bd);
+   es->bd = bd_tree_new(forest);
+   for (i = 0; i < n; i++)
+      if (frames[i].bd_pushed && frames[i].jcc) bd_call(es->bd, frames[i].jcc);
+}
+
 void cb_bd_call(JCC *jcc)
 {
    if (cb_cur.es && cb_cur.es->bd) bd_call(cb_cur.es->bd, jcc);
@@ -605,6 +622,7 @@ void cb_sim_finish(void)
       cs_flush(sim);
    }
    if (forest) bd_finish(forest);
+   trees_finished = True;
 }
 
 /* Instrumentation switched on or off: the reference empties the caches

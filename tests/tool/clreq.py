@@ -42,22 +42,28 @@ def compare_case(label, opts, events=None):
     return run
 
 
-def oracle_case():
-    name = "clreq/oracle"
-    ours = harness.run_tool(harness.OURS, "clreq",
-                            ["--cacheuse=yes", "--backdate-check=yes"] + GEOM,
-                            "clreq-oracle")
-    problems = harness.run_problems(ours)
-    if problems:
-        return [(name, problems)]
-    cons = []
-    for f in ours.files():
-        r = checks.conservation_result(name, type("R", (), {
-            "out": f, "tool": ours.tool})(), ["AcCost1", "SpLoss1", "L1ldB"],
-            where_ir_holds=True)
-        cons += ["%s: %s" % (os.path.basename(f), p) for p in r[1]]
-    return [(name, dumpcheck.oracle_problems(ours)),
-            (name + "/conservation", cons)]
+def oracle_case(label, extra):
+    """The oracle over all parts; extra options add dumps and zeros at
+    function entries and exits, inside running calls, and after the
+    instrumentation switch (where a return from the emptied stack fakes a
+    call that lasts since the last dump or zero)."""
+    def run():
+        name = "clreq/%s" % label
+        ours = harness.run_tool(harness.OURS, "clreq",
+                                ["--cacheuse=yes", "--backdate-check=yes"]
+                                + GEOM + extra, "clreq-" + label)
+        problems = harness.run_problems(ours)
+        if problems:
+            return [(name, problems)]
+        cons = []
+        for f in ours.files():
+            r = checks.conservation_result(name, type("R", (), {
+                "out": f, "tool": ours.tool})(),
+                ["AcCost1", "SpLoss1", "L1ldB"], where_ir_holds=True)
+            cons += ["%s: %s" % (os.path.basename(f), p) for p in r[1]]
+        return [(name, dumpcheck.oracle_problems(ours)),
+                (name + "/conservation", cons)]
+    return run
 
 
 def main():
@@ -67,7 +73,11 @@ def main():
                                      IMMEDIATE_CACHE)),
         ("clreq/cacheuse", compare_case("cacheuse", ["--cacheuse=yes"] + GEOM,
                                         IMMEDIATE_CACHE)),
-        ("clreq/oracle", oracle_case),
+        ("clreq/oracle", oracle_case("oracle", [])),
+        ("clreq/oracle-more-dumps",
+         oracle_case("oracle-more-dumps",
+                     ["--dump-every-bb=3000", "--zero-before=touch",
+                      "--dump-after=inner", "--separate-callers=1"])),
     ])
 
 
