@@ -42,11 +42,14 @@ def compare_case(label, opts, events=None):
     return run
 
 
-def oracle_case(label, extra):
+def oracle_case(label, extra, conservation=True):
     """The oracle over all parts; extra options add dumps and zeros at
     function entries and exits, inside running calls, and after the
     instrumentation switch (where a return from the emptied stack fakes a
-    call that lasts since the last dump or zero)."""
+    call that lasts since the last dump or zero). Conservation of the
+    back-dated events is not checked then: a line loaded before that dump
+    and evicted after it is a self cost of main but on no arc
+    (docs/manual.md, "What a dump contains")."""
     def run():
         name = "clreq/%s" % label
         ours = harness.run_tool(harness.OURS, "clreq",
@@ -61,6 +64,8 @@ def oracle_case(label, extra):
                 "out": f, "tool": ours.tool})(),
                 ["AcCost1", "SpLoss1", "L1ldB"], where_ir_holds=True)
             cons += ["%s: %s" % (os.path.basename(f), p) for p in r[1]]
+        if not conservation:
+            return [(name, dumpcheck.oracle_problems(ours))]
         return [(name, dumpcheck.oracle_problems(ours)),
                 (name + "/conservation", cons)]
     return run
@@ -77,7 +82,8 @@ def main():
         ("clreq/oracle-more-dumps",
          oracle_case("oracle-more-dumps",
                      ["--dump-every-bb=3000", "--zero-before=touch",
-                      "--dump-after=inner", "--separate-callers=1"])),
+                      "--dump-after=inner", "--separate-callers=1"],
+                     conservation=False)),
     ])
 
 
