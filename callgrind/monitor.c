@@ -79,6 +79,11 @@ static void thread_cost_since_dump(const thread_info *t, ULong *sum)
    cb_add_cost(sum, t->sighandler_cost);
 }
 
+static const HChar *fn_name_of(const BBCC *bbcc)
+{
+   return bbcc->cxt ? bbcc->cxt->fn[0]->name : "???";
+}
+
 /* One thread of "status internal": its costs, then its call stack from
  * the bottom: each frame names the calling function, the arc's call count
  * and the arc's inclusive cost so far; the last line names the function
@@ -98,7 +103,7 @@ static void print_thread_state(thread_info *t)
    for (i = 0; i < t->calls.sp; i++) {
       ce = &t->calls.entry[i];
       if (!ce->jcc) continue;         /* a skipped function: no arc */
-      VG_(gdb_printf)("function-%d-%d: %s\n", tid, i, ce->jcc->from->cxt->fn[0]->name);
+      VG_(gdb_printf)("function-%d-%d: %s\n", tid, i, fn_name_of(ce->jcc->from));
       VG_(gdb_printf)("calls-%d-%d: %llu\n", tid, i, ce->jcc->call_counter);
       cb_copy_cost(cost, ce->jcc->cost);
       cb_add_diff_cost(cost, ce->enter_cost, state_of_frame(t, i)->cost);
@@ -107,7 +112,7 @@ static void print_thread_state(thread_info *t)
       VG_(gdb_printf)("\n");
    }
    if (ce && ce->jcc)
-      VG_(gdb_printf)("function-%d-%d: %s\n", tid, i, ce->jcc->to->cxt->fn[0]->name);
+      VG_(gdb_printf)("function-%d-%d: %s\n", tid, i, fn_name_of(ce->jcc->to));
 }
 
 static void print_status_internal(void)

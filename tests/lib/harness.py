@@ -55,6 +55,7 @@ CLIENT_BUILD = {
     "segv": (["segv.c"], "gcc", []),
     "cacheuse": (["cacheuse.c"], "gcc", []),
     "longrun": (["longrun.c"], "gcc", []),
+    "zero_threads": (["zero_threads.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).

@@ -350,6 +350,12 @@ def shape(text, s):
     return re.sub(r"[\d,]+", "#", text)
 
 
+def status_keys(text):
+    """The keys of a "status internal" answer, thread and frame numbers
+    masked (the call stacks of the two tools need not be equally deep)."""
+    return {re.sub(r"\d+", "N", k) for k in status_values(text)}
+
+
 def compare_problems(ours, seen_o, ref, seen_r):
     problems = []
     names_o, _ = ours.parts()
@@ -364,6 +370,11 @@ def compare_problems(ours, seen_o, ref, seen_r):
         if ta != tb or pa.info.get("part") != pb.info.get("part"):
             problems.append("%s: part %s %s, reference %s: part %s %s"
                             % (a, pa.info.get("part"), ta, b, pb.info.get("part"), tb))
+    keys_o = status_keys(seen_o["status_after_dumps"])
+    keys_r = status_keys(seen_r["status_after_dumps"])
+    if keys_o != keys_r:
+        problems.append("status internal keys: ours %s, reference %s"
+                        % (sorted(keys_o), sorted(keys_r)))
     for key in ("dump1", "dump2", "zero", "stat", "off", "stat_off", "on"):
         so, sr = shape(seen_o[key][1], ours), shape(seen_r[key][1], ref)
         if so != sr:
@@ -424,6 +435,13 @@ def monitor_case():
         rc, out, _ = s.control("longrun", target=False)   # program name
         if rc != 0 or not re.search(r"^PID %d: " % s.pid, out, re.M):
             problems.append("name target: exit %d, %r" % (rc, out))
+        # the installed callgrind_control finds our runs too (its filter
+        # --tool=callgrind matches --tool=callgrind-bd)
+        if shutil.which("callgrind_control"):
+            p = subprocess.run([REF_CONTROL, "-b", str(s.pid)], capture_output=True,
+                               text=True, timeout=DEADLINE)
+            if "Backtrace for Thread 1" not in p.stdout:
+                problems.append("callgrind_control -b on our run: %r" % p.stdout)
         rc, out, _ = s.control("-k")
         if rc != 0 or not out.endswith("  OK.\n"):
             problems.append("-k: exit %d, %r" % (rc, out))
