@@ -778,34 +778,25 @@ void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
    cb_out_counter++;
 }
 
-/* Zero every cost centre and arc (ZERO_STATS, --zero-before).
- *
- * Metrics already known are delivered first (bd_settle), so that what is
- * zeroed is consistent: an arc's inclusive back-dated cost never keeps
- * metrics whose self costs were discarded. The oracle events of
- * --backdate-check are not zeroed: a line loaded before the zero leaves
- * after it, and L1ld/L1ldB must count the same lines over the run. */
+/* Zero every cost centre and arc (ZERO_STATS, --zero-before, the zero
+ * monitor command). cb_sim_zero first delivers what the trees hold and
+ * makes resident lines forget their owners: no back-dated metric of the
+ * past is written after the zero. */
 static Bool is_oracle_event(Int e)
 {
    return e == EV_L1ld || e == EV_LLld || e == EV_L1ldB || e == EV_LLldB;
 }
 
-/* Zero the events of c that a zero resets: never the oracle's; in an
- * idle cost centre only the back-dated ones. */
-static void zero_events(ULong *c, Bool backdated_only)
+/* Zero the events of c that a zero resets: in a cost centre idle since
+ * the last dump only the back-dated ones and the oracle's line counts
+ * (whose lines were just forgotten), else all. */
+static void zero_events(ULong *c, Bool idle)
 {
    Int e;
    for (e = 0; e < EV_COUNT; e++)
-      if (cb_ev_pos[e] >= 0 && !is_oracle_event(e)
-          && (!backdated_only || is_backdated_event(e)))
+      if (cb_ev_pos[e] >= 0
+          && (!idle || is_backdated_event(e) || is_oracle_event(e)))
          c[cb_ev_pos[e]] = 0;
-}
-
-static void copy_cost_but_oracle(ULong *d, const ULong *s)
-{
-   Int e;
-   for (e = 0; e < EV_COUNT; e++)
-      if (cb_ev_pos[e] >= 0 && !is_oracle_event(e)) d[cb_ev_pos[e]] = s[cb_ev_pos[e]];
 }
 
 /* As the reference, a cost centre that did not complete a block since the
@@ -842,10 +833,10 @@ static void zero_thread(thread_info *t)
       call_entry *e = &t->calls.entry[i];
       if (!e->jcc) continue;
       /* as the reference: running calls start counting again */
-      copy_cost_but_oracle(e->enter_cost, cb_cur.cost);
+      cb_copy_cost(e->enter_cost, cb_cur.cost);
       e->jcc->call_counter = 0;
    }
-   copy_cost_but_oracle(t->lastdump_cost, t->states[0]->cost);
+   cb_copy_cost(t->lastdump_cost, t->states[0]->cost);
    cb_copy_cost(t->underflow_cost, t->states[0]->cost);
    restart_main_tree(t);
    zero_events(t->sighandler_cost, False);
@@ -853,9 +844,10 @@ static void zero_thread(thread_info *t)
 
 void cb_zero_all_cost(Bool only_current_thread)
 {
+   Bool one_thread = only_current_thread && cb_clo.separate_threads;
    cb_exec_state_save();
-   cb_sim_settle();
-   if (only_current_thread && cb_clo.separate_threads) zero_thread(cb_cur.thread);
+   cb_sim_zero(one_thread ? cb_cur.thread : NULL);
+   if (one_thread) zero_thread(cb_cur.thread);
    else cb_forall_threads(zero_thread);
 }
 

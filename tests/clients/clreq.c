@@ -53,14 +53,15 @@ int main(void)
     s += phase_b();
     CALLGRIND_DUMP_STATS_AT("after b");      /* part 2: phase_b */
     s += phase_c();
-    CALLGRIND_ZERO_STATS;                    /* phase_c is dropped */
+    CALLGRIND_DUMP_STATS_AT("before zero");  /* part 3: phase_c */
+    CALLGRIND_ZERO_STATS;                    /* (almost) nothing to drop */
     CALLGRIND_TOGGLE_COLLECT;                /* off */
     s += phase_d();                          /* not collected */
     CALLGRIND_TOGGLE_COLLECT;                /* on */
     s += phase_e();
     unknown_request();
     unknown_request();
-    CALLGRIND_DUMP_STATS_AT("after e");      /* part 3: phase_e */
+    CALLGRIND_DUMP_STATS_AT("after e");      /* part 4: phase_e */
     CALLGRIND_STOP_INSTRUMENTATION;
     s += phase_f();                          /* not seen at all */
     CALLGRIND_START_INSTRUMENTATION;

@@ -57,6 +57,8 @@ CLIENT_BUILD = {
     "clreq": (["clreq.c"], "gcc", []),
     "marker": (["marker.c"], "gcc", []),
     "atomics": (["atomics.c"], "gcc", []),
+    "longrun": (["longrun.c"], "gcc", []),
+    "zero_threads": (["zero_threads.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).
