@@ -429,10 +429,6 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
 
    cb_cur.bbcc = bbcc;
    cb_cur.jmps_passed = 0;
-   if (cb_clo.backdate_check) {
-      cb_cur.es->block_lines[0] = 0;
-      cb_cur.es->block_lines[1] = 0;
-   }
    cb_cost_base = bbcc->cost;
    cb_stat.bb_executions++;
 }

@@ -264,7 +264,6 @@ typedef struct exec_state {
    ULong   *cost;             /* the running counter */
    Int      call_stack_bottom;
    struct bd_tree *bd;        /* back-dating tree of this context */
-   ULong    block_lines[2];   /* oracle: L1/LL lines loaded by the running block */
 } exec_state;
 
 typedef struct thread_info {
@@ -373,7 +372,6 @@ void cb_sim_finish(void);          /* flush every line, settle the trees */
 void cb_sim_settle(void);          /* before a dump */
 void cb_sim_clear(void);           /* instrumentation switched */
 void cb_sim_zero(thread_info *only); /* zeroing: forget the past's lines */
-void cb_sim_drop_slots(ULong *first, SizeT n);
 struct bd_tree *cb_bd_new_tree(void);
 void  cb_bd_close_tree(struct bd_tree *t);
 void  cb_bd_call(JCC *jcc);

@@ -325,17 +325,19 @@ static void drop_unfinished_block(thread_info *t)
 {
    exec_state *es = t->states[t->states_sp];
    BBCC *b = es->bbcc;
+   SizeT bytes;
    if (!b || b->ecounter_sum > 0 || b->ret_counter > 0) return;
    drop_unfinished_syscalls(b);
    if (!b->cost) return;
-   /* the oracle's immediate line counts of this execution leave with
-    * the lines */
-   if (cb_clo.backdate_check) {
-      es->cost[EVP(EV_L1ld)] -= es->block_lines[0];
-      es->cost[EVP(EV_LLld)] -= es->block_lines[1];
-   }
-   cb_sim_drop_slots(b->cost, (SizeT)b->bb->instr_count * cb_n_events);
-   VG_(memset)(b->cost, 0, (SizeT)b->bb->instr_count * cb_n_events * sizeof(ULong));
+   /* Its self costs are not written, as in the reference; but the running
+    * counters, hence the inclusive costs of the calls around it, hold
+    * them, and so do the trees for the lines it loaded (some of them may
+    * have left long ago, when the block ended its thread). The block gets
+    * a fresh cost array: the old one, which resident lines still point
+    * to, only collects their self metrics out of sight. */
+   bytes = (SizeT)b->bb->instr_count * cb_n_events * sizeof(ULong);
+   b->cost = CB_MALLOC("cb.bbcc.dropped", bytes);
+   VG_(memset)(b->cost, 0, bytes);
 }
 
 static void cb_fini(Int exitcode)

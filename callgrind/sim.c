@@ -194,27 +194,7 @@ static void on_load(void *ctx, int level, const cs_owner *o)
       Int p = EVP(level == 1 ? EV_L1ld : EV_LLld);
       owner_slot(o)[p]++;
       cb_cur.cost[p]++;
-      cb_cur.es->block_lines[level - 1]++;
    }
-}
-
-/* Cost slots of blocks whose costs are not written (see main.c). At most
- * one per thread; lines they loaded must not reach the trees either. */
-#define MAX_DROPPED 64
-static struct { ULong *first; SizeT n; } dropped[MAX_DROPPED];
-static Int n_dropped;
-
-void cb_sim_drop_slots(ULong *first, SizeT n)
-{
-   if (n_dropped < MAX_DROPPED) dropped[n_dropped++] = (typeof(dropped[0])){ first, n };
-}
-
-static Bool is_dropped(const ULong *slot)
-{
-   Int i;
-   for (i = 0; i < n_dropped; i++)
-      if (slot >= dropped[i].first && slot < dropped[i].first + dropped[i].n) return True;
-   return False;
 }
 
 static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, uint32_t sploss)
@@ -224,11 +204,6 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
    Bool counted = cb_clo.backdate_check && ((UWord)o->slot & OWNER_COLLECTED);
 
    if (!slot) return;           /* loaded before a zero: see cb_sim_zero */
-
-   if (UNLIKELY(n_dropped > 0) && is_dropped(slot)) {
-      if (o->node) bd_evict((bd_node *)o->node, NULL);
-      return;
-   }
 
    if (level == 1) {
       slot[EVP(EV_AcCost1)] += accost; slot[EVP(EV_SpLoss1)] += sploss;
