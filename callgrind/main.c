@@ -166,7 +166,7 @@ static void print_summary(void)
    ULong total[cb_n_events];
    thread_info **ts = cb_get_threads();
    Int t, e;
-   HChar line[512];
+   HChar line[32 + EV_COUNT * 24];   /* a name or a 20-digit count per event */
    Int n = 0;
 
    cb_zero_cost(total);
