@@ -20,9 +20,13 @@
 
 #define MIN_NODES 64
 
+/* Neighbouring lines go to neighbouring chains (a sweep walks the table
+   instead of missing the host's cache on every lookup); the higher bits
+   are folded in so that power-of-two strides still spread. */
 static uint32_t hash_of(const ls_stack *s, uint64_t line)
 {
-  return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - s->table_bits));
+  int b = (int)s->table_bits;
+  return (uint32_t)(line ^ (line >> b) ^ (line >> 2 * b)) & ((1u << b) - 1);
 }
 
 static void alloc_table(ls_stack *s, uint32_t bits)

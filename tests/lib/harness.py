@@ -54,6 +54,8 @@ CLIENT_BUILD = {
     "dlopen_lib.so": (["dlopen_lib.c"], "gcc", ["-fPIC", "-shared"]),
     "segv": (["segv.c"], "gcc", []),
     "cacheuse": (["cacheuse.c"], "gcc", []),
+    # -O2: leaf kernels whose only data accesses are the pattern's
+    "missclass": (["missclass.c"], "gcc", ["-O2"]),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).
