@@ -29,6 +29,8 @@
 **    up in LL, which links the L1 line to its LL slot.  An LL miss evicts
 **    likewise and loads a line with count 0 and no bits: LL gathers use
 **    only through merges from L1.
+**  - LL observer (cs_set_ll_observer, for the miss classifier): told of
+**    every line LL is about to look up, demand or prefetch, in order.
 **
 ** Reference quirks kept on purpose, because counts must match exactly:
 **  - With wb or cacheuse, tags are "address AND tag mask" and that mask is
