@@ -152,6 +152,10 @@ static void slide_marker(ls_stack *s, int j)
 
   s->node[t].bucket = (uint32_t)j + 1;
   s->tail[j] = s->node[t].prev;
+  /* the next reference slides this marker again: start loading its node
+     (deep markers sit on lines referenced long ago, out of the host's
+     caches) */
+  __builtin_prefetch(&s->node[s->tail[j]]);
 }
 
 static uint32_t new_node(ls_stack *s)
@@ -221,14 +225,23 @@ static void insert_line(ls_stack *s, uint64_t line)
     s->tail[j] = s->node[0].prev;
 }
 
+/* Most references go to one of the few most recent lines (the stack, a
+   loop's couple of arrays): look at them before hashing, their nodes are
+   in the host's cache. */
+#define NEAR_TOP 4
+
 int ls_ref(ls_stack *s, uint64_t line)
 {
   uint32_t i;
-  int k;
+  int k, n;
 
   if (s->count > 0 && s->mru_line == line)
     return 0;
-  i = lookup(s, line);
+  for (i = s->node[0].next, n = 0; i && n < NEAR_TOP; i = s->node[i].next, n++)
+    if (s->node[i].line == line)
+      break;
+  if (!i || n == NEAR_TOP)
+    i = lookup(s, line);
   if (!i) {
     insert_line(s, line);
     return LS_ABSENT;

@@ -387,6 +387,15 @@ void cb_mc_setup(struct cs_sim *sim, const struct cs_geometry *i1,
 void cb_mc_clear(void);
 void cb_mc_instr(ULong *slot, Addr a, UInt size, UInt result);
 void cb_mc_data(ULong *slot, Addr a, UWord size, UInt result);
+/* I1 line of the classifier's last fetch (~0 when none): a fetch that
+ * hits in that same line changes nothing, so do_instr skips the call. */
+extern ULong cb_mc_i1_last_line;
+extern Int   cb_mc_i1_line_bits;
+static inline Bool cb_mc_same_i1_line(Addr a, UInt size)
+{
+   return (a >> cb_mc_i1_line_bits) == cb_mc_i1_last_line
+       && ((a + size - 1) >> cb_mc_i1_line_bits) == cb_mc_i1_last_line;
+}
 void cb_rd_setup(const struct cs_geometry *ll);
 void cb_rd_clear(void);
 void cb_rd_data(ULong *slot, Addr a, UWord size);

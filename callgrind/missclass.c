@@ -20,6 +20,8 @@
 #include "missclass.h"
 
 static mc_sim *mc;
+ULong cb_mc_i1_last_line = ~0ULL;
+Int   cb_mc_i1_line_bits;
 
 static const HChar *const class_names[9] = {
    "I1Co", "I1Ca", "I1Cf", "D1Co", "D1Ca", "D1Cf", "LLCo", "LLCa", "LLCf",
@@ -41,6 +43,7 @@ void cb_mc_setup(struct cs_sim *sim, const cs_geometry *i1,
 {
    enable_events();
    mc = mc_new(i1, d1, ll, cb_clo.cacheuse);
+   cb_mc_i1_line_bits = mc->i1.line_bits;
    cs_set_ll_observer(sim, mc_observe_ll, mc);
 }
 
@@ -49,6 +52,7 @@ void cb_mc_setup(struct cs_sim *sim, const cs_geometry *i1,
 void cb_mc_clear(void)
 {
    if (mc) mc_clear(mc);
+   cb_mc_i1_last_line = ~0ULL;
 }
 
 /* cls: bits 0-1 the L1 class, bits 2-3 the LL class (MC_*). */
@@ -66,9 +70,12 @@ static inline void count_classes(ULong *slot, EventId l1_first, unsigned cls)
    }
 }
 
+/* Called for every fetch that missed I1 or left the last fetch's line
+ * (sim.c skips the others, see cb_mc_same_i1_line). */
 void cb_mc_instr(ULong *slot, Addr a, UInt size, UInt result)
 {
    unsigned cls = mc_access(mc, &mc->i1, a, size, result);
+   cb_mc_i1_last_line = mc->i1.fa->mru_line;
    if (cls && cb_cur.collect) count_classes(slot, EV_I1Co, cls);
 }
 

@@ -312,7 +312,8 @@ static inline void do_instr(const SimInstr *ii)
    cs_owner o;
    unsigned r = cs_instr(sim, ii->addr, ii->size, make_owner(&o, slot));
    if (cb_cur.collect) count(slot, r, EV_Ir, EV_I1mr, EV_ILmr, EV_ILdmr);
-   if (UNLIKELY(cb_clo.miss_class)) cb_mc_instr(slot, ii->addr, ii->size, r);
+   if (UNLIKELY(cb_clo.miss_class) && (r || !cb_mc_same_i1_line(ii->addr, ii->size)))
+      cb_mc_instr(slot, ii->addr, ii->size, r);
 }
 
 static inline void do_read(const SimInstr *ii, Addr a, UWord size)
