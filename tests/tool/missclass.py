@@ -197,10 +197,11 @@ def oracle_case(client):
         probs = harness.run_problems(ours)
         if probs:
             return [(name, probs)]
-        return [(name, backdate_oracle.arc_problems(ours.out)),
-                (name + "/derivation",
-                 derivation_problems(cgfile.parse(ours.out).merged())
-                 if client == "missclass" else [])]
+        results = [(name, backdate_oracle.arc_problems(ours.out))]
+        if client == "missclass":
+            results.append((name + "/derivation", derivation_problems(
+                cgfile.parse(ours.out).merged())))
+        return results
     return run
 
 
