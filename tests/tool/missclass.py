@@ -183,6 +183,7 @@ def compared_case(label, client, extra, ref_extra=None, derive=False,
         ]
         if derive:
             results.append((name + "/derivation", derivation_problems(po)))
+            results.append(checks.annotate_result(name + "/annotate", ours))
         return results
     return run
 
