@@ -23,7 +23,8 @@
 ** bucket *below* the line's bucket (the tail of each full bucket above the
 ** line slides into the next bucket: "markers" at the bucket edges).  So a
 ** reference at distance d costs O(1 + log2 d); the most recent line costs
-** one comparison.  Exact, no approximation.
+** one comparison, and the next few are found by walking the list's head
+** instead of hashing.  Exact, no approximation.
 **
 ** Pure C like cachesim.c: memory comes from cs_alloc/cs_free (cachesim.h).
 */
