@@ -23,19 +23,12 @@ static mc_sim *mc;
 ULong cb_mc_i1_last_line = ~0ULL;
 Int   cb_mc_i1_line_bits;
 
-static const HChar *const class_names[9] = {
-   "I1Co", "I1Ca", "I1Cf", "D1Co", "D1Ca", "D1Cf", "LLCo", "LLCa", "LLCf",
-};
-
-/* Names and positions of the 9 events, appended after those sim.c has
- * enabled (the enum puts them after every reference event). */
+/* Positions of the 9 events (named in sim.c), appended after those sim.c
+ * has enabled: the enum puts them after every reference event. */
 static void enable_events(void)
 {
-   Int i;
-   for (i = 0; i < 9; i++) {
-      cb_ev_name[EV_I1Co + i] = class_names[i];
-      cb_ev_pos[EV_I1Co + i] = cb_n_events++;
-   }
+   Int e;
+   for (e = EV_I1Co; e <= EV_LLCf; e++) cb_ev_pos[e] = cb_n_events++;
 }
 
 void cb_mc_setup(struct cs_sim *sim, const cs_geometry *i1,

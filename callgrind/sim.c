@@ -27,6 +27,9 @@ const HChar *cb_ev_name[EV_COUNT] = {
    "ILdmr", "DLdmr", "DLdmw", "Bc", "Bcm", "Bi", "Bim",
    "AcCost1", "SpLoss1", "AcCost2", "SpLoss2",
    "L1ld", "LLld", "L1ldB", "LLldB", "sysCount", "sysTime",
+   /* --miss-class (missclass.c); the --reuse-dist names follow, made from
+    * the LL size at start (reusedist.c) */
+   "I1Co", "I1Ca", "I1Cf", "D1Co", "D1Ca", "D1Cf", "LLCo", "LLCa", "LLCf",
 };
 
 static cs_sim   *sim;
