@@ -56,6 +56,7 @@ CLIENT_BUILD = {
     "cacheuse": (["cacheuse.c"], "gcc", []),
     # -O2: leaf kernels whose only data accesses are the pattern's
     "missclass": (["missclass.c"], "gcc", ["-O2"]),
+    "missclass_switch": (["missclass_switch.c"], "gcc", ["-O2"]),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).

@@ -47,7 +47,10 @@
    --cacheuse=yes --backdate-check=yes the back-dating oracle (L1ld vs
    L1ldB, LLld vs LLldB on every arc) still holds.
 
-4. A bad value stops before the client runs.
+4. After an instrumentation switch every line is a first touch again
+   (missclass_switch.c).
+
+5. A bad value stops before the client runs.
 """
 
 import os
@@ -206,6 +209,36 @@ def oracle_case(client):
     return run
 
 
+def switch_case():
+    """missclass_switch.c: touch() reads 64 lines (one per D1 set, 64 LL
+    sets), then instrumentation is switched off and on (the caches are
+    emptied, and with them the shadows and the first-touch sets), then
+    touch() again: 128 compulsory misses at D1 and LL, 128 RdCold; each
+    `ret` reads the stack line written by its `call`, 64 lines earlier
+    (Rd64: 2)."""
+    name = "missclass/switch"
+
+    def run():
+        ours = harness.run_tool(harness.OURS, "missclass_switch", GEOM + BOTH,
+                                "missclass-switch")
+        probs = harness.run_problems(ours)
+        if probs:
+            return [(name, probs)]
+        f = cgfile.parse(ours.out).merged().fns.get("touch")
+        if not f:
+            return [(name, ["no function touch"])]
+        c = f.self_cost
+        want = {"D1Co": 128, "D1Ca": 0, "D1Cf": 0,
+                "LLCo": 128 + c.get("ILmr", 0), "LLCa": 0, "LLCf": 0,
+                "RdCold": 128, "Rd64": 2}
+        got = {e: c.get(e, 0) for e in want}
+        others = {e: c[e] for e in RD if c.get(e, 0) and e not in want}
+        probs = [] if got == want and not others else \
+            ["touch: %s %s, want %s" % (got, others, want)]
+        return [(name, probs)]
+    return run
+
+
 def bad_value_case():
     name = "missclass/bad-value"
 
@@ -247,6 +280,7 @@ def main():
          compared_case("rd-only", "calls", [], mc=False)),
         ("missclass/oracle/missclass", oracle_case("missclass")),
         ("missclass/oracle/recursion", oracle_case("recursion")),
+        ("missclass/switch", switch_case()),
         ("missclass/bad-value", bad_value_case()),
     ]
     return harness.run_cases(cases)
