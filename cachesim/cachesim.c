@@ -767,6 +767,30 @@ static void drop_owners(cs_sim *s, cs_cache *c, int level)
       report_evict(s, level, &c->line[i], 0, 0);
 }
 
+static void forget_in(cs_cache *c, int level,
+                      int (*forget)(void *, int, const cs_owner *), void *ctx)
+{
+  static const cs_owner nobody;
+  unsigned i;
+  for (i = 0; i < n_slots(c); i++) {
+    cs_line *ln = &c->line[i];
+    if (ln->owned && (ln->owner.slot || ln->owner.node)
+        && forget(ctx, level, &ln->owner))
+      ln->owner = nobody;            /* still owned: it merges and reports */
+  }
+}
+
+void cs_forget_owners(cs_sim *s,
+                      int (*forget)(void *ctx, int level, const cs_owner *),
+                      void *ctx)
+{
+  if (!s->use)
+    return;
+  forget_in(&s->i1, 1, forget, ctx);
+  forget_in(&s->d1, 1, forget, ctx);
+  forget_in(&s->ll, 2, forget, ctx);
+}
+
 void cs_clear(cs_sim *s)
 {
   if (s->use) {

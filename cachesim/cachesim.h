@@ -108,6 +108,18 @@ void cs_flush(cs_sim *);
    references.  Call cs_flush first to keep the data. */
 void cs_clear(cs_sim *);
 
+/* Forget owners (zeroing: costs of the past are discarded, including the
+   use metrics of lines the past loaded, still resident now).  For every
+   line holding an owner, forget(ctx, level, owner) is asked; when it
+   returns nonzero (having dropped whatever references it held) the line
+   keeps its place, LRU state and use data but belongs to nobody from then
+   on: when it leaves, on_evict still comes, with slot and node NULL.
+   Nothing else changes, so later hits, misses and merges are exactly as
+   without forgetting. */
+void cs_forget_owners(cs_sim *,
+                      int (*forget)(void *ctx, int level, const cs_owner *),
+                      void *ctx);
+
 /* Hardware-prefetch statistics (the reference prints them with -v as
    "Prefetch Up:" and "Prefetch Down:").  Not reset by cs_clear. */
 uint64_t cs_prefetches(cs_sim *);   /* up + down */

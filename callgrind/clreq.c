@@ -44,6 +44,10 @@ void cb_set_instrument_state(const HChar *reason, Bool state)
 Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
    static Bool warned;
+   if (args[0] == VG_USERREQ__GDB_MONITOR_COMMAND) {   /* monitor.c */
+      *ret = cb_handle_gdb_monitor_command(tid, (HChar *)args[1]);
+      return (Bool)*ret;
+   }
    if (!VG_IS_TOOL_USERREQ('C', 'T', args[0])) return False;
    cb_switch_thread(tid);
 

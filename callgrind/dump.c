@@ -700,8 +700,10 @@ static void zero_thread(thread_info *t)
 
 void cb_zero_all_cost(Bool only_current_thread)
 {
+   Bool one_thread = only_current_thread && cb_clo.separate_threads;
    cb_exec_state_save();
-   if (only_current_thread && cb_clo.separate_threads) zero_thread(cb_cur.thread);
+   cb_sim_zero(one_thread ? cb_cur.thread : NULL);
+   if (one_thread) zero_thread(cb_cur.thread);
    else cb_forall_threads(zero_thread);
 }
 

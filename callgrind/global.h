@@ -370,6 +370,7 @@ void cb_sim_print_stats(void);
 void cb_sim_finish(void);          /* flush every line, settle the trees */
 void cb_sim_settle(void);          /* before a dump */
 void cb_sim_clear(void);           /* instrumentation switched */
+void cb_sim_zero(thread_info *only); /* zeroing: forget the past's lines */
 void cb_sim_drop_slots(ULong *first, SizeT n);
 struct bd_tree *cb_bd_new_tree(void);
 void  cb_bd_close_tree(struct bd_tree *t);

@@ -155,7 +155,7 @@ static void cb_post_clo_init(void)
 
    if (VG_(clo_verbosity) > 0) {
       Int e;
-      VG_(umsg)("For interactive control, run 'callgrind_control -h'.\n");
+      VG_(umsg)("For interactive control, run 'callgrind-bd_control -h'.\n");
       (void)e;
    }
 }

@@ -218,6 +218,8 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
    uint64_t bd[BD_MAX] = { 0 };
    Bool counted = cb_clo.backdate_check && ((UWord)o->slot & OWNER_COLLECTED);
 
+   if (!slot) return;           /* loaded before a zero: see cb_sim_zero */
+
    if (UNLIKELY(n_dropped > 0) && is_dropped(slot)) {
       if (o->node) bd_evict((bd_node *)o->node, NULL);
       return;
@@ -582,6 +584,39 @@ void cb_sim_settle(void)
    if (forest) bd_settle(forest);
 }
 
+/* Does a line's back-dating node belong to one of t's live contexts?
+ * (Trees of signal handlers that have returned are not found.) */
+static Bool node_of_thread(const bd_node *nd, const thread_info *t)
+{
+   bd_tree *tree = bd_node_tree(nd);
+   Int s;
+   for (s = 0; s <= t->states_sp; s++)
+      if (t->states[s] && t->states[s]->bd == tree) return True;
+   return False;
+}
+
+static int forget_owner(void *ctx, int level, const cs_owner *o)
+{
+   const thread_info *only = ctx;
+   if (only && (!o->node || !node_of_thread(o->node, only))) return 0;
+   if (o->node) bd_evict((bd_node *)o->node, NULL);
+   return 1;
+}
+
+/* Zeroing (ZERO_STATS, the zero monitor command, --zero-before) discards
+ * the costs of the past, so also the metrics still to come from lines the
+ * past loaded: what is pending in the trees reaches its arcs now (to be
+ * zeroed with them), and resident lines forget their owner, so no
+ * back-dated metric of a line loaded before the zero is ever written,
+ * just as its immediate counts are not. The cache itself is untouched.
+ * only: the one thread being zeroed (--separate-threads=yes), whose lines
+ * are told by their back-dating node; NULL for all threads. */
+void cb_sim_zero(thread_info *only)
+{
+   if (forest) bd_settle(forest);
+   if (sim && cb_clo.cacheuse) cs_forget_owners(sim, forget_owner, only);
+}
+
 /* At exit: every resident line leaves, every tree is pruned to its root. */
 void cb_sim_finish(void)
 {
@@ -596,11 +631,17 @@ void cb_sim_finish(void)
  * and loses the use data of resident lines; we account it first. */
 void cb_sim_clear(void)
 {
-   if (!sim) return;
-   if (cb_clo.cacheuse) cs_flush(sim);
-   cs_clear(sim);
-   cb_mc_clear();
-   cb_rd_clear();
+   if (sim) {
+      if (cb_clo.cacheuse) cs_flush(sim);
+      cs_clear(sim);
+      cb_mc_clear();
+      cb_rd_clear();
+   }
+   /* The running counters restart from 0 here (lastdump_cost too), and a
+    * call faked after the switch (a return with an empty stack) lasts
+    * since then; what reached a tree's root before must not climb
+    * through that call's arc: hand it over now, as a dump does. */
+   if (forest) bd_settle(forest);
 }
 
 void cb_sim_print_stats(void)

@@ -54,6 +54,8 @@ CLIENT_BUILD = {
     "dlopen_lib.so": (["dlopen_lib.c"], "gcc", ["-fPIC", "-shared"]),
     "segv": (["segv.c"], "gcc", []),
     "cacheuse": (["cacheuse.c"], "gcc", []),
+    "longrun": (["longrun.c"], "gcc", []),
+    "zero_threads": (["zero_threads.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
     # -O2: leaf kernels whose only data accesses are the pattern's
     "missclass": (["missclass.c"], "gcc", ["-O2"]),
     "missclass_switch": (["missclass_switch.c"], "gcc", ["-O2"]),
