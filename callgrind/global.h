@@ -43,6 +43,8 @@
 /*--- Events                                               ---*/
 /*------------------------------------------------------------*/
 
+#define CB_RD_EVENTS 42   /* most reuse-distance buckets (lrustack: 40 + 2) */
+
 /* Every event the tool can count, in the reference's output order.
  * Which of them are active is decided once, after option parsing. */
 typedef enum {
@@ -58,6 +60,13 @@ typedef enum {
    EV_Ge,
    /* --collect-systime: system calls, their elapsed time and (nsec) CPU time */
    EV_sysCount, EV_sysTime, EV_sysCpuTime,
+   /* Miss classes (--miss-class=yes, missclass.c): compulsory, capacity,
+    * conflict misses of I1, D1 and LL. */
+   EV_I1Co, EV_I1Ca, EV_I1Cf, EV_D1Co, EV_D1Ca, EV_D1Cf,
+   EV_LLCo, EV_LLCa, EV_LLCf,
+   /* Reuse-distance buckets (--reuse-dist=yes, reusedist.c): EV_Rd + j is
+    * bucket j; how many and their names depend on the LL size. */
+   EV_Rd, EV_Rd_last = EV_Rd + CB_RD_EVENTS - 1,
    EV_COUNT
 } EventId;
 
@@ -84,6 +93,7 @@ typedef struct {
    Bool   i1_set, d1_set, ll_set;
    Int    i1[3], d1[3], ll[3];     /* size, assoc, line */
    Int    verbose;
+   Bool   miss_class, reuse_dist;  /* --miss-class, --reuse-dist */
 } CbOptions;
 extern CbOptions cb_clo;
 
@@ -380,6 +390,27 @@ void  cb_bd_return(Int levels);
 void  cb_bd_adopt_root(JCC *jcc);
 void  cb_sim_print_summary(const ULong *total);
 Bool  cb_sim_needs_instr_costs(void);
+
+/* Miss classes (missclass.c) and reuse distances (reusedist.c). */
+struct cs_sim;
+struct cs_geometry;
+void cb_mc_setup(struct cs_sim *sim, const struct cs_geometry *i1,
+                 const struct cs_geometry *d1, const struct cs_geometry *ll);
+void cb_mc_clear(void);
+void cb_mc_instr(ULong *slot, Addr a, UInt size, UInt result);
+void cb_mc_data(ULong *slot, Addr a, UWord size, UInt result);
+/* I1 line of the classifier's last fetch (~0 when none): a fetch that
+ * hits in that same line changes nothing, so do_instr skips the call. */
+extern ULong cb_mc_i1_last_line;
+extern Int   cb_mc_i1_line_bits;
+static inline Bool cb_mc_same_i1_line(Addr a, UInt size)
+{
+   return (a >> cb_mc_i1_line_bits) == cb_mc_i1_last_line
+       && ((a + size - 1) >> cb_mc_i1_line_bits) == cb_mc_i1_last_line;
+}
+void cb_rd_setup(const struct cs_geometry *ll);
+void cb_rd_clear(void);
+void cb_rd_data(ULong *slot, Addr a, UWord size);
 
 /* Per-instruction info handed to simulation helpers. */
 typedef struct SimInstr {

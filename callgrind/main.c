@@ -285,7 +285,7 @@ static void print_summary(void)
 {
    const ULong *total = cb_written_total;
    Int e;
-   HChar line[512];
+   HChar line[32 + EV_COUNT * 24];   /* a name or a 20-digit count per event */
    Int n = 0;
 
    n = VG_(sprintf)(line, "Events    :");

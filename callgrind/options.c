@@ -325,6 +325,8 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (bool_opt(arg, "--branch-sim", &cb_clo.branch_sim)) {}
    else if (bool_opt(arg, "--backdate", &cb_clo.backdate)) { backdate_given = True; }
    else if (bool_opt(arg, "--backdate-check", &cb_clo.backdate_check)) {}
+   else if (bool_opt(arg, "--miss-class", &cb_clo.miss_class)) {}
+   else if (bool_opt(arg, "--reuse-dist", &cb_clo.reuse_dist)) {}
    else if (cache_option(arg, "--I1", cb_clo.i1, &cb_clo.i1_set)) {}
    else if (cache_option(arg, "--D1", cb_clo.d1, &cb_clo.d1_set)) {}
    else if (cache_option(arg, "--LL", cb_clo.ll, &cb_clo.ll_set)) {}
@@ -387,6 +389,11 @@ void cb_print_usage(void)
 "                              through the back-dating tree [yes]\n"
 "    --backdate-check=no|yes   Add oracle events L1ld/LLld (lines loaded,\n"
 "                              immediate) and L1ldB/LLldB (back-dated) [no]\n"
+"\n   miss analysis options (callgrind-bd):\n"
+"    --miss-class=no|yes       Classify I1/D1/LL misses as compulsory,\n"
+"                              capacity, conflict (I1Co ... LLCf) [no]\n"
+"    --reuse-dist=no|yes       LRU reuse distance of data accesses in\n"
+"                              power-of-two buckets of lines (Rd0 ... RdCold) [no]\n"
    );
 }
 
@@ -403,7 +410,8 @@ void cb_options_post(void)
       VG_(umsg)("Using source line as position.\n");
       cb_clo.dump_line = True;
    }
-   if ((cb_clo.cacheuse || cb_clo.simulate_wb || cb_clo.simulate_hwpref)
+   if ((cb_clo.cacheuse || cb_clo.simulate_wb || cb_clo.simulate_hwpref
+        || cb_clo.miss_class || cb_clo.reuse_dist)
        && !cb_clo.simulate_cache)
       cb_clo.simulate_cache = True;
    if (!cb_clo.cacheuse) {

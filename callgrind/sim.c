@@ -27,6 +27,9 @@ const HChar *cb_ev_name[EV_COUNT] = {
    "ILdmr", "DLdmr", "DLdmw", "Bc", "Bcm", "Bi", "Bim",
    "AcCost1", "SpLoss1", "AcCost2", "SpLoss2",
    "L1ld", "LLld", "L1ldB", "LLldB", "Ge", "sysCount", "sysTime", "sysCpuTime",
+   /* --miss-class (missclass.c); the --reuse-dist names follow, made from
+    * the LL size at start (reusedist.c) */
+   "I1Co", "I1Ca", "I1Cf", "D1Co", "D1Ca", "D1Cf", "LLCo", "LLCa", "LLCf",
 };
 
 static cs_sim   *sim;
@@ -314,6 +317,8 @@ static inline void do_instr(const SimInstr *ii)
    cs_owner o;
    unsigned r = cs_instr(sim, ii->addr, ii->size, make_owner(&o, slot));
    if (cb_cur.collect) count(slot, r, EV_Ir, EV_I1mr, EV_ILmr, EV_ILdmr);
+   if (UNLIKELY(cb_clo.miss_class) && (r || !cb_mc_same_i1_line(ii->addr, ii->size)))
+      cb_mc_instr(slot, ii->addr, ii->size, r);
 }
 
 static inline void do_read(const SimInstr *ii, Addr a, UWord size)
@@ -322,6 +327,8 @@ static inline void do_read(const SimInstr *ii, Addr a, UWord size)
    cs_owner o;
    unsigned r = cs_read(sim, a, size, make_owner(&o, slot));
    if (cb_cur.collect) count(slot, r, EV_Dr, EV_D1mr, EV_DLmr, EV_DLdmr);
+   if (UNLIKELY(cb_clo.miss_class)) cb_mc_data(slot, a, size, r);
+   if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
 }
 
 static inline void do_write(const SimInstr *ii, Addr a, UWord size)
@@ -330,6 +337,8 @@ static inline void do_write(const SimInstr *ii, Addr a, UWord size)
    cs_owner o;
    unsigned r = cs_write(sim, a, size, make_owner(&o, slot));
    if (cb_cur.collect) count(slot, r, EV_Dw, EV_D1mw, EV_DLmw, EV_DLdmw);
+   if (UNLIKELY(cb_clo.miss_class)) cb_mc_data(slot, a, size, r);
+   if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
 }
 
 static VG_REGPARM(1) void log_I(SimInstr *ii) { do_instr(ii); }
@@ -576,6 +585,9 @@ void cb_sim_post_clo_init(void)
    if (cb_clo.simulate_cache) {
       cs_options o = { cb_clo.simulate_wb, cb_clo.simulate_hwpref, cb_clo.cacheuse };
       sim = cs_new(&g_i1, &g_d1, &g_ll, o, cb_clo.cacheuse ? &hooks : NULL);
+      /* their events come after all others: enabled last */
+      if (cb_clo.miss_class) cb_mc_setup(sim, &g_i1, &g_d1, &g_ll);
+      if (cb_clo.reuse_dist) cb_rd_setup(&g_ll);
    }
    if (cb_clo.branch_sim) bsim = bs_new();
    if (cb_clo.backdate) {
@@ -642,6 +654,8 @@ void cb_sim_clear(void)
    if (sim) {
       if (cb_clo.cacheuse) cs_flush(sim);
       cs_clear(sim);
+      cb_mc_clear();
+      cb_rd_clear();
    }
    /* A call faked after the switch (a return with an empty stack) lasts
     * since then (clreq.c); what reached a tree's root before must not

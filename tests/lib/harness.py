@@ -59,6 +59,9 @@ CLIENT_BUILD = {
     "atomics": (["atomics.c"], "gcc", []),
     "longrun": (["longrun.c"], "gcc", []),
     "zero_threads": (["zero_threads.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
+    # -O2: leaf kernels whose only data accesses are the pattern's
+    "missclass": (["missclass.c"], "gcc", ["-O2"]),
+    "missclass_switch": (["missclass_switch.c"], "gcc", ["-O2"]),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).
