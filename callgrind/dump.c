@@ -501,15 +501,26 @@ static void file_name_for(HChar *buf, SizeT size, Int tid, Bool final)
       VG_(snprintf)(buf + n, size - n, "-%02d", tid);
 }
 
+/* An argument on the one-line cmd: header. As the reference does, a
+ * newline is written as \n and a backslash as \\, so that an argument
+ * such as a script passed with -c or -e cannot end the line early. */
+static void out_cmd_arg(const HChar *arg)
+{
+   out_str(" ");
+   for (; *arg; arg++) {
+      if (*arg == '\n') out_str("\\n");
+      else if (*arg == '\\') out_str("\\\\");
+      else { HChar c[2] = { *arg, 0 }; out_str(c); }
+   }
+}
+
 static void write_cmd_line(void)
 {
    Word i;
    out_str("cmd: ");
-   if (VG_(args_the_exename)) { out_str(" "); out_str(VG_(args_the_exename)); }
-   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
-      out_str(" ");
-      out_str(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
-   }
+   if (VG_(args_the_exename)) out_cmd_arg(VG_(args_the_exename));
+   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++)
+      out_cmd_arg(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
    out_str("\n");
 }
 
