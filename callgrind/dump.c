@@ -40,8 +40,10 @@ static void out_flush(void)
       Int n = VG_(write)(out_fd, outbuf + done, outbuf_used - done);
       if (n <= 0) {
          out_error = True;
-         VG_(message)(Vg_UserMsg, "callgrind-bd: error writing profile '%s'%s\n",
-                      out_name, n == 0 ? "" : " (disk full or file too large?)");
+         /* VG_(write) hides errno: name the usual causes */
+         VG_(message)(Vg_UserMsg, "callgrind-bd: error writing profile '%s': "
+                      "it is incomplete (disk full, file size limit or "
+                      "I/O error)\n", out_name);
       }
       done += n > 0 ? n : 0;
    }

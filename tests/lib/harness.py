@@ -53,6 +53,8 @@ CLIENT_BUILD = {
     "dlopen": (["dlopen.c"], "gcc", ["-ldl"]),
     "dlopen_lib.so": (["dlopen_lib.c"], "gcc", ["-fPIC", "-shared"]),
     "segv": (["segv.c"], "gcc", []),
+    "abort": (["abort.c"], "gcc", []),
+    "thread_exit": (["thread_exit.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
     "cacheuse": (["cacheuse.c"], "gcc", []),
     # the manual's worked example, built as the manual says (-O1), once
     # per way of transposing (the argument)
