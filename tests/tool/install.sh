@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make install DESTDIR=...` puts the tool into Valgrind's tool directory
-# (as configure found it) and the man page under share/man/man1; the man
-# page formats without warnings; `make uninstall` removes both again.
+# (as configure found it), the man page under share/man/man1 and the
+# manual with its pictures under share/doc/callgrind-bd; the man
+# page formats without warnings; `make uninstall` removes them again.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 name=install
@@ -22,6 +23,11 @@ page=$dest$prefix/share/man/man1/callgrind-bd.1
 [ -x "$tool" ] || fail "no executable $tool"
 cmp -s "$tool" "$top/callgrind-bd-amd64-linux" || fail "$tool differs from the build"
 [ -f "$page" ] || fail "no man page at $page"
+manual=$dest$prefix/share/doc/callgrind-bd/manual.md
+[ -f "$manual" ] || fail "no manual at $manual"
+grep -o '([a-z0-9-]*\.png)' "$top/docs/manual.md" | tr -d '()' | while read -r png; do
+    [ -f "$(dirname "$manual")/$png" ] || { echo "FAIL $name: manual's picture $png not installed"; exit 1; }
+done || exit 1
 echo "PASS $name/files"
 
 if command -v groff >/dev/null; then
@@ -34,5 +40,5 @@ fi
 
 name=install/uninstall
 make -C "$top" uninstall DESTDIR="$dest" >/dev/null 2>&1 || fail "make uninstall failed"
-[ ! -e "$tool" ] && [ ! -e "$page" ] || fail "files left after uninstall"
+[ ! -e "$tool" ] && [ ! -e "$page" ] && [ ! -e "$manual" ] || fail "files left after uninstall"
 echo "PASS $name"
