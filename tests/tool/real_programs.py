@@ -114,17 +114,16 @@ def prepare(prog, workdir):
 
 
 def run_once(argv, workdir, valgrind_opts=None, out=None):
-    """Run natively (valgrind_opts None) or under our tool in workdir;
-    return (proc, output bytes)."""
+    """Run natively (valgrind_opts None) or under our tool (profile to
+    out) in workdir; return the CompletedProcess (bytes output)."""
     cmd = list(argv)
     env = dict(os.environ)
     if valgrind_opts is not None:
         env["VALGRIND_LIB"] = harness.vglib()
         cmd = (["valgrind", "--tool=" + harness.OURS,
                 "--callgrind-out-file=" + out] + valgrind_opts + cmd)
-    proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True,
+    return subprocess.run(cmd, cwd=workdir, env=env, capture_output=True,
                           timeout=harness.RUN_TIMEOUT)
-    return proc
 
 
 def produced(prog, workdir, proc):
