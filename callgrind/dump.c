@@ -473,10 +473,25 @@ static HChar *expand_out_name(const HChar *fmt)
    return VG_(expand_file_name)("--callgrind-out-file", fmt);
 }
 
-void cb_init_dumps(void)
+/* The pid out_base was expanded for: a forked child gets its own file
+ * (%p), as with the reference, instead of overwriting its parent's. */
+static Int out_pid;
+
+static void expand_out_base(void)
 {
    const HChar *fmt = cb_clo.out_format ? cb_clo.out_format : "callgrind.out.%p";
    out_base = expand_out_name(fmt);
+   out_pid = VG_(getpid)();
+}
+
+static void out_base_for_this_process(void)
+{
+   if (VG_(getpid)() != out_pid) expand_out_base();
+}
+
+void cb_init_dumps(void)
+{
+   expand_out_base();
    cb_out_counter = 1;
    dump_total = cb_new_cost();
 }
@@ -675,6 +690,7 @@ static void remember_dump_point(thread_info *t)
 void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
 {
    Bool final = (trigger == NULL);
+   out_base_for_this_process();
    cb_exec_state_save();
    if (!final) cb_sim_settle();
    if (cb_clo.separate_threads) {

@@ -54,6 +54,7 @@ CLIENT_BUILD = {
     "dlopen_lib.so": (["dlopen_lib.c"], "gcc", ["-fPIC", "-shared"]),
     "segv": (["segv.c"], "gcc", []),
     "abort": (["abort.c"], "gcc", []),
+    "fork": (["fork.c"], "gcc", []),
     "thread_exit": (["thread_exit.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
     "cacheuse": (["cacheuse.c"], "gcc", []),
     # the manual's worked example, built as the manual says (-O1), once

@@ -15,6 +15,8 @@
                mount, a mode 555 directory when not root; skipped
                otherwise): a one-line error naming the file, non-zero exit,
                the client never starts (like the reference).
+  fork         a child forked without exec writes its own profile
+               (callgrind.out.%p), with the reference's totals.
   disk-full    the profile cannot be written completely: /dev/full (no
                space), and a file size limit (RLIMIT_FSIZE): the client's
                exit status is kept and the tool names the file and says the
@@ -107,6 +109,30 @@ def thread_exit_separate():
     return [("fault/thread_exit/separate-threads", problems)]
 
 
+def fork_case():
+    """A forked child writes its own profile; per-process totals equal the
+    reference's."""
+    totals, problems = {}, []
+    for tool in (harness.OURS, harness.REF):
+        base = tool + ".out"
+        run = harness.run_tool(tool, "fork", [], "fork", base + ".%p")
+        if run.returncode != 0:
+            problems.append("%s exited %d" % (tool, run.returncode))
+        outdir = os.path.dirname(run.out)
+        files = [os.path.join(outdir, f) for f in sorted(os.listdir(outdir))
+                 if f.startswith(base + ".")]
+        if tool == harness.OURS:
+            for f in files:
+                problems += complete_profile(f)
+        totals[tool] = sorted(cgfile.parse(f).merged().totals.get("Ir", 0)
+                              for f in files if not checks.parses(f))
+    if len(totals[harness.OURS]) != 2 or \
+            totals[harness.OURS] != totals[harness.REF]:
+        problems.append("Ir totals per process: ours %s, reference %s"
+                        % (totals[harness.OURS], totals[harness.REF]))
+    return [("fault/fork/profile-per-process", problems)]
+
+
 def valgrind(tool, out, argv, limit=None):
     env = dict(os.environ, VALGRIND_LIB=harness.vglib())
 
@@ -197,6 +223,7 @@ def main():
     cases = [("fault/abort", crash_cases("abort", "SIGABRT")),
              ("fault/thread_exit", crash_cases("thread_exit", "exit(3)")),
              ("fault/thread_exit/separate-threads", thread_exit_separate),
+             ("fault/fork", fork_case),
              ("fault/out-missing", out_missing),
              ("fault/out-readonly", out_readonly),
              ("fault/disk-full", disk_full)]
