@@ -42,8 +42,10 @@ static void out_flush(void)
       Int n = VG_(write)(out_fd, outbuf + done, outbuf_used - done);
       if (n <= 0) {
          out_error = True;
-         VG_(message)(Vg_UserMsg, "callgrind-bd: error writing profile '%s'%s\n",
-                      out_name, n == 0 ? "" : " (disk full or file too large?)");
+         /* VG_(write) hides errno: name the usual causes */
+         VG_(message)(Vg_UserMsg, "callgrind-bd: error writing profile '%s': "
+                      "it is incomplete (disk full, file size limit or "
+                      "I/O error)\n", out_name);
       }
       done += n > 0 ? n : 0;
    }
@@ -532,10 +534,25 @@ static HChar *expand_out_name(const HChar *fmt)
    return VG_(expand_file_name)("--callgrind-out-file", fmt);
 }
 
-void cb_init_dumps(void)
+/* The pid out_base was expanded for: a forked child gets its own file
+ * (%p), as with the reference, instead of overwriting its parent's. */
+static Int out_pid;
+
+static void expand_out_base(void)
 {
    const HChar *fmt = cb_clo.out_format ? cb_clo.out_format : "callgrind.out.%p";
    out_base = expand_out_name(fmt);
+   out_pid = VG_(getpid)();
+}
+
+static void out_base_for_this_process(void)
+{
+   if (VG_(getpid)() != out_pid) expand_out_base();
+}
+
+void cb_init_dumps(void)
+{
+   expand_out_base();
    cb_out_counter = 1;
    dump_total = cb_new_cost();
    cb_written_total = cb_new_cost();
@@ -578,15 +595,26 @@ static void file_name_for(HChar *buf, SizeT size, Int tid, Bool final)
       VG_(snprintf)(buf + n, size - n, "-%02d", tid);
 }
 
+/* An argument on the one-line cmd: header. As the reference does, a
+ * newline is written as \n and a backslash as \\, so that an argument
+ * such as a script passed with -c or -e cannot end the line early. */
+static void out_cmd_arg(const HChar *arg)
+{
+   out_str(" ");
+   for (; *arg; arg++) {
+      if (*arg == '\n') out_str("\\n");
+      else if (*arg == '\\') out_str("\\\\");
+      else { HChar c[2] = { *arg, 0 }; out_str(c); }
+   }
+}
+
 static void write_cmd_line(void)
 {
    Word i;
    out_str("cmd: ");
-   if (VG_(args_the_exename)) { out_str(" "); out_str(VG_(args_the_exename)); }
-   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
-      out_str(" ");
-      out_str(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
-   }
+   if (VG_(args_the_exename)) out_cmd_arg(VG_(args_the_exename));
+   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++)
+      out_cmd_arg(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
    out_str("\n");
 }
 
@@ -751,6 +779,7 @@ static void remember_dump_point(thread_info *t)
 void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
 {
    Bool final = (trigger == NULL);
+   out_base_for_this_process();
    cb_exec_state_save();
    if (!final) cb_sim_settle();
    if (cb_clo.separate_threads) {

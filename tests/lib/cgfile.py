@@ -375,7 +375,8 @@ class _Parser:
 def parse(path):
     """Parse one profile file; raises FormatError on malformed input."""
     p = _Parser(path)
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    # only \n ends a line: a \r inside cmd: (a client argument) does not
+    with open(path, encoding="utf-8", errors="replace", newline="\n") as fh:
         for raw in fh:
             p.line(raw)
     if not p.profile.parts:
