@@ -586,6 +586,18 @@ Bool cb_check_out_file(void)
    return True;
 }
 
+/* Before an execve: the file made empty at start (cb_check_out_file)
+ * would stay empty if the exec succeeds, since the final dump never comes;
+ * the profile is in the part just written. A file with content (e.g. of
+ * --combine-dumps) is kept. */
+void cb_remove_empty_out_file(void)
+{
+   struct vg_stat st;
+   out_base_for_this_process();
+   if (!sr_isError(VG_(stat)(out_base, &st)) && st.size == 0)
+      VG_(unlink)(out_base);
+}
+
 static void file_name_for(HChar *buf, SizeT size, Int tid, Bool final)
 {
    SizeT n = VG_(snprintf)(buf, size, "%s", out_base);

@@ -363,6 +363,7 @@ extern CbStat cb_stat;
 
 void cb_init_dumps(void);
 Bool cb_check_out_file(void);
+void cb_remove_empty_out_file(void);
 void cb_dump_profile(const HChar *trigger, Bool current_thread_only);
 void cb_zero_all_cost(Bool only_current_thread);
 void cb_mark_stacks_emptied(thread_info *t);

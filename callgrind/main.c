@@ -8,6 +8,8 @@
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "global.h"
+#include "pub_tool_vkiscnums.h"
+#include "pub_tool_aspacemgr.h"
 
 Bool cb_instrument_state = True;
 
@@ -212,9 +214,35 @@ static ULong elapsed(const struct vki_timespec *after, const struct vki_timespec
    }
 }
 
+/* A successful execve replaces the process: Valgrind does not run the
+ * tool's exit code, so the profile of everything before would be lost.
+ * It is dumped as a part first. An exec bound to fail (no such executable
+ * file: a shell or execvp trying each directory of PATH) dumps nothing;
+ * one that fails later (e.g. a bad ELF file) leaves an extra part. */
+static Bool is_executable_file(const HChar *path)
+{
+   struct vg_stat st;
+   if (sr_isError(VG_(stat)(path, &st))) return False;
+   return VKI_S_ISREG(st.mode) && (st.mode & 0111) != 0;
+}
+
+static void dump_before_exec(UInt syscallno, const UWord *args)
+{
+   const HChar *path = (const HChar *)args[0];
+   HChar trigger[64];
+   if (syscallno != __NR_execve) return;
+   if (!path || !VG_(am_is_valid_for_client)((Addr)path, 1, VKI_PROT_READ)) return;
+   if (!is_executable_file(path)) return;
+   VG_(snprintf)(trigger, sizeof trigger, "execve %s", path);
+   cb_dump_profile(trigger, False);
+   cb_remove_empty_out_file();
+}
+
 static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
 {
-   clock_now(&syscall_wall_start[tid], &syscall_cpu_start[tid]);
+   dump_before_exec(syscallno, args);
+   if (cb_clo.collect_systime != SYSTIME_NO)
+      clock_now(&syscall_wall_start[tid], &syscall_cpu_start[tid]);
 }
 
 /* The system call's cost belongs to the block that made it: as the
@@ -227,6 +255,7 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs, 
    BBCC *owner;
    ULong *c;
 
+   if (cb_clo.collect_systime == SYSTIME_NO) return;
    clock_now(&wall, &cpu);
    cb_switch_thread(tid);
    if (!cb_cur.bbcc || !cb_cur.collect) return;
@@ -244,15 +273,17 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs, 
    }
 }
 
-static void init_syscall_timing(void)
+/* The wrappers time system calls (--collect-systime) and save the
+ * profile before an execve. */
+static void init_syscall_wrappers(void)
 {
    SizeT n = VG_N_THREADS * sizeof(struct vki_timespec);
+   VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
    if (cb_clo.collect_systime == SYSTIME_NO) return;
    syscall_wall_start = CB_MALLOC("cb.systime", n);
    syscall_cpu_start = CB_MALLOC("cb.systime", n);
    VG_(memset)(syscall_wall_start, 0, n);
    VG_(memset)(syscall_cpu_start, 0, n);
-   VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
 }
 
 /*------------------------------------------------------------*/
@@ -270,7 +301,7 @@ static void cb_post_clo_init(void)
    cb_init_dumps();
    if (!cb_check_out_file()) VG_(exit)(1);
    cb_instrument_state = cb_clo.instr_atstart;
-   init_syscall_timing();
+   init_syscall_wrappers();
 
    if (VG_(clo_verbosity) > 0) {
       Int e;

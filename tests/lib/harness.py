@@ -56,6 +56,7 @@ CLIENT_BUILD = {
     "abort": (["abort.c"], "gcc", []),
     "fork": (["fork.c"], "gcc", []),
     "thread_exit": (["thread_exit.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
+    "exec": (["exec.c"], "gcc", []),
     "cacheuse": (["cacheuse.c"], "gcc", []),
     "clreq": (["clreq.c"], "gcc", []),
     "marker": (["marker.c"], "gcc", []),
@@ -117,6 +118,8 @@ REF_KNOWN_FAILURES = [
     (r"^fault/disk-full/",
      "the reference does not report write errors"),
     (r"^real/", "uses options only our tool has (--backdate-check)"),
+    (r"^exec/(plain|trace-children)$",
+     "the reference loses the profile of a process that calls execve"),
     (r"^tools/cg2dot/SpLoss1$",
      "the reference writes 0 inclusive SpLoss1, so no edge is drawn"),
 ]
