@@ -8,6 +8,7 @@
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "global.h"
+#include "objects.h"
 
 Bool cb_instrument_state = True;
 
@@ -148,6 +149,7 @@ static void cb_post_clo_init(void)
    cb_init_bb_table();
    cb_init_cxt_table();
    cb_sim_post_clo_init();
+   cb_obj_post_clo_init();
    cb_init_threads();
    cb_init_dumps();
    if (!cb_check_out_file()) VG_(exit)(1);
@@ -216,6 +218,7 @@ static void cb_fini(Int exitcode)
    cb_fini_dump();
    if (VG_(clo_verbosity) > 0) print_summary();
    if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) cb_sim_print_stats();
+   cb_obj_fini();
 }
 
 static void cb_start_client_code(ThreadId tid, ULong blocks_done)

@@ -1,0 +1,391 @@
+/* callgrind-bd: data objects (--objects=yes) -- which object every data
+ * access touches, and the costs per object, accessing instruction and
+ * call chain.  The model is described at the top of objects.h; this file
+ * holds the object table, the address lookup, call chains and cells.
+ * Allocation observation is in objects_alloc.c, the output and the exit
+ * report in objects_dump.c.
+ *
+ * Address lookup: a direct-mapped cache (by page) of blocks; a miss looks
+ * at the current thread's stack, then the live heap blocks (an ordered
+ * set), then the static variables of the debug info (symbol table), and
+ * otherwise answers [unknown] with a one-byte negative entry that is valid
+ * until the next heap block is created.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "objects_int.h"
+#include "pub_tool_oset.h"
+
+cb_block *cb_obj_cache[1 << CB_OBJ_CACHE_BITS];
+UWord cb_obj_gen = 1;
+cb_chain *cb_obj_root_chain;
+cb_cell *cb_obj_code_cell;
+cb_obj *cb_obj_allocator;
+Bool cb_obj_hist;
+
+cb_obj *cb_obj_list, **cb_obj_list_tail = &cb_obj_list;
+UInt cb_obj_count_objs;
+static cb_obj *bucket_unknown;
+static cb_obj **bucket_stack;     /* by thread id */
+static cb_block **stack_block;    /* by thread id */
+static cb_block neg_block[1 << CB_OBJ_CACHE_BITS];
+static OSet *heap_blocks;     /* live heap blocks by start */
+static OSet *static_blocks;   /* static variables seen so far, by start */
+
+#define CACHE_SLOT(a) (((a) >> 12) & ((1 << CB_OBJ_CACHE_BITS) - 1))
+
+/*------------------------------------------------------------*/
+/*--- Objects                                              ---*/
+/*------------------------------------------------------------*/
+
+cb_obj *cb_obj_new(ObjKind kind, const HChar *name)
+{
+   cb_obj *o = CB_MALLOC("cb.obj", sizeof *o);
+   VG_(memset)(o, 0, sizeof *o);
+   o->kind = kind;
+   o->name = VG_(strdup)("cb.obj.name", name);
+   o->number = ++cb_obj_count_objs;
+   o->gran_bytes = cb_clo.object_granularity;
+   *cb_obj_list_tail = o;
+   cb_obj_list_tail = &o->next_all;
+   return o;
+}
+
+/* Histogram granule of an offset; the granularity of an object doubles
+ * whenever it would need more than MAX_GRANULES granules. */
+#define MAX_GRANULES 65536
+static void coarsen(cb_obj *o)
+{
+   UInt i, e;
+   for (i = 0; i < o->hist_n / 2 + (o->hist_n & 1); i++)
+      for (e = 0; e < OE_COUNT; e++) {
+         ULong v = o->hist[2 * i * OE_COUNT + e];
+         if (2 * i + 1 < o->hist_n) v += o->hist[(2 * i + 1) * OE_COUNT + e];
+         o->hist[i * OE_COUNT + e] = v;
+      }
+   for (; i < o->hist_n; i++)
+      VG_(memset)(&o->hist[i * OE_COUNT], 0, OE_COUNT * sizeof(ULong));
+   o->gran_bytes *= 2;
+}
+
+static void grow_hist(cb_obj *o, UInt needed)
+{
+   UInt n = o->hist_n ? o->hist_n : 16;
+   while (n < needed) n *= 2;
+   if (n > MAX_GRANULES) n = MAX_GRANULES;
+   o->hist = VG_(realloc)("cb.obj.hist", o->hist, (SizeT)n * OE_COUNT * sizeof(ULong));
+   VG_(memset)(o->hist + (SizeT)o->hist_n * OE_COUNT, 0,
+               (SizeT)(n - o->hist_n) * OE_COUNT * sizeof(ULong));
+   o->hist_n = n;
+}
+
+UInt cb_obj_granule(cb_obj *o, Addr offset)
+{
+   Addr g = offset / o->gran_bytes;
+   while (g >= MAX_GRANULES) {
+      if (o->hist_n == 0) grow_hist(o, 1);
+      coarsen(o);
+      g = offset / o->gran_bytes;
+   }
+   if (g >= o->hist_n) grow_hist(o, (UInt)g + 1);
+   return (UInt)g;
+}
+
+/*------------------------------------------------------------*/
+/*--- Blocks and the address lookup                        ---*/
+/*------------------------------------------------------------*/
+
+static Word cmp_block_range(const void *key, const void *elem)
+{
+   Addr a = *(const Addr *)key;
+   const cb_block *b = elem;
+   if (a < b->start) return -1;
+   if (a - b->start >= b->len && !(b->len == 0 && a == b->start)) return 1;
+   return 0;
+}
+
+static void forget_cached(const cb_block *b)
+{
+   Addr p, first = b->start >> 12, last = (b->start + (b->len ? b->len - 1 : 0)) >> 12;
+   for (p = first; p <= last && p - first < (1 << CB_OBJ_CACHE_BITS); p++)
+      if (cb_obj_cache[p & ((1 << CB_OBJ_CACHE_BITS) - 1)] == b)
+         cb_obj_cache[p & ((1 << CB_OBJ_CACHE_BITS) - 1)] = NULL;
+}
+
+void cb_obj_heap_add(Addr start, SizeT len, cb_obj *o)
+{
+   cb_block *b = VG_(OSetGen_Lookup)(heap_blocks, &start);
+   if (b) cb_obj_heap_remove(start);      /* a release we did not see */
+   b = VG_(OSetGen_AllocNode)(heap_blocks, sizeof *b);
+   b->start = start;
+   b->len = len;
+   b->gen = 0;
+   b->obj = o;
+   VG_(OSetGen_Insert)(heap_blocks, b);
+   cb_obj_gen++;                          /* negative entries may be stale */
+   o->blocks++;
+   o->bytes += len;
+   if (len > o->max_block) o->max_block = len;
+}
+
+/* The object of the heap block starting at start, or NULL. */
+cb_obj *cb_obj_heap_owner(Addr start)
+{
+   cb_block *b = VG_(OSetGen_Lookup)(heap_blocks, &start);
+   return b ? b->obj : NULL;
+}
+
+void cb_obj_heap_remove(Addr start)
+{
+   cb_block *b = VG_(OSetGen_Remove)(heap_blocks, &start);
+   if (!b) return;
+   forget_cached(b);
+   VG_(OSetGen_FreeNode)(heap_blocks, b);
+}
+
+static cb_block *thread_stack(Addr a)
+{
+   ThreadId tid = cb_cur.tid;
+   cb_block *b;
+   if (tid == VG_INVALID_THREADID || tid >= VG_N_THREADS) return NULL;
+   b = stack_block[tid];
+   if (!b) {
+      Addr max = VG_(thread_get_stack_max)(tid);
+      SizeT size = VG_(thread_get_stack_size)(tid);
+      HChar name[40];
+      if (max == 0 || size == 0) return NULL;
+      if (!bucket_stack[tid]) {
+         VG_(sprintf)(name, "[stack of thread %u]", tid);
+         bucket_stack[tid] = cb_obj_new(OK_BUCKET, name);
+      }
+      b = CB_MALLOC("cb.obj.stack", sizeof *b);
+      b->start = max + 1 - size;
+      b->len = size;
+      b->gen = 0;
+      b->obj = bucket_stack[tid];
+      stack_block[tid] = b;
+   }
+   return a - b->start < b->len ? b : NULL;
+}
+
+/* The extent of the data symbol holding a: probe the symbol table for
+ * the last offset that still belongs to the same symbol. */
+static SizeT symbol_extent(DiEpoch ep, Addr start, const HChar *name, PtrdiffT known)
+{
+   SizeT lo = (SizeT)known, hi = lo + 1;    /* lo inside, hi unknown */
+   const HChar *n2;
+   PtrdiffT off;
+   HChar *copy = VG_(strdup)("cb.obj.sym", name);
+   while (VG_(get_datasym_and_offset)(ep, start + hi, &n2, &off)
+          && off == (PtrdiffT)hi && VG_(strcmp)(n2, copy) == 0) {
+      lo = hi;
+      hi *= 2;
+   }
+   while (hi - lo > 1) {                     /* lo inside, hi outside */
+      SizeT mid = lo + (hi - lo) / 2;
+      if (VG_(get_datasym_and_offset)(ep, start + mid, &n2, &off)
+          && off == (PtrdiffT)mid && VG_(strcmp)(n2, copy) == 0)
+         lo = mid;
+      else
+         hi = mid;
+   }
+   VG_(free)(copy);
+   return lo + 1;
+}
+
+static cb_block *static_variable(Addr a)
+{
+   DiEpoch ep = VG_(current_DiEpoch)();
+   const HChar *name;
+   PtrdiffT off;
+   Addr start;
+   cb_block *b;
+   DebugInfo *di;
+   HChar *copy;
+
+   if (!VG_(get_datasym_and_offset)(ep, a, &name, &off) || off < 0) return NULL;
+   start = a - off;
+   b = VG_(OSetGen_Lookup)(static_blocks, &start);
+   if (b) return a - b->start < b->len ? b : NULL;
+   copy = VG_(strdup)("cb.obj.sym", name);
+   b = VG_(OSetGen_AllocNode)(static_blocks, sizeof *b);
+   b->start = start;
+   b->len = symbol_extent(ep, start, copy, off);
+   b->gen = 0;
+   b->obj = cb_obj_new(OK_STATIC, copy);
+   di = VG_(find_DebugInfo)(ep, a);
+   b->obj->file = di ? VG_(strdup)("cb.obj.file", VG_(DebugInfo_get_filename)(di)) : "???";
+   b->obj->blocks = 1;
+   b->obj->bytes = b->obj->max_block = b->len;
+   VG_(free)(copy);
+   VG_(OSetGen_Insert)(static_blocks, b);
+   return b;
+}
+
+cb_block *cb_obj_lookup_slow(Addr a)
+{
+   UWord slot = CACHE_SLOT(a);
+   cb_block *b = thread_stack(a);
+   if (!b) b = VG_(OSetGen_LookupWithCmp)(heap_blocks, &a, cmp_block_range);
+   if (b && b->len == 0) b = NULL;
+   if (!b) b = static_variable(a);
+   if (!b) {
+      b = &neg_block[slot];
+      b->start = a;
+      b->len = 1;
+      b->gen = cb_obj_gen;
+      b->obj = bucket_unknown;
+   }
+   cb_obj_cache[slot] = b;
+   return b;
+}
+
+/*------------------------------------------------------------*/
+/*--- Call chains                                          ---*/
+/*------------------------------------------------------------*/
+
+/* (parent, arc) -> chain.  A recursive call (the callee already runs in
+ * the chain) maps back to the chain of that earlier activation, so the
+ * number of chains stays bounded by the acyclic call paths. */
+typedef struct chain_link {
+   cb_chain *parent;
+   JCC *jcc;
+   cb_chain *to;
+   struct chain_link *next;
+} chain_link;
+
+#define CHAIN_HASH 65521
+static chain_link **chain_links;
+ULong cb_obj_n_chains;
+
+static fn_node *callee_fn(const JCC *j) { return j->to->bb->fn; }
+
+static cb_chain *active_ancestor(cb_chain *c, fn_node *fn)
+{
+   for (; c && c->jcc; c = c->parent)
+      if (callee_fn(c->jcc) == fn) return c;
+   return NULL;
+}
+
+cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
+{
+   UWord h = (((UWord)parent >> 4) ^ ((UWord)jcc >> 3) * 31) % CHAIN_HASH;
+   chain_link *l;
+   cb_chain *c;
+   for (l = chain_links[h]; l; l = l->next)
+      if (l->parent == parent && l->jcc == jcc) return l->to;
+   c = active_ancestor(parent, callee_fn(jcc));
+   if (!c) {
+      c = CB_MALLOC("cb.obj.chain", sizeof *c);
+      c->parent = parent;
+      c->jcc = jcc;
+      c->in_alloc = parent->in_alloc || alloc_call;
+      c->next_hash = NULL;
+      cb_obj_n_chains++;
+   }
+   l = CB_MALLOC("cb.obj.link", sizeof *l);
+   l->parent = parent;
+   l->jcc = jcc;
+   l->to = c;
+   l->next = chain_links[h];
+   chain_links[h] = l;
+   return c;
+}
+
+/*------------------------------------------------------------*/
+/*--- Cells                                                ---*/
+/*------------------------------------------------------------*/
+
+#define CELL_HASH 65521
+static cb_cell **cells;
+ULong cb_obj_n_cells;
+
+cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+{
+   UWord h = (((UWord)obj >> 4) ^ ((UWord)chain >> 4) * 7 ^ ((UWord)ii >> 3) * 13) % CELL_HASH;
+   cb_cell *c;
+   for (c = cells[h]; c; c = c->next_hash)
+      if (c->obj == obj && c->chain == chain && c->ii == ii) return c;
+   c = CB_MALLOC("cb.obj.cell", sizeof *c);
+   VG_(memset)(c, 0, sizeof *c);
+   c->obj = obj;
+   c->chain = chain;
+   c->ii = ii;
+   c->fn = (ii && cb_cur.bbcc) ? cb_cur.bbcc->bb->fn : NULL;
+   c->bb = (ii && cb_cur.bbcc) ? cb_cur.bbcc->bb : NULL;
+   c->next_hash = cells[h];
+   cells[h] = c;
+   c->next_of_obj = obj->cells;
+   obj->cells = c;
+   cb_obj_n_cells++;
+   return c;
+}
+
+/*------------------------------------------------------------*/
+/*--- Events                                               ---*/
+/*------------------------------------------------------------*/
+
+static inline void hist_add(cb_obj *o, UInt gran, Int ev, ULong n)
+{
+   if (gran < o->hist_n) o->hist[(SizeT)gran * OE_COUNT + ev] += n;
+}
+
+static inline void add(cb_cell *c, UInt gran, Int ev, ULong n)
+{
+   c->cost[ev] += n;
+   if (cb_obj_hist && c->obj->hist) hist_add(c->obj, gran, ev, n);
+}
+
+void cb_obj_count(cb_obj_ref r, unsigned res, Bool is_write)
+{
+   cb_cell *c = r.cell;
+   add(c, r.gran, is_write ? OE_Dw : OE_Dr, 1);
+   if (!(res & CS_L1_MISS)) return;
+   add(c, r.gran, is_write ? OE_D1mw : OE_D1mr, 1);
+   if (!(res & CS_LL_MISS)) return;
+   add(c, r.gran, is_write ? OE_DLmw : OE_DLmr, 1);
+   if (res & CS_LL_DIRTY_MISS) add(c, r.gran, is_write ? OE_DLdmw : OE_DLdmr, 1);
+}
+
+void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss)
+{
+   cb_cell *c = o->obj;
+   if (!c || (accost == 0 && sploss == 0)) return;
+   add(c, o->obj_gran, level == 1 ? OE_AcCost1 : OE_AcCost2, accost);
+   add(c, o->obj_gran, level == 1 ? OE_SpLoss1 : OE_SpLoss2, sploss);
+}
+
+/*------------------------------------------------------------*/
+/*--- Start                                                ---*/
+/*------------------------------------------------------------*/
+
+void cb_obj_post_clo_init(void)
+{
+   if (!cb_clo.objects) return;
+   if (cb_clo.object_granularity > 0 && cb_clo.object_granularity < cb_sim_max_line_size()) {
+      VG_(fmsg)("callgrind-bd: --object-granularity=%d is below the cache line size (%d)\n",
+                cb_clo.object_granularity, cb_sim_max_line_size());
+      VG_(exit)(1);
+   }
+   cb_obj_hist = cb_clo.object_granularity > 0;
+   heap_blocks = VG_(OSetGen_Create)(offsetof(cb_block, start), NULL,
+                                     VG_(malloc), "cb.obj.heap", VG_(free));
+   static_blocks = VG_(OSetGen_Create)(offsetof(cb_block, start), NULL,
+                                       VG_(malloc), "cb.obj.static", VG_(free));
+   bucket_stack = CB_MALLOC("cb.obj.stacks", VG_N_THREADS * sizeof *bucket_stack);
+   VG_(memset)(bucket_stack, 0, VG_N_THREADS * sizeof *bucket_stack);
+   stack_block = CB_MALLOC("cb.obj.stacks", VG_N_THREADS * sizeof *stack_block);
+   VG_(memset)(stack_block, 0, VG_N_THREADS * sizeof *stack_block);
+   chain_links = CB_MALLOC("cb.obj.links", CHAIN_HASH * sizeof *chain_links);
+   VG_(memset)(chain_links, 0, CHAIN_HASH * sizeof *chain_links);
+   cells = CB_MALLOC("cb.obj.cells", CELL_HASH * sizeof *cells);
+   VG_(memset)(cells, 0, CELL_HASH * sizeof *cells);
+   cb_obj_root_chain = CB_MALLOC("cb.obj.chain", sizeof *cb_obj_root_chain);
+   VG_(memset)(cb_obj_root_chain, 0, sizeof *cb_obj_root_chain);
+   bucket_unknown = cb_obj_new(OK_BUCKET, "[unknown]");
+   cb_obj_allocator = cb_obj_new(OK_BUCKET, "[allocator]");
+   cb_obj_code_cell = cb_obj_cell_slow(NULL, cb_obj_new(OK_BUCKET, "[code]"),
+                                       cb_obj_root_chain);
+   cb_obj_alloc_init();
+   cb_obj_dump_init();
+}

@@ -1,0 +1,129 @@
+/* callgrind-bd: data objects (--objects=yes) -- the interface the rest of
+ * the tool calls, and the per-access fast path.
+ *
+ * Model (details in objects.c and docs/manual.md, "Data objects"):
+ *   - an *object* is what costs are attributed to: a heap allocation site
+ *     (the allocating call site plus --object-callers caller sites; every
+ *     block allocated there belongs to it), a static variable (by symbol),
+ *     or a bucket ([stack thread N], [allocator], [code], [unknown]);
+ *   - a *block* is one live address range of an object (one malloc'd
+ *     block, one static variable, one thread's stack);
+ *   - a *cell* is the cost of one object accessed by one instruction under
+ *     one call chain: immediate events (accesses, misses) are added at the
+ *     access, back-dated events (AcCost, SpLoss) when a line the cell
+ *     loaded leaves the cache (the cell rides in the line's owner);
+ *   - a *chain* is an interned call chain (the arcs on the shadow call
+ *     stack), so the cells give exact inclusive costs per object along
+ *     every call chain.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#ifndef CB_OBJECTS_H
+#define CB_OBJECTS_H
+
+#include "global.h"
+#include "cachesim.h"
+
+/* Object events, a fixed order independent of the profile's events. */
+enum {
+   OE_Dr, OE_Dw, OE_D1mr, OE_D1mw, OE_DLmr, OE_DLmw, OE_DLdmr, OE_DLdmw,
+   OE_AcCost1, OE_SpLoss1, OE_AcCost2, OE_SpLoss2, OE_COUNT
+};
+
+struct cb_obj;
+
+/* An interned call chain: the arc entered last and the chain it was
+ * entered from. in_alloc: some frame of the chain is an allocator call. */
+typedef struct cb_chain {
+   struct cb_chain *parent;
+   JCC   *jcc;
+   Bool   in_alloc;
+   struct cb_chain *next_hash;
+} cb_chain;
+
+typedef struct cb_block {
+   Addr   start;
+   SizeT  len;                 /* 0 once released */
+   UWord  gen;                 /* 0: a real block; else negative-cache generation */
+   struct cb_obj *obj;
+} cb_block;
+
+typedef struct cb_cell {
+   struct cb_obj   *obj;
+   cb_chain        *chain;
+   const SimInstr  *ii;        /* accessing instruction (NULL: bucket-only cells) */
+   fn_node         *fn;        /* its function */
+   BB              *bb;        /* its block (for its source position) */
+   ULong            cost[OE_COUNT];
+   struct cb_cell  *next_hash, *next_of_obj;
+} cb_cell;
+
+/* What an access needs from the object model: the cell to charge and the
+ * histogram granule of the accessed byte. */
+typedef struct { cb_cell *cell; UInt gran; } cb_obj_ref;
+
+/* Direct-mapped cache of address -> block, indexed by page. */
+#define CB_OBJ_CACHE_BITS 10
+extern cb_block *cb_obj_cache[1 << CB_OBJ_CACHE_BITS];
+extern UWord cb_obj_gen;
+extern cb_chain *cb_obj_root_chain;
+extern cb_cell *cb_obj_code_cell;
+extern struct cb_obj *cb_obj_allocator;  /* bucket of allocator-internal accesses */
+extern Bool cb_obj_hist;                 /* --object-granularity given */
+
+cb_block *cb_obj_lookup_slow(Addr a);
+cb_cell  *cb_obj_cell_slow(const SimInstr *ii, struct cb_obj *obj, cb_chain *chain);
+UInt      cb_obj_granule(struct cb_obj *obj, Addr offset);
+
+static inline cb_block *cb_obj_lookup(Addr a)
+{
+   cb_block *b = cb_obj_cache[(a >> 12) & ((1 << CB_OBJ_CACHE_BITS) - 1)];
+   if (LIKELY(b && a - b->start < b->len && (b->gen == 0 || b->gen == cb_obj_gen)))
+      return b;
+   return cb_obj_lookup_slow(a);
+}
+
+static inline cb_chain *cb_obj_current_chain(void)
+{
+   Int sp = cb_calls->sp;
+   return sp > 0 ? (cb_chain *)cb_calls->entry[sp - 1].obj_chain : cb_obj_root_chain;
+}
+
+/* Before a data access: find its cell (and fill the line owner's object
+ * part when cache use is simulated). */
+static inline cb_obj_ref cb_obj_before(SimInstr *ii, Addr a, cs_owner *o)
+{
+   cb_obj_ref r;
+   cb_chain *chain = cb_obj_current_chain();
+   cb_block *b = chain->in_alloc ? NULL : cb_obj_lookup(a);
+   struct cb_obj *obj = b ? b->obj : cb_obj_allocator;
+   cb_cell *c = (cb_cell *)ii->obj_cell;
+   if (UNLIKELY(!c || c->obj != obj || c->chain != chain)) {
+      c = cb_obj_cell_slow(ii, obj, chain);
+      ii->obj_cell = c;
+   }
+   r.cell = c;
+   r.gran = (cb_obj_hist && b) ? cb_obj_granule(obj, a - b->start) : 0;
+   if (o) { o->obj = c; o->obj_gran = r.gran; }
+   return r;
+}
+
+/* After the access, while collecting: its outcome (cachesim result bits). */
+void cb_obj_count(cb_obj_ref r, unsigned res, Bool is_write);
+
+/* A line loaded by an object access leaves a cache. */
+void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss);
+
+static inline void cb_obj_instr_owner(cs_owner *o)
+{
+   if (o) { o->obj = cb_obj_code_cell; o->obj_gran = 0; }
+}
+
+/* Call tracking (callstack.c): a frame was pushed / is about to be popped. */
+void cb_obj_frame_pushed(call_entry *e, JCC *jcc, fn_node *to_fn, Bool skip);
+void cb_obj_frame_popping(call_entry *e);
+
+void cb_obj_post_clo_init(void);
+void cb_obj_fini(void);            /* write <out>.objects, -v report */
+
+#endif
