@@ -19,7 +19,7 @@
 cb_block *cb_obj_cache[1 << CB_OBJ_CACHE_BITS];
 UWord cb_obj_gen = 1;
 cb_chain *cb_obj_root_chain;
-cb_cell *cb_obj_code_cell;
+static cb_obj *bucket_code;
 cb_obj *cb_obj_allocator;
 Bool cb_obj_hist;
 
@@ -280,7 +280,7 @@ cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
       c->parent = parent;
       c->jcc = jcc;
       c->in_alloc = parent->in_alloc || alloc_call;
-      c->next_hash = NULL;
+      c->code_cell = NULL;
       cb_obj_n_chains++;
    }
    l = CB_MALLOC("cb.obj.link", sizeof *l);
@@ -319,6 +319,12 @@ cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
    obj->cells = c;
    cb_obj_n_cells++;
    return c;
+}
+
+cb_cell *cb_obj_code_cell_of(cb_chain *chain)
+{
+   chain->code_cell = cb_obj_cell_slow(NULL, bucket_code, chain);
+   return chain->code_cell;
 }
 
 /*------------------------------------------------------------*/
@@ -384,8 +390,7 @@ void cb_obj_post_clo_init(void)
    VG_(memset)(cb_obj_root_chain, 0, sizeof *cb_obj_root_chain);
    bucket_unknown = cb_obj_new(OK_BUCKET, "[unknown]");
    cb_obj_allocator = cb_obj_new(OK_BUCKET, "[allocator]");
-   cb_obj_code_cell = cb_obj_cell_slow(NULL, cb_obj_new(OK_BUCKET, "[code]"),
-                                       cb_obj_root_chain);
+   bucket_code = cb_obj_new(OK_BUCKET, "[code]");
    cb_obj_alloc_init();
    cb_obj_dump_init();
 }

@@ -38,7 +38,7 @@ typedef struct cb_chain {
    struct cb_chain *parent;
    JCC   *jcc;
    Bool   in_alloc;
-   struct cb_chain *next_hash;
+   struct cb_cell  *code_cell;   /* instruction lines loaded under it */
 } cb_chain;
 
 typedef struct cb_block {
@@ -67,7 +67,6 @@ typedef struct { cb_cell *cell; UInt gran; } cb_obj_ref;
 extern cb_block *cb_obj_cache[1 << CB_OBJ_CACHE_BITS];
 extern UWord cb_obj_gen;
 extern cb_chain *cb_obj_root_chain;
-extern cb_cell *cb_obj_code_cell;
 extern struct cb_obj *cb_obj_allocator;  /* bucket of allocator-internal accesses */
 extern Bool cb_obj_hist;                 /* --object-granularity given */
 
@@ -114,9 +113,16 @@ void cb_obj_count(cb_obj_ref r, unsigned res, Bool is_write);
 /* A line loaded by an object access leaves a cache. */
 void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss);
 
+/* Instruction lines belong to [code], per call chain, so that the objects
+ * profile's inclusive costs are those of the profile itself. */
+cb_cell *cb_obj_code_cell_of(cb_chain *chain);
 static inline void cb_obj_instr_owner(cs_owner *o)
 {
-   if (o) { o->obj = cb_obj_code_cell; o->obj_gran = 0; }
+   cb_chain *chain;
+   if (!o) return;
+   chain = cb_obj_current_chain();
+   o->obj = LIKELY(chain->code_cell != NULL) ? chain->code_cell : cb_obj_code_cell_of(chain);
+   o->obj_gran = 0;
 }
 
 /* Call tracking (callstack.c): a frame was pushed / is about to be popped. */

@@ -143,14 +143,31 @@ static void call_pos(const JCC *j, file_node **file, UInt *line)
    cb_obj_site_pos(&s, &fn, line, file);
 }
 
+/* The arc into the object: from the accessing instruction; instruction
+ * lines ([code]) from the function the chain entered, at line 0. */
+static Bool first_arc(const cb_cell *c)
+{
+   file_node *file;
+   UInt line;
+   if (c->ii && c->fn) {
+      access_pos(c, &file, &line);
+      add_to_arc(get_arc(c->fn, file, line, NULL, c->obj), c->cost);
+      return True;
+   }
+   if (!c->ii && c->chain->jcc) {
+      fn_node *fn = c->chain->jcc->to->bb->fn;
+      add_to_arc(get_arc(fn, fn->file, 0, NULL, c->obj), c->cost);
+      return True;
+   }
+   return False;
+}
+
 static void arcs_of_cell(const cb_cell *c)
 {
    file_node *file;
    UInt line;
    const cb_chain *ch;
-   if (!c->ii || !c->fn) return;
-   access_pos(c, &file, &line);
-   add_to_arc(get_arc(c->fn, file, line, NULL, c->obj), c->cost);
+   if (!first_arc(c)) return;
    for (ch = c->chain; ch && ch->jcc; ch = ch->parent) {
       call_pos(ch->jcc, &file, &line);
       add_to_arc(get_arc(ch->jcc->from->bb->fn, file, line, ch->jcc->to->bb->fn, NULL),
