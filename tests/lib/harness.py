@@ -54,6 +54,7 @@ CLIENT_BUILD = {
     "dlopen_lib.so": (["dlopen_lib.c"], "gcc", ["-fPIC", "-shared"]),
     "segv": (["segv.c"], "gcc", []),
     "cacheuse": (["cacheuse.c"], "gcc", []),
+    "objects": (["objects.c"], "gcc", []),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).
