@@ -32,7 +32,6 @@ static cb_block neg_block[1 << CB_OBJ_CACHE_BITS];
 static OSet *heap_blocks;     /* live heap blocks by start */
 static OSet *static_blocks;   /* static variables seen so far, by start */
 
-#define CACHE_SLOT(a) (((a) >> 12) & ((1 << CB_OBJ_CACHE_BITS) - 1))
 
 /*------------------------------------------------------------*/
 /*--- Objects                                              ---*/
@@ -104,12 +103,27 @@ static Word cmp_block_range(const void *key, const void *elem)
    return 0;
 }
 
+/* The cache slots a block may occupy. */
 static void forget_cached(const cb_block *b)
 {
-   Addr p, first = b->start >> 12, last = (b->start + (b->len ? b->len - 1 : 0)) >> 12;
-   for (p = first; p <= last && p - first < (1 << CB_OBJ_CACHE_BITS); p++)
-      if (cb_obj_cache[p & ((1 << CB_OBJ_CACHE_BITS) - 1)] == b)
-         cb_obj_cache[p & ((1 << CB_OBJ_CACHE_BITS) - 1)] = NULL;
+   Addr g, first = b->start >> CB_OBJ_CACHE_SHIFT;
+   Addr last = (b->start + (b->len ? b->len - 1 : 0)) >> CB_OBJ_CACHE_SHIFT;
+   for (g = first; g <= last && g - first < (1 << CB_OBJ_CACHE_BITS); g++)
+      if (cb_obj_cache[g & ((1 << CB_OBJ_CACHE_BITS) - 1)] == b)
+         cb_obj_cache[g & ((1 << CB_OBJ_CACHE_BITS) - 1)] = NULL;
+}
+
+/* A found block fills the slots of up to FILL_AHEAD granules from a on:
+ * a walk through a large block then misses once per FILL_AHEAD granules. */
+#define FILL_AHEAD 16
+static void remember(cb_block *b, Addr a)
+{
+   Addr g = a >> CB_OBJ_CACHE_SHIFT;
+   Addr last = (b->start + b->len - 1) >> CB_OBJ_CACHE_SHIFT;
+   Addr end = g + FILL_AHEAD - 1 < last ? g + FILL_AHEAD - 1 : last;
+   if (b->gen != 0) end = g;
+   for (; g <= end; g++)
+      cb_obj_cache[g & ((1 << CB_OBJ_CACHE_BITS) - 1)] = b;
 }
 
 void cb_obj_heap_add(Addr start, SizeT len, cb_obj *o)
@@ -224,7 +238,7 @@ static cb_block *static_variable(Addr a)
 
 cb_block *cb_obj_lookup_slow(Addr a)
 {
-   UWord slot = CACHE_SLOT(a);
+   UWord slot = CB_OBJ_SLOT(a);
    cb_block *b = thread_stack(a);
    if (!b) b = VG_(OSetGen_LookupWithCmp)(heap_blocks, &a, cmp_block_range);
    if (b && b->len == 0) b = NULL;
@@ -236,7 +250,7 @@ cb_block *cb_obj_lookup_slow(Addr a)
       b->gen = cb_obj_gen;
       b->obj = bucket_unknown;
    }
-   cb_obj_cache[slot] = b;
+   remember(b, a);
    return b;
 }
 
@@ -342,7 +356,7 @@ static inline void add(cb_cell *c, UInt gran, Int ev, ULong n)
    if (cb_obj_hist && c->obj->hist) hist_add(c->obj, gran, ev, n);
 }
 
-void cb_obj_count(cb_obj_ref r, unsigned res, Bool is_write)
+void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write)
 {
    cb_cell *c = r.cell;
    add(c, r.gran, is_write ? OE_Dw : OE_Dr, 1);

@@ -62,8 +62,11 @@ typedef struct cb_cell {
  * histogram granule of the accessed byte. */
 typedef struct { cb_cell *cell; UInt gran; } cb_obj_ref;
 
-/* Direct-mapped cache of address -> block, indexed by page. */
-#define CB_OBJ_CACHE_BITS 10
+/* Direct-mapped cache of address -> block, indexed by 256-byte granule
+ * (fine enough that neighbouring small blocks rarely share a slot). */
+#define CB_OBJ_CACHE_BITS 12
+#define CB_OBJ_CACHE_SHIFT 8
+#define CB_OBJ_SLOT(a) (((a) >> CB_OBJ_CACHE_SHIFT) & ((1 << CB_OBJ_CACHE_BITS) - 1))
 extern cb_block *cb_obj_cache[1 << CB_OBJ_CACHE_BITS];
 extern UWord cb_obj_gen;
 extern cb_chain *cb_obj_root_chain;
@@ -76,7 +79,7 @@ UInt      cb_obj_granule(struct cb_obj *obj, Addr offset);
 
 static inline cb_block *cb_obj_lookup(Addr a)
 {
-   cb_block *b = cb_obj_cache[(a >> 12) & ((1 << CB_OBJ_CACHE_BITS) - 1)];
+   cb_block *b = cb_obj_cache[CB_OBJ_SLOT(a)];
    if (LIKELY(b && a - b->start < b->len && (b->gen == 0 || b->gen == cb_obj_gen)))
       return b;
    return cb_obj_lookup_slow(a);
@@ -108,7 +111,18 @@ static inline cb_obj_ref cb_obj_before(SimInstr *ii, Addr a, cs_owner *o)
 }
 
 /* After the access, while collecting: its outcome (cachesim result bits). */
-void cb_obj_count(cb_obj_ref r, unsigned res, Bool is_write);
+void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write);
+static inline void cb_obj_count(cb_obj_ref r, unsigned res, Bool is_write)
+{
+   ULong *c = r.cell->cost;
+   if (UNLIKELY(cb_obj_hist)) { cb_obj_count_hist(r, res, is_write); return; }
+   c[OE_Dr + is_write]++;
+   if (LIKELY(!(res & CS_L1_MISS))) return;
+   c[OE_D1mr + is_write]++;
+   if (!(res & CS_LL_MISS)) return;
+   c[OE_DLmr + is_write]++;
+   if (res & CS_LL_DIRTY_MISS) c[OE_DLdmr + is_write]++;
+}
 
 /* A line loaded by an object access leaves a cache. */
 void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss);
