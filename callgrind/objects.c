@@ -272,7 +272,7 @@ typedef struct chain_link {
 static chain_link **chain_links;
 ULong cb_obj_n_chains;
 
-static fn_node *callee_fn(const JCC *j) { return j->to->bb->fn; }
+static fn_node *callee_fn(const JCC *j) { return cb_obj_fn_of(j->to); }
 
 static cb_chain *active_ancestor(cb_chain *c, fn_node *fn)
 {
@@ -325,7 +325,7 @@ cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
    c->obj = obj;
    c->chain = chain;
    c->ii = ii;
-   c->fn = (ii && cb_cur.bbcc) ? cb_cur.bbcc->bb->fn : NULL;
+   c->fn = (ii && cb_cur.bbcc) ? cb_obj_fn_of(cb_cur.bbcc) : NULL;
    c->bb = (ii && cb_cur.bbcc) ? cb_cur.bbcc->bb : NULL;
    c->next_hash = cells[h];
    cells[h] = c;

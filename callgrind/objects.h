@@ -85,10 +85,13 @@ static inline cb_block *cb_obj_lookup(Addr a)
    return cb_obj_lookup_slow(a);
 }
 
+/* A signal handler starts from the root, as in the profile (its frames
+ * lie above the bottom of its execution state). */
 static inline cb_chain *cb_obj_current_chain(void)
 {
    Int sp = cb_calls->sp;
-   return sp > 0 ? (cb_chain *)cb_calls->entry[sp - 1].obj_chain : cb_obj_root_chain;
+   return sp > cb_cur.es->call_stack_bottom
+          ? (cb_chain *)cb_calls->entry[sp - 1].obj_chain : cb_obj_root_chain;
 }
 
 /* Before a data access: find its cell (and fill the line owner's object

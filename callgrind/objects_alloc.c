@@ -117,7 +117,7 @@ static cb_obj *site_table[SITE_HASH];
 void cb_obj_site_pos(const cb_site *s, fn_node **fn, UInt *line, file_node **file)
 {
    const InstrInfo *ii = &s->bb->instr[s->bb->jmp[s->jmp].instr];
-   *fn = s->bb->fn;
+   *fn = s->fn;
    *line = ii->line;
    *file = ii->file ? ii->file : s->bb->fn->file;
 }
@@ -160,6 +160,7 @@ static UInt collect_sites(const call_entry *e, cb_site *sites)
       if (!e->jcc) continue;              /* skipped function */
       sites[n].bb = e->jcc->from->bb;
       sites[n].jmp = e->jcc->jmp;
+      sites[n].fn = cb_obj_fn_of(e->jcc->from);
       n++;
    }
    return n;
@@ -200,7 +201,8 @@ static cb_obj *site_object(const call_entry *e)
 
 void cb_obj_frame_pushed(call_entry *e, JCC *jcc, fn_node *to_fn, Bool skip)
 {
-   cb_chain *parent = e > cb_calls->entry ? (cb_chain *)e[-1].obj_chain : cb_obj_root_chain;
+   cb_chain *parent = e - cb_calls->entry > cb_cur.es->call_stack_bottom
+                      ? (cb_chain *)e[-1].obj_chain : cb_obj_root_chain;
    AllocKind k = skip || !jcc ? AK_NONE : kind_of(to_fn);
    Bool outermost = k != AK_NONE && !parent->in_alloc;
 

@@ -138,7 +138,7 @@ static void access_pos(const cb_cell *c, file_node **file, UInt *line)
 
 static void call_pos(const JCC *j, file_node **file, UInt *line)
 {
-   cb_site s = { j->from->bb, j->jmp };
+   cb_site s = { j->from->bb, j->jmp, cb_obj_fn_of(j->from) };
    fn_node *fn;
    cb_obj_site_pos(&s, &fn, line, file);
 }
@@ -155,7 +155,7 @@ static Bool first_arc(const cb_cell *c)
       return True;
    }
    if (!c->ii && c->chain->jcc) {
-      fn_node *fn = c->chain->jcc->to->bb->fn;
+      fn_node *fn = cb_obj_fn_of(c->chain->jcc->to);
       add_to_arc(get_arc(fn, fn->file, 0, NULL, c->obj), c->cost);
       return True;
    }
@@ -170,7 +170,7 @@ static void arcs_of_cell(const cb_cell *c)
    if (!first_arc(c)) return;
    for (ch = c->chain; ch && ch->jcc; ch = ch->parent) {
       call_pos(ch->jcc, &file, &line);
-      add_to_arc(get_arc(ch->jcc->from->bb->fn, file, line, ch->jcc->to->bb->fn, NULL),
+      add_to_arc(get_arc(cb_obj_fn_of(ch->jcc->from), file, line, cb_obj_fn_of(ch->jcc->to), NULL),
                  c->cost);
    }
 }

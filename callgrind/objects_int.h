@@ -13,8 +13,9 @@ typedef enum { OK_HEAP, OK_STATIC, OK_BUCKET } ObjKind;
 
 #define MAX_OBJECT_CALLERS 16
 
-/* One call site of an allocation site's chain: a block and its exit. */
-typedef struct { BB *bb; UInt jmp; } cb_site;
+/* One call site of an allocation site's chain: a block and its exit, and
+ * the function it runs in (its context's, as the profile names it). */
+typedef struct { BB *bb; UInt jmp; fn_node *fn; } cb_site;
 
 typedef struct cb_obj {
    ObjKind      kind;
@@ -44,6 +45,10 @@ void      cb_obj_heap_add(Addr start, SizeT len, cb_obj *o);
 void      cb_obj_heap_remove(Addr start);
 cb_obj   *cb_obj_heap_owner(Addr start);
 cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call);
+
+/* Functions as the profile names them: the function of a cost centre's
+ * context (a block inside a function without symbols has its own name). */
+static inline fn_node *cb_obj_fn_of(const BBCC *b) { return b->cxt->fn[0]; }
 
 void cb_obj_alloc_init(void);        /* objects_alloc.c */
 void cb_obj_dump_init(void);         /* objects_dump.c */
