@@ -55,6 +55,7 @@ CLIENT_BUILD = {
     "segv": (["segv.c"], "gcc", []),
     "cacheuse": (["cacheuse.c"], "gcc", []),
     "objects": (["objects.c"], "gcc", []),
+    "objects_cxx": (["objects_cxx.cc"], "g++", []),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).
