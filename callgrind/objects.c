@@ -163,7 +163,8 @@ static cb_block *thread_stack(Addr a)
    cb_block *b;
    if (tid == VG_INVALID_THREADID || tid >= VG_N_THREADS) return NULL;
    b = stack_block[tid];
-   if (!b) {
+   if (!b || a - b->start >= b->len) {
+      /* first sight, or the thread id was reused for a new stack */
       Addr max = VG_(thread_get_stack_max)(tid);
       SizeT size = VG_(thread_get_stack_size)(tid);
       HChar name[40];
@@ -172,12 +173,16 @@ static cb_block *thread_stack(Addr a)
          VG_(sprintf)(name, "[stack of thread %u]", tid);
          bucket_stack[tid] = cb_obj_new(OK_BUCKET, name);
       }
-      b = CB_MALLOC("cb.obj.stack", sizeof *b);
+      if (!b) {
+         b = CB_MALLOC("cb.obj.stack", sizeof *b);
+         stack_block[tid] = b;
+      } else if (b->start != max + 1 - size || b->len != size) {
+         forget_cached(b);
+      }
       b->start = max + 1 - size;
       b->len = size;
       b->gen = 0;
       b->obj = bucket_stack[tid];
-      stack_block[tid] = b;
    }
    return a - b->start < b->len ? b : NULL;
 }

@@ -192,9 +192,15 @@ static const HChar *obj_ob(const cb_obj *o)
    return o->kind == OK_HEAP ? "[heap]" : o->kind == OK_STATIC ? "[static]" : "[other]";
 }
 
+/* With a histogram, the file names the granule size of the object (it may
+ * have been coarsened to fit). */
 static const HChar *obj_fl(const cb_obj *o)
 {
-   if (cb_obj_hist && o->hist) return "(offset granules)";
+   static HChar buf[64];
+   if (cb_obj_hist && o->hist) {
+      VG_(sprintf)(buf, "(offset granules of %u bytes)", o->gran_bytes);
+      return buf;
+   }
    return o->file ? o->file : "???";
 }
 
