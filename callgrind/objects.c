@@ -28,7 +28,10 @@ UInt cb_obj_count_objs;
 static cb_obj *bucket_unknown;
 static cb_obj **bucket_stack;     /* by thread id */
 static cb_block **stack_block;    /* by thread id */
-static cb_block neg_block[1 << CB_OBJ_CACHE_BITS];
+/* Negative entries ([unknown], one byte each); a slot's entry may be
+ * reused for another slot, which then misses (its range no longer fits). */
+#define NEG_BITS 12
+static cb_block neg_block[1 << NEG_BITS];
 static OSet *heap_blocks;     /* live heap blocks by start */
 static OSet *static_blocks;   /* static variables seen so far, by start */
 
@@ -113,16 +116,21 @@ static void forget_cached(const cb_block *b)
          cb_obj_cache[g & ((1 << CB_OBJ_CACHE_BITS) - 1)] = NULL;
 }
 
-/* A found block fills the slots of up to FILL_AHEAD granules from a on:
- * a walk through a large block then misses once per FILL_AHEAD granules. */
-#define FILL_AHEAD 16
+/* A found block takes the slot of a's granule, and those of up to
+ * FILL_AHEAD following granules that lie wholly inside it: a walk through
+ * a large block misses once per FILL_AHEAD granules, and a small block
+ * never takes the slot of a granule it shares with a neighbour that was
+ * not accessed there. */
+#define FILL_AHEAD 64
 static void remember(cb_block *b, Addr a)
 {
    Addr g = a >> CB_OBJ_CACHE_SHIFT;
-   Addr last = (b->start + b->len - 1) >> CB_OBJ_CACHE_SHIFT;
-   Addr end = g + FILL_AHEAD - 1 < last ? g + FILL_AHEAD - 1 : last;
-   if (b->gen != 0) end = g;
-   for (; g <= end; g++)
+   Addr end_whole = (b->start + b->len) >> CB_OBJ_CACHE_SHIFT;  /* granules below are whole */
+   Addr last = g + FILL_AHEAD;
+   cb_obj_cache[g & ((1 << CB_OBJ_CACHE_BITS) - 1)] = b;
+   if (b->gen != 0) return;
+   if (end_whole < last) last = end_whole;
+   for (g++; g < last; g++)
       cb_obj_cache[g & ((1 << CB_OBJ_CACHE_BITS) - 1)] = b;
 }
 
@@ -241,15 +249,18 @@ static cb_block *static_variable(Addr a)
    return b;
 }
 
+ULong cb_obj_slow_lookups;
+
 cb_block *cb_obj_lookup_slow(Addr a)
 {
    UWord slot = CB_OBJ_SLOT(a);
+   cb_obj_slow_lookups++;
    cb_block *b = thread_stack(a);
    if (!b) b = VG_(OSetGen_LookupWithCmp)(heap_blocks, &a, cmp_block_range);
    if (b && b->len == 0) b = NULL;
    if (!b) b = static_variable(a);
    if (!b) {
-      b = &neg_block[slot];
+      b = &neg_block[slot & ((1 << NEG_BITS) - 1)];
       b->start = a;
       b->len = 1;
       b->gen = cb_obj_gen;

@@ -62,10 +62,11 @@ typedef struct cb_cell {
  * histogram granule of the accessed byte. */
 typedef struct { cb_cell *cell; UInt gran; } cb_obj_ref;
 
-/* Direct-mapped cache of address -> block, indexed by 256-byte granule
- * (fine enough that neighbouring small blocks rarely share a slot). */
-#define CB_OBJ_CACHE_BITS 12
-#define CB_OBJ_CACHE_SHIFT 8
+/* Direct-mapped cache of address -> block, indexed by 64-byte granule
+ * (fine enough that neighbouring small blocks rarely share a slot), 2 MB
+ * of pointers covering 16 MB of data before slots alias. */
+#define CB_OBJ_CACHE_BITS 18
+#define CB_OBJ_CACHE_SHIFT 6
 #define CB_OBJ_SLOT(a) (((a) >> CB_OBJ_CACHE_SHIFT) & ((1 << CB_OBJ_CACHE_BITS) - 1))
 extern cb_block *cb_obj_cache[1 << CB_OBJ_CACHE_BITS];
 extern UWord cb_obj_gen;

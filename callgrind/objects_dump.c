@@ -380,8 +380,9 @@ static void report(void)
 {
    ULong total[OE_COUNT];
    program_total(total);
-   VG_(umsg)("Data objects: %u, call chains %llu, cells %llu; profile in %s\n",
-             cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells, objects_file);
+   VG_(umsg)("Data objects: %u, call chains %llu, cells %llu, slow lookups %llu; profile in %s\n",
+             cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells, cb_obj_slow_lookups,
+             objects_file);
    if (cb_clo.cacheuse)
       report_top("Top objects by SpLoss1 (bytes of L1 lines loaded and never used):",
                  sploss1, total[OE_SpLoss1]);

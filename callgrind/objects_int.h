@@ -38,7 +38,7 @@ typedef struct cb_obj {
 
 extern cb_obj *cb_obj_list;          /* all objects, in creation order */
 extern UInt cb_obj_count_objs;
-extern ULong cb_obj_n_chains, cb_obj_n_cells;
+extern ULong cb_obj_n_chains, cb_obj_n_cells, cb_obj_slow_lookups;
 
 cb_obj   *cb_obj_new(ObjKind kind, const HChar *name);
 void      cb_obj_heap_add(Addr start, SizeT len, cb_obj *o);
