@@ -19,6 +19,7 @@
 cb_block *cb_obj_cache[1 << CB_OBJ_CACHE_BITS];
 UWord cb_obj_gen = 1;
 cb_chain *cb_obj_root_chain;
+cb_chain *cb_obj_chain_now;
 static cb_obj *bucket_code;
 cb_obj *cb_obj_allocator;
 Bool cb_obj_hist;
@@ -404,8 +405,10 @@ void cb_obj_post_clo_init(void)
       VG_(exit)(1);
    }
    cb_obj_hist = cb_clo.object_granularity > 0;
-   heap_blocks = VG_(OSetGen_Create)(offsetof(cb_block, start), NULL,
-                                     VG_(malloc), "cb.obj.heap", VG_(free));
+   /* pooled nodes: a malloc-heavy client adds and removes one per block */
+   heap_blocks = VG_(OSetGen_Create_With_Pool)(offsetof(cb_block, start), NULL,
+                                               VG_(malloc), "cb.obj.heap", VG_(free),
+                                               1024, sizeof(cb_block));
    static_blocks = VG_(OSetGen_Create)(offsetof(cb_block, start), NULL,
                                        VG_(malloc), "cb.obj.static", VG_(free));
    bucket_stack = CB_MALLOC("cb.obj.stacks", VG_N_THREADS * sizeof *bucket_stack);

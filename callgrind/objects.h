@@ -86,13 +86,21 @@ static inline cb_block *cb_obj_lookup(Addr a)
    return cb_obj_lookup_slow(a);
 }
 
-/* A signal handler starts from the root, as in the profile (its frames
- * lie above the bottom of its execution state). */
+/* The chain of the running code: that of the top frame of the current
+ * execution state, or the root (a signal handler starts from the root,
+ * as in the profile: its frames lie above the bottom of its state).
+ * Cached; the cache is dropped whenever frames, threads or execution
+ * states change. */
+extern cb_chain *cb_obj_chain_now;
+static inline void cb_obj_chain_changed(void) { cb_obj_chain_now = NULL; }
 static inline cb_chain *cb_obj_current_chain(void)
 {
-   Int sp = cb_calls->sp;
-   return sp > cb_cur.es->call_stack_bottom
-          ? (cb_chain *)cb_calls->entry[sp - 1].obj_chain : cb_obj_root_chain;
+   Int sp;
+   if (LIKELY(cb_obj_chain_now != NULL)) return cb_obj_chain_now;
+   sp = cb_calls->sp;
+   cb_obj_chain_now = sp > cb_cur.es->call_stack_bottom
+                      ? (cb_chain *)cb_calls->entry[sp - 1].obj_chain : cb_obj_root_chain;
+   return cb_obj_chain_now;
 }
 
 /* Before a data access: find its cell (and fill the line owner's object

@@ -208,6 +208,7 @@ void cb_obj_frame_pushed(call_entry *e, JCC *jcc, fn_node *to_fn, Bool skip)
 
    e->obj_alloc_kind = 0;
    e->obj_chain = (skip || !jcc) ? parent : cb_obj_chain(parent, jcc, k != AK_NONE);
+   cb_obj_chain_changed();
    if (!outermost) return;
 
    if (k == AK_FREE) {
@@ -251,6 +252,7 @@ void cb_obj_frame_popping(call_entry *e)
 {
    AllocKind k = e->obj_alloc_kind;
    Addr result;
+   cb_obj_chain_changed();
    if (k == 0) return;
    e->obj_alloc_kind = 0;
    result = RESULT();

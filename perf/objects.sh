@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cost of --objects=yes (data objects): wall time with it over without,
+# Cost of --objects=yes (data objects): CPU time with it over without,
 # same tool and options (--cache-sim=yes --cacheuse=yes, and --cache-sim=yes
 # alone), on three workloads: the cache-use example (few objects, mostly
 # statics), a malloc-heavy linked list and a matrix product of malloc'ed
@@ -14,12 +14,14 @@ gcc -g -O0 -o perf/build/objects-bench perf/objects-bench.c
 export VALGRIND_LIB=$PWD/vglib
 out=perf/build/objects-perf.out
 
-run() { # opts... -- client args... -> seconds
-    local t0 t1
-    t0=$(date +%s.%N)
-    valgrind --tool=callgrind-bd --callgrind-out-file=$out "$@" >/dev/null 2>&1
-    t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc
+# CPU seconds (user + system) of one run: on a shared machine less noisy
+# than wall time, and the same thing for a single-threaded client.
+run() { # opts... client args... -> seconds
+    local f=perf/build/objects-time.$$
+    /usr/bin/time -o $f -f "%U %S" valgrind --tool=callgrind-bd \
+        --callgrind-out-file=$out "$@" >/dev/null 2>&1
+    awk '{print $1 + $2}' $f
+    rm -f $f
 }
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
