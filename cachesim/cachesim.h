@@ -47,8 +47,8 @@ int cs_geometry_desc(const cs_geometry *g, char *buf, int bufsize);
 
 /* Opaque to cachesim: the tool's loading-instruction cost slot and its
    back-dating node, and (data objects) the object cell charged and the
-   offset granule of the access.  Copied by value into every line loaded. */
-typedef struct { void *slot; void *node; void *obj; uint32_t obj_gran; } cs_owner;
+   access's offset in its block.  Copied by value into every line loaded. */
+typedef struct { void *slot; void *node; void *obj; uint32_t obj_off; } cs_owner;
 
 typedef struct cs_hooks {
   void *ctx;

@@ -387,9 +387,12 @@ void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write)
 void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss)
 {
    cb_cell *c = o->obj;
+   UInt gran = 0;
    if (!c || (accost == 0 && sploss == 0)) return;
-   add(c, o->obj_gran, level == 1 ? OE_AcCost1 : OE_AcCost2, accost);
-   add(c, o->obj_gran, level == 1 ? OE_SpLoss1 : OE_SpLoss2, sploss);
+   if (cb_obj_hist && c->obj->hist)
+      gran = cb_obj_granule(c->obj, (Addr)o->obj_off << CB_OBJ_OFF_SHIFT);
+   add(c, gran, level == 1 ? OE_AcCost1 : OE_AcCost2, accost);
+   add(c, gran, level == 1 ? OE_SpLoss1 : OE_SpLoss2, sploss);
 }
 
 /*------------------------------------------------------------*/

@@ -62,6 +62,10 @@ typedef struct cb_cell {
  * histogram granule of the accessed byte. */
 typedef struct { cb_cell *cell; UInt gran; } cb_obj_ref;
 
+/* A line owner keeps the access's block offset in 16-byte units (the
+ * smallest line size), so 32 bits cover blocks of 64 GB. */
+#define CB_OBJ_OFF_SHIFT 4
+
 /* Direct-mapped cache of address -> block, indexed by 64-byte granule
  * (fine enough that neighbouring small blocks rarely share a slot), 2 MB
  * of pointers covering 16 MB of data before slots alias. */
@@ -117,8 +121,14 @@ static inline cb_obj_ref cb_obj_before(SimInstr *ii, Addr a, cs_owner *o)
       ii->obj_cell = c;
    }
    r.cell = c;
-   r.gran = (cb_obj_hist && b) ? cb_obj_granule(obj, a - b->start) : 0;
-   if (o) { o->obj = c; o->obj_gran = r.gran; }
+   r.gran = 0;
+   if (UNLIKELY(cb_obj_hist) && b) r.gran = cb_obj_granule(obj, a - b->start);
+   if (o) {
+      o->obj = c;
+      /* the offset, not the granule: the object's granularity may be
+       * coarser by the time the line leaves */
+      o->obj_off = (cb_obj_hist && b) ? (UInt)((a - b->start) >> CB_OBJ_OFF_SHIFT) : 0;
+   }
    return r;
 }
 
@@ -148,7 +158,7 @@ static inline void cb_obj_instr_owner(cs_owner *o)
    if (!o) return;
    chain = cb_obj_current_chain();
    o->obj = LIKELY(chain->code_cell != NULL) ? chain->code_cell : cb_obj_code_cell_of(chain);
-   o->obj_gran = 0;
+   o->obj_off = 0;
 }
 
 /* Call tracking (callstack.c): a frame was pushed / is about to be popped. */

@@ -250,8 +250,26 @@ def histogram_case():
     problems = harness.run_problems(r)
     if not problems:
         problems = histogram_problems(r)
+        problems += sum_problems(r, objects_part(r))
         problems += annotate_check.check_annotate(r.out + ".objects")
     return [("objects/histogram", problems)]
+
+
+def coarse_histogram_case():
+    """The cache-use example's 8 MiB static array `big` needs 131072
+    granules of 64 bytes: its granularity doubles to 128 bytes (65536
+    granules), and no cost is lost on the way."""
+    r = harness.run_tool(harness.OURS, "cacheuse",
+                         OPTS + ["--objects=yes", "--object-granularity=64"],
+                         "objects-coarse")
+    problems = harness.run_problems(r)
+    if problems:
+        return [("objects/histogram-coarse", problems)]
+    text = open(r.out + ".objects").read()
+    if "fl=(offset granules of 128 bytes)\nfn=big\n" not in text:
+        problems.append("big is not written with 128-byte granules")
+    problems += sum_problems(r, objects_part(r))
+    return [("objects/histogram-coarse", problems)]
 
 
 def move_case():
@@ -354,6 +372,7 @@ def main():
     others = [("objects-" + c, lambda c=c: client_case(c))
               for c in OTHER_CLIENTS]
     return harness.run_cases(others + [("objects-cxx", cxx_case),
+                                       ("objects-coarse", coarse_histogram_case),
                                        ("objects", main_cases),
                               ("objects-hist", histogram_case),
                               ("objects-move", move_case),
