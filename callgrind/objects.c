@@ -221,6 +221,46 @@ static SizeT symbol_extent(DiEpoch ep, Addr start, const HChar *name, PtrdiffT k
    return lo + 1;
 }
 
+static Bool static_name_taken(const HChar *name)
+{
+   const cb_obj *o;
+   for (o = cb_obj_list; o; o = o->next_all)
+      if (o->kind == OK_STATIC && VG_(strcmp)(o->name, name) == 0) return True;
+   return False;
+}
+
+/* The load bias of the ELF file mapped from path (0 if unknown). */
+static PtrdiffT bias_of(const HChar *path)
+{
+   const DebugInfo *di;
+   for (di = VG_(next_DebugInfo)(NULL); di; di = VG_(next_DebugInfo)(di))
+      if (VG_(strcmp)(VG_(DebugInfo_get_filename)(di), path) == 0)
+         return VG_(DebugInfo_get_text_bias)(di);
+   return 0;
+}
+
+/* "symbol (ELF file)"; a file-local symbol whose name is already taken in
+ * that file (libc has several static `buffer`s) also gets its address in
+ * the file: "buffer (libc.so.6+0x1d7a40)". */
+static cb_obj *static_object(Addr a, const HChar *symbol)
+{
+   const HChar *file = NULL, *slash;
+   HChar *name;
+   cb_obj *o;
+   VG_(DebugInfo_sect_kind)(&file, a);
+   if (!file || !*file) file = "???";
+   slash = VG_(strrchr)(file, '/');
+   name = CB_MALLOC("cb.obj.sname", VG_(strlen)(symbol) + VG_(strlen)(file) + 32);
+   VG_(sprintf)(name, "%s (%s)", symbol, slash ? slash + 1 : file);
+   if (static_name_taken(name))
+      VG_(sprintf)(name, "%s (%s+%#lx)", symbol, slash ? slash + 1 : file,
+                   (UWord)(a - bias_of(file)));
+   o = cb_obj_new(OK_STATIC, name);
+   CB_FREE(name);
+   o->file = VG_(strdup)("cb.obj.file", file);
+   return o;
+}
+
 static cb_block *static_variable(Addr a)
 {
    DiEpoch ep = VG_(current_DiEpoch)();
@@ -228,7 +268,6 @@ static cb_block *static_variable(Addr a)
    PtrdiffT off;
    Addr start;
    cb_block *b;
-   DebugInfo *di;
    HChar *copy;
 
    if (!VG_(get_datasym_and_offset)(ep, a, &name, &off) || off < 0) return NULL;
@@ -240,9 +279,7 @@ static cb_block *static_variable(Addr a)
    b->start = start;
    b->len = symbol_extent(ep, start, copy, off);
    b->gen = 0;
-   b->obj = cb_obj_new(OK_STATIC, copy);
-   di = VG_(find_DebugInfo)(ep, a);
-   b->obj->file = di ? VG_(strdup)("cb.obj.file", VG_(DebugInfo_get_filename)(di)) : "???";
+   b->obj = static_object(start, copy);
    b->obj->blocks = 1;
    b->obj->bytes = b->obj->max_block = b->len;
    VG_(free)(copy);

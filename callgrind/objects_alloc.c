@@ -158,12 +158,23 @@ static UInt collect_sites(const call_entry *e, cb_site *sites)
    UInt n = 0, max = 1 + cb_clo.object_callers;
    for (; e >= bottom && n < max; e--) {
       if (!e->jcc) continue;              /* skipped function */
-      sites[n].bb = e->jcc->from->bb;
+      BB *bb = e->jcc->from->bb;
+      sites[n].bb = bb;
       sites[n].jmp = e->jcc->jmp;
+      sites[n].addr = bb->addr + bb->instr[bb->jmp[e->jcc->jmp].instr].offset;
       sites[n].fn = cb_obj_fn_of(e->jcc->from);
       n++;
    }
    return n;
+}
+
+static Bool same_sites(const cb_obj *o, const cb_site *sites, UInt n)
+{
+   UInt i;
+   if (o->n_sites != n) return False;
+   for (i = 0; i < n; i++)
+      if (o->sites[i].addr != sites[i].addr || o->sites[i].fn != sites[i].fn) return False;
+   return True;
 }
 
 static cb_obj *site_object(const call_entry *e)
@@ -173,11 +184,10 @@ static cb_obj *site_object(const call_entry *e)
    UWord h = n;
    cb_obj *o;
    HChar *name;
-   for (i = 0; i < n; i++) h = h * 31 + ((UWord)sites[i].bb >> 4) + sites[i].jmp;
+   for (i = 0; i < n; i++) h = h * 31 + sites[i].addr;
    h %= SITE_HASH;
    for (o = site_table[h]; o; o = o->next_hash)
-      if (o->n_sites == n
-          && VG_(memcmp)(o->sites, sites, n * sizeof(cb_site)) == 0) return o;
+      if (same_sites(o, sites, n)) return o;
    name = site_name(sites, n);
    o = cb_obj_new(OK_HEAP, name);
    CB_FREE(name);

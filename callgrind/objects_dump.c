@@ -138,7 +138,7 @@ static void access_pos(const cb_cell *c, file_node **file, UInt *line)
 
 static void call_pos(const JCC *j, file_node **file, UInt *line)
 {
-   cb_site s = { j->from->bb, j->jmp, cb_obj_fn_of(j->from) };
+   cb_site s = { 0, j->from->bb, j->jmp, cb_obj_fn_of(j->from) };
    fn_node *fn;
    cb_obj_site_pos(&s, &fn, line, file);
 }
@@ -368,11 +368,15 @@ static void report_top(const HChar *title, ULong (*key)(const cb_obj *), ULong a
    VG_(umsg)("%s\n", title);
    if (n == 0) VG_(umsg)("   (none)\n");
    for (i = 0; i < n; i++) {
-      ULong k = key(best[i]);
-      VG_(umsg)("   %'14llu %3llu.%llu%%  %s %s (%llu block%s, %'llu bytes)\n",
+      const cb_obj *ob = best[i];
+      ULong k = key(ob);
+      HChar extent[64] = "";
+      if (ob->kind != OK_BUCKET)
+         VG_(sprintf)(extent, " (%llu block%s, %'llu bytes)", ob->blocks,
+                      ob->blocks == 1 ? "" : "s", ob->bytes);
+      VG_(umsg)("   %'14llu %3llu.%llu%%  %s %s%s\n",
                 k, all ? k * 100 / all : 0, all ? (k * 1000 / all) % 10 : 0,
-                obj_ob(best[i]), best[i]->name, best[i]->blocks,
-                best[i]->blocks == 1 ? "" : "s", best[i]->bytes);
+                obj_ob(ob), ob->name, extent);
    }
 }
 

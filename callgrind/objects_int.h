@@ -13,9 +13,12 @@ typedef enum { OK_HEAP, OK_STATIC, OK_BUCKET } ObjKind;
 
 #define MAX_OBJECT_CALLERS 16
 
-/* One call site of an allocation site's chain: a block and its exit, and
- * the function it runs in (its context's, as the profile names it). */
-typedef struct { BB *bb; UInt jmp; fn_node *fn; } cb_site;
+/* One call site of an allocation site's chain: the call instruction's
+ * address (what identifies the site: a call instruction belongs to
+ * several superblocks when a loop is entered from above), a block and
+ * exit holding it (for its source position), and the function it runs in
+ * (its context's, as the profile names it). */
+typedef struct { Addr addr; BB *bb; UInt jmp; fn_node *fn; } cb_site;
 
 typedef struct cb_obj {
    ObjKind      kind;

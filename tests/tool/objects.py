@@ -95,7 +95,7 @@ def source_line(marker):
 
 def object_name(part, key):
     if key == "table":
-        return "table"
+        return "table (objects)"
     prefix = "main (objects.c:%d)" % source_line(MARKERS[key])
     names = [n for n in part.fns if n.startswith(prefix)]
     return names[0] if len(names) == 1 else None
@@ -151,7 +151,25 @@ def sum_problems(r, part):
     return problems
 
 
-def rows_problems(part):
+def object_definitions(path):
+    """Names of the objects written (fn= lines under ob=[heap], [static]
+    or [other]), with repetitions."""
+    names, ob = [], None
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("ob="):
+                ob = line[3:].strip()
+            elif line.startswith("fn=") and ob in ("[heap]", "[static]", "[other]"):
+                names.append(line[3:].strip())
+    return names
+
+
+def rows_problems(r, part):
+    defs = object_definitions(r.out + ".objects")
+    twice = sorted({n for n in defs if defs.count(n) > 1})
+    if twice:
+        return ["objects written more than once (one site split?): %s"
+                % twice[:3]]
     rows = [n for n in part.fns if n.startswith("make_row (objects.c:")]
     if len(rows) != 1:
         return ["%d objects allocated by make_row, expected 1: %s"
@@ -238,7 +256,7 @@ def main_cases():
     return [
         ("objects/derived", derived_problems(part)),
         ("objects/sums", sum_problems(r, part)),
-        ("objects/rows", rows_problems(part)),
+        ("objects/rows", rows_problems(r, part)),
         ("objects/inclusive", inclusive_problems(r, part)),
         unchanged_result(r, plain),
         ("objects/annotate", annotate_check.check_annotate(r.out + ".objects")),
@@ -266,7 +284,7 @@ def coarse_histogram_case():
     if problems:
         return [("objects/histogram-coarse", problems)]
     text = open(r.out + ".objects").read()
-    if "fl=(offset granules of 128 bytes)\nfn=big\n" not in text:
+    if "fl=(offset granules of 128 bytes)\nfn=big (cacheuse)\n" not in text:
         problems.append("big is not written with 128-byte granules")
     problems += sum_problems(r, objects_part(r))
     return [("objects/histogram-coarse", problems)]
