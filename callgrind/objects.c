@@ -15,6 +15,7 @@
  */
 #include "objects_int.h"
 #include "pub_tool_oset.h"
+#include "pub_tool_aspacemgr.h"
 
 cb_block *cb_obj_cache[1 << CB_OBJ_CACHE_BITS];
 UWord cb_obj_gen = 1;
@@ -248,6 +249,12 @@ static cb_obj *static_object(Addr a, const HChar *symbol)
    HChar *name;
    cb_obj *o;
    VG_(DebugInfo_sect_kind)(&file, a);
+   if (!file || !*file || VG_(strcmp)(file, "???") == 0) {
+      /* not in a section Valgrind classifies (e.g. .rodata): the file
+       * mapped there */
+      const NSegment *seg = VG_(am_find_nsegment)(a);
+      file = seg ? VG_(am_get_filename)(seg) : NULL;
+   }
    if (!file || !*file) file = "???";
    slash = VG_(strrchr)(file, '/');
    name = CB_MALLOC("cb.obj.sname", VG_(strlen)(symbol) + VG_(strlen)(file) + 32);
