@@ -287,8 +287,15 @@ static void write_code_functions(void)
 static void write_header(const ULong *total)
 {
    Int e;
+   Word i;
    ostr("# callgrind format\nversion: 1\ncreator: callgrind-bd-" CB_VERSION " (data objects)\n");
-   oprintf("pid: %d\n\npart: 1\n\n", VG_(getpid)());
+   oprintf("pid: %d\ncmd: ", VG_(getpid)());
+   if (VG_(args_the_exename)) { ostr(" "); ostr(VG_(args_the_exename)); }
+   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
+      ostr(" ");
+      ostr(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
+   }
+   ostr("\n\npart: 1\n\n");
    oprintf("desc: Data objects: %u objects, %llu call chains, %llu cells\n",
            cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells);
    if (cb_obj_hist)
