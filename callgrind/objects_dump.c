@@ -75,12 +75,13 @@ static void oname(const HChar *key, const HChar *name)
    ostr(key); ostr("="); ostr(name); ostr("\n");
 }
 
+/* Every event is written, trailing zeros included: callgrind_annotate's
+ * source annotation warns when no annotated line has a value for some
+ * event. */
 static void ocosts(const ULong *c)
 {
-   Int e, last = -1;
+   Int e;
    for (e = 0; e < OE_COUNT; e++)
-      if (cb_ev_pos[oe_event[e]] >= 0 && c[e]) last = e;
-   for (e = 0; e <= last || e == 0; e++)
       if (cb_ev_pos[oe_event[e]] >= 0) oprintf(" %llu", c[e]);
    ostr("\n");
 }
@@ -201,7 +202,9 @@ static const HChar *obj_fl(const cb_obj *o)
       VG_(sprintf)(buf, "(offset granules of %u bytes)", o->gran_bytes);
       return buf;
    }
-   return o->file ? o->file : "???";
+   /* statics and buckets have no source position (their name says
+    * where they are): "???" keeps annotators from reading the ELF file */
+   return o->kind == OK_HEAP && o->file ? o->file : "???";
 }
 
 static UInt obj_first_line(const cb_obj *o)
@@ -272,11 +275,17 @@ static void write_code_functions(void)
       const Arc *a = &(*(arc_node **)VG_(indexXA)(arcs, i))->a;
       if (is_zero(a->cost)) continue;
       if (a->caller != cur) {
+         ULong zero[OE_COUNT] = { 0 };
          cur = a->caller;
          ostr("\n");
          oname("ob", cur->file->obj->name);
          oname("fl", cur->file->name);
          oname("fn", cur->name);
+         /* code has no self cost here; one zero line gives its file a
+          * line to annotate (else callgrind_annotate --inclusive=yes
+          * warns about a chosen file without any cost line) */
+         oprintf("%u", a->file == cur->file ? a->line : 0);
+         ocosts(zero);
       }
       if (a->file != cur->file) oname("fi", a->file->name);
       write_arc(a);
