@@ -82,7 +82,7 @@ cb_block *cb_obj_lookup_slow(Addr a);
 cb_cell  *cb_obj_cell_slow(const SimInstr *ii, struct cb_obj *obj, cb_chain *chain);
 UInt      cb_obj_granule(struct cb_obj *obj, Addr offset);
 
-static inline cb_block *cb_obj_lookup(Addr a)
+static inline __attribute__((always_inline)) cb_block *cb_obj_lookup(Addr a)
 {
    cb_block *b = cb_obj_cache[CB_OBJ_SLOT(a)];
    if (LIKELY(b && a - b->start < b->len && (b->gen == 0 || b->gen == cb_obj_gen)))
@@ -109,7 +109,7 @@ static inline cb_chain *cb_obj_current_chain(void)
 
 /* Before a data access: find its cell (and fill the line owner's object
  * part when cache use is simulated). */
-static inline cb_obj_ref cb_obj_before(SimInstr *ii, Addr a, cs_owner *o)
+static inline __attribute__((always_inline)) cb_obj_ref cb_obj_before(SimInstr *ii, Addr a, cs_owner *o)
 {
    cb_obj_ref r;
    cb_chain *chain = cb_obj_current_chain();
