@@ -401,6 +401,8 @@ bd_node *bd_active(const bd_tree *t) { return t->active; }
 
 int bd_tree_depth(const bd_tree *t) { return t->depth; }
 
+bd_tree *bd_node_tree(const bd_node *nd) { return nd->tree; }
+
 static bd_node *child_create(bd_forest *f, bd_tree *t, bd_node *parent,
                              void *arc)
 {

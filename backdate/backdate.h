@@ -47,6 +47,7 @@ bd_tree *bd_tree_new(bd_forest *);        /* new context, its root active   */
 void     bd_tree_close(bd_tree *);
 bd_node *bd_active(const bd_tree *);      /* node to store in a loaded line */
 int      bd_tree_depth(const bd_tree *);  /* calls between root and active  */
+bd_tree *bd_node_tree(const bd_node *);   /* the tree a live node is in     */
 
 /* ---- calls and returns ------------------------------------------------- */
 void bd_call(bd_tree *, void *arc);       /* arc must not be NULL           */

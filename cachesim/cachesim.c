@@ -29,6 +29,8 @@
 **    up in LL, which links the L1 line to its LL slot.  An LL miss evicts
 **    likewise and loads a line with count 0 and no bits: LL gathers use
 **    only through merges from L1.
+**  - LL observer (cs_set_ll_observer, for the miss classifier): told of
+**    every line LL is about to look up, demand or prefetch, in order.
 **
 ** Reference quirks kept on purpose, because counts must match exactly:
 **  - With wb or cacheuse, tags are "address AND tag mask" and that mask is
@@ -337,6 +339,30 @@ void cs_prefetch_counts(cs_sim *s, uint64_t *up, uint64_t *down)
   if (down) *down = s->pf_down;
 }
 
+void cs_set_ll_observer(cs_sim *s, cs_ll_observer fn, void *ctx)
+{
+  s->ll_obs = fn;
+  s->ll_obs_ctx = ctx;
+}
+
+/* Tells the LL observer about the lines of [a, a+size-1] that the LL
+   lookup about to be made will look at: both lines of a crossing access,
+   except that lookups recognising a crossing by sets (by_sets: the
+   write-back lookup) see only the first line when LL has a single set. */
+static void observe_ll(cs_sim *s, uint64_t a, unsigned size, int by_sets,
+                       int kind)
+{
+  uint64_t line1, line2;
+
+  if (!s->ll_obs)
+    return;
+  line1 = a >> s->ll.line_bits;
+  line2 = (a + size - 1) >> s->ll.line_bits;
+  s->ll_obs(s->ll_obs_ctx, line1, kind);
+  if (line2 != line1 && (!by_sets || s->ll.sets_mask != 0))
+    s->ll_obs(s->ll_obs_ctx, line2, kind);
+}
+
 static void too_wide(void)
 {
   cs_fail("cachesim: access straddles more than two cache lines");
@@ -576,8 +602,10 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
   if (hit) {
     c->use[slot].count++;
     c->use[slot].mask |= bits;
-    if (s->wb && is_write)     /* write-through; the L1 line keeps its link */
+    if (s->wb && is_write) {   /* write-through; the L1 line keeps its link */
+      observe_ll(s, memline, 1, 0, CS_LL_DEMAND);
       use_ll_ref(s, memline, 0, owner, 1);
+    }
     return 0;
   }
   evict_l1(s, c, slot);
@@ -588,6 +616,7 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
     s->pf_pending = 0;
     prefetch(s, s->pf_addr, owner);
   }
+  observe_ll(s, memline, 1, 0, CS_LL_DEMAND);
   return CS_L1_MISS | use_ll_ref(s, memline, &c->line[slot].ll_slot, owner,
                                  is_write);
 }
@@ -625,10 +654,13 @@ static unsigned use_access(cs_sim *s, cs_cache *c, uint64_t a, unsigned size,
 
 static void prefetch_ref(cs_sim *s, uint64_t a, const cs_owner *owner)
 {
-  if (s->use)
+  if (s->use) {
+    observe_ll(s, a, 1, 0, CS_LL_PREFETCH);
     use_ll_ref(s, a & ~(uint64_t)s->ll.line_mask, 0, owner, 0);
-  else
+  } else {
+    observe_ll(s, a, 1, 0, s->wb ? CS_LL_PREFETCH_BLIND : CS_LL_PREFETCH);
     plain_ref(&s->ll, a, 1);   /* also with wb: the reference's lookup */
+  }
 }
 
 static void prefetch(cs_sim *s, uint64_t a, const cs_owner *owner)
@@ -679,12 +711,15 @@ static unsigned plain_access(cs_sim *s, cs_cache *c, uint64_t a,
   if (s->hwpref && wb_write)
     prefetch(s, a, 0);
   if (plain_ref(c, a, size) == HIT) {
-    if (wb_write)              /* write-through makes the LL line dirty */
+    if (wb_write) {            /* write-through makes the LL line dirty */
+      observe_ll(s, a, size, 1, CS_LL_DEMAND);
       wb_ref(&s->ll, a, size, 1);
+    }
     return 0;
   }
   if (s->hwpref && !wb_write)
     prefetch(s, a, 0);
+  observe_ll(s, a, size, s->wb, CS_LL_DEMAND);
   if (!s->wb)
     return plain_ref(&s->ll, a, size) == HIT ? CS_L1_MISS
                                               : CS_L1_MISS | CS_LL_MISS;
@@ -730,6 +765,30 @@ static void drop_owners(cs_sim *s, cs_cache *c, int level)
   for (i = 0; i < n_slots(c); i++)
     if (c->line[i].owned)
       report_evict(s, level, &c->line[i], 0, 0);
+}
+
+static void forget_in(cs_cache *c, int level,
+                      int (*forget)(void *, int, const cs_owner *), void *ctx)
+{
+  static const cs_owner nobody;
+  unsigned i;
+  for (i = 0; i < n_slots(c); i++) {
+    cs_line *ln = &c->line[i];
+    if (ln->owned && (ln->owner.slot || ln->owner.node)
+        && forget(ctx, level, &ln->owner))
+      ln->owner = nobody;            /* still owned: it merges and reports */
+  }
+}
+
+void cs_forget_owners(cs_sim *s,
+                      int (*forget)(void *ctx, int level, const cs_owner *),
+                      void *ctx)
+{
+  if (!s->use)
+    return;
+  forget_in(&s->i1, 1, forget, ctx);
+  forget_in(&s->d1, 1, forget, ctx);
+  forget_in(&s->ll, 2, forget, ctx);
 }
 
 void cs_clear(cs_sim *s)

@@ -18,7 +18,7 @@ void  cs_free(void *p);
 void  cs_fail(const char *msg) __attribute__((noreturn));
 
 /* ---- geometry ----------------------------------------------------------- */
-typedef struct { int size, assoc, line_size; } cs_geometry;
+typedef struct cs_geometry { int size, assoc, line_size; } cs_geometry;
 
 /* NULL if g is usable, else the reference's message for it (static string
    ending in a newline, e.g. "Cache set count is not a power of two.\n"). */
@@ -109,10 +109,36 @@ void cs_flush(cs_sim *);
    references.  Call cs_flush first to keep the data. */
 void cs_clear(cs_sim *);
 
+/* Forget owners (zeroing: costs of the past are discarded, including the
+   use metrics of lines the past loaded, still resident now).  For every
+   line holding an owner, forget(ctx, level, owner) is asked; when it
+   returns nonzero (having dropped whatever references it held) the line
+   keeps its place, LRU state and use data but belongs to nobody from then
+   on: when it leaves, on_evict still comes, with slot and node NULL.
+   Nothing else changes, so later hits, misses and merges are exactly as
+   without forgetting. */
+void cs_forget_owners(cs_sim *,
+                      int (*forget)(void *ctx, int level, const cs_owner *),
+                      void *ctx);
+
 /* Hardware-prefetch statistics (the reference prints them with -v as
    "Prefetch Up:" and "Prefetch Down:").  Not reset by cs_clear. */
 uint64_t cs_prefetches(cs_sim *);   /* up + down */
 void     cs_prefetch_counts(cs_sim *, uint64_t *up, uint64_t *down);
+
+/* ---- LL observer -------------------------------------------------------- */
+
+/* Every lookup the model makes in LL, in order, before it happens: line is
+   the address divided by LL's line size (all 64 bits).  kind says why:
+   CS_LL_DEMAND for an access's own references (after an L1 miss, and the
+   write-through of a D1 write hit with write-back), CS_LL_PREFETCH for a
+   prefetch, CS_LL_PREFETCH_BLIND for a prefetch made through the plain
+   line-number lookup on the write-back LL (the reference's quirk: it can
+   displace lines but no access ever hits it).  Used by the miss
+   classifier (missclass.h); fn NULL (the default) turns it off. */
+enum { CS_LL_DEMAND = 0, CS_LL_PREFETCH = 1, CS_LL_PREFETCH_BLIND = 2 };
+typedef void (*cs_ll_observer)(void *ctx, uint64_t line, int kind);
+void cs_set_ll_observer(cs_sim *, cs_ll_observer fn, void *ctx);
 
 #include "cachesim_inline.h"
 

@@ -54,6 +54,8 @@ struct cs_sim {
   uint64_t pf_up, pf_down;
   int      pf_pending;    /* cacheuse: prefetch at the access's 1st L1 miss */
   uint64_t pf_addr;
+  cs_ll_observer ll_obs;  /* cs_set_ll_observer */
+  void    *ll_obs_ctx;
 };
 
 /* The slow path: everything but an MRU hit. */

@@ -307,7 +307,7 @@ static void handle_underflow(BB *bb)
    cb_push_cxt(cb_cur.bbcc->cxt->fn[0]);
    cb_push_faked_call(src, cb_cur.bbcc);
    up = &cb_calls->entry[cb_calls->sp - 1];
-   if (cb_cur.sig == 0) cb_copy_cost(up->enter_cost, cb_cur.thread->lastdump_cost);
+   if (cb_cur.sig == 0) cb_copy_cost(up->enter_cost, cb_cur.thread->underflow_cost);
    else cb_zero_cost(up->enter_cost);
 }
 
@@ -316,6 +316,16 @@ static Bool is_call_like_jump(const BB *last_bb, const BB *bb)
    return bb->is_entry
        || last_bb->sect_kind != bb->sect_kind
        || last_bb->obj != bb->obj;
+}
+
+/* --collect-jumps: a jump that stayed a jump (no call, no return) is an
+ * arc of its own, counted whether or not events are being collected, as
+ * in the reference. */
+static void count_jump(BBCC *from, UInt passed, BBCC *to, Bool conditional)
+{
+   JCC *j = cb_get_jcc(from, passed, to);
+   if (j->kind == jk_Call) j->kind = conditional ? jk_CondJump : jk_Jump;
+   j->call_counter++;
 }
 
 VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
@@ -414,12 +424,11 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
       cb_push_call_stack(cb_cur.bbcc, passed, bbcc, sp, skip);
    }
 
+   if (cb_clo.collect_jumps && kind == jk_Jump && last_bb)
+      count_jump(last_bbcc, passed, bbcc, passed < last_bb->cjmp_count);
+
    cb_cur.bbcc = bbcc;
    cb_cur.jmps_passed = 0;
-   if (cb_clo.backdate_check) {
-      cb_cur.es->block_lines[0] = 0;
-      cb_cur.es->block_lines[1] = 0;
-   }
    cb_cost_base = bbcc->cost;
    cb_stat.bb_executions++;
 }

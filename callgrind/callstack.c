@@ -94,7 +94,7 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
 {
    call_entry *e;
    JCC *jcc = NULL;
-   fn_node *to_fn = to->cxt->fn[0];
+   fn_node *to_fn = to->cxt->fn[0], *entered = NULL;
 
    cb_ensure_call_stack(cb_calls->sp + 1);
    e = &cb_calls->entry[cb_calls->sp];
@@ -112,7 +112,7 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
       cb_stat.call_counter++;
       if (faked) cb_bd_adopt_root(jcc); else cb_bd_call(jcc);
       e->bd_pushed = True;
-      if (*depth == 1) function_entered(to_fn);
+      if (*depth == 1) entered = to_fn;
    }
 
    e->jcc = jcc;
@@ -131,6 +131,8 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
       cb_cur.nonskipped = from;
       if (!from->skipped) from->skipped = cb_new_cost();
    }
+   /* once the frame is complete: a dump or zero here sees it running */
+   if (entered) function_entered(entered);
 }
 
 void cb_push_call_stack(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip)
@@ -148,6 +150,7 @@ void cb_pop_call_stack(void)
 {
    call_entry *e;
    JCC *jcc;
+   fn_node *left = NULL;
 
    /* leaving the bottom frame of a signal handler (longjmp out of it)
     * ends the handler first */
@@ -170,11 +173,13 @@ void cb_pop_call_stack(void)
       cb_stat.ret_counter++;
       cb_cur.cxt = e->cxt;
       cb_fns->top = cb_fns->bottom + e->fn_sp;
-      if (*depth == 0) function_left(to_fn);
+      if (*depth == 0) left = to_fn;
    }
    if (cb_clo.objects) cb_obj_frame_popping(e);
    e->cxt = NULL;
    cb_calls->sp--;
+   /* after the frame is gone: a dump there must not count it again */
+   if (left) function_left(left);
 }
 
 /* Pop every frame whose stack pointer lies below sp (longjmp, exceptions),

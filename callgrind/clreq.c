@@ -22,19 +22,16 @@ static void unwind_thread(thread_info *t)
    cb_fns->top = cb_fns->bottom;
 }
 
-static void zero_state_cost(thread_info *t)
-{
-   cb_zero_cost(cb_cur.cost);
-   cb_zero_cost(t->lastdump_cost);
-}
-
 void cb_set_instrument_state(const HChar *reason, Bool state)
 {
    if (cb_instrument_state == state) return;
    cb_instrument_state = state;
    VG_(discard_translations_safely)((Addr)0x1000, ~(SizeT)0xfff, "callgrind-bd");
+   /* Unlike the reference, the running counters are not zeroed: the
+    * costs counted before the switch are still in their cost centres and
+    * will be written, so summary: stays equal to totals:. */
    cb_forall_threads(unwind_thread);
-   cb_forall_threads(zero_state_cost);
+   cb_forall_threads(cb_mark_stacks_emptied);
    cb_sim_clear();
    if (VG_(clo_verbosity) > 1)
       VG_(message)(Vg_DebugMsg, "%s: instrumentation switched %s\n",
@@ -44,6 +41,10 @@ void cb_set_instrument_state(const HChar *reason, Bool state)
 Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
    static Bool warned;
+   if (args[0] == VG_USERREQ__GDB_MONITOR_COMMAND) {   /* monitor.c */
+      *ret = cb_handle_gdb_monitor_command(tid, (HChar *)args[1]);
+      return (Bool)*ret;
+   }
    if (!VG_IS_TOOL_USERREQ('C', 'T', args[0])) return False;
    cb_switch_thread(tid);
 

@@ -17,10 +17,12 @@ Int cb_out_counter;                   /* number of the next part */
 static HChar *out_base;               /* file name without part/thread */
 static ULong bbs_done_at_last_dump;
 static ULong *dump_total;             /* sum of written self costs */
+ULong *cb_written_total;              /* the same over all dumps so far */
 static void add_backdated_totals(ULong *summary);
 static Bool is_backdated_event(Int e);
 static Bool backdated_only(const BBCC *bbcc);
 static void mask_immediate(ULong *c);
+static Bool written_when_idle(Int e);
 
 /*------------------------------------------------------------*/
 /*--- Buffered output with error reporting                 ---*/
@@ -40,8 +42,10 @@ static void out_flush(void)
       Int n = VG_(write)(out_fd, outbuf + done, outbuf_used - done);
       if (n <= 0) {
          out_error = True;
-         VG_(message)(Vg_UserMsg, "callgrind-bd: error writing profile '%s'%s\n",
-                      out_name, n == 0 ? "" : " (disk full or file too large?)");
+         /* VG_(write) hides errno: name the usual causes */
+         VG_(message)(Vg_UserMsg, "callgrind-bd: error writing profile '%s': "
+                      "it is incomplete (disk full, file size limit or "
+                      "I/O error)\n", out_name);
       }
       done += n > 0 ? n : 0;
    }
@@ -212,9 +216,51 @@ static Bool same_pos(const Pos *a, const Pos *b)
 /*--- Writing one cost centre                              ---*/
 /*------------------------------------------------------------*/
 
+static Bool backdated_only(const BBCC *bbcc);
+
+/* Position of a jump target: the first instruction of its block. */
+static void jump_target_pos(const JCC *j, Pos *p)
+{
+   const BB *tbb = j->to->bb;
+   p->addr = tbb->addr - tbb->obj->offset;
+   p->line = tbb->instr_count > 0 ? tbb->instr[0].line : tbb->line;
+   p->file = tbb->instr_count > 0 && tbb->instr[0].file ? tbb->instr[0].file
+                                                          : j->to->cxt->fn[0]->file;
+}
+
+/* A call arc is written when it has an inclusive cost; a jump arc
+ * (--collect-jumps) when it was followed, its block is written for its
+ * executions, and its target has a position to show (as the reference:
+ * without --dump-instr, a target without line is left out). */
 static Bool jcc_worth_writing(const JCC *j)
 {
-   return !cb_is_zero_cost(j->cost);
+   Pos t;
+   if (j->kind == jk_Call) return !cb_is_zero_cost(j->cost);
+   if (j->call_counter == 0 || backdated_only(j->from)) return False;
+   jump_target_pos(j, &t);
+   return cb_clo.dump_instr || t.line != 0;
+}
+
+/* jump=<count> <target> or jcnd=<followed>/<executed> <target>, then the
+ * position of the jump; jfi=/jfn= when the target is in another file or
+ * context. */
+static void out_jump(const JCC *j, const Pos *site, ULong executed)
+{
+   Pos target, keep = last_pos;
+   HChar name[4096];
+   jump_target_pos(j, &target);
+   if (target.file != cur_fi) out_name_line("jfi", &ns_file, target.file->name);
+   if (j->from->cxt != j->to->cxt) {
+      context_name(j->to, name, sizeof name);
+      out_name_line("jfn", &ns_fn, name);
+   }
+   if (j->kind == jk_CondJump) out_printf("jcnd=%llu/%llu ", j->call_counter, executed);
+   else out_printf("jump=%llu ", j->call_counter);
+   out_pos(&target, True);
+   last_pos = keep;
+   out_str("\n");
+   out_pos(site, True);
+   out_str("\n");
 }
 
 static void out_jcc(const JCC *j, const Pos *site)
@@ -240,11 +286,15 @@ static void out_jcc(const JCC *j, const Pos *site)
    out_costs(j->cost);
 }
 
-static void out_jccs(const JmpData *jd, const Pos *site)
+/* The arcs leaving at one exit; executed: how often the block reached it. */
+static void out_jccs(const JmpData *jd, const Pos *site, ULong executed)
 {
    const JCC *j;
-   for (j = jd->jcc_list; j; j = j->next_from)
-      if (jcc_worth_writing(j)) out_jcc(j, site);
+   for (j = jd->jcc_list; j; j = j->next_from) {
+      if (!jcc_worth_writing(j)) continue;
+      if (j->kind == jk_Call) out_jcc(j, site);
+      else out_jump(j, site, executed);
+   }
 }
 
 static Bool has_jccs(const JmpData *jd)
@@ -319,7 +369,7 @@ static void write_bbcc(BBCC *bbcc)
             if (!cb_is_zero_cost(pending)) out_cost_line(&pending_pos, pending, False);
             cb_zero_cost(pending);
             out_file_switch(&p);
-            out_jccs(&bbcc->jmp[jmp], &p);
+            out_jccs(&bbcc->jmp[jmp], &p, ecount);
          }
          ecount -= bbcc->jmp[jmp].ecounter;
          jmp++;
@@ -339,7 +389,7 @@ static void write_bbcc(BBCC *bbcc)
       } else {
          out_file_switch(&p);
       }
-      out_jccs(&bbcc->jmp[jmp], &p);
+      out_jccs(&bbcc->jmp[jmp], &p, ecount);
    }
    if (have_pending && !cb_is_zero_cost(pending)) out_cost_line(&pending_pos, pending, False);
 }
@@ -354,8 +404,13 @@ static void reset_bbcc_as(BBCC *bbcc, Bool written_backdated_only)
       JCC *jcc;
       bbcc->jmp[j].ecounter = 0;
       for (jcc = bbcc->jmp[j].jcc_list; jcc; jcc = jcc->next_from) {
+         /* as the reference, a call count is restarted only when its arc
+          * was written (an arc entered just before a dump keeps its call
+          * for the next part); jumps of a block not written for its
+          * executions wait */
+         if (jcc->kind == jk_Call ? !cb_is_zero_cost(jcc->cost) : !written_backdated_only)
+            jcc->call_counter = 0;
          cb_zero_cost(jcc->cost);
-         jcc->call_counter = 0;
       }
    }
    if (bbcc->cost && written_backdated_only) {
@@ -363,7 +418,7 @@ static void reset_bbcc_as(BBCC *bbcc, Bool written_backdated_only)
       Int e;
       for (i = 0; i < n; i++)
          for (e = 0; e < EV_COUNT; e++)
-            if (cb_ev_pos[e] >= 0 && is_backdated_event(e))
+            if (cb_ev_pos[e] >= 0 && written_when_idle(e))
                bbcc->cost[i * cb_n_events + cb_ev_pos[e]] = 0;
    } else if (bbcc->cost) {
       VG_(memset)(bbcc->cost, 0, (SizeT)bbcc->bb->instr_count * cb_n_events * sizeof(ULong));
@@ -393,17 +448,25 @@ static Bool nonzero_costs(const BBCC *bbcc)
    Int e;
    for (i = 0; i < bbcc->bb->instr_count; i++)
       for (e = 0; e < EV_COUNT; e++)
-         if (cb_ev_pos[e] >= 0 && is_backdated_event(e)
+         if (cb_ev_pos[e] >= 0 && written_when_idle(e)
              && bbcc->cost[(SizeT)i * cb_n_events + cb_ev_pos[e]])
             return True;
    return False;
+}
+
+/* The oracle's load counts (L1ld, LLld) are ours only: they are written
+ * with the back-dated events, so that counts kept across a zero are not
+ * held back forever by a cost centre that never runs again. */
+static Bool written_when_idle(Int e)
+{
+   return is_backdated_event(e) || e == EV_L1ld || e == EV_LLld;
 }
 
 static void mask_immediate(ULong *c)
 {
    Int e;
    for (e = 0; e < EV_COUNT; e++)
-      if (cb_ev_pos[e] >= 0 && !is_backdated_event(e)) c[cb_ev_pos[e]] = 0;
+      if (cb_ev_pos[e] >= 0 && !written_when_idle(e)) c[cb_ev_pos[e]] = 0;
 }
 
 static Bool has_arc_costs(const BBCC *bbcc)
@@ -471,12 +534,42 @@ static HChar *expand_out_name(const HChar *fmt)
    return VG_(expand_file_name)("--callgrind-out-file", fmt);
 }
 
-void cb_init_dumps(void)
+/* The pid out_base was expanded for: a forked child gets its own file
+ * (%p), as with the reference, instead of overwriting its parent's. */
+static Int out_pid;
+
+static void expand_out_base(void)
 {
    const HChar *fmt = cb_clo.out_format ? cb_clo.out_format : "callgrind.out.%p";
    out_base = expand_out_name(fmt);
+   out_pid = VG_(getpid)();
+}
+
+static void out_base_for_this_process(void)
+{
+   if (VG_(getpid)() != out_pid) expand_out_base();
+}
+
+void cb_init_dumps(void)
+{
+   expand_out_base();
    cb_out_counter = 1;
    dump_total = cb_new_cost();
+   cb_written_total = cb_new_cost();
+}
+
+/* Why a profile could not be opened, for the one-line error. */
+static const HChar *open_error_text(UWord err)
+{
+   switch (err) {
+   case VKI_ENOENT:  return "no such file or directory";
+   case VKI_ENOTDIR: return "a path component is not a directory";
+   case VKI_EACCES:  return "permission denied";
+   case VKI_EROFS:   return "read-only file system";
+   case VKI_EISDIR:  return "is a directory";
+   case VKI_ENOSPC:  return "no space left on device";
+   default:          return "cannot open for writing";
+   }
 }
 
 /* Check before the client runs that the profile can be created. */
@@ -485,7 +578,8 @@ Bool cb_check_out_file(void)
    SysRes res = VG_(open)(out_base, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
                           VKI_S_IRUSR | VKI_S_IWUSR);
    if (sr_isError(res)) {
-      VG_(fmsg)("callgrind-bd: cannot create profile file '%s'\n", out_base);
+      VG_(fmsg)("callgrind-bd: cannot create profile file '%s': %s\n",
+                out_base, open_error_text(sr_Err(res)));
       return False;
    }
    VG_(close)(sr_Res(res));
@@ -501,15 +595,26 @@ static void file_name_for(HChar *buf, SizeT size, Int tid, Bool final)
       VG_(snprintf)(buf + n, size - n, "-%02d", tid);
 }
 
+/* An argument on the one-line cmd: header. As the reference does, a
+ * newline is written as \n and a backslash as \\, so that an argument
+ * such as a script passed with -c or -e cannot end the line early. */
+static void out_cmd_arg(const HChar *arg)
+{
+   out_str(" ");
+   for (; *arg; arg++) {
+      if (*arg == '\n') out_str("\\n");
+      else if (*arg == '\\') out_str("\\\\");
+      else { HChar c[2] = { *arg, 0 }; out_str(c); }
+   }
+}
+
 static void write_cmd_line(void)
 {
    Word i;
    out_str("cmd: ");
-   if (VG_(args_the_exename)) { out_str(" "); out_str(VG_(args_the_exename)); }
-   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
-      out_str(" ");
-      out_str(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
-   }
+   if (VG_(args_the_exename)) out_cmd_arg(VG_(args_the_exename));
+   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++)
+      out_cmd_arg(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
    out_str("\n");
 }
 
@@ -621,6 +726,7 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
 
    out_str("\ntotals:");
    out_costs_n(dump_total, False);
+   cb_add_cost(cb_written_total, dump_total);
    out_flush();
    VG_(close)(out_fd);
    out_fd = -1;
@@ -653,15 +759,27 @@ static void add_backdated_totals(ULong *summary)
    }
 }
 
+/* The thread's own flow (not its signal handlers, whose faked calls last
+ * since the handler started) restarts its back-dating tree where a
+ * faked call would start. */
+static void restart_main_tree(thread_info *t)
+{
+   Int end = t->states_sp > 0 ? t->states[1]->call_stack_bottom : t->calls.sp;
+   cb_bd_restart_tree(t->states[0], t->calls.entry, end);
+}
+
 static void remember_dump_point(thread_info *t)
 {
+   restart_main_tree(t);
    cb_copy_cost(t->lastdump_cost, t->states[0]->cost);
+   cb_copy_cost(t->underflow_cost, t->states[0]->cost);
    cb_zero_cost(t->sighandler_cost);
 }
 
 void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
 {
    Bool final = (trigger == NULL);
+   out_base_for_this_process();
    cb_exec_state_save();
    if (!final) cb_sim_settle();
    if (cb_clo.separate_threads) {
@@ -683,26 +801,90 @@ void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
       dump_one(NULL, trigger, final);
       cb_forall_threads(remember_dump_point);
    }
-   bbs_done_at_last_dump = cb_stat.bb_executions;
+   /* as the reference, a dump counts as one block: the next part's
+    * time range starts where this one ended, its end is one further */
+   bbs_done_at_last_dump = cb_stat.bb_executions++;
    cb_out_counter++;
 }
 
-/* Zero every cost centre and arc (ZERO_STATS, --zero-before). */
+/* Zero every cost centre and arc (ZERO_STATS, --zero-before, the zero
+ * monitor command). cb_sim_zero first delivers what the trees hold and
+ * makes resident lines forget their owners: no back-dated metric of the
+ * past is written after the zero. */
+static Bool is_oracle_event(Int e)
+{
+   return e == EV_L1ld || e == EV_LLld || e == EV_L1ldB || e == EV_LLldB;
+}
+
+/* Zero the events of c that a zero resets: in a cost centre idle since
+ * the last dump only the back-dated ones and the oracle's line counts
+ * (whose lines were just forgotten), else all. */
+static void zero_events(ULong *c, Bool idle)
+{
+   Int e;
+   for (e = 0; e < EV_COUNT; e++)
+      if (cb_ev_pos[e] >= 0
+          && (!idle || is_backdated_event(e) || is_oracle_event(e)))
+         c[cb_ev_pos[e]] = 0;
+}
+
+/* As the reference, a cost centre that did not complete a block since the
+ * last dump keeps its immediate costs (the block running the request is
+ * written later with them). Back-dated costs are zeroed everywhere, so
+ * that no arc keeps a metric whose self cost was discarded. */
+static void zero_bbcc(BBCC *bbcc)
+{
+   Bool idle = bbcc->ecounter_sum == 0 && bbcc->ret_counter == 0;
+   UInt j, i;
+   JCC *jcc;
+   if (!idle) {
+      bbcc->ecounter_sum = 0;
+      bbcc->ret_counter = 0;
+   }
+   for (j = 0; j <= bbcc->bb->cjmp_count; j++) {
+      if (!idle) bbcc->jmp[j].ecounter = 0;
+      for (jcc = bbcc->jmp[j].jcc_list; jcc; jcc = jcc->next_from) {
+         zero_events(jcc->cost, idle);
+         if (!idle) jcc->call_counter = 0;
+      }
+   }
+   if (bbcc->cost)
+      for (i = 0; i < bbcc->bb->instr_count; i++)
+         zero_events(bbcc->cost + (SizeT)i * cb_n_events, idle);
+   if (bbcc->skipped) zero_events(bbcc->skipped, idle);
+}
+
 static void zero_thread(thread_info *t)
 {
    Int i;
-   cb_forall_bbccs(&t->bbccs, reset_bbcc);
-   for (i = 0; i < t->calls.sp; i++)
-      if (t->calls.entry[i].jcc) cb_copy_cost(t->calls.entry[i].enter_cost, cb_cur.cost);
+   cb_forall_bbccs(&t->bbccs, zero_bbcc);
+   for (i = 0; i < t->calls.sp; i++) {
+      call_entry *e = &t->calls.entry[i];
+      if (!e->jcc) continue;
+      /* as the reference: running calls start counting again */
+      cb_copy_cost(e->enter_cost, cb_cur.cost);
+      e->jcc->call_counter = 0;
+   }
    cb_copy_cost(t->lastdump_cost, t->states[0]->cost);
-   cb_zero_cost(t->sighandler_cost);
+   cb_copy_cost(t->underflow_cost, t->states[0]->cost);
+   restart_main_tree(t);
+   zero_events(t->sighandler_cost, False);
 }
 
 void cb_zero_all_cost(Bool only_current_thread)
 {
+   Bool one_thread = only_current_thread && cb_clo.separate_threads;
    cb_exec_state_save();
-   if (only_current_thread && cb_clo.separate_threads) zero_thread(cb_cur.thread);
+   cb_sim_zero(one_thread ? cb_cur.thread : NULL);
+   if (one_thread) zero_thread(cb_cur.thread);
    else cb_forall_threads(zero_thread);
+}
+
+/* Instrumentation switched: every call stack was emptied, so a later
+ * return from an empty stack fakes a call lasting since now. */
+void cb_mark_stacks_emptied(thread_info *t)
+{
+   cb_copy_cost(t->underflow_cost, t->states[0]->cost);
 }
 
 void cb_fini_dump(void)

@@ -43,6 +43,8 @@
 /*--- Events                                               ---*/
 /*------------------------------------------------------------*/
 
+#define CB_RD_EVENTS 42   /* most reuse-distance buckets (lrustack: 40 + 2) */
+
 /* Every event the tool can count, in the reference's output order.
  * Which of them are active is decided once, after option parsing. */
 typedef enum {
@@ -54,7 +56,17 @@ typedef enum {
     * lines loaded per level, counted at load time (immediate) and at
     * eviction time through the back-dating tree. */
    EV_L1ld, EV_LLld, EV_L1ldB, EV_LLldB,
-   EV_sysCount, EV_sysTime,
+   /* --collect-bus: atomic (LOCK-prefixed, CAS, SC) instructions */
+   EV_Ge,
+   /* --collect-systime: system calls, their elapsed time and (nsec) CPU time */
+   EV_sysCount, EV_sysTime, EV_sysCpuTime,
+   /* Miss classes (--miss-class=yes, missclass.c): compulsory, capacity,
+    * conflict misses of I1, D1 and LL. */
+   EV_I1Co, EV_I1Ca, EV_I1Cf, EV_D1Co, EV_D1Ca, EV_D1Cf,
+   EV_LLCo, EV_LLCa, EV_LLCf,
+   /* Reuse-distance buckets (--reuse-dist=yes, reusedist.c): EV_Rd + j is
+    * bucket j; how many and their names depend on the LL size. */
+   EV_Rd, EV_Rd_last = EV_Rd + CB_RD_EVENTS - 1,
    EV_COUNT
 } EventId;
 
@@ -72,7 +84,8 @@ typedef struct {
    Bool   dump_instr, dump_line, compress_strings, compress_pos, combine_dumps;
    Bool   separate_threads, skip_plt, skip_direct_rec, pop_on_jump;
    Int    separate_callers, separate_recs;
-   Bool   collect_atstart, instr_atstart, collect_jumps, collect_systime;
+   Bool   collect_atstart, instr_atstart, collect_jumps, collect_bus;
+   Int    collect_systime;      /* SYSTIME_* */
    ULong  dump_every_bb;
    /* cache and branch simulation */
    Bool   simulate_cache, cacheuse, simulate_wb, simulate_hwpref, branch_sim;
@@ -80,12 +93,16 @@ typedef struct {
    Bool   i1_set, d1_set, ll_set;
    Int    i1[3], d1[3], ll[3];     /* size, assoc, line */
    Int    verbose;
+   Bool   miss_class, reuse_dist;  /* --miss-class, --reuse-dist */
    /* data objects (objects.c) */
    Bool   objects;
    Int    object_callers;
    Int    object_granularity;   /* bytes; 0: no offset histogram */
 } CbOptions;
 extern CbOptions cb_clo;
+
+/* --collect-systime: the unit of sysTime (yes = msec, as the reference) */
+enum { SYSTIME_NO, SYSTIME_MSEC, SYSTIME_USEC, SYSTIME_NSEC };
 
 Bool cb_process_cmd_line_option(const HChar *arg);
 void cb_print_usage(void);
@@ -267,7 +284,6 @@ typedef struct exec_state {
    ULong   *cost;             /* the running counter */
    Int      call_stack_bottom;
    struct bd_tree *bd;        /* back-dating tree of this context */
-   ULong    block_lines[2];   /* oracle: L1/LL lines loaded by the running block */
 } exec_state;
 
 typedef struct thread_info {
@@ -279,6 +295,9 @@ typedef struct thread_info {
    UInt      *fn_active;      /* recursion depth per function number */
    UInt       fn_active_size;
    ULong     *lastdump_cost;
+   ULong     *underflow_cost;  /* counter when the call stack was last
+                                 * emptied by force or dumped: a faked call
+                                 * (return from an empty stack) lasts since */
    ULong     *sighandler_cost;
    bbcc_hash  bbccs;
    jcc_hash   jccs;
@@ -356,9 +375,11 @@ void cb_init_dumps(void);
 Bool cb_check_out_file(void);
 void cb_dump_profile(const HChar *trigger, Bool current_thread_only);
 void cb_zero_all_cost(Bool only_current_thread);
+void cb_mark_stacks_emptied(thread_info *t);
 void cb_set_instrument_state(const HChar *reason, Bool state);
 void cb_fini_dump(void);
 extern Int cb_out_counter;
+extern ULong *cb_written_total;    /* totals: of every dump so far */
 
 /*------------------------------------------------------------*/
 /*--- Cache simulation glue (sim.c)                        ---*/
@@ -370,15 +391,37 @@ void cb_sim_print_stats(void);
 void cb_sim_finish(void);          /* flush every line, settle the trees */
 void cb_sim_settle(void);          /* before a dump */
 void cb_sim_clear(void);           /* instrumentation switched */
-void cb_sim_drop_slots(ULong *first, SizeT n);
+void cb_sim_zero(thread_info *only); /* zeroing: forget the past's lines */
 struct bd_tree *cb_bd_new_tree(void);
 void  cb_bd_close_tree(struct bd_tree *t);
 void  cb_bd_call(JCC *jcc);
+void  cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n);
 void  cb_bd_return(Int levels);
 void  cb_bd_adopt_root(JCC *jcc);
 void  cb_sim_print_summary(const ULong *total);
 Bool  cb_sim_needs_instr_costs(void);
 Int   cb_sim_max_line_size(void);
+
+/* Miss classes (missclass.c) and reuse distances (reusedist.c). */
+struct cs_sim;
+struct cs_geometry;
+void cb_mc_setup(struct cs_sim *sim, const struct cs_geometry *i1,
+                 const struct cs_geometry *d1, const struct cs_geometry *ll);
+void cb_mc_clear(void);
+void cb_mc_instr(ULong *slot, Addr a, UInt size, UInt result);
+void cb_mc_data(ULong *slot, Addr a, UWord size, UInt result);
+/* I1 line of the classifier's last fetch (~0 when none): a fetch that
+ * hits in that same line changes nothing, so do_instr skips the call. */
+extern ULong cb_mc_i1_last_line;
+extern Int   cb_mc_i1_line_bits;
+static inline Bool cb_mc_same_i1_line(Addr a, UInt size)
+{
+   return (a >> cb_mc_i1_line_bits) == cb_mc_i1_last_line
+       && ((a + size - 1) >> cb_mc_i1_line_bits) == cb_mc_i1_last_line;
+}
+void cb_rd_setup(const struct cs_geometry *ll);
+void cb_rd_clear(void);
+void cb_rd_data(ULong *slot, Addr a, UWord size);
 
 /* Per-instruction info handed to simulation helpers. */
 typedef struct SimInstr {

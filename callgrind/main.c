@@ -16,31 +16,51 @@ Bool cb_instrument_state = True;
 /*--- Instrumentation                                      ---*/
 /*------------------------------------------------------------*/
 
-static JmpKind jmpkind_of(IRJumpKind jk, Bool side_exit)
+/* An exit's kind as the reference sees it: a call, a return, a jump, or
+ * a fall-through (jk_None) when it goes to the next instruction. */
+static JmpKind exit_kind(IRJumpKind jk, Bool known_dst, Addr dst, Addr next)
 {
-   switch (jk) {
-   case Ijk_Call:   return jk_Call;
-   case Ijk_Ret:    return jk_Return;
-   case Ijk_Boring: return side_exit ? jk_CondJump : jk_Jump;
-   default:         return jk_None;
-   }
+   if (jk == Ijk_Call) return jk_Call;
+   if (jk == Ijk_Ret)  return jk_Return;
+   return (known_dst && dst == next) ? jk_None : jk_Jump;
 }
 
-/* Instructions and side exits of a superblock. */
-static void count_block(IRSB *sbIn, UInt *instrs, UInt *exits, Addr *first)
+/* Instructions and side exits of a superblock; exits in the preamble
+ * before the first instruction (self-modifying-code checks) are not the
+ * client's. inverted: the last side exit goes to the next instruction,
+ * i.e. VEX inverted the block's final conditional branch. */
+static void count_block(IRSB *sbIn, UInt *instrs, UInt *exits, Addr *first,
+                        Bool *inverted)
 {
    Int i;
+   Addr iaddr = 0;
+   UInt ilen = 0;
    *instrs = *exits = 0;
    *first = 0;
+   *inverted = False;
    for (i = 0; i < sbIn->stmts_used; i++) {
       IRStmt *st = sbIn->stmts[i];
       if (st->tag == Ist_IMark) {
-         if (*instrs == 0) *first = (Addr)st->Ist.IMark.addr + st->Ist.IMark.delta;
+         iaddr = (Addr)st->Ist.IMark.addr + st->Ist.IMark.delta;
+         ilen = st->Ist.IMark.len;
+         if (*instrs == 0) *first = iaddr;
          (*instrs)++;
-      } else if (st->tag == Ist_Exit) {
+         *inverted = False;
+      } else if (st->tag == Ist_Exit && *instrs > 0) {
          (*exits)++;
+         *inverted = (Addr)st->Ist.Exit.dst->Ico.U64 == iaddr + ilen;
       }
    }
+}
+
+/* With an inverted last branch, the last side exit is the guest's
+ * fall-through and the block's end is the guest's branch: swap what they
+ * describe, as the reference does. */
+static void swap_last_exits(BB *bb)
+{
+   JmpInfo t = bb->jmp[bb->cjmp_count];
+   bb->jmp[bb->cjmp_count] = bb->jmp[bb->cjmp_count - 1];
+   bb->jmp[bb->cjmp_count - 1] = t;
 }
 
 static void store_jmps_passed(IRSB *sbOut, UInt value)
@@ -77,13 +97,14 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
    BB *bb;
    Bool seen;
    UInt instrs, exits, idx = 0, exit_idx = 0;
-   Addr first;
+   Addr first, next = 0;
+   Bool inverted;
    Int i;
 
    if (gWordTy != hWordTy) VG_(tool_panic)("host/guest word size mismatch");
    if (!cb_instrument_state) return sbIn;
 
-   count_block(sbIn, &instrs, &exits, &first);
+   count_block(sbIn, &instrs, &exits, &first, &inverted);
    if (instrs == 0) return sbIn;
    bb = cb_get_bb(first, instrs, &seen);
    if (!seen) {
@@ -108,19 +129,25 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
          Addr a = (Addr)st->Ist.IMark.addr + st->Ist.IMark.delta;
          if (!seen) describe_instr(bb, idx, a, st->Ist.IMark.len);
          cb_sim_instr(sbOut, idx, a, st->Ist.IMark.len);
+         next = a + st->Ist.IMark.len;
          idx++;
          break;
       }
-      case Ist_Exit:
+      case Ist_Exit: {
+         /* taking an inverted last exit means the guest did NOT branch:
+          * it counts as leaving through the block's end */
+         UInt passed = (inverted && exit_idx + 1 == exits) ? exits : exit_idx;
          cb_sim_flush(sbOut);
-         if (exit_idx > 0) store_jmps_passed(sbOut, exit_idx);
+         if (passed > 0) store_jmps_passed(sbOut, passed);
          if (!seen) {
-            bb->jmp[exit_idx].kind = jmpkind_of(st->Ist.Exit.jk, True);
+            bb->jmp[exit_idx].kind = exit_kind(st->Ist.Exit.jk, True,
+                                               (Addr)st->Ist.Exit.dst->Ico.U64, next);
             bb->jmp[exit_idx].instr = idx - 1;
          }
          cb_sim_exit(sbOut, st);
          exit_idx++;
          break;
+      }
       default:
          cb_sim_stmt(sbOut, st);
          break;
@@ -130,12 +157,103 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
 
    cb_sim_flush(sbOut);
    cb_sim_final_jump(sbOut, sbIn);
-   if (exits > 0) store_jmps_passed(sbOut, exits);
+   if (exits > 0) store_jmps_passed(sbOut, inverted ? exits - 1 : exits);
    if (!seen) {
-      bb->jmp[exits].kind = jmpkind_of(sbIn->jumpkind, False);
+      Bool known = sbIn->next->tag == Iex_Const;
+      bb->jmp[exits].kind = exit_kind(sbIn->jumpkind, known,
+                                      known ? (Addr)sbIn->next->Iex.Const.con->Ico.U64 : 0,
+                                      next);
       bb->jmp[exits].instr = instrs - 1;
+      if (inverted) swap_last_exits(bb);
    }
    return sbOut;
+}
+
+/*------------------------------------------------------------*/
+/*--- System call time (--collect-systime)                 ---*/
+/*------------------------------------------------------------*/
+
+/* When each thread entered its current system call: wall clock, and with
+ * nsec the thread's CPU clock. */
+static struct vki_timespec *syscall_wall_start, *syscall_cpu_start;
+
+static void clock_now(struct vki_timespec *wall, struct vki_timespec *cpu)
+{
+   switch (cb_clo.collect_systime) {
+   case SYSTIME_MSEC: {
+      UInt ms = VG_(read_millisecond_timer)();
+      wall->tv_sec = ms / 1000;
+      wall->tv_nsec = (ms % 1000) * 1000000L;
+      break;
+   }
+   case SYSTIME_USEC: {
+      struct vki_timeval tv;
+      VG_(gettimeofday)(&tv, NULL);
+      wall->tv_sec = tv.tv_sec;
+      wall->tv_nsec = tv.tv_usec * 1000L;
+      break;
+   }
+   default:
+      VG_(clock_gettime)(wall, VKI_CLOCK_MONOTONIC);
+      VG_(clock_gettime)(cpu, VKI_CLOCK_THREAD_CPUTIME_ID);
+      break;
+   }
+}
+
+/* after - before, in the unit chosen by --collect-systime */
+static ULong elapsed(const struct vki_timespec *after, const struct vki_timespec *before)
+{
+   Long ns = ((Long)after->tv_sec - (Long)before->tv_sec) * 1000000000LL
+             + ((Long)after->tv_nsec - (Long)before->tv_nsec);
+   if (ns < 0) ns = 0;
+   switch (cb_clo.collect_systime) {
+   case SYSTIME_MSEC: return (ULong)ns / 1000000ULL;
+   case SYSTIME_USEC: return (ULong)ns / 1000ULL;
+   default:           return (ULong)ns;
+   }
+}
+
+static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
+{
+   clock_now(&syscall_wall_start[tid], &syscall_cpu_start[tid]);
+}
+
+/* The system call's cost belongs to the block that made it: as the
+ * reference, it is written at that block's last instruction (where
+ * skipped callees' costs go). A call made inside skipped code is charged
+ * to the calling, non-skipped cost centre. */
+static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs, SysRes res)
+{
+   struct vki_timespec wall, cpu;
+   BBCC *owner;
+   ULong *c;
+
+   clock_now(&wall, &cpu);
+   cb_switch_thread(tid);
+   if (!cb_cur.bbcc || !cb_cur.collect) return;
+   owner = cb_cur.nonskipped ? cb_cur.nonskipped : cb_cur.bbcc;
+   if (!owner->skipped) owner->skipped = cb_new_cost();
+   c = owner->skipped;
+   c[EVP(EV_sysCount)]++;
+   cb_cur.cost[EVP(EV_sysCount)]++;
+   c[EVP(EV_sysTime)] += elapsed(&wall, &syscall_wall_start[tid]);
+   cb_cur.cost[EVP(EV_sysTime)] += elapsed(&wall, &syscall_wall_start[tid]);
+   if (cb_clo.collect_systime == SYSTIME_NSEC) {
+      ULong t = elapsed(&cpu, &syscall_cpu_start[tid]);
+      c[EVP(EV_sysCpuTime)] += t;
+      cb_cur.cost[EVP(EV_sysCpuTime)] += t;
+   }
+}
+
+static void init_syscall_timing(void)
+{
+   SizeT n = VG_N_THREADS * sizeof(struct vki_timespec);
+   if (cb_clo.collect_systime == SYSTIME_NO) return;
+   syscall_wall_start = CB_MALLOC("cb.systime", n);
+   syscall_cpu_start = CB_MALLOC("cb.systime", n);
+   VG_(memset)(syscall_wall_start, 0, n);
+   VG_(memset)(syscall_cpu_start, 0, n);
+   VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
 }
 
 /*------------------------------------------------------------*/
@@ -154,26 +272,23 @@ static void cb_post_clo_init(void)
    cb_init_dumps();
    if (!cb_check_out_file()) VG_(exit)(1);
    cb_instrument_state = cb_clo.instr_atstart;
+   init_syscall_timing();
 
    if (VG_(clo_verbosity) > 0) {
       Int e;
-      VG_(umsg)("For interactive control, run 'callgrind_control -h'.\n");
+      VG_(umsg)("For interactive control, run 'callgrind-bd_control -h'.\n");
       (void)e;
    }
 }
 
-/* The exit summary on stderr, in the reference's layout. */
+/* The exit summary on stderr, in the reference's layout: the events
+ * written over all dumps (what the profiles sum to). */
 static void print_summary(void)
 {
-   ULong total[cb_n_events];
-   thread_info **ts = cb_get_threads();
-   Int t, e;
-   HChar line[512];
+   const ULong *total = cb_written_total;
+   Int e;
+   HChar line[32 + EV_COUNT * 24];   /* a name or a 20-digit count per event */
    Int n = 0;
-
-   cb_zero_cost(total);
-   for (t = 1; t < VG_N_THREADS; t++)
-      if (ts[t]) cb_add_cost(total, ts[t]->states[0]->cost);
 
    n = VG_(sprintf)(line, "Events    :");
    for (e = 0; e < EV_COUNT; e++)
@@ -195,19 +310,38 @@ static void print_summary(void)
  * frames still running, as the reference's). Lines it loaded are kept out
  * of the back-dating trees, so that back-dated inclusive costs stay the
  * sums of the self costs written. */
+/* The system call of a block that never completed (exit_group) is not
+ * written as a self cost, as in the reference; like the block's other
+ * events it stays in the running counter, hence in the inclusive costs
+ * of the frames still running. */
+static void drop_unfinished_syscalls(BBCC *b)
+{
+   static const EventId sys[] = { EV_sysCount, EV_sysTime, EV_sysCpuTime };
+   UInt i;
+   if (!b->skipped) return;
+   for (i = 0; i < sizeof sys / sizeof sys[0]; i++)
+      if (cb_ev_pos[sys[i]] >= 0) b->skipped[cb_ev_pos[sys[i]]] = 0;
+}
+
 static void drop_unfinished_block(thread_info *t)
 {
    exec_state *es = t->states[t->states_sp];
    BBCC *b = es->bbcc;
-   if (!b || b->ecounter_sum > 0 || b->ret_counter > 0 || !b->cost) return;
-   /* the oracle's immediate line counts of this execution leave with
-    * the lines */
-   if (cb_clo.backdate_check) {
-      es->cost[EVP(EV_L1ld)] -= es->block_lines[0];
-      es->cost[EVP(EV_LLld)] -= es->block_lines[1];
-   }
-   cb_sim_drop_slots(b->cost, (SizeT)b->bb->instr_count * cb_n_events);
-   VG_(memset)(b->cost, 0, (SizeT)b->bb->instr_count * cb_n_events * sizeof(ULong));
+   SizeT bytes;
+   if (!b || b->ecounter_sum > 0 || b->ret_counter > 0) return;
+   drop_unfinished_syscalls(b);
+   if (!b->cost) return;
+   /* Its self costs are not written, as in the reference; but the running
+    * counters, hence the inclusive costs of the calls around it, hold
+    * them, and so do the trees for the lines it loaded (some of them may
+    * have left long ago, when the block ended its thread). The block gets
+    * a fresh cost array: the old one, which resident lines still point
+    * to, only collects their self metrics out of sight. */
+   bytes = (SizeT)b->bb->instr_count * cb_n_events * sizeof(ULong);
+   if (cb_clo.objects)
+      cb_obj_block_dropped(b->bb, b->cost, (SizeT)b->bb->instr_count * cb_n_events);
+   b->cost = CB_MALLOC("cb.bbcc.dropped", bytes);
+   VG_(memset)(b->cost, 0, bytes);
 }
 
 static void cb_fini(Int exitcode)
@@ -221,9 +355,14 @@ static void cb_fini(Int exitcode)
    cb_obj_fini();
 }
 
+/* Whether --dump-every-bb is due is checked, as in the reference, only
+ * when the scheduler has run 5000 blocks since the last check, so that
+ * the parts cut at the same places. */
 static void cb_start_client_code(ThreadId tid, ULong blocks_done)
 {
-   static ULong bbs_done;
+   static ULong last_check, bbs_done;
+   if (blocks_done - last_check < 5000) return;
+   last_check = blocks_done;
    if (cb_clo.dump_every_bb > 0 && cb_stat.bb_executions - bbs_done > cb_clo.dump_every_bb) {
       HChar buf[64];
       VG_(sprintf)(buf, "--dump-every-bb=%llu", cb_clo.dump_every_bb);

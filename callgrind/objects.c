@@ -403,6 +403,70 @@ cb_cell *cb_obj_code_cell_of(cb_chain *chain)
 }
 
 /*------------------------------------------------------------*/
+/*--- Blocks that never completed                          ---*/
+/*------------------------------------------------------------*/
+
+/* The arcs-only twin of a cell: it is listed with the object's cells
+ * (so its costs reach the arcs) and left out of self costs. */
+static cb_cell *twin_of(cb_cell *c)
+{
+   cb_cell *t;
+   if (c->arcs_only) return c;
+   if (c->twin) return c->twin;
+   t = CB_MALLOC("cb.obj.cell", sizeof *t);
+   *t = *c;
+   VG_(memset)(t->cost, 0, sizeof t->cost);
+   t->arcs_only = True;
+   t->twin = NULL;
+   t->next_hash = NULL;
+   t->next_of_obj = c->obj->cells;
+   c->obj->cells = t;
+   c->twin = t;
+   return t;
+}
+
+#define MAX_DROPPED 64
+static struct { const ULong *first; SizeT n; } dropped[MAX_DROPPED];
+static Int n_dropped;
+
+static Bool is_dropped(const cs_owner *o)
+{
+   const ULong *slot = (const ULong *)((UWord)o->slot & ~(UWord)1);
+   Int i;
+   for (i = 0; i < n_dropped; i++)
+      if (slot >= dropped[i].first && slot < dropped[i].first + dropped[i].n) return True;
+   return False;
+}
+
+/* Its immediate costs so far move to the twins (the cells of its
+ * instructions under the running chain received nothing else: the block
+ * ran once there); lines it loaded go to the twins when they leave. */
+void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n)
+{
+   cb_chain *chain = cb_obj_current_chain();
+   const SimInstr *first = bb->sim_instr;
+   UWord h;
+   Int e;
+   if (n_dropped < MAX_DROPPED) {
+      dropped[n_dropped].first = old_cost;
+      dropped[n_dropped].n = n;
+      n_dropped++;
+   }
+   if (!first) return;
+   for (h = 0; h < CELL_HASH; h++) {
+      cb_cell *c;
+      for (c = cells[h]; c; c = c->next_hash) {
+         if (c->chain != chain || !c->ii || c->ii < first || c->ii >= first + bb->instr_count)
+            continue;
+         for (e = 0; e < OE_COUNT; e++) {
+            twin_of(c)->cost[e] += c->cost[e];
+            c->cost[e] = 0;
+         }
+      }
+   }
+}
+
+/*------------------------------------------------------------*/
 /*--- Events                                               ---*/
 /*------------------------------------------------------------*/
 
@@ -414,7 +478,7 @@ static inline void hist_add(cb_obj *o, UInt gran, Int ev, ULong n)
 static inline void add(cb_cell *c, UInt gran, Int ev, ULong n)
 {
    c->cost[ev] += n;
-   if (cb_obj_hist && c->obj->hist) hist_add(c->obj, gran, ev, n);
+   if (cb_obj_hist && c->obj->hist && !c->arcs_only) hist_add(c->obj, gran, ev, n);
 }
 
 void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write)
@@ -433,6 +497,7 @@ void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss)
    cb_cell *c = o->obj;
    UInt gran = 0;
    if (!c || (accost == 0 && sploss == 0)) return;
+   if (UNLIKELY(n_dropped > 0) && is_dropped(o)) c = twin_of(c);
    if (cb_obj_hist && c->obj->hist)
       gran = cb_obj_granule(c->obj, (Addr)o->obj_off << CB_OBJ_OFF_SHIFT);
    add(c, gran, level == 1 ? OE_AcCost1 : OE_AcCost2, accost);

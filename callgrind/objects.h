@@ -56,6 +56,10 @@ typedef struct cb_cell {
    BB              *bb;        /* its block (for its source position) */
    ULong            cost[OE_COUNT];
    struct cb_cell  *next_hash, *next_of_obj;
+   /* Costs of a block that never completed (see cb_obj_block_dropped):
+    * like the profile, they reach the call arcs but no self cost. */
+   Bool             arcs_only;
+   struct cb_cell  *twin;       /* the arcs-only cell of this one */
 } cb_cell;
 
 /* What an access needs from the object model: the cell to charge and the
@@ -160,6 +164,11 @@ static inline void cb_obj_instr_owner(cs_owner *o)
    o->obj = LIKELY(chain->code_cell != NULL) ? chain->code_cell : cb_obj_code_cell_of(chain);
    o->obj_off = 0;
 }
+
+/* At exit (main.c): the block running in the current thread never
+ * completed; the profile does not write its self costs (old_cost, n
+ * slots) but keeps them in the inclusive costs around it. */
+void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n);
 
 /* Call tracking (callstack.c): a frame was pushed / is about to be popped. */
 void cb_obj_frame_pushed(call_entry *e, JCC *jcc, fn_node *to_fn, Bool skip);

@@ -218,7 +218,8 @@ static void sum_object(cb_obj *o)
    Int e;
    VG_(memset)(o->total, 0, sizeof o->total);
    for (c = o->cells; c; c = c->next_of_obj)
-      for (e = 0; e < OE_COUNT; e++) o->total[e] += c->cost[e];
+      if (!c->arcs_only)
+         for (e = 0; e < OE_COUNT; e++) o->total[e] += c->cost[e];
 }
 
 static Bool is_zero(const ULong *c)

@@ -8,6 +8,7 @@
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "global.h"
+#include "cachesim.h"
 
 CbOptions cb_clo = {
    .out_format = NULL,
@@ -17,7 +18,8 @@ CbOptions cb_clo = {
    .pop_on_jump = False,
    .separate_callers = 0, .separate_recs = 2,
    .collect_atstart = True, .instr_atstart = True,
-   .collect_jumps = False, .collect_systime = False,
+   .collect_jumps = False, .collect_bus = False,
+   .collect_systime = SYSTIME_NO,
    .dump_every_bb = 0,
    .simulate_cache = False, .cacheuse = False, .simulate_wb = False,
    .simulate_hwpref = False, .branch_sim = False,
@@ -79,40 +81,175 @@ void cb_fn_config_apply(fn_node *fn)
 /*--- Parsing                                              ---*/
 /*------------------------------------------------------------*/
 
-/* "--separate-callers3=fn" style: a number glued to the option name. */
-static Bool numbered_fn_option(const HChar *arg, const HChar *prefix,
-                               FnConfigKind kind)
+/* Every malformed value stops Valgrind before the client runs with ONE
+ * line naming the option and what was expected (Valgrind's own helper
+ * spreads that over two lines), then the usual hint, as the core does
+ * for unknown options. */
+static void bad_option(const HChar *arg, const HChar *fmt, ...) PRINTF_CHECK(2, 3);
+static void bad_option(const HChar *arg, const HChar *fmt, ...)
 {
-   SizeT pl = VG_(strlen)(prefix);
-   const HChar *p;
-   HChar *end;
-   Long n;
-   if (VG_(strncmp)(arg, prefix, pl) != 0) return False;
-   p = arg + pl;
-   if (*p < '0' || *p > '9') return False;
-   n = VG_(strtoll10)(p, &end);
-   if (*end != '=' || end[1] == '\0' || n < 0 || n > 1000)
-      VG_(fmsg_bad_option)(arg, "expected %s<number>=<function pattern>\n", prefix);
-   add_fn_config(kind, end + 1, (Int)n);
+   HChar why[256];
+   va_list vargs;
+   va_start(vargs, fmt);
+   VG_(vsnprintf)(why, sizeof why, fmt, vargs);
+   va_end(vargs);
+   VG_(fmsg)("Bad option: %s: %s\n", arg, why);
+   VG_(fmsg)("Use --help for more information or consult the user manual.\n");
+   VG_(exit)(1);
+}
+
+/* arg is "<name>=<value>": the value, else NULL. */
+static const HChar *value_of(const HChar *arg, const HChar *name)
+{
+   SizeT n = VG_(strlen)(name);
+   if (VG_(strncmp)(arg, name, n) != 0 || arg[n] != '=') return NULL;
+   return arg + n + 1;
+}
+
+static Bool bool_opt(const HChar *arg, const HChar *name, Bool *var)
+{
+   const HChar *v = value_of(arg, name);
+   if (!v) return False;
+   if (VG_(strcmp)(v, "yes") == 0) *var = True;
+   else if (VG_(strcmp)(v, "no") == 0) *var = False;
+   else bad_option(arg, "expected yes or no, not '%s'", v);
    return True;
 }
 
-/* --I1=size,assoc,line */
+/* A plain decimal number (no sign, no suffix) in [lo, hi]. */
+static ULong number_in(const HChar *arg, const HChar *v, ULong lo, ULong hi)
+{
+   ULong n = 0;
+   const HChar *p;
+   if (*v == '\0') bad_option(arg, "expected a number");
+   for (p = v; *p; p++) {
+      if (*p < '0' || *p > '9')
+         bad_option(arg, "expected a number, not '%s'", v);
+      if (n > (hi - (ULong)(*p - '0')) / 10)
+         bad_option(arg, "value out of range %llu..%llu", lo, hi);
+      n = n * 10 + (ULong)(*p - '0');
+   }
+   if (n < lo) bad_option(arg, "value out of range %llu..%llu", lo, hi);
+   return n;
+}
+
+static Bool int_opt(const HChar *arg, const HChar *name, Int *var, Int lo, Int hi)
+{
+   const HChar *v = value_of(arg, name);
+   if (!v) return False;
+   *var = (Int)number_in(arg, v, (ULong)lo, (ULong)hi);
+   return True;
+}
+
+static Bool ulong_opt(const HChar *arg, const HChar *name, ULong *var, ULong lo, ULong hi)
+{
+   const HChar *v = value_of(arg, name);
+   if (!v) return False;
+   *var = number_in(arg, v, lo, hi);
+   return True;
+}
+
+/* A function pattern ('*', '?'), or a file name: never empty. */
+static Bool string_opt(const HChar *arg, const HChar *name, const HChar **var)
+{
+   const HChar *v = value_of(arg, name);
+   if (!v) return False;
+   if (*v == '\0') bad_option(arg, "empty value");
+   *var = v;
+   return True;
+}
+
+/* --callgrind-out-file: %p, %% and %q{VAR} (VAR set) only; checked here
+ * so that expanding the name later cannot fail with a message of its own. */
+static Bool out_file_option(const HChar *arg)
+{
+   const HChar *v, *p;
+   if (!string_opt(arg, "--callgrind-out-file", &v)) return False;
+   for (p = v; *p; p++) {
+      if (*p != '%') continue;
+      p++;
+      if (*p == 'p' || *p == '%') continue;
+      if (*p != 'q' || p[1] != '{')
+         bad_option(arg, "expected %%p, %%q{VAR} or %%%% after '%%'");
+      {
+         const HChar *name = p + 2, *end = name;
+         while (*end && *end != '}') end++;
+         if (*end != '}' || end == name)
+            bad_option(arg, "expected %%q{VAR} with a variable name");
+         {
+            HChar var[end - name + 1];
+            VG_(memcpy)(var, name, end - name);
+            var[end - name] = '\0';
+            if (!VG_(getenv)(var))
+               bad_option(arg, "environment variable '%s' is not set", var);
+         }
+         p = end;
+      }
+   }
+   cb_clo.out_format = v;
+   return True;
+}
+
+static Bool fn_opt(const HChar *arg, const HChar *name, FnConfigKind kind)
+{
+   const HChar *pat;
+   if (!string_opt(arg, name, &pat)) return False;
+   add_fn_config(kind, pat, 0);
+   return True;
+}
+
+/* "--separate-callers3=fn" style: a number glued to the option name.
+ * The limits are those of the global option. */
+static Bool numbered_fn_option(const HChar *arg, const HChar *prefix,
+                               FnConfigKind kind, Int lo, Int hi)
+{
+   SizeT pl = VG_(strlen)(prefix);
+   const HChar *p;
+   HChar num[24];
+   SizeT n = 0;
+   if (VG_(strncmp)(arg, prefix, pl) != 0) return False;
+   p = arg + pl;
+   if (*p < '0' || *p > '9') return False;
+   while (*p >= '0' && *p <= '9') {
+      if (n + 1 < sizeof num) num[n++] = *p;
+      else bad_option(arg, "level out of range %d..%d", lo, hi);
+      p++;
+   }
+   num[n] = '\0';
+   if (*p != '=')
+      bad_option(arg, "expected %s<number>=<function pattern>", prefix);
+   if (p[1] == '\0') bad_option(arg, "empty function pattern");
+   add_fn_config(kind, p + 1, (Int)number_in(arg, num, (ULong)lo, (ULong)hi));
+   return True;
+}
+
+/* --I1=size,assoc,line: three positive numbers forming a usable cache. */
 static Bool cache_option(const HChar *arg, const HChar *name, Int *geom, Bool *set)
 {
-   SizeT nl = VG_(strlen)(name);
-   const HChar *p;
-   HChar *end;
+   const HChar *p = value_of(arg, name);
    Int i;
-   if (VG_(strncmp)(arg, name, nl) != 0 || arg[nl] != '=') return False;
-   p = arg + nl + 1;
+   if (!p) return False;
    for (i = 0; i < 3; i++) {
-      Long v = VG_(strtoll10)(p, &end);
-      if (end == p || v <= 0 || v > (1LL << 40)
-          || (i < 2 && *end != ',') || (i == 2 && *end != '\0'))
-         VG_(fmsg_bad_option)(arg, "expected %s=<size>,<associativity>,<line size> (positive numbers)\n", name);
-      geom[i] = (Int)v;
-      p = end + 1;
+      HChar num[24];
+      SizeT n = 0;
+      while (*p >= '0' && *p <= '9' && n + 1 < sizeof num) num[n++] = *p++;
+      num[n] = '\0';
+      if (n == 0 || (i < 2 && *p != ',') || (i == 2 && *p != '\0'))
+         bad_option(arg, "expected %s=<size>,<associativity>,<line size>", name);
+      geom[i] = (Int)number_in(arg, num, 1, 1U << 30);
+      p++;
+   }
+   {
+      cs_geometry g = { geom[0], geom[1], geom[2] };
+      const char *err = cs_geometry_check(&g);
+      if (err) {
+         HChar why[128];
+         SizeT len;
+         VG_(snprintf)(why, sizeof why, "%s", err);
+         len = VG_(strlen)(why);
+         if (len > 0 && why[len - 1] == '\n') why[len - 1] = '\0';
+         bad_option(arg, "%s", why);
+      }
    }
    *set = True;
    cb_clo.simulate_cache = True;
@@ -121,71 +258,84 @@ static Bool cache_option(const HChar *arg, const HChar *name, Int *geom, Bool *s
 
 static Bool systime_option(const HChar *arg)
 {
+   const HChar *v = value_of(arg, "--collect-systime");
+   if (!v) return False;
+   if (VG_(strcmp)(v, "no") == 0) cb_clo.collect_systime = SYSTIME_NO;
+   else if (VG_(strcmp)(v, "yes") == 0 || VG_(strcmp)(v, "msec") == 0)
+      cb_clo.collect_systime = SYSTIME_MSEC;
+   else if (VG_(strcmp)(v, "usec") == 0) cb_clo.collect_systime = SYSTIME_USEC;
+   else if (VG_(strcmp)(v, "nsec") == 0) cb_clo.collect_systime = SYSTIME_NSEC;
+   else bad_option(arg, "expected no, yes, msec, usec or nsec, not '%s'", v);
+   return True;
+}
+
+/* The reference's --pop-on-jump is a bare switch, and --pop-on-jump=<f>
+ * names functions. "=yes"/"=no" (an earlier form of ours) stay switches. */
+static Bool pop_on_jump_option(const HChar *arg)
+{
    const HChar *v;
-   if (!VG_STR_CLO(arg, "--collect-systime", v)) return False;
-   if (VG_(strcmp)(v, "no") == 0) cb_clo.collect_systime = False;
-   else if (VG_(strcmp)(v, "yes") == 0 || VG_(strcmp)(v, "msec") == 0
-            || VG_(strcmp)(v, "usec") == 0 || VG_(strcmp)(v, "nsec") == 0)
-      VG_(fmsg_bad_option)(arg, "system call time collection is not supported yet\n");
-   else
-      VG_(fmsg_bad_option)(arg, "expected no|yes|msec|usec|nsec\n");
+   if (VG_(strcmp)(arg, "--pop-on-jump") == 0) { cb_clo.pop_on_jump = True; return True; }
+   v = value_of(arg, "--pop-on-jump");
+   if (!v) return fn_opt(arg, "--pop-on-jump-fn", FC_POP_ON_JUMP);
+   if (VG_(strcmp)(v, "yes") == 0) cb_clo.pop_on_jump = True;
+   else if (VG_(strcmp)(v, "no") == 0) cb_clo.pop_on_jump = False;
+   else return fn_opt(arg, "--pop-on-jump", FC_POP_ON_JUMP);
    return True;
 }
 
 Bool cb_process_cmd_line_option(const HChar *arg)
 {
-   const HChar *pat;
    Bool b;
 
-   if      VG_STR_CLO(arg, "--callgrind-out-file", cb_clo.out_format) {}
-   else if VG_BOOL_CLO(arg, "--dump-instr", cb_clo.dump_instr) {}
-   else if VG_BOOL_CLO(arg, "--dump-line", cb_clo.dump_line) {}
-   else if VG_BOOL_CLO(arg, "--compress-strings", cb_clo.compress_strings) {}
-   else if VG_BOOL_CLO(arg, "--compress-pos", cb_clo.compress_pos) {}
-   else if VG_BOOL_CLO(arg, "--combine-dumps", cb_clo.combine_dumps) {}
-   else if VG_BOOL_CLO(arg, "--separate-threads", cb_clo.separate_threads) {}
-   else if VG_BOOL_CLO(arg, "--skip-plt", cb_clo.skip_plt) {}
-   else if VG_BOOL_CLO(arg, "--skip-direct-rec", cb_clo.skip_direct_rec) {}
-   else if VG_BOOL_CLO(arg, "--pop-on-jump", cb_clo.pop_on_jump) {}
-   else if VG_BINT_CLO(arg, "--separate-callers", cb_clo.separate_callers, 0, 1000) {}
-   else if VG_BINT_CLO(arg, "--separate-recs", cb_clo.separate_recs, 1, 1000) {}
-   else if (numbered_fn_option(arg, "--separate-callers", FC_SEP_CALLERS)) {}
-   else if (numbered_fn_option(arg, "--separate-recs", FC_SEP_RECS)) {}
-   else if VG_BOOL_CLO(arg, "--collect-atstart", cb_clo.collect_atstart) { collect_atstart_given = True; }
-   else if VG_BOOL_CLO(arg, "--instr-atstart", cb_clo.instr_atstart) {}
-   else if VG_BOOL_CLO(arg, "--collect-jumps", cb_clo.collect_jumps) {}
+   if      (out_file_option(arg)) {}
+   else if (bool_opt(arg, "--dump-instr", &cb_clo.dump_instr)) {}
+   else if (bool_opt(arg, "--dump-line", &cb_clo.dump_line)) {}
+   else if (bool_opt(arg, "--compress-strings", &cb_clo.compress_strings)) {}
+   else if (bool_opt(arg, "--compress-pos", &cb_clo.compress_pos)) {}
+   else if (bool_opt(arg, "--combine-dumps", &cb_clo.combine_dumps)) {}
+   else if (bool_opt(arg, "--separate-threads", &cb_clo.separate_threads)) {}
+   else if (bool_opt(arg, "--skip-plt", &cb_clo.skip_plt)) {}
+   else if (bool_opt(arg, "--skip-direct-rec", &cb_clo.skip_direct_rec)) {}
+   else if (pop_on_jump_option(arg)) {}
+   else if (int_opt(arg, "--separate-callers", &cb_clo.separate_callers, 0, 1000)) {}
+   else if (int_opt(arg, "--separate-recs", &cb_clo.separate_recs, 1, 1000)) {}
+   else if (numbered_fn_option(arg, "--separate-callers", FC_SEP_CALLERS, 0, 1000)) {}
+   else if (numbered_fn_option(arg, "--separate-recs", FC_SEP_RECS, 1, 1000)) {}
+   else if (bool_opt(arg, "--collect-atstart", &cb_clo.collect_atstart)) { collect_atstart_given = True; }
+   else if (bool_opt(arg, "--instr-atstart", &cb_clo.instr_atstart)) {}
+   else if (bool_opt(arg, "--collect-jumps", &cb_clo.collect_jumps)) {}
+   else if (bool_opt(arg, "--trace-jump", &cb_clo.collect_jumps)) {}   /* the reference's old name */
    else if (systime_option(arg)) {}
-   else if VG_BOOL_CLO(arg, "--collect-bus", b) {
-      if (b) VG_(fmsg_bad_option)(arg, "bus event collection is not supported yet\n");
-   }
-   else if VG_BINT_CLO(arg, "--dump-every-bb", cb_clo.dump_every_bb, 0, (1ULL << 62)) {}
-   else if VG_STR_CLO(arg, "--dump-before", pat) { add_fn_config(FC_DUMP_BEFORE, pat, 0); }
-   else if VG_STR_CLO(arg, "--dump-after", pat)  { add_fn_config(FC_DUMP_AFTER, pat, 0); }
-   else if VG_STR_CLO(arg, "--zero-before", pat) { add_fn_config(FC_ZERO_BEFORE, pat, 0); }
-   else if VG_STR_CLO(arg, "--toggle-collect", pat) {
-      add_fn_config(FC_TOGGLE, pat, 0);
+   else if (bool_opt(arg, "--collect-bus", &cb_clo.collect_bus)) {}
+   else if (ulong_opt(arg, "--dump-every-bb", &cb_clo.dump_every_bb, 0, 1ULL << 62)) {}
+   else if (fn_opt(arg, "--dump-before", FC_DUMP_BEFORE)) {}
+   else if (fn_opt(arg, "--dump-after", FC_DUMP_AFTER)) {}
+   else if (fn_opt(arg, "--zero-before", FC_ZERO_BEFORE)) {}
+   else if (fn_opt(arg, "--toggle-collect", FC_TOGGLE)) {
       if (!collect_atstart_given) cb_clo.collect_atstart = False;
    }
-   else if VG_STR_CLO(arg, "--fn-skip", pat) { add_fn_config(FC_SKIP, pat, 0); }
-   else if VG_STR_CLO(arg, "--pop-on-jump-fn", pat) { add_fn_config(FC_POP_ON_JUMP, pat, 0); }
-   else if VG_BOOL_CLO(arg, "--cache-sim", cb_clo.simulate_cache) {}
-   else if VG_BOOL_CLO(arg, "--simulate-cache", cb_clo.simulate_cache) {}
-   else if VG_BOOL_CLO(arg, "--cacheuse", cb_clo.cacheuse) {
-      if (cb_clo.cacheuse) cb_clo.dump_instr = True;
+   else if (fn_opt(arg, "--fn-skip", FC_SKIP)) {}
+   else if (bool_opt(arg, "--cache-sim", &cb_clo.simulate_cache)) {}
+   else if (bool_opt(arg, "--simulate-cache", &cb_clo.simulate_cache)) {}
+   else if (bool_opt(arg, "--cacheuse", &b)) {
+      cb_clo.cacheuse = b;
+      if (b) cb_clo.dump_instr = True;
    }
-   else if VG_BOOL_CLO(arg, "--simulate-wb", cb_clo.simulate_wb) {}
-   else if VG_BOOL_CLO(arg, "--simulate-hwpref", cb_clo.simulate_hwpref) {}
-   else if VG_BOOL_CLO(arg, "--branch-sim", cb_clo.branch_sim) {}
-   else if VG_BOOL_CLO(arg, "--backdate", cb_clo.backdate) { backdate_given = True; }
-   else if VG_BOOL_CLO(arg, "--backdate-check", cb_clo.backdate_check) {}
+   else if (bool_opt(arg, "--simulate-wb", &cb_clo.simulate_wb)) {}
+   else if (bool_opt(arg, "--simulate-hwpref", &cb_clo.simulate_hwpref)) {}
+   else if (bool_opt(arg, "--branch-sim", &cb_clo.branch_sim)) {}
+   else if (bool_opt(arg, "--backdate", &cb_clo.backdate)) { backdate_given = True; }
+   else if (bool_opt(arg, "--backdate-check", &cb_clo.backdate_check)) {}
+   else if (bool_opt(arg, "--miss-class", &cb_clo.miss_class)) {}
+   else if (bool_opt(arg, "--reuse-dist", &cb_clo.reuse_dist)) {}
    else if (cache_option(arg, "--I1", cb_clo.i1, &cb_clo.i1_set)) {}
    else if (cache_option(arg, "--D1", cb_clo.d1, &cb_clo.d1_set)) {}
    else if (cache_option(arg, "--LL", cb_clo.ll, &cb_clo.ll_set)) {}
    else if (cache_option(arg, "--L2", cb_clo.ll, &cb_clo.ll_set)) {}
-   else if VG_BINT_CLO(arg, "--ct-verbose", cb_clo.verbose, 0, 10) {}
-   else if VG_BOOL_CLO(arg, "--objects", cb_clo.objects) {}
-   else if VG_BINT_CLO(arg, "--object-callers", cb_clo.object_callers, 0, 16) {}
-   else if VG_BINT_CLO(arg, "--object-granularity", cb_clo.object_granularity, 1, (1 << 30)) {}
+   else if (int_opt(arg, "--ct-verbose", &cb_clo.verbose, 0, 10)) {}
+   else if (bool_opt(arg, "--objects", &cb_clo.objects)) {}
+   else if (int_opt(arg, "--object-callers", &cb_clo.object_callers, 0, 16)) {}
+   else if (int_opt(arg, "--object-granularity", &cb_clo.object_granularity, 1, 1 << 30)) {}
    else return False;
    return True;
 }
@@ -210,6 +360,12 @@ void cb_print_usage(void)
 "    --collect-atstart=no|yes  Collect at process/thread start [yes]\n"
 "    --toggle-collect=<func>   Toggle collection on enter/leave function\n"
 "    --collect-jumps=no|yes    Collect jumps? [no]\n"
+"    --collect-bus=no|yes      Collect global bus events? [no]\n"
+"    --collect-systime=no|yes|msec|usec|nsec  Collect system call time info? [no]\n"
+"        no         Do not collect system call time info.\n"
+"        msec|yes   Collect syscount, syscall elapsed time (milli-seconds).\n"
+"        usec       Collect syscount, syscall elapsed time (micro-seconds).\n"
+"        nsec       Collect syscount, syscall elapsed and syscall cpu time (nano-seconds).\n"
 "\n   cost entity separation options:\n"
 "    --separate-threads=no|yes Separate data per thread [no]\n"
 "    --separate-callers=<n>    Separate functions by call chain length [0]\n"
@@ -219,7 +375,9 @@ void cb_print_usage(void)
 "    --skip-plt=no|yes         Ignore calls to/from PLT sections? [yes]\n"
 "    --skip-direct-rec=no|yes  Ignore direct recursions? [no]\n"
 "    --fn-skip=<function>      Ignore calls to/from function?\n"
-"    --pop-on-jump=no|yes      Treat jumps out of functions as returns [no]\n"
+"    --pop-on-jump             A jump out of a function into another one is\n"
+"                              a return plus a call [off]\n"
+"    --pop-on-jump=<f>         The same, only for jumps out of function <f>\n"
 "\n   simulation options:\n"
 "    --branch-sim=no|yes       Do branch prediction simulation [no]\n"
 "    --cache-sim=no|yes        Do cache simulation [no]\n"
@@ -235,6 +393,11 @@ void cb_print_usage(void)
 "                              through the back-dating tree [yes]\n"
 "    --backdate-check=no|yes   Add oracle events L1ld/LLld (lines loaded,\n"
 "                              immediate) and L1ldB/LLldB (back-dated) [no]\n"
+"\n   miss analysis options (callgrind-bd):\n"
+"    --miss-class=no|yes       Classify I1/D1/LL misses as compulsory,\n"
+"                              capacity, conflict (I1Co ... LLCf) [no]\n"
+"    --reuse-dist=no|yes       LRU reuse distance of data accesses in\n"
+"                              power-of-two buckets of lines (Rd0 ... RdCold) [no]\n"
 "\n   data object options (callgrind-bd):\n"
 "    --objects=no|yes          Costs per data object (heap allocation site,\n"
 "                              static variable, stack, ...) in a second\n"
@@ -254,10 +417,12 @@ void cb_print_debug_usage(void)
 void cb_options_post(void)
 {
    if (!cb_clo.dump_line && !cb_clo.dump_instr) {
-      VG_(fmsg)("callgrind-bd: --dump-line=no needs --dump-instr=yes (no position left to write)\n");
-      VG_(exit)(1);
+      /* as the reference: some position must be written */
+      VG_(umsg)("Using source line as position.\n");
+      cb_clo.dump_line = True;
    }
-   if ((cb_clo.cacheuse || cb_clo.simulate_wb || cb_clo.simulate_hwpref)
+   if ((cb_clo.cacheuse || cb_clo.simulate_wb || cb_clo.simulate_hwpref
+        || cb_clo.miss_class || cb_clo.reuse_dist)
        && !cb_clo.simulate_cache)
       cb_clo.simulate_cache = True;
    if (!cb_clo.cacheuse) {

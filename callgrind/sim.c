@@ -27,7 +27,10 @@ const HChar *cb_ev_name[EV_COUNT] = {
    "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw",
    "ILdmr", "DLdmr", "DLdmw", "Bc", "Bcm", "Bi", "Bim",
    "AcCost1", "SpLoss1", "AcCost2", "SpLoss2",
-   "L1ld", "LLld", "L1ldB", "LLldB", "sysCount", "sysTime",
+   "L1ld", "LLld", "L1ldB", "LLldB", "Ge", "sysCount", "sysTime", "sysCpuTime",
+   /* --miss-class (missclass.c); the --reuse-dist names follow, made from
+    * the LL size at start (reusedist.c) */
+   "I1Co", "I1Ca", "I1Cf", "D1Co", "D1Ca", "D1Cf", "LLCo", "LLCa", "LLCf",
 };
 
 static cs_sim   *sim;
@@ -63,11 +66,18 @@ static void setup_events(void)
       for (e = EV_AcCost1; e <= EV_SpLoss2; e++) enable_event(e);
    if (cb_clo.backdate_check)
       for (e = EV_L1ld; e <= EV_LLldB; e++) enable_event(e);
+   if (cb_clo.collect_bus)
+      enable_event(EV_Ge);
+   if (cb_clo.collect_systime != SYSTIME_NO) {
+      enable_event(EV_sysCount);
+      enable_event(EV_sysTime);
+      if (cb_clo.collect_systime == SYSTIME_NSEC) enable_event(EV_sysCpuTime);
+   }
 }
 
 Bool cb_sim_needs_instr_costs(void)
 {
-   return cb_clo.simulate_cache || cb_clo.branch_sim;
+   return cb_clo.simulate_cache || cb_clo.branch_sim || cb_clo.collect_bus;
 }
 
 /*------------------------------------------------------------*/
@@ -93,13 +103,14 @@ static void detect_host_caches(cs_geometry *i1, cs_geometry *d1, cs_geometry *ll
       else if (c->level == 1 && c->kind == DATA_CACHE) { *d1 = g; have_d1 = True; }
       else if (c->kind == UNIFIED_CACHE && c->level >= ll_level) { *ll = g; ll_level = c->level; }
    }
-   if (ll_level > 2)
+   /* as the reference, say so only when a cache is simulated */
+   if (ll_level > 2 && cb_clo.simulate_cache)
       VG_(dmsg)("warning: L%u cache found, using its data for the LL simulation.\n", ll_level);
    if (ll_level > 0) {
       cs_geometry before = *ll;
       int changed = 0;
       cs_geometry_fixup_host(ll, &changed);
-      if (changed) {
+      if (changed && cb_clo.simulate_cache) {
          VG_(dmsg)("warning: specified LL cache: line_size %d  assoc %d  total_size %'d\n",
                    before.line_size, before.assoc, before.size);
          VG_(dmsg)("warning: simulated LL cache: line_size %d  assoc %d  total_size %'d\n",
@@ -194,27 +205,7 @@ static void on_load(void *ctx, int level, const cs_owner *o)
       Int p = EVP(level == 1 ? EV_L1ld : EV_LLld);
       owner_slot(o)[p]++;
       cb_cur.cost[p]++;
-      cb_cur.es->block_lines[level - 1]++;
    }
-}
-
-/* Cost slots of blocks whose costs are not written (see main.c). At most
- * one per thread; lines they loaded must not reach the trees either. */
-#define MAX_DROPPED 64
-static struct { ULong *first; SizeT n; } dropped[MAX_DROPPED];
-static Int n_dropped;
-
-void cb_sim_drop_slots(ULong *first, SizeT n)
-{
-   if (n_dropped < MAX_DROPPED) dropped[n_dropped++] = (typeof(dropped[0])){ first, n };
-}
-
-static Bool is_dropped(const ULong *slot)
-{
-   Int i;
-   for (i = 0; i < n_dropped; i++)
-      if (slot >= dropped[i].first && slot < dropped[i].first + dropped[i].n) return True;
-   return False;
 }
 
 static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, uint32_t sploss)
@@ -223,10 +214,7 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
    uint64_t bd[BD_MAX] = { 0 };
    Bool counted = cb_clo.backdate_check && ((UWord)o->slot & OWNER_COLLECTED);
 
-   if (UNLIKELY(n_dropped > 0) && is_dropped(slot)) {
-      if (o->node) bd_evict((bd_node *)o->node, NULL);
-      return;
-   }
+   if (!slot) return;           /* loaded before a zero: see cb_sim_zero */
 
    if (level == 1) {
       slot[EVP(EV_AcCost1)] += accost; slot[EVP(EV_SpLoss1)] += sploss;
@@ -265,6 +253,23 @@ struct bd_tree *cb_bd_new_tree(void)
 void cb_bd_close_tree(struct bd_tree *t)
 {
    if (t) bd_tree_close(t);
+}
+
+static Bool trees_finished;     /* bd_finish ran: the final dump follows */
+
+/* A dump or zero restarts what a call faked later (a return from an empty
+ * stack) covers: only what happens from now on. So lines loaded so far
+ * must not reach it: the context's tree is closed (its nodes stay while
+ * lines reference them, and deliver to the arcs of their load-time chain
+ * as before) and a new tree takes over the running calls. */
+void cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n)
+{
+   Int i;
+   if (!es->bd || trees_finished) return;
+   bd_tree_close(es->bd);
+   es->bd = bd_tree_new(forest);
+   for (i = 0; i < n; i++)
+      if (frames[i].bd_pushed && frames[i].jcc) bd_call(es->bd, frames[i].jcc);
 }
 
 void cb_bd_call(JCC *jcc)
@@ -325,6 +330,8 @@ static inline void do_instr(const SimInstr *ii)
    if (UNLIKELY(cb_clo.objects)) cb_obj_instr_owner((cs_owner *)ow);
    r = cs_instr(sim, ii->addr, ii->size, ow);
    if (cb_cur.collect) count(slot, r, EV_Ir, EV_I1mr, EV_ILmr, EV_ILdmr);
+   if (UNLIKELY(cb_clo.miss_class) && (r || !cb_mc_same_i1_line(ii->addr, ii->size)))
+      cb_mc_instr(slot, ii->addr, ii->size, r);
 }
 
 /* Data objects (objects.h): the accessed object's cell rides in the owner
@@ -342,6 +349,8 @@ static inline void do_read(const SimInstr *ii, Addr a, UWord size)
       count(slot, r, EV_Dr, EV_D1mr, EV_DLmr, EV_DLdmr);
       if (UNLIKELY(cb_clo.objects)) cb_obj_count(ref, r, False);
    }
+   if (UNLIKELY(cb_clo.miss_class)) cb_mc_data(slot, a, size, r);
+   if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
 }
 
 static inline void do_write(const SimInstr *ii, Addr a, UWord size)
@@ -357,6 +366,8 @@ static inline void do_write(const SimInstr *ii, Addr a, UWord size)
       count(slot, r, EV_Dw, EV_D1mw, EV_DLmw, EV_DLdmw);
       if (UNLIKELY(cb_clo.objects)) cb_obj_count(ref, r, True);
    }
+   if (UNLIKELY(cb_clo.miss_class)) cb_mc_data(slot, a, size, r);
+   if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
 }
 
 static VG_REGPARM(1) void log_I(SimInstr *ii) { do_instr(ii); }
@@ -383,6 +394,16 @@ static VG_REGPARM(2) void log_ind(SimInstr *ii, Addr target)
       ULong *slot = cost_slot(ii), *run = cb_cur.cost;
       slot[EVP(EV_Bi)]++; run[EVP(EV_Bi)]++;
       slot[EVP(EV_Bim)] += miss; run[EVP(EV_Bim)] += miss;
+   }
+}
+
+/* --collect-bus: one global bus event per atomic instruction (a CAS, which
+ * is what VEX makes of LOCK-prefixed instructions, or a store-conditional). */
+static VG_REGPARM(1) void log_bus(SimInstr *ii)
+{
+   if (cb_cur.collect) {
+      cost_slot(ii)[EVP(EV_Ge)]++;
+      cb_cur.cost[EVP(EV_Ge)]++;
    }
 }
 
@@ -486,6 +507,12 @@ static void add_access(AccKind kind, IRExpr *addr, Int size, IRExpr *guard)
    if (guard) cb_sim_flush(ib.sb);
 }
 
+static void add_bus_event(void)
+{
+   if (cb_clo.collect_bus && ib.cur >= 0)
+      emit_call("log_bus", (void *)log_bus, 1, mkIRExprVec_1(ii_arg()), NULL);
+}
+
 void cb_sim_stmt(IRSB *sbOut, IRStmt *st)
 {
    IRTypeEnv *env = sbOut->tyenv;
@@ -527,15 +554,18 @@ void cb_sim_stmt(IRSB *sbOut, IRStmt *st)
       Int size = sizeofIRType(typeOfIRExpr(env, cas->dataLo)) * (cas->dataHi ? 2 : 1);
       add_access(ACC_READ, cas->addr, size, NULL);
       add_access(ACC_WRITE, cas->addr, size, NULL);
+      add_bus_event();
       break;
    }
    case Ist_LLSC:
       if (st->Ist.LLSC.storedata == NULL)
          add_access(ACC_READ, st->Ist.LLSC.addr,
                     sizeofIRType(typeOfIRTemp(env, st->Ist.LLSC.result)), NULL);
-      else
+      else {
          add_access(ACC_WRITE, st->Ist.LLSC.addr,
                     sizeofIRType(typeOfIRExpr(env, st->Ist.LLSC.storedata)), NULL);
+         add_bus_event();
+      }
       break;
    default:
       break;
@@ -584,6 +614,9 @@ void cb_sim_post_clo_init(void)
    if (cb_clo.simulate_cache) {
       cs_options o = { cb_clo.simulate_wb, cb_clo.simulate_hwpref, cb_clo.cacheuse };
       sim = cs_new(&g_i1, &g_d1, &g_ll, o, cb_clo.cacheuse ? &hooks : NULL);
+      /* their events come after all others: enabled last */
+      if (cb_clo.miss_class) cb_mc_setup(sim, &g_i1, &g_d1, &g_ll);
+      if (cb_clo.reuse_dist) cb_rd_setup(&g_ll);
    }
    if (cb_clo.branch_sim) bsim = bs_new();
    if (cb_clo.backdate) {
@@ -599,6 +632,39 @@ void cb_sim_settle(void)
    if (forest) bd_settle(forest);
 }
 
+/* Does a line's back-dating node belong to one of t's live contexts?
+ * (Trees of signal handlers that have returned are not found.) */
+static Bool node_of_thread(const bd_node *nd, const thread_info *t)
+{
+   bd_tree *tree = bd_node_tree(nd);
+   Int s;
+   for (s = 0; s <= t->states_sp; s++)
+      if (t->states[s] && t->states[s]->bd == tree) return True;
+   return False;
+}
+
+static int forget_owner(void *ctx, int level, const cs_owner *o)
+{
+   const thread_info *only = ctx;
+   if (only && (!o->node || !node_of_thread(o->node, only))) return 0;
+   if (o->node) bd_evict((bd_node *)o->node, NULL);
+   return 1;
+}
+
+/* Zeroing (ZERO_STATS, the zero monitor command, --zero-before) discards
+ * the costs of the past, so also the metrics still to come from lines the
+ * past loaded: what is pending in the trees reaches its arcs now (to be
+ * zeroed with them), and resident lines forget their owner, so no
+ * back-dated metric of a line loaded before the zero is ever written,
+ * just as its immediate counts are not. The cache itself is untouched.
+ * only: the one thread being zeroed (--separate-threads=yes), whose lines
+ * are told by their back-dating node; NULL for all threads. */
+void cb_sim_zero(thread_info *only)
+{
+   if (forest) bd_settle(forest);
+   if (sim && cb_clo.cacheuse) cs_forget_owners(sim, forget_owner, only);
+}
+
 /* At exit: every resident line leaves, every tree is pruned to its root. */
 void cb_sim_finish(void)
 {
@@ -607,15 +673,23 @@ void cb_sim_finish(void)
       cs_flush(sim);
    }
    if (forest) bd_finish(forest);
+   trees_finished = True;
 }
 
 /* Instrumentation switched on or off: the reference empties the caches
  * and loses the use data of resident lines; we account it first. */
 void cb_sim_clear(void)
 {
-   if (!sim) return;
-   if (cb_clo.cacheuse) cs_flush(sim);
-   cs_clear(sim);
+   if (sim) {
+      if (cb_clo.cacheuse) cs_flush(sim);
+      cs_clear(sim);
+      cb_mc_clear();
+      cb_rd_clear();
+   }
+   /* A call faked after the switch (a return with an empty stack) lasts
+    * since then (clreq.c); what reached a tree's root before must not
+    * climb through that call's arc: hand it over now, as a dump does. */
+   if (forest) bd_settle(forest);
 }
 
 void cb_sim_print_stats(void)

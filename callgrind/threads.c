@@ -39,6 +39,7 @@ static thread_info *new_thread(ThreadId tid)
    cb_init_call_stack(&t->calls);
    cb_init_fn_stack(&t->fns);
    t->lastdump_cost = cb_new_cost();
+   t->underflow_cost = cb_new_cost();
    t->sighandler_cost = cb_new_cost();
    cb_init_bbcc_hash(&t->bbccs);
    cb_init_jcc_hash(&t->jccs);

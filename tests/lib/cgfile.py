@@ -75,6 +75,9 @@ class Part:
         self.fns = {}
         self.arcs = {}
         self.jump_lines = 0
+        # --collect-jumps: (fn, kind "jump"/"jcnd", target fn, target
+        # position, source position) -> [followed, executed]
+        self.jumps = {}
 
     def fn(self, name):
         f = self.fns.get(name)
@@ -124,6 +127,10 @@ class Profile:
                 ma = m.arc(a.caller, a.callee)
                 ma.calls += a.calls
                 add_cost(ma.inclusive, a.inclusive)
+            for key, (followed, executed) in p.jumps.items():
+                mj = m.jumps.setdefault(key, [0, 0])
+                mj[0] += followed
+                mj[1] += executed
         return m
 
 
@@ -162,6 +169,7 @@ class _Parser:
         self.last_pos = None            # for +N / -N / * compression
         self.pending_call = None        # (callee, count) after calls=
         self.pending_jump = False       # after jump= / jcnd=
+        self.jfn = None                 # jfn= for the next jump only
 
     def fail(self, msg):
         raise FormatError(self.path, self.lineno, msg)
@@ -265,7 +273,9 @@ class _Parser:
             self.cfi = name
         elif kind == "cfn":
             self.cfn = name
-        # jfi/jfn only qualify the next jump line; nothing to keep.
+        elif kind == "jfn":
+            self.jfn = name
+        # jfi only qualifies the next jump line; nothing to keep.
 
     def call_line(self, value):
         toks = value.split()
@@ -283,16 +293,31 @@ class _Parser:
         toks = value.split()
         # jump=<count> <target> ; jcnd=<followed>/<executed> <target>
         # (the grammar also allows "jcnd=<followed> <executed> <target>").
-        if "/" not in toks[0] and len(toks) > len(self.part.positions) + 1:
+        kind = "jcnd" if self._jump_kind == "jcnd" else "jump"
+        executed = None
+        if "/" in toks[0]:
+            followed, executed = toks[0].split("/", 1)
+        elif len(toks) > len(self.part.positions) + 1:
+            followed, executed = toks[0], toks[1]
             toks = toks[1:]
-        self.positions(toks[1:], update=False)
+        else:
+            followed = toks[0]
+        target, _ = self.positions(toks[1:], update=False)
         self.part.jump_lines += 1
-        self.pending_jump = True
+        self.pending_jump = (kind, self.jfn or self.fn, tuple(target),
+                             _number(followed),
+                             None if executed is None else _number(executed))
+        self.jfn = None
 
     def cost_line(self, line):
         pos, rest = self.positions(line.split())
         if self.pending_jump:             # the source line of a jump
+            kind, tfn, target, followed, executed = self.pending_jump
             self.pending_jump = False
+            key = (self.fn, kind, tfn, target, tuple(pos))
+            j = self.part.jumps.setdefault(key, [0, 0])
+            j[0] += followed
+            j[1] += executed or 0
             return
         if self.fn is None:
             self.fail("cost line before any fn=")
@@ -339,6 +364,7 @@ class _Parser:
             elif kind == "calls":
                 self.call_line(value)
             elif kind in ("jump", "jcnd"):
+                self._jump_kind = kind
                 self.jump_line(value)
             else:
                 self.fail("unknown line kind %r" % kind)
@@ -349,7 +375,8 @@ class _Parser:
 def parse(path):
     """Parse one profile file; raises FormatError on malformed input."""
     p = _Parser(path)
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    # only \n ends a line: a \r inside cmd: (a client argument) does not
+    with open(path, encoding="utf-8", errors="replace", newline="\n") as fh:
         for raw in fh:
             p.line(raw)
     if not p.profile.parts:

@@ -873,6 +873,84 @@ static void test_use_same_counts(void)
   end("cacheuse_l1_counts_equal_plain");
 }
 
+/* cs_forget_owners: forgotten lines report to nobody, and nothing else
+   changes: the same accesses give the same results and the same metrics
+   as in a simulator that forgot nothing. */
+static int forget_odd(void *ctx, int level, const cs_owner *o)
+{
+  (void)level;
+  ++*(int *)ctx;
+  return ((long)(uintptr_t)o->slot & 1) != 0;
+}
+
+static void forget_run(cs_sim *s, int forget, unsigned *results,
+                       event *events, int *n_events, int *asked)
+{
+  int i, k = 0;
+  cs_owner o;
+  reset_events();
+  for (i = 0; i < 40; i++) {          /* owners 1..40, several sets */
+    o = own(i + 1);
+    results[k++] = cs_read(s, LINE(i * 3), 4 + (i % 8), &o);
+  }
+  if (forget)
+    cs_forget_owners(s, forget_odd, asked);
+  reset_events();
+  for (i = 0; i < 60; i++) {          /* owners 100.., evicting the above */
+    o = own(100 + 2 * i);
+    results[k++] = cs_read(s, LINE(i * 5 + 1), 8, &o);
+    results[k++] = cs_instr(s, LINE(i * 7), 4, &o);
+  }
+  cs_flush(s);
+  memcpy(events, ev, sizeof(event) * n_ev);
+  *n_events = n_ev;
+}
+
+static void test_forget_owners(void)
+{
+  static unsigned r_keep[200], r_forget[200];
+  static event e_keep[4096], e_forget[4096];
+  int n_keep, n_forget, asked = 0, i, same = 1, nobody = 0, odd_left = 0;
+  cs_sim *s;
+
+  begin();
+  s = mk(&L1, &LL4, 0, 0, 1);
+  forget_run(s, 0, r_keep, e_keep, &n_keep, &asked);
+  cs_delete(s);
+  s = mk(&L1, &LL4, 0, 0, 1);
+  forget_run(s, 1, r_forget, e_forget, &n_forget, &asked);
+  cs_delete(s);
+
+  CHECK("owners asked", asked > 0, 1);
+  CHECK("same results", memcmp(r_keep, r_forget, sizeof r_keep), 0);
+  CHECK("same number of evictions", n_forget, n_keep);
+  for (i = 0; i < n_keep && i < n_forget; i++) {
+    long want = e_keep[i].owner;
+    if (want < 100 && (want & 1))
+      want = 0;                       /* forgotten */
+    if (e_forget[i].owner == 0)
+      nobody++;
+    if (e_forget[i].owner < 100 && (e_forget[i].owner & 1))
+      odd_left++;
+    if (e_forget[i].kind != e_keep[i].kind || e_forget[i].level != e_keep[i].level
+        || e_forget[i].owner != want || e_forget[i].ac != e_keep[i].ac
+        || e_forget[i].sp != e_keep[i].sp)
+      same = 0;
+  }
+  CHECK("same metrics, forgotten owners NULL", same, 1);
+  CHECK("some evictions of forgotten lines", nobody > 0, 1);
+  CHECK("no forgotten owner reported", odd_left, 0);
+
+  /* without cacheuse there is nothing to forget */
+  asked = 0;
+  s = mk(&L1, &LL, 0, 0, 0);
+  cs_read(s, LINE(1), 4, 0);
+  cs_forget_owners(s, forget_odd, &asked);
+  CHECK("no use: nothing asked", asked, 0);
+  cs_delete(s);
+  end("forget_owners");
+}
+
 int main(void)
 {
   test_geometry_check();
@@ -889,5 +967,6 @@ int main(void)
   test_prefetch();
   test_use_with_wb_hwpref();
   test_use_same_counts();
+  test_forget_owners();
   return failures ? 1 : 0;
 }

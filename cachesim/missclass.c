@@ -1,0 +1,122 @@
+/*
+** missclass.c -- compulsory / capacity / conflict classification of
+** misses (the model is described in missclass.h).
+*/
+#include "missclass.h"
+
+static int log2_of(uint32_t x)
+{
+  int i = 0;
+  while ((1u << i) < x)
+    i++;
+  return i;
+}
+
+static void level_init(mc_level *l, const cs_geometry *g, int by_sets)
+{
+  const char *err = cs_geometry_check(g);
+
+  if (err)
+    cs_fail(err);
+  l->fa = ls_new((uint32_t)(g->size / g->line_size), 0);
+  l->seen = lset_new();
+  l->line_bits = log2_of((uint32_t)g->line_size);
+  l->sets_mask = (uint32_t)(g->size / g->line_size / g->assoc) - 1;
+  l->straddle_by_sets = by_sets;
+}
+
+static void level_free(mc_level *l)
+{
+  ls_delete(l->fa);
+  lset_delete(l->seen);
+}
+
+static void level_clear(mc_level *l)
+{
+  ls_clear(l->fa);
+  lset_clear(l->seen);
+}
+
+mc_sim *mc_new(const cs_geometry *i1, const cs_geometry *d1,
+               const cs_geometry *ll, int l1_straddle_by_sets)
+{
+  mc_sim *m = cs_alloc(sizeof(mc_sim));
+
+  level_init(&m->i1, i1, l1_straddle_by_sets);
+  level_init(&m->d1, d1, l1_straddle_by_sets);
+  /* LL references come line by line from the observer. */
+  level_init(&m->ll, ll, 0);
+  return m;
+}
+
+void mc_delete(mc_sim *m)
+{
+  if (!m)
+    return;
+  level_free(&m->i1);
+  level_free(&m->d1);
+  level_free(&m->ll);
+  cs_free(m);
+}
+
+void mc_clear(mc_sim *m)
+{
+  level_clear(&m->i1);
+  level_clear(&m->d1);
+  level_clear(&m->ll);
+  m->ll_flags = 0;
+}
+
+/* One line referenced at a level. */
+static unsigned ref_line(mc_level *l, uint64_t line)
+{
+  if (ls_ref(l->fa, line) != LS_ABSENT)
+    return 0;
+  /* lines in the shadow are always in `seen`: only test on a shadow miss */
+  return MC_FA_MISS | (lset_test_and_add(l->seen, line) ? 0 : MC_FIRST);
+}
+
+unsigned mc_level_ref(mc_level *l, uint64_t a, unsigned size)
+{
+  uint64_t line1 = a >> l->line_bits;
+  uint64_t line2 = (a + size - 1) >> l->line_bits;
+  unsigned f = ref_line(l, line1);
+
+  if (line2 != line1 && (!l->straddle_by_sets || l->sets_mask != 0))
+    f |= ref_line(l, line2);
+  return f;
+}
+
+/* A prefetch that can never be hit by a demand access (see missclass.h):
+   real line numbers stay below 2^58, so this one is out of their range. */
+#define UNMATCHABLE (1ull << 63)
+
+void mc_observe_ll(void *mc, uint64_t line, int kind)
+{
+  mc_sim *m = mc;
+
+  switch (kind) {
+  case CS_LL_DEMAND:
+    m->ll_flags |= ref_line(&m->ll, line);
+    break;
+  case CS_LL_PREFETCH:
+    ref_line(&m->ll, line);
+    break;
+  default:                  /* CS_LL_PREFETCH_BLIND */
+    ls_ref(m->ll.fa, line | UNMATCHABLE);
+    break;
+  }
+}
+
+unsigned mc__access(mc_sim *m, mc_level *l1, uint64_t a, unsigned size,
+                    unsigned r)
+{
+  unsigned f = mc_level_ref(l1, a, size), res = MC_NONE;
+
+  if (r & CS_L1_MISS)
+    res = mc_class_of(f);
+  if (r & CS_LL_MISS)
+    res |= mc_class_of(m->ll_flags) << 2;
+  m->ll_flags = 0;
+  return res;
+}

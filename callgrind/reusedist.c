@@ -1,0 +1,58 @@
+/* callgrind-bd: --reuse-dist=yes, the glue between the data accesses and
+ * the reuse-distance histogram (cachesim/reusedist.h, where the model and
+ * the method are stated).
+ *
+ * Every data access (each Dr and each Dw) adds 1 to exactly one bucket
+ * event of its instruction, at LL's line size, with L = LL's lines:
+ *    Rd0        distance 0 (the line referenced just before)
+ *    Rd<e>      e <= distance < next edge, for e = 1, 2, 4, ... < L
+ *    Rd<L>      distance >= L (the line was seen, but L or more distinct
+ *               lines were referenced since)
+ *    RdCold     first reference of the line
+ * so the buckets of an instruction sum to its Dr + Dw.  A fully associative
+ * LRU cache of C = 2^k <= L lines would miss the accesses counted in Rd<e>
+ * for e >= C, plus RdCold.  Immediate events: exact inclusive costs.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "global.h"
+#include "cachesim.h"
+#include "reusedist.h"
+
+static rd_sim *rd;
+static HChar rd_names[CB_RD_EVENTS][16];
+
+/* Bucket j's event is EV_Rd + j; names made from the edges. */
+static void enable_events(void)
+{
+   Int j, n = rd_buckets(rd);
+   CB_ASSERT(n <= CB_RD_EVENTS);
+   for (j = 0; j < n; j++) {
+      if (j == rd_cold(rd)) VG_(sprintf)(rd_names[j], "RdCold");
+      else VG_(sprintf)(rd_names[j], "Rd%u", rd_lower_edge(rd, j));
+      cb_ev_name[EV_Rd + j] = rd_names[j];
+      cb_ev_pos[EV_Rd + j] = cb_n_events++;
+   }
+}
+
+void cb_rd_setup(const cs_geometry *ll)
+{
+   rd = rd_new((uint32_t)(ll->size / ll->line_size), (uint32_t)ll->line_size);
+   enable_events();
+}
+
+/* Instrumentation switched: the access stream has a gap, start afresh
+ * (the caches were emptied too). */
+void cb_rd_clear(void)
+{
+   if (rd) rd_clear(rd);
+}
+
+void cb_rd_data(ULong *slot, Addr a, UWord size)
+{
+   Int j = rd_access(rd, a, (unsigned)size);
+   if (cb_cur.collect) {
+      Int p = EVP(EV_Rd + j);
+      slot[p]++; cb_cur.cost[p]++;
+   }
+}
