@@ -329,8 +329,8 @@ typedef struct chain_link {
    struct chain_link *next;
 } chain_link;
 
-#define CHAIN_HASH 65521
 static chain_link **chain_links;
+static UWord chain_links_size, chain_links_used;
 ULong cb_obj_n_chains;
 
 static fn_node *callee_fn(const JCC *j) { return cb_obj_fn_of(j->to); }
@@ -342,9 +342,34 @@ static cb_chain *active_ancestor(cb_chain *c, fn_node *fn)
    return NULL;
 }
 
+static UWord link_hash(const cb_chain *parent, const JCC *jcc)
+{
+   return ((UWord)parent >> 4) * 0x9E3779B1UL ^ ((UWord)jcc >> 3);
+}
+
+/* Tables grow when they hold twice as many entries as buckets. */
+static void grow_links(void)
+{
+   UWord n = chain_links_size * 4, i;
+   chain_link **t = CB_MALLOC("cb.obj.links", n * sizeof *t);
+   VG_(memset)(t, 0, n * sizeof *t);
+   for (i = 0; i < chain_links_size; i++) {
+      chain_link *l = chain_links[i], *next;
+      for (; l; l = next) {
+         UWord h = link_hash(l->parent, l->jcc) % n;
+         next = l->next;
+         l->next = t[h];
+         t[h] = l;
+      }
+   }
+   CB_FREE(chain_links);
+   chain_links = t;
+   chain_links_size = n;
+}
+
 cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
 {
-   UWord h = (((UWord)parent >> 4) ^ ((UWord)jcc >> 3) * 31) % CHAIN_HASH;
+   UWord h = link_hash(parent, jcc) % chain_links_size;
    chain_link *l;
    cb_chain *c;
    for (l = chain_links[h]; l; l = l->next)
@@ -364,6 +389,7 @@ cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
    l->to = c;
    l->next = chain_links[h];
    chain_links[h] = l;
+   if (++chain_links_used > 2 * chain_links_size) grow_links();
    return c;
 }
 
@@ -371,13 +397,38 @@ cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
 /*--- Cells                                                ---*/
 /*------------------------------------------------------------*/
 
-#define CELL_HASH 65521
 static cb_cell **cells;
+static UWord cells_size;
 ULong cb_obj_n_cells;
+
+static UWord cell_hash(const cb_obj *obj, const cb_chain *chain, const SimInstr *ii)
+{
+   return ((UWord)obj >> 4) * 0x9E3779B1UL ^ ((UWord)chain >> 4) * 0x85EBCA77UL
+          ^ ((UWord)ii >> 3);
+}
+
+static void grow_cells(void)
+{
+   UWord n = cells_size * 4, i;
+   cb_cell **t = CB_MALLOC("cb.obj.cells", n * sizeof *t);
+   VG_(memset)(t, 0, n * sizeof *t);
+   for (i = 0; i < cells_size; i++) {
+      cb_cell *c = cells[i], *next;
+      for (; c; c = next) {
+         UWord h = cell_hash(c->obj, c->chain, c->ii) % n;
+         next = c->next_hash;
+         c->next_hash = t[h];
+         t[h] = c;
+      }
+   }
+   CB_FREE(cells);
+   cells = t;
+   cells_size = n;
+}
 
 cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
 {
-   UWord h = (((UWord)obj >> 4) ^ ((UWord)chain >> 4) * 7 ^ ((UWord)ii >> 3) * 13) % CELL_HASH;
+   UWord h = cell_hash(obj, chain, ii) % cells_size;
    cb_cell *c;
    for (c = cells[h]; c; c = c->next_hash)
       if (c->obj == obj && c->chain == chain && c->ii == ii) return c;
@@ -392,7 +443,7 @@ cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
    cells[h] = c;
    c->next_of_obj = obj->cells;
    obj->cells = c;
-   cb_obj_n_cells++;
+   if (++cb_obj_n_cells > 2 * cells_size) grow_cells();
    return c;
 }
 
@@ -453,7 +504,7 @@ void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n)
       n_dropped++;
    }
    if (!first) return;
-   for (h = 0; h < CELL_HASH; h++) {
+   for (h = 0; h < cells_size; h++) {
       cb_cell *c;
       for (c = cells[h]; c; c = c->next_hash) {
          if (c->chain != chain || !c->ii || c->ii < first || c->ii >= first + bb->instr_count)
@@ -527,10 +578,12 @@ void cb_obj_post_clo_init(void)
    VG_(memset)(bucket_stack, 0, VG_N_THREADS * sizeof *bucket_stack);
    stack_block = CB_MALLOC("cb.obj.stacks", VG_N_THREADS * sizeof *stack_block);
    VG_(memset)(stack_block, 0, VG_N_THREADS * sizeof *stack_block);
-   chain_links = CB_MALLOC("cb.obj.links", CHAIN_HASH * sizeof *chain_links);
-   VG_(memset)(chain_links, 0, CHAIN_HASH * sizeof *chain_links);
-   cells = CB_MALLOC("cb.obj.cells", CELL_HASH * sizeof *cells);
-   VG_(memset)(cells, 0, CELL_HASH * sizeof *cells);
+   chain_links_size = 4093;
+   chain_links = CB_MALLOC("cb.obj.links", chain_links_size * sizeof *chain_links);
+   VG_(memset)(chain_links, 0, chain_links_size * sizeof *chain_links);
+   cells_size = 16381;
+   cells = CB_MALLOC("cb.obj.cells", cells_size * sizeof *cells);
+   VG_(memset)(cells, 0, cells_size * sizeof *cells);
    cb_obj_root_chain = CB_MALLOC("cb.obj.chain", sizeof *cb_obj_root_chain);
    VG_(memset)(cb_obj_root_chain, 0, sizeof *cb_obj_root_chain);
    bucket_unknown = cb_obj_new(OK_BUCKET, "[unknown]");

@@ -100,14 +100,15 @@ typedef struct {
    ULong      cost[OE_COUNT];
 } Arc;
 
-#define ARC_HASH 16381
 typedef struct arc_node { Arc a; struct arc_node *next; } arc_node;
 static arc_node **arc_table;
+static UWord arc_hash_size;     /* sized at exit from the number of cells */
 static XArray *arcs;          /* of arc_node* */
 
 static Arc *get_arc(fn_node *caller, file_node *file, UInt line, fn_node *cfn, cb_obj *cobj)
 {
-   UWord h = (((UWord)caller >> 4) * 31 + line * 7 + ((UWord)cfn >> 4) + ((UWord)cobj >> 4)) % ARC_HASH;
+   UWord h = (((UWord)caller >> 4) * 0x9E3779B1UL + line * 7 + ((UWord)cfn >> 4)
+              + ((UWord)cobj >> 4) * 31) % arc_hash_size;
    arc_node *n;
    for (n = arc_table[h]; n; n = n->next)
       if (n->a.caller == caller && n->a.file == file && n->a.line == line
@@ -338,6 +339,9 @@ static void write_objects_file(void)
    SysRes res;
 
    program_total(total);
+   arc_hash_size = cb_obj_n_cells < 16381 ? 16381 : (UWord)cb_obj_n_cells | 1;
+   arc_table = CB_MALLOC("cb.obj.arcs", arc_hash_size * sizeof *arc_table);
+   VG_(memset)(arc_table, 0, arc_hash_size * sizeof *arc_table);
    res = VG_(open)(objects_file, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
                    VKI_S_IRUSR | VKI_S_IWUSR);
    if (sr_isError(res)) {
@@ -430,8 +434,6 @@ void cb_obj_dump_init(void)
       VG_(exit)(1);
    }
    VG_(close)(sr_Res(res));
-   arc_table = CB_MALLOC("cb.obj.arcs", ARC_HASH * sizeof *arc_table);
-   VG_(memset)(arc_table, 0, ARC_HASH * sizeof *arc_table);
    arcs = VG_(newXA)(VG_(malloc), "cb.obj.arcs", VG_(free), sizeof(arc_node *));
 }
 
