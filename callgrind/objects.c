@@ -32,10 +32,11 @@ static cb_obj **bucket_stack;     /* by thread id */
 static cb_block **stack_block;    /* by thread id */
 /* Negative entries ([unknown], one byte each); a slot's entry may be
  * reused for another slot, which then misses (its range no longer fits). */
-#define NEG_BITS 12
+#define NEG_BITS 16
 static cb_block neg_block[1 << NEG_BITS];
 static OSet *heap_blocks;     /* live heap blocks by start */
 static OSet *static_blocks;   /* static variables seen so far, by start */
+static OSet *unnamed_blocks;  /* ELF granules without any symbol, by start */
 
 
 /*------------------------------------------------------------*/
@@ -167,6 +168,21 @@ void cb_obj_heap_remove(Addr start)
    VG_(OSetGen_FreeNode)(heap_blocks, b);
 }
 
+/* munmap: every block starting inside the range. */
+void cb_obj_heap_remove_range(Addr start, SizeT len)
+{
+   Addr starts[64];
+   Int n, i;
+   do {
+      cb_block *b;
+      n = 0;
+      VG_(OSetGen_ResetIterAt)(heap_blocks, &start);
+      while (n < 64 && (b = VG_(OSetGen_Next)(heap_blocks)) && b->start - start < len)
+         starts[n++] = b->start;
+      for (i = 0; i < n; i++) cb_obj_heap_remove(starts[i]);
+   } while (n == 64);
+}
+
 static cb_block *thread_stack(Addr a)
 {
    ThreadId tid = cb_cur.tid;
@@ -296,20 +312,77 @@ static cb_block *static_variable(Addr a)
 
 ULong cb_obj_slow_lookups;
 
+/* How far [unknown] extends from a (outside ELF files), as far as a
+ * negative entry may say: to the end of a's granule or the next heap
+ * block. Such entries die with any new heap block and any thread switch
+ * (the stack a thread did not recognise may be the next thread's). */
+static SizeT unknown_extent(Addr a)
+{
+   Addr end = ((a >> CB_OBJ_CACHE_SHIFT) + 1) << CB_OBJ_CACHE_SHIFT;
+   cb_block *next;
+   VG_(OSetGen_ResetIterAt)(heap_blocks, &a);
+   next = VG_(OSetGen_Next)(heap_blocks);
+   if (next && next->start < end) end = next->start;
+   return end - a;
+}
+
+/* An address of an ELF file that no symbol covers (a stripped file's
+ * data, padding): the granule around it is probed byte by byte once; a
+ * granule no symbol touches becomes a permanent [unknown] block, so
+ * programs whose data has no symbols do not look every byte up again. */
+static cb_block *unnamed_elf_data(Addr a)
+{
+   Addr g = a & ~(Addr)((1 << CB_OBJ_CACHE_SHIFT) - 1), p;
+   DiEpoch ep = VG_(current_DiEpoch)();
+   const HChar *name;
+   PtrdiffT off;
+   cb_block *b = VG_(OSetGen_Lookup)(unnamed_blocks, &g);
+   if (b) return b;
+   for (p = g; p < g + (1 << CB_OBJ_CACHE_SHIFT); p++)
+      if (VG_(get_datasym_and_offset)(ep, p, &name, &off)) return NULL;
+   b = VG_(OSetGen_AllocNode)(unnamed_blocks, sizeof *b);
+   b->start = g;
+   b->len = 1 << CB_OBJ_CACHE_SHIFT;
+   b->gen = 0;
+   b->obj = bucket_unknown;
+   VG_(OSetGen_Insert)(unnamed_blocks, b);
+   return b;
+}
+
+ULong cb_obj_slow_found[4];   /* stack, heap, static, unknown */
+
 cb_block *cb_obj_lookup_slow(Addr a)
 {
    UWord slot = CB_OBJ_SLOT(a);
-   cb_obj_slow_lookups++;
    cb_block *b = thread_stack(a);
-   if (!b) b = VG_(OSetGen_LookupWithCmp)(heap_blocks, &a, cmp_block_range);
-   if (b && b->len == 0) b = NULL;
-   if (!b) b = static_variable(a);
+   cb_obj_slow_lookups++;
+   if (b) cb_obj_slow_found[0]++;
    if (!b) {
-      b = &neg_block[slot & ((1 << NEG_BITS) - 1)];
-      b->start = a;
-      b->len = 1;
-      b->gen = cb_obj_gen;
-      b->obj = bucket_unknown;
+      b = VG_(OSetGen_LookupWithCmp)(heap_blocks, &a, cmp_block_range);
+      if (b && b->len == 0) b = NULL;
+      if (b) cb_obj_slow_found[1]++;
+   }
+   if (!b && (b = static_variable(a))) cb_obj_slow_found[2]++;
+   if (!b) {
+      cb_obj_slow_found[3]++;
+      if (VG_(DebugInfo_sect_kind)(NULL, a) != Vg_SectUnknown) {
+         b = unnamed_elf_data(a);
+         if (!b) {
+            /* a symbol shares the granule: just this byte, for good (no
+             * heap block or stack appears inside an ELF file) */
+            b = &neg_block[slot & ((1 << NEG_BITS) - 1)];
+            b->start = a;
+            b->len = 1;
+            b->gen = 0;
+            b->obj = bucket_unknown;
+         }
+      } else {
+         b = &neg_block[slot & ((1 << NEG_BITS) - 1)];
+         b->start = a;
+         b->len = unknown_extent(a);
+         b->gen = cb_obj_gen;
+         b->obj = bucket_unknown;
+      }
    }
    remember(b, a);
    return b;
@@ -332,6 +405,7 @@ typedef struct chain_link {
 static chain_link **chain_links;
 static UWord chain_links_size, chain_links_used;
 ULong cb_obj_n_chains;
+cb_chain *cb_obj_chains;   /* newest first: children before parents */
 
 static fn_node *callee_fn(const JCC *j) { return cb_obj_fn_of(j->to); }
 
@@ -381,6 +455,9 @@ cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
       c->jcc = jcc;
       c->in_alloc = parent->in_alloc || alloc_call;
       c->code_cell = NULL;
+      VG_(memset)(c->incl, 0, sizeof c->incl);
+      c->next_all = cb_obj_chains;
+      cb_obj_chains = c;
       cb_obj_n_chains++;
    }
    l = CB_MALLOC("cb.obj.link", sizeof *l);
@@ -574,6 +651,8 @@ void cb_obj_post_clo_init(void)
                                                1024, sizeof(cb_block));
    static_blocks = VG_(OSetGen_Create)(offsetof(cb_block, start), NULL,
                                        VG_(malloc), "cb.obj.static", VG_(free));
+   unnamed_blocks = VG_(OSetGen_Create)(offsetof(cb_block, start), NULL,
+                                        VG_(malloc), "cb.obj.unnamed", VG_(free));
    bucket_stack = CB_MALLOC("cb.obj.stacks", VG_N_THREADS * sizeof *bucket_stack);
    VG_(memset)(bucket_stack, 0, VG_N_THREADS * sizeof *bucket_stack);
    stack_block = CB_MALLOC("cb.obj.stacks", VG_N_THREADS * sizeof *stack_block);

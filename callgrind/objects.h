@@ -39,6 +39,8 @@ typedef struct cb_chain {
    JCC   *jcc;
    Bool   in_alloc;
    struct cb_cell  *code_cell;   /* instruction lines loaded under it */
+   struct cb_chain *next_all;    /* all chains, newest first */
+   ULong  incl[OE_COUNT];        /* at exit: costs of all cells below it */
 } cb_chain;
 
 typedef struct cb_block {
@@ -101,6 +103,13 @@ static inline __attribute__((always_inline)) cb_block *cb_obj_lookup(Addr a)
  * states change. */
 extern cb_chain *cb_obj_chain_now;
 static inline void cb_obj_chain_changed(void) { cb_obj_chain_now = NULL; }
+/* Another thread or signal state runs (threads.c): a new chain, and
+ * negative lookup entries die (see unknown_extent in objects.c). */
+static inline void cb_obj_state_changed(void)
+{
+   cb_obj_chain_now = NULL;
+   cb_obj_gen++;
+}
 static inline cb_chain *cb_obj_current_chain(void)
 {
    Int sp;

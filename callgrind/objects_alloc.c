@@ -10,6 +10,10 @@
  * --objects (see docs/manual.md, "Data objects", for why a preloaded
  * wrapper library was not used).
  *
+ * Anonymous mmaps outside the allocator (not MAP_FIXED) are heap blocks
+ * too, named by the mmap's call site; munmap releases the blocks in its
+ * range.
+ *
  * Only the outermost allocator call counts: operator new calling malloc,
  * or realloc calling malloc, is one allocation (a chain inside an
  * allocator has in_alloc set).  The allocation site is the call site of
@@ -23,7 +27,7 @@
 
 typedef enum {
    AK_UNCLASSIFIED = 0, AK_NONE, AK_MALLOC, AK_CALLOC, AK_REALLOC,
-   AK_REALLOCARRAY, AK_MEMALIGN, AK_POSIX_MEMALIGN, AK_FREE
+   AK_REALLOCARRAY, AK_MEMALIGN, AK_POSIX_MEMALIGN, AK_FREE, AK_MMAP, AK_MUNMAP
 } AllocKind;
 
 /*------------------------------------------------------------*/
@@ -41,6 +45,11 @@ static const struct { const HChar *name; AllocKind kind; } exact_names[] = {
    { "aligned_alloc", AK_MEMALIGN }, { "__libc_aligned_alloc", AK_MEMALIGN },
    { "posix_memalign", AK_POSIX_MEMALIGN }, { "__posix_memalign", AK_POSIX_MEMALIGN },
    { "free", AK_FREE }, { "__libc_free", AK_FREE }, { "cfree", AK_FREE },
+   /* anonymous mappings made outside the allocator (custom allocators'
+    * arenas, large buffers) */
+   { "mmap", AK_MMAP }, { "mmap64", AK_MMAP }, { "__mmap", AK_MMAP },
+   { "__mmap64", AK_MMAP },
+   { "munmap", AK_MUNMAP }, { "__munmap", AK_MUNMAP },
 };
 
 /* C++ operators, demangled (the default) or mangled (--demangle=no). */
@@ -104,7 +113,8 @@ static UWord guest_reg(Int offset)
 
 #define ARG(n) guest_reg((n) == 0 ? offsetof(VexGuestAMD64State, guest_RDI) \
                        : (n) == 1 ? offsetof(VexGuestAMD64State, guest_RSI) \
-                       : offsetof(VexGuestAMD64State, guest_RDX))
+                       : (n) == 2 ? offsetof(VexGuestAMD64State, guest_RDX) \
+                       : offsetof(VexGuestAMD64State, guest_RCX))
 #define RESULT() guest_reg(offsetof(VexGuestAMD64State, guest_RAX))
 
 /*------------------------------------------------------------*/
@@ -225,6 +235,14 @@ void cb_obj_frame_pushed(call_entry *e, JCC *jcc, fn_node *to_fn, Bool skip)
       cb_obj_heap_remove(ARG(0));
       return;
    }
+   if (k == AK_MUNMAP) {
+      cb_obj_heap_remove_range(ARG(0), ARG(1));
+      return;
+   }
+   /* only fresh anonymous memory: not a file, not MAP_FIXED (the dynamic
+    * linker maps a library's .bss so; its statics must stay statics) */
+   if (k == AK_MMAP && (!(ARG(3) & VKI_MAP_ANONYMOUS) || (ARG(3) & VKI_MAP_FIXED)))
+      return;
    e->obj_alloc_kind = k;
    e->obj_alloc_site = site_object(e);
    switch (k) {
@@ -234,6 +252,7 @@ void cb_obj_frame_pushed(call_entry *e, JCC *jcc, fn_node *to_fn, Bool skip)
    case AK_REALLOCARRAY:   e->obj_alloc_arg[0] = ARG(1) * ARG(2); e->obj_alloc_arg[1] = ARG(0); break;
    case AK_MEMALIGN:       e->obj_alloc_arg[0] = ARG(1); break;
    case AK_POSIX_MEMALIGN: e->obj_alloc_arg[0] = ARG(2); e->obj_alloc_arg[1] = ARG(0); break;
+   case AK_MMAP:           e->obj_alloc_arg[0] = ARG(1); break;
    default: break;
    }
 }
@@ -270,6 +289,10 @@ void cb_obj_frame_popping(call_entry *e)
    case AK_REALLOC:
    case AK_REALLOCARRAY:
       reallocated(e, result);
+      break;
+   case AK_MMAP:
+      if (result != (Addr)-1 && result != 0)
+         cb_obj_heap_add(result, e->obj_alloc_arg[0], e->obj_alloc_site);
       break;
    case AK_POSIX_MEMALIGN:
       if (result == 0)

@@ -164,16 +164,31 @@ static Bool first_arc(const cb_cell *c)
    return False;
 }
 
+/* The arc into the object; the cell's costs join its chain's, which
+ * reach the arcs above it in chain_arcs. */
 static void arcs_of_cell(const cb_cell *c)
 {
+   Int e;
+   if (!first_arc(c)) return;
+   for (e = 0; e < OE_COUNT; e++) c->chain->incl[e] += c->cost[e];
+}
+
+/* Every chain's costs (its cells' and those of the chains below it) on
+ * the arc that entered it: children are visited before their parents. */
+static Bool is_zero(const ULong *c);
+
+static void chain_arcs(void)
+{
+   cb_chain *ch;
    file_node *file;
    UInt line;
-   const cb_chain *ch;
-   if (!first_arc(c)) return;
-   for (ch = c->chain; ch && ch->jcc; ch = ch->parent) {
+   Int e;
+   for (ch = cb_obj_chains; ch; ch = ch->next_all) {
+      if (!ch->jcc || is_zero(ch->incl)) continue;
       call_pos(ch->jcc, &file, &line);
-      add_to_arc(get_arc(cb_obj_fn_of(ch->jcc->from), file, line, cb_obj_fn_of(ch->jcc->to), NULL),
-                 c->cost);
+      add_to_arc(get_arc(cb_obj_fn_of(ch->jcc->from), file, line,
+                         cb_obj_fn_of(ch->jcc->to), NULL), ch->incl);
+      for (e = 0; e < OE_COUNT; e++) ch->parent->incl[e] += ch->incl[e];
    }
 }
 
@@ -352,10 +367,10 @@ static void write_objects_file(void)
    out_fd = sr_Res(res);
    write_header(total);
    for (o = cb_obj_list; o; o = o->next_all) {
-      if (is_zero(o->total)) continue;
-      write_object(o);
       for (c = o->cells; c; c = c->next_of_obj) arcs_of_cell(c);
+      if (!is_zero(o->total)) write_object(o);
    }
+   chain_arcs();
    write_code_functions();
    ostr("totals:");
    ocosts(total);
@@ -405,9 +420,11 @@ static void report(void)
 {
    ULong total[OE_COUNT];
    program_total(total);
-   VG_(umsg)("Data objects: %u, call chains %llu, cells %llu, slow lookups %llu; profile in %s\n",
-             cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells, cb_obj_slow_lookups,
-             objects_file);
+   VG_(umsg)("Data objects: %u, call chains %llu, cells %llu; profile in %s\n",
+             cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells, objects_file);
+   VG_(umsg)("Object lookups missing the cache: %llu (stack %llu, heap %llu, static %llu, unknown %llu)\n",
+             cb_obj_slow_lookups, cb_obj_slow_found[0], cb_obj_slow_found[1],
+             cb_obj_slow_found[2], cb_obj_slow_found[3]);
    if (cb_clo.cacheuse)
       report_top("Top objects by SpLoss1 (bytes of L1 lines loaded and never used):",
                  sploss1, total[OE_SpLoss1]);

@@ -42,10 +42,13 @@ typedef struct cb_obj {
 extern cb_obj *cb_obj_list;          /* all objects, in creation order */
 extern UInt cb_obj_count_objs;
 extern ULong cb_obj_n_chains, cb_obj_n_cells, cb_obj_slow_lookups;
+extern ULong cb_obj_slow_found[4];
+extern cb_chain *cb_obj_chains;
 
 cb_obj   *cb_obj_new(ObjKind kind, const HChar *name);
 void      cb_obj_heap_add(Addr start, SizeT len, cb_obj *o);
 void      cb_obj_heap_remove(Addr start);
+void      cb_obj_heap_remove_range(Addr start, SizeT len);
 cb_obj   *cb_obj_heap_owner(Addr start);
 cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call);
 

@@ -70,7 +70,7 @@ static void exec_state_load(thread_info *t)
    cb_cur.cost = es->cost;
    cb_cur.sig = es->sig;
    cb_cost_base = es->bbcc ? es->bbcc->cost : NULL;
-   cb_obj_chain_changed();
+   cb_obj_state_changed();
 }
 
 void cb_switch_thread(ThreadId tid)
