@@ -15,6 +15,8 @@
              lines 66..126 after it
      rows    1000 blocks from one call site (make_rows); one int written
              in each
+     mapped  16 pages mmap'ed (anonymous) by map_region, one int written
+             in lines 1..100, then munmap'ed
 
    With argument "move", another block is allocated right after rbuf so
    that the realloc must move it (the memcpy inside realloc then touches
@@ -93,5 +95,24 @@ int main(int argc, char **argv)
    for (int i = 0; i < 1000; i++) free(rows[i]);
    free(rows);
    free(blocker);
+   {
+      long map_region(void);        /* below: memory mmap'ed directly */
+      if (map_region() != 100) return 1;
+   }
    return 0;
+}
+
+#include <sys/mman.h>
+
+/* mapped: 16 pages mapped anonymously outside the allocator (a heap object
+   named by this call site), one int written in lines 1..100, unmapped. */
+long map_region(void)
+{
+   int *m = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+   long n = 0;
+   if (m == MAP_FAILED) return -1;
+   for (int l = 1; l <= 100; l++, n++) m[l * INTS_PER_LINE] = l;
+   munmap(m, 16 * 4096);
+   return n;
 }

@@ -34,6 +34,9 @@ are cold when first touched, so:
     the block in place (it is the last chunk before the top), so its
     lines are not copied; the realloc'ed block keeps the object of the
     site that allocated it.
+  mapped (mmap'ed directly, page-aligned, one int written in lines
+    1..100): like rbuf's lines, x 100: Dw 100, D1mw 100, DLmw 100,
+    AcCost 100000, SpLoss 6000.
 
 Also checked: the sums over objects equal the profile's totals for every
 event; 1000 rows allocated in a loop are one object; every call arc of
@@ -76,6 +79,7 @@ EXPECTED = {
     "full": per_line(256, 16, 0, 1000 // 16, 0),
     "table": per_line(128, 8, 0, 1000 // 8, (32 - 16) * 64 // 32),
     "rbuf": per_line(91, 0, 1, 1000, (32 - 2) * 64 // 32),
+    "mapped": per_line(100, 0, 1, 1000, (32 - 2) * 64 // 32),
 }
 
 # The allocating line of each heap object, found in the client's source.
@@ -96,6 +100,9 @@ def source_line(marker):
 def object_name(part, key):
     if key == "table":
         return "table (objects)"
+    if key == "mapped":
+        names = [n for n in part.fns if n.startswith("map_region (objects.c:")]
+        return names[0] if len(names) == 1 else None
     prefix = "main (objects.c:%d)" % source_line(MARKERS[key])
     names = [n for n in part.fns if n.startswith(prefix)]
     return names[0] if len(names) == 1 else None
