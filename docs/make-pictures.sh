@@ -67,7 +67,7 @@ win=$(xdotool search --class kcachegrind | head -1)
 app=$(xdotool getwindowpid "$win")
 xdotool windowsize "$win" 1400 900; sleep 2
 xdotool mousemove 128 90 click 1; sleep 1      # search box
-xdotool type "objects.c:74"; sleep 1           # the streamed array's site
+xdotool type "objects.c:76"; sleep 1           # the streamed array's site
 xdotool mousemove 150 139 click 1; sleep 1     # select it
 xdotool mousemove 877 38 click 1; sleep 1      # event type box
 xdotool mousemove 763 214 click 1; sleep 1     # SpLoss1
