@@ -5,11 +5,11 @@
  * Allocation observation is in objects_alloc.c, the output and the exit
  * report in objects_dump.c.
  *
- * Address lookup: a direct-mapped cache (by page) of blocks; a miss looks
- * at the current thread's stack, then the live heap blocks (an ordered
- * set), then the static variables of the debug info (symbol table), and
- * otherwise answers [unknown] with a one-byte negative entry that is valid
- * until the next heap block is created.
+ * Address lookup: a direct-mapped cache of blocks (by 64-byte granule); a
+ * miss looks at the current thread's stack, then the live heap blocks (an
+ * ordered set), then the static variables of the symbol table, and
+ * otherwise answers [unknown] with a negative entry (see unknown_extent
+ * and unnamed_elf_data for how far one reaches and how long it lives).
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -30,8 +30,8 @@ UInt cb_obj_count_objs;
 static cb_obj *bucket_unknown;
 static cb_obj **bucket_stack;     /* by thread id */
 static cb_block **stack_block;    /* by thread id */
-/* Negative entries ([unknown], one byte each); a slot's entry may be
- * reused for another slot, which then misses (its range no longer fits). */
+/* Negative entries ([unknown]); a slot's entry may be reused for another
+ * slot, which then misses (its range no longer fits). */
 #define NEG_BITS 16
 static cb_block neg_block[1 << NEG_BITS];
 static OSet *heap_blocks;     /* live heap blocks by start */
@@ -320,6 +320,8 @@ static SizeT unknown_extent(Addr a)
 {
    Addr end = ((a >> CB_OBJ_CACHE_SHIFT) + 1) << CB_OBJ_CACHE_SHIFT;
    cb_block *next;
+   /* the granule's end inside an ELF file's section: statics may be there */
+   if (VG_(DebugInfo_sect_kind)(NULL, end - 1) != Vg_SectUnknown) return 1;
    VG_(OSetGen_ResetIterAt)(heap_blocks, &a);
    next = VG_(OSetGen_Next)(heap_blocks);
    if (next && next->start < end) end = next->start;
