@@ -46,8 +46,9 @@ int cs_geometry_desc(const cs_geometry *g, char *buf, int bufsize);
 /* ---- owners and hooks (only used with cacheuse) ------------------------ */
 
 /* Opaque to cachesim: the tool's loading-instruction cost slot and its
-   back-dating node.  Copied by value into every line loaded. */
-typedef struct { void *slot; void *node; } cs_owner;
+   back-dating node, and (data objects) the object cell charged and the
+   access's offset in its block.  Copied by value into every line loaded. */
+typedef struct { void *slot; void *node; void *obj; uint32_t obj_off; } cs_owner;
 
 typedef struct cs_hooks {
   void *ctx;

@@ -10,6 +10,7 @@
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "global.h"
+#include "objects.h"
 
 void cb_init_call_stack(call_stack *cs)
 {
@@ -121,6 +122,8 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
    cb_calls->sp++;
    cb_calls->entry[cb_calls->sp].cxt = NULL;
 
+   if (cb_clo.objects) cb_obj_frame_pushed(e, jcc, to_fn, skip);
+
    if (!skip) {
       cb_cur.nonskipped = NULL;
    } else if (!cb_cur.nonskipped) {
@@ -172,6 +175,7 @@ void cb_pop_call_stack(void)
       cb_fns->top = cb_fns->bottom + e->fn_sp;
       if (*depth == 0) left = to_fn;
    }
+   if (cb_clo.objects) cb_obj_frame_popping(e);
    e->cxt = NULL;
    cb_calls->sp--;
    /* after the frame is gone: a dump there must not count it again */

@@ -94,6 +94,10 @@ typedef struct {
    Int    i1[3], d1[3], ll[3];     /* size, assoc, line */
    Int    verbose;
    Bool   miss_class, reuse_dist;  /* --miss-class, --reuse-dist */
+   /* data objects (objects.c) */
+   Bool   objects;
+   Int    object_callers;
+   Int    object_granularity;   /* bytes; 0: no offset histogram */
 } CbOptions;
 extern CbOptions cb_clo;
 
@@ -250,6 +254,12 @@ typedef struct {
    Int      fn_sp;
    ULong   *enter_cost;
    Bool     bd_pushed;      /* a back-dating node was entered */
+   /* data objects (objects.c): the interned call chain up to this frame,
+    * and an allocator call in progress */
+   void    *obj_chain;
+   UInt     obj_alloc_kind;
+   UWord    obj_alloc_arg[2];
+   void    *obj_alloc_site;
 } call_entry;
 
 typedef struct {
@@ -391,6 +401,7 @@ void  cb_bd_return(Int levels);
 void  cb_bd_adopt_root(JCC *jcc);
 void  cb_sim_print_summary(const ULong *total);
 Bool  cb_sim_needs_instr_costs(void);
+Int   cb_sim_max_line_size(void);
 
 /* Miss classes (missclass.c) and reuse distances (reusedist.c). */
 struct cs_sim;
@@ -418,6 +429,7 @@ typedef struct SimInstr {
    Addr  addr;
    UInt  size;
    UInt  cost_offset;      /* into the BBCC's cost array */
+   void *obj_cell;         /* data objects: cell of the last access */
 } SimInstr;
 
 void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh);

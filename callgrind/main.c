@@ -10,6 +10,7 @@
 #include "global.h"
 #include "pub_tool_vkiscnums.h"
 #include "pub_tool_aspacemgr.h"
+#include "objects.h"
 
 Bool cb_instrument_state = True;
 
@@ -297,6 +298,7 @@ static void cb_post_clo_init(void)
    cb_init_bb_table();
    cb_init_cxt_table();
    cb_sim_post_clo_init();
+   cb_obj_post_clo_init();
    cb_init_threads();
    cb_init_dumps();
    if (!cb_check_out_file()) VG_(exit)(1);
@@ -367,6 +369,8 @@ static void drop_unfinished_block(thread_info *t)
     * a fresh cost array: the old one, which resident lines still point
     * to, only collects their self metrics out of sight. */
    bytes = (SizeT)b->bb->instr_count * cb_n_events * sizeof(ULong);
+   if (cb_clo.objects)
+      cb_obj_block_dropped(b->bb, b->cost, (SizeT)b->bb->instr_count * cb_n_events);
    b->cost = CB_MALLOC("cb.bbcc.dropped", bytes);
    VG_(memset)(b->cost, 0, bytes);
 }
@@ -379,6 +383,7 @@ static void cb_fini(Int exitcode)
    cb_fini_dump();
    if (VG_(clo_verbosity) > 0) print_summary();
    if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) cb_sim_print_stats();
+   cb_obj_fini();
 }
 
 /* Whether --dump-every-bb is due is checked, as in the reference, only

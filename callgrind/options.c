@@ -24,6 +24,7 @@ CbOptions cb_clo = {
    .simulate_cache = False, .cacheuse = False, .simulate_wb = False,
    .simulate_hwpref = False, .branch_sim = False,
    .backdate = True, .backdate_check = False,
+   .objects = False, .object_callers = 1, .object_granularity = 0,
 };
 
 static Bool collect_atstart_given;
@@ -332,6 +333,9 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (cache_option(arg, "--LL", cb_clo.ll, &cb_clo.ll_set)) {}
    else if (cache_option(arg, "--L2", cb_clo.ll, &cb_clo.ll_set)) {}
    else if (int_opt(arg, "--ct-verbose", &cb_clo.verbose, 0, 10)) {}
+   else if (bool_opt(arg, "--objects", &cb_clo.objects)) {}
+   else if (int_opt(arg, "--object-callers", &cb_clo.object_callers, 0, 16)) {}
+   else if (int_opt(arg, "--object-granularity", &cb_clo.object_granularity, 1, 1 << 30)) {}
    else return False;
    return True;
 }
@@ -394,6 +398,13 @@ void cb_print_usage(void)
 "                              capacity, conflict (I1Co ... LLCf) [no]\n"
 "    --reuse-dist=no|yes       LRU reuse distance of data accesses in\n"
 "                              power-of-two buckets of lines (Rd0 ... RdCold) [no]\n"
+"\n   data object options (callgrind-bd):\n"
+"    --objects=no|yes          Costs per data object (heap allocation site,\n"
+"                              static variable, stack, ...) in a second\n"
+"                              profile <callgrind-out-file>.objects [no]\n"
+"    --object-callers=<n>      Caller frames naming an allocation site [1]\n"
+"    --object-granularity=<b>  Costs per <b>-byte offset granule of each\n"
+"                              object (at least the largest line size) [off]\n"
    );
 }
 
@@ -419,6 +430,8 @@ void cb_options_post(void)
          VG_(fmsg)("callgrind-bd: warning: --backdate=yes has no effect without --cacheuse=yes\n");
       cb_clo.backdate = False;
    }
+   if (cb_clo.objects && !cb_clo.simulate_cache)
+      cb_clo.simulate_cache = True;       /* objects are about data accesses */
    if (cb_clo.backdate_check && !cb_clo.cacheuse) {
       VG_(fmsg)("callgrind-bd: --backdate-check=yes needs --cacheuse=yes\n");
       VG_(exit)(1);

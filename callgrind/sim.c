@@ -19,6 +19,7 @@
 #include "cachesim.h"
 #include "branchsim.h"
 #include "backdate.h"
+#include "objects.h"
 
 Int cb_ev_pos[EV_COUNT];
 Int cb_n_events;
@@ -150,6 +151,13 @@ static void setup_geometry(void)
    }
 }
 
+/* The largest simulated line size (data objects check their granule). */
+Int cb_sim_max_line_size(void)
+{
+   Int m = g_d1.line_size > g_ll.line_size ? g_d1.line_size : g_ll.line_size;
+   return g_i1.line_size > m ? g_i1.line_size : m;
+}
+
 void cb_dump_out_str(const HChar *s);
 
 void cb_sim_write_desc(Int fd)
@@ -220,6 +228,7 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
       bd[level == 1 ? BD_L1B : BD_LLB] = 1;
    }
    if (o->node) bd_evict((bd_node *)o->node, bd);
+   if (cb_clo.objects) cb_obj_evict(o, level, accost, sploss);
 }
 
 /* Back-dated costs reaching a call arc. */
@@ -293,6 +302,7 @@ static inline const cs_owner *make_owner(cs_owner *o, ULong *slot)
    if (!cb_clo.cacheuse) return NULL;
    o->slot = (void *)((UWord)slot | (cb_cur.collect ? OWNER_COLLECTED : 0));
    o->node = (cb_clo.backdate && cb_cur.es->bd) ? bd_active(cb_cur.es->bd) : NULL;
+   o->obj = NULL;
    if (UNLIKELY(sim->collect != cb_cur.collect)) cs_set_collect(sim, cb_cur.collect);
    return o;
 }
@@ -315,18 +325,30 @@ static inline void do_instr(const SimInstr *ii)
 {
    ULong *slot = cost_slot(ii);
    cs_owner o;
-   unsigned r = cs_instr(sim, ii->addr, ii->size, make_owner(&o, slot));
+   const cs_owner *ow = make_owner(&o, slot);
+   unsigned r;
+   if (UNLIKELY(cb_clo.objects)) cb_obj_instr_owner((cs_owner *)ow);
+   r = cs_instr(sim, ii->addr, ii->size, ow);
    if (cb_cur.collect) count(slot, r, EV_Ir, EV_I1mr, EV_ILmr, EV_ILdmr);
    if (UNLIKELY(cb_clo.miss_class) && (r || !cb_mc_same_i1_line(ii->addr, ii->size)))
       cb_mc_instr(slot, ii->addr, ii->size, r);
 }
 
+/* Data objects (objects.h): the accessed object's cell rides in the owner
+ * of the lines the access loads, and gets the access's outcome. */
 static inline void do_read(const SimInstr *ii, Addr a, UWord size)
 {
    ULong *slot = cost_slot(ii);
    cs_owner o;
-   unsigned r = cs_read(sim, a, size, make_owner(&o, slot));
-   if (cb_cur.collect) count(slot, r, EV_Dr, EV_D1mr, EV_DLmr, EV_DLdmr);
+   const cs_owner *ow = make_owner(&o, slot);
+   cb_obj_ref ref;
+   unsigned r;
+   if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before((SimInstr *)ii, a, (cs_owner *)ow);
+   r = cs_read(sim, a, size, ow);
+   if (cb_cur.collect) {
+      count(slot, r, EV_Dr, EV_D1mr, EV_DLmr, EV_DLdmr);
+      if (UNLIKELY(cb_clo.objects)) cb_obj_count(ref, r, False);
+   }
    if (UNLIKELY(cb_clo.miss_class)) cb_mc_data(slot, a, size, r);
    if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
 }
@@ -335,8 +357,15 @@ static inline void do_write(const SimInstr *ii, Addr a, UWord size)
 {
    ULong *slot = cost_slot(ii);
    cs_owner o;
-   unsigned r = cs_write(sim, a, size, make_owner(&o, slot));
-   if (cb_cur.collect) count(slot, r, EV_Dw, EV_D1mw, EV_DLmw, EV_DLdmw);
+   const cs_owner *ow = make_owner(&o, slot);
+   cb_obj_ref ref;
+   unsigned r;
+   if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before((SimInstr *)ii, a, (cs_owner *)ow);
+   r = cs_write(sim, a, size, ow);
+   if (cb_cur.collect) {
+      count(slot, r, EV_Dw, EV_D1mw, EV_DLmw, EV_DLdmw);
+      if (UNLIKELY(cb_clo.objects)) cb_obj_count(ref, r, True);
+   }
    if (UNLIKELY(cb_clo.miss_class)) cb_mc_data(slot, a, size, r);
    if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
 }

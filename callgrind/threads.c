@@ -10,6 +10,7 @@
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "global.h"
+#include "objects.h"
 
 CurState    cb_cur;
 call_stack *cb_calls;
@@ -69,6 +70,7 @@ static void exec_state_load(thread_info *t)
    cb_cur.cost = es->cost;
    cb_cur.sig = es->sig;
    cb_cost_base = es->bbcc ? es->bbcc->cost : NULL;
+   cb_obj_state_changed();
 }
 
 void cb_switch_thread(ThreadId tid)

@@ -4,6 +4,8 @@
 #                                transpose's profile, event SpLoss1,
 #                                function `process`, call graph below
 #   docs/callgraph-accost1.png   tools/cg2dot.py's call graph, inclusive AcCost1
+#   docs/kcachegrind-objects.png KCachegrind showing tests/clients/objects.c's
+#                                objects profile (--objects=yes), SpLoss1
 # Needs (Debian): kcachegrind xvfb xdotool imagemagick graphviz dbus.
 # Not part of CI. The KCachegrind clicks are screen positions for a
 # 1400x900 screen and KCachegrind 22.12's default layout; check the
@@ -48,4 +50,28 @@ xdotool mousemove 375 99 click 1; sleep 1      # top tab: Types
 xdotool mousemove 870 477 mousedown 1 mousemove 870 400 \
     mousemove 870 372 mouseup 1; sleep 2       # more room for the graph
 import -window root docs/kcachegrind-splos1.png
-echo "wrote docs/kcachegrind-splos1.png docs/callgraph-accost1.png"
+
+# The data-objects picture: tests/clients/objects.c's objects profile,
+# event SpLoss1, the streamed heap array selected, call graph below.
+gcc -g -O0 -o $build/objects tests/clients/objects.c
+(cd $build && VALGRIND_LIB=$top/vglib valgrind -q --tool=callgrind-bd \
+    --cacheuse=yes --objects=yes \
+    --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 \
+    --callgrind-out-file=callgrind.out.objects ./objects >/dev/null)
+kill $app 2>/dev/null; sleep 2
+XDG_CONFIG_HOME=$work XDG_RUNTIME_DIR=$work/run \
+    dbus-run-session -- kcachegrind $build/callgrind.out.objects.objects >/dev/null 2>&1 &
+kc=$!
+sleep 10
+win=$(xdotool search --class kcachegrind | head -1)
+app=$(xdotool getwindowpid "$win")
+xdotool windowsize "$win" 1400 900; sleep 2
+xdotool mousemove 128 90 click 1; sleep 1      # search box
+xdotool type "objects.c:76"; sleep 1           # the streamed array's site
+xdotool mousemove 150 139 click 1; sleep 1     # select it
+xdotool mousemove 877 38 click 1; sleep 1      # event type box
+xdotool mousemove 763 214 click 1; sleep 1     # SpLoss1
+xdotool mousemove 185 89 click 1; sleep 1      # clear the search
+xdotool mousemove 521 856 click 1; sleep 2     # bottom tab: Call Graph
+import -window root docs/kcachegrind-objects.png
+echo "wrote docs/kcachegrind-splos1.png docs/callgraph-accost1.png docs/kcachegrind-objects.png"

@@ -70,6 +70,8 @@ CLIENT_BUILD = {
     # per way of transposing (the argument)
     "transpose_naive": (["transpose.c"], "gcc", ["-O1"]),
     "transpose_blocked": (["transpose.c"], "gcc", ["-O1"]),
+    "objects": (["objects.c"], "gcc", []),
+    "objects_cxx": (["objects_cxx.cc"], "g++", []),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).

@@ -38,9 +38,10 @@ BOOL_OPTS = ["--dump-instr", "--dump-line", "--compress-strings",
              "--instr-atstart", "--collect-jumps", "--collect-bus",
              "--cache-sim", "--simulate-cache", "--cacheuse", "--simulate-wb",
              "--simulate-hwpref", "--branch-sim", "--backdate",
-             "--backdate-check", "--trace-jump"]
+             "--backdate-check", "--trace-jump", "--objects"]
 NUM_OPTS = {"--separate-callers": (0, 1000), "--separate-recs": (1, 1000),
-            "--dump-every-bb": (0, 1 << 62), "--ct-verbose": (0, 10)}
+            "--dump-every-bb": (0, 1 << 62), "--ct-verbose": (0, 10),
+            "--object-callers": (0, 16), "--object-granularity": (1, 1 << 30)}
 PATTERN_OPTS = ["--fn-skip", "--dump-before", "--dump-after",
                 "--zero-before", "--toggle-collect", "--pop-on-jump"]
 NUMBERED_OPTS = {"--separate-callers": (0, 1000), "--separate-recs": (1, 1000)}
@@ -94,6 +95,9 @@ def fixed_cases(tmp):
         path = os.path.join(ro, "p.out")
         cases.append((["--callgrind-out-file=" + path], path))
     cases.append((["--backdate-check=yes"], "--backdate-check"))
+    # a granule below the cache line (64 bytes here)
+    cases.append((["--objects=yes", "--D1=32768,8,64", "--LL=262144,8,64",
+                   "--object-granularity=32"], "--object-granularity"))
     return cases
 
 

@@ -95,7 +95,7 @@ static int find_evict(int level, long owner)
 
 static cs_owner own(long id)
 {
-  cs_owner o = { (void *)(uintptr_t)id, 0 };
+  cs_owner o = { (void *)(uintptr_t)id, 0, 0, 0 };
   return o;
 }
 

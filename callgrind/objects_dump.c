@@ -1,0 +1,462 @@
+/* callgrind-bd: data objects -- the objects profile and the exit report.
+ *
+ * At exit, <callgrind-out-file>.objects is written in the Callgrind format
+ * so that callgrind_annotate and KCachegrind browse it unchanged:
+ *   - each object is a function (ob=[heap], [static] or [other]); its self
+ *     cost is the object's total, written at its allocation line, or, with
+ *     --object-granularity, one "line" per offset granule (line k+1 is
+ *     bytes [k*g, (k+1)*g) of the blocks, file "(offset granules)");
+ *   - the code that touched an object calls it: the arc from the accessing
+ *     function, at the accessing source line, carries that code's costs on
+ *     the object, and the arcs of the call chain above it carry them too,
+ *     so inclusive costs of code functions are their costs on all data,
+ *     through every call chain (back-dated AcCost/SpLoss included);
+ *   - calls= counts the accesses made through the arc.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "objects_int.h"
+#include "pub_tool_xarray.h"
+
+static const EventId oe_event[OE_COUNT] = {
+   EV_Dr, EV_Dw, EV_D1mr, EV_D1mw, EV_DLmr, EV_DLmw, EV_DLdmr, EV_DLdmw,
+   EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2,
+};
+
+static HChar *objects_file;
+
+/*------------------------------------------------------------*/
+/*--- Output with error reporting                          ---*/
+/*------------------------------------------------------------*/
+
+static Int out_fd = -1;
+static Bool out_failed;
+static HChar obuf[65536];
+static Int obuf_used;
+
+static void oflush(void)
+{
+   Int done = 0;
+   while (done < obuf_used && !out_failed) {
+      Int n = VG_(write)(out_fd, obuf + done, obuf_used - done);
+      if (n <= 0) {
+         out_failed = True;
+         VG_(message)(Vg_UserMsg, "callgrind-bd: error writing objects profile '%s'\n",
+                      objects_file);
+      } else {
+         done += n;
+      }
+   }
+   obuf_used = 0;
+}
+
+static void ostr(const HChar *s)
+{
+   while (*s) {
+      if (obuf_used == (Int)sizeof obuf) oflush();
+      obuf[obuf_used++] = *s++;
+   }
+}
+
+static void oprintf(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
+static void oprintf(const HChar *fmt, ...)
+{
+   HChar buf[512];
+   va_list ap;
+   va_start(ap, fmt);
+   VG_(vsnprintf)(buf, sizeof buf, fmt, ap);
+   va_end(ap);
+   ostr(buf);
+}
+
+/* "key=name\n": names may be longer than oprintf's buffer. */
+static void oname(const HChar *key, const HChar *name)
+{
+   ostr(key); ostr("="); ostr(name); ostr("\n");
+}
+
+/* Every event is written, trailing zeros included: callgrind_annotate's
+ * source annotation warns when no annotated line has a value for some
+ * event. */
+static void ocosts(const ULong *c)
+{
+   Int e;
+   for (e = 0; e < OE_COUNT; e++)
+      if (cb_ev_pos[oe_event[e]] >= 0) oprintf(" %llu", c[e]);
+   ostr("\n");
+}
+
+/*------------------------------------------------------------*/
+/*--- Arcs: code -> object and code -> code                ---*/
+/*------------------------------------------------------------*/
+
+typedef struct {
+   fn_node   *caller;
+   file_node *file;        /* of the call site */
+   UInt       line;
+   fn_node   *callee_fn;   /* or ... */
+   cb_obj    *callee_obj;
+   ULong      calls;
+   ULong      cost[OE_COUNT];
+} Arc;
+
+typedef struct arc_node { Arc a; struct arc_node *next; } arc_node;
+static arc_node **arc_table;
+static UWord arc_hash_size;     /* sized at exit from the number of cells */
+static XArray *arcs;          /* of arc_node* */
+
+static Arc *get_arc(fn_node *caller, file_node *file, UInt line, fn_node *cfn, cb_obj *cobj)
+{
+   UWord h = (((UWord)caller >> 4) * 0x9E3779B1UL + line * 7 + ((UWord)cfn >> 4)
+              + ((UWord)cobj >> 4) * 31) % arc_hash_size;
+   arc_node *n;
+   for (n = arc_table[h]; n; n = n->next)
+      if (n->a.caller == caller && n->a.file == file && n->a.line == line
+          && n->a.callee_fn == cfn && n->a.callee_obj == cobj) return &n->a;
+   n = CB_MALLOC("cb.obj.arc", sizeof *n);
+   VG_(memset)(n, 0, sizeof *n);
+   n->a.caller = caller; n->a.file = file; n->a.line = line;
+   n->a.callee_fn = cfn; n->a.callee_obj = cobj;
+   n->next = arc_table[h];
+   arc_table[h] = n;
+   VG_(addToXA)(arcs, &n);
+   return &n->a;
+}
+
+static void add_to_arc(Arc *a, const ULong *c)
+{
+   Int e;
+   a->calls += c[OE_Dr] + c[OE_Dw];
+   for (e = 0; e < OE_COUNT; e++) a->cost[e] += c[e];
+}
+
+/* The accessing instruction's source position. */
+static void access_pos(const cb_cell *c, file_node **file, UInt *line)
+{
+   const InstrInfo *ii = &c->bb->instr[c->ii - c->bb->sim_instr];
+   *file = ii->file ? ii->file : c->fn->file;
+   *line = ii->line;
+}
+
+static void call_pos(const JCC *j, file_node **file, UInt *line)
+{
+   cb_site s = { 0, j->from->bb, j->jmp, cb_obj_fn_of(j->from) };
+   fn_node *fn;
+   cb_obj_site_pos(&s, &fn, line, file);
+}
+
+/* The arc into the object: from the accessing instruction; instruction
+ * lines ([code]) from the function the chain entered, at line 0. */
+static Bool first_arc(const cb_cell *c)
+{
+   file_node *file;
+   UInt line;
+   if (c->ii && c->fn) {
+      access_pos(c, &file, &line);
+      add_to_arc(get_arc(c->fn, file, line, NULL, c->obj), c->cost);
+      return True;
+   }
+   if (!c->ii && c->chain->jcc) {
+      fn_node *fn = cb_obj_fn_of(c->chain->jcc->to);
+      add_to_arc(get_arc(fn, fn->file, 0, NULL, c->obj), c->cost);
+      return True;
+   }
+   return False;
+}
+
+/* The arc into the object; the cell's costs join its chain's, which
+ * reach the arcs above it in chain_arcs. */
+static void arcs_of_cell(const cb_cell *c)
+{
+   Int e;
+   if (!first_arc(c)) return;
+   for (e = 0; e < OE_COUNT; e++) c->chain->incl[e] += c->cost[e];
+}
+
+/* Every chain's costs (its cells' and those of the chains below it) on
+ * the arc that entered it: children are visited before their parents. */
+static Bool is_zero(const ULong *c);
+
+static void chain_arcs(void)
+{
+   cb_chain *ch;
+   file_node *file;
+   UInt line;
+   Int e;
+   for (ch = cb_obj_chains; ch; ch = ch->next_all) {
+      if (!ch->jcc || is_zero(ch->incl)) continue;
+      call_pos(ch->jcc, &file, &line);
+      add_to_arc(get_arc(cb_obj_fn_of(ch->jcc->from), file, line,
+                         cb_obj_fn_of(ch->jcc->to), NULL), ch->incl);
+      for (e = 0; e < OE_COUNT; e++) ch->parent->incl[e] += ch->incl[e];
+   }
+}
+
+static Int cmp_arc(const void *pa, const void *pb)
+{
+   const Arc *a = &(*(arc_node *const *)pa)->a, *b = &(*(arc_node *const *)pb)->a;
+   if (a->caller != b->caller) return a->caller->number < b->caller->number ? -1 : 1;
+   if (a->line != b->line) return a->line < b->line ? -1 : 1;
+   return 0;
+}
+
+/*------------------------------------------------------------*/
+/*--- Writing                                              ---*/
+/*------------------------------------------------------------*/
+
+static const HChar *obj_ob(const cb_obj *o)
+{
+   return o->kind == OK_HEAP ? "[heap]" : o->kind == OK_STATIC ? "[static]" : "[other]";
+}
+
+/* With a histogram, the file names the granule size of the object (it may
+ * have been coarsened to fit). */
+static const HChar *obj_fl(const cb_obj *o)
+{
+   static HChar buf[64];
+   if (cb_obj_hist && o->hist) {
+      VG_(sprintf)(buf, "(offset granules of %u bytes)", o->gran_bytes);
+      return buf;
+   }
+   /* statics and buckets have no source position (their name says
+    * where they are): "???" keeps annotators from reading the ELF file */
+   return o->kind == OK_HEAP && o->file ? o->file : "???";
+}
+
+static UInt obj_first_line(const cb_obj *o)
+{
+   return (cb_obj_hist && o->hist) ? 1 : o->line;
+}
+
+static void sum_object(cb_obj *o)
+{
+   const cb_cell *c;
+   Int e;
+   VG_(memset)(o->total, 0, sizeof o->total);
+   for (c = o->cells; c; c = c->next_of_obj)
+      if (!c->arcs_only)
+         for (e = 0; e < OE_COUNT; e++) o->total[e] += c->cost[e];
+}
+
+static Bool is_zero(const ULong *c)
+{
+   Int e;
+   for (e = 0; e < OE_COUNT; e++) if (c[e]) return False;
+   return True;
+}
+
+static void write_object(const cb_obj *o)
+{
+   UInt g;
+   oname("ob", obj_ob(o));
+   oname("fl", obj_fl(o));
+   oname("fn", o->name);
+   if (!(cb_obj_hist && o->hist)) {
+      oprintf("%u", o->line);
+      ocosts(o->total);
+      return;
+   }
+   for (g = 0; g < o->hist_n; g++) {
+      const ULong *c = &o->hist[(SizeT)g * OE_COUNT];
+      if (is_zero(c)) continue;
+      oprintf("%u", g + 1);
+      ocosts(c);
+   }
+}
+
+static void write_arc(const Arc *a)
+{
+   if (a->callee_obj) {
+      oname("cob", obj_ob(a->callee_obj));
+      oname("cfi", obj_fl(a->callee_obj));
+      oname("cfn", a->callee_obj->name);
+      oprintf("calls=%llu %u\n", a->calls, obj_first_line(a->callee_obj));
+   } else {
+      oname("cob", a->callee_fn->file->obj->name);
+      oname("cfi", a->callee_fn->file->name);
+      oname("cfn", a->callee_fn->name);
+      oprintf("calls=%llu 0\n", a->calls);
+   }
+   oprintf("%u", a->line);
+   ocosts(a->cost);
+}
+
+static void write_code_functions(void)
+{
+   Word i, n;
+   fn_node *cur = NULL;
+   VG_(setCmpFnXA)(arcs, cmp_arc);
+   VG_(sortXA)(arcs);
+   n = VG_(sizeXA)(arcs);
+   for (i = 0; i < n; i++) {
+      const Arc *a = &(*(arc_node **)VG_(indexXA)(arcs, i))->a;
+      if (is_zero(a->cost)) continue;
+      if (a->caller != cur) {
+         ULong zero[OE_COUNT] = { 0 };
+         cur = a->caller;
+         ostr("\n");
+         oname("ob", cur->file->obj->name);
+         oname("fl", cur->file->name);
+         oname("fn", cur->name);
+         /* code has no self cost here; one zero line gives its file a
+          * line to annotate (else callgrind_annotate --inclusive=yes
+          * warns about a chosen file without any cost line) */
+         oprintf("%u", a->file == cur->file ? a->line : 0);
+         ocosts(zero);
+      }
+      if (a->file != cur->file) oname("fi", a->file->name);
+      write_arc(a);
+      if (a->file != cur->file) oname("fe", cur->file->name);
+   }
+}
+
+static void write_header(const ULong *total)
+{
+   Int e;
+   Word i;
+   ostr("# callgrind format\nversion: 1\ncreator: callgrind-bd-" CB_VERSION " (data objects)\n");
+   oprintf("pid: %d\ncmd: ", VG_(getpid)());
+   if (VG_(args_the_exename)) { ostr(" "); ostr(VG_(args_the_exename)); }
+   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
+      ostr(" ");
+      ostr(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
+   }
+   ostr("\n\npart: 1\n\n");
+   oprintf("desc: Data objects: %u objects, %llu call chains, %llu cells\n",
+           cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells);
+   if (cb_obj_hist)
+      oprintf("desc: Object granularity: %d bytes\n", cb_clo.object_granularity);
+   oprintf("desc: Object callers: %d\n", cb_clo.object_callers);
+   ostr("desc: Trigger: Program termination\n\npositions: line\nevents:");
+   for (e = 0; e < OE_COUNT; e++)
+      if (cb_ev_pos[oe_event[e]] >= 0) { ostr(" "); ostr(cb_ev_name[oe_event[e]]); }
+   ostr("\nsummary:");
+   ocosts(total);
+   ostr("\n");
+}
+
+static void program_total(ULong *total)
+{
+   cb_obj *o;
+   Int e;
+   VG_(memset)(total, 0, OE_COUNT * sizeof(ULong));
+   for (o = cb_obj_list; o; o = o->next_all) {
+      sum_object(o);
+      for (e = 0; e < OE_COUNT; e++) total[e] += o->total[e];
+   }
+}
+
+static void write_objects_file(void)
+{
+   ULong total[OE_COUNT];
+   cb_obj *o;
+   const cb_cell *c;
+   SysRes res;
+
+   program_total(total);
+   arc_hash_size = cb_obj_n_cells < 16381 ? 16381 : (UWord)cb_obj_n_cells | 1;
+   arc_table = CB_MALLOC("cb.obj.arcs", arc_hash_size * sizeof *arc_table);
+   VG_(memset)(arc_table, 0, arc_hash_size * sizeof *arc_table);
+   res = VG_(open)(objects_file, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
+                   VKI_S_IRUSR | VKI_S_IWUSR);
+   if (sr_isError(res)) {
+      VG_(message)(Vg_UserMsg, "callgrind-bd: cannot create objects profile '%s'\n",
+                   objects_file);
+      return;
+   }
+   out_fd = sr_Res(res);
+   write_header(total);
+   for (o = cb_obj_list; o; o = o->next_all) {
+      for (c = o->cells; c; c = c->next_of_obj) arcs_of_cell(c);
+      if (!is_zero(o->total)) write_object(o);
+   }
+   chain_arcs();
+   write_code_functions();
+   ostr("totals:");
+   ocosts(total);
+   oflush();
+   VG_(close)(out_fd);
+}
+
+/*------------------------------------------------------------*/
+/*--- The -v report                                        ---*/
+/*------------------------------------------------------------*/
+
+#define REPORT_TOP 5
+
+static ULong ll_misses(const cb_obj *o) { return o->total[OE_DLmr] + o->total[OE_DLmw]; }
+static ULong sploss1(const cb_obj *o) { return o->total[OE_SpLoss1]; }
+
+static void report_top(const HChar *title, ULong (*key)(const cb_obj *), ULong all)
+{
+   const cb_obj *best[REPORT_TOP];
+   Int n = 0, i;
+   const cb_obj *o;
+   for (o = cb_obj_list; o; o = o->next_all) {
+      if (key(o) == 0) continue;
+      if (n < REPORT_TOP) best[n++] = o;
+      else if (key(o) > key(best[REPORT_TOP - 1])) best[REPORT_TOP - 1] = o;
+      else continue;
+      for (i = n - 1; i > 0 && key(best[i - 1]) < key(best[i]); i--) {
+         const cb_obj *t = best[i]; best[i] = best[i - 1]; best[i - 1] = t;
+      }
+   }
+   VG_(umsg)("%s\n", title);
+   if (n == 0) VG_(umsg)("   (none)\n");
+   for (i = 0; i < n; i++) {
+      const cb_obj *ob = best[i];
+      ULong k = key(ob);
+      HChar extent[64] = "";
+      if (ob->kind != OK_BUCKET)
+         VG_(sprintf)(extent, " (%llu block%s, %'llu bytes)", ob->blocks,
+                      ob->blocks == 1 ? "" : "s", ob->bytes);
+      VG_(umsg)("   %'14llu %3llu.%llu%%  %s %s%s\n",
+                k, all ? k * 100 / all : 0, all ? (k * 1000 / all) % 10 : 0,
+                obj_ob(ob), ob->name, extent);
+   }
+}
+
+static void report(void)
+{
+   ULong total[OE_COUNT];
+   program_total(total);
+   VG_(umsg)("Data objects: %u, call chains %llu, cells %llu; profile in %s\n",
+             cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells, objects_file);
+   VG_(umsg)("Object lookups missing the cache: %llu (stack %llu, heap %llu, static %llu, unknown %llu)\n",
+             cb_obj_slow_lookups, cb_obj_slow_found[0], cb_obj_slow_found[1],
+             cb_obj_slow_found[2], cb_obj_slow_found[3]);
+   if (cb_clo.cacheuse)
+      report_top("Top objects by SpLoss1 (bytes of L1 lines loaded and never used):",
+                 sploss1, total[OE_SpLoss1]);
+   report_top("Top objects by LL data misses (DLmr + DLmw):", ll_misses,
+              total[OE_DLmr] + total[OE_DLmw]);
+}
+
+/*------------------------------------------------------------*/
+/*--- Start and end                                        ---*/
+/*------------------------------------------------------------*/
+
+/* The objects profile must be creatable before the client runs. */
+void cb_obj_dump_init(void)
+{
+   const HChar *fmt = cb_clo.out_format ? cb_clo.out_format : "callgrind.out.%p";
+   HChar *base = VG_(expand_file_name)("--callgrind-out-file", fmt);
+   SysRes res;
+   objects_file = CB_MALLOC("cb.obj.file", VG_(strlen)(base) + 16);
+   VG_(sprintf)(objects_file, "%s.objects", base);
+   res = VG_(open)(objects_file, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
+                   VKI_S_IRUSR | VKI_S_IWUSR);
+   if (sr_isError(res)) {
+      VG_(fmsg)("callgrind-bd: cannot create objects profile file '%s'\n", objects_file);
+      VG_(exit)(1);
+   }
+   VG_(close)(sr_Res(res));
+   arcs = VG_(newXA)(VG_(malloc), "cb.obj.arcs", VG_(free), sizeof(arc_node *));
+}
+
+void cb_obj_fini(void)
+{
+   if (!cb_clo.objects) return;
+   write_objects_file();
+   if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) report();
+}
