@@ -23,34 +23,7 @@
 #include "lrustack.h"
 #include "lineset.h"
 
-static int failures, group_failed;
-static char fail_msg[256];
-
-static void begin(void) { group_failed = 0; fail_msg[0] = 0; }
-
-static void check_at(int ok, const char *what, long got, long want, int line)
-{
-  if (ok || group_failed)
-    return;
-  group_failed = 1;
-  snprintf(fail_msg, sizeof fail_msg, "%s: got %ld, want %ld (line %d)",
-           what, got, want, line);
-}
-#define CHECK(what, got, want)                                        \
-  do {                                                                \
-    long got_ = (long)(got), want_ = (long)(want);                    \
-    check_at(got_ == want_, what, got_, want_, __LINE__);             \
-  } while (0)
-
-static void end(const char *name)
-{
-  if (group_failed) {
-    printf("FAIL %s: %s\n", name, fail_msg);
-    failures++;
-  } else {
-    printf("PASS %s\n", name);
-  }
-}
+#include "check.h"
 
 #define BASE 0x7f0000000000ull
 #define ADDR(line) (BASE + 64ull * (line))
