@@ -129,6 +129,7 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
 
    cb_sim_flush(sbOut);
    cb_sim_final_jump(sbOut, sbIn);
+   cb_sim_bb_end(sbOut);
    if (exits > 0) store_jmps_passed(sbOut, exits);
    if (!seen) {
       bb->jmp[exits].kind = jmpkind_of(sbIn->jumpkind, False);
