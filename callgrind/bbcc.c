@@ -97,17 +97,17 @@ void cb_forall_bbccs(bbcc_hash *h, void (*f)(BBCC *))
       for (b = h->table[i]; b; b = b->next_hash) f(b);
 }
 
+/* The per-instruction cost array lives in the same allocation, right
+ * after the exits: one block instead of two saves the allocator's
+ * per-block overhead, which counts in peak memory for large programs. */
 static BBCC *new_bbcc(BB *bb)
 {
    SizeT sz = sizeof(BBCC) + (bb->cjmp_count + 1) * sizeof(JmpData);
-   BBCC *b = CB_MALLOC("cb.bbcc", sz);
-   VG_(memset)(b, 0, sz);
+   SizeT n = cb_sim_needs_instr_costs() ? (SizeT)bb->instr_count * cb_n_events : 0;
+   BBCC *b = CB_MALLOC("cb.bbcc", sz + n * sizeof(ULong));
+   VG_(memset)(b, 0, sz + n * sizeof(ULong));
    b->bb = bb;
-   if (cb_sim_needs_instr_costs() && bb->instr_count > 0) {
-      SizeT n = (SizeT)bb->instr_count * cb_n_events;
-      b->cost = CB_MALLOC("cb.bbcc.cost", n * sizeof(ULong));
-      VG_(memset)(b->cost, 0, n * sizeof(ULong));
-   }
+   if (n > 0) b->cost = (ULong *)((HChar *)b + sz);   /* sz is 8-aligned */
    cb_stat.distinct_bbccs++;
    return b;
 }
@@ -162,6 +162,10 @@ BBCC *cb_bbcc_for_context(BB *bb, Context *cxt, BBCC *last_bbcc)
 {
    BBCC *b = get_bbcc(bb);
    if (!b->cxt) { adopt_bbcc(b, cxt); return b; }
+   /* Most blocks only ever run in one context: the BB's first cost centre
+    * (hot, like bb) answers without a hash walk. Not with separate
+    * threads, where it may belong to another thread. */
+   if (b->cxt == cxt && !cb_clo.separate_threads) return b;
    /* the block that followed last time usually follows again */
    if (last_bbcc && (b = last_bbcc->lru_next_bbcc) && b->bb == bb && b->cxt == cxt)
       return b;

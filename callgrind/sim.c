@@ -319,20 +319,18 @@ static inline void count(ULong *slot, unsigned r, EventId ev, EventId l1, EventI
    }
 }
 
-static inline void do_instr(const SimInstr *ii)
+static inline void do_instr_at(ULong *slot, Addr a, UWord size)
 {
-   ULong *slot = cost_slot(ii);
    unsigned r = 0;
-   if (!cs_instr_hit(sim, ii->addr, ii->size)) {
+   if (!cs_instr_hit(sim, a, size)) {
       cs_owner o;
-      r = cs_instr_miss(sim, ii->addr, ii->size, make_owner(&o, slot));
+      r = cs_instr_miss(sim, a, size, make_owner(&o, slot));
    }
    if (cb_cur.collect) count(slot, r, EV_Ir, EV_I1mr, EV_ILmr, EV_ILdmr);
 }
 
-static inline void do_read(const SimInstr *ii, Addr a, UWord size)
+static inline void do_read_at(ULong *slot, Addr a, UWord size)
 {
-   ULong *slot = cost_slot(ii);
    unsigned r = 0;
    if (!cs_read_hit(sim, a, size)) {
       cs_owner o;
@@ -341,9 +339,8 @@ static inline void do_read(const SimInstr *ii, Addr a, UWord size)
    if (cb_cur.collect) count(slot, r, EV_Dr, EV_D1mr, EV_DLmr, EV_DLdmr);
 }
 
-static inline void do_write(const SimInstr *ii, Addr a, UWord size)
+static inline void do_write_at(ULong *slot, Addr a, UWord size)
 {
-   ULong *slot = cost_slot(ii);
    unsigned r = 0;
    if (!cs_write_hit(sim, a, size)) {
       cs_owner o;
@@ -359,37 +356,49 @@ static inline void do_write(const SimInstr *ii, Addr a, UWord size)
  * others are I1 MRU hits by construction (cs_instr_hits). Each access
  * belongs to instruction acc[i].instr and is charged to its cost slot. */
 typedef struct SimCall {
-   SimInstr *ii;           /* the BB's per-instruction info */
-   UShort   first, n_fetch, fetch_len;
+   Addr     fetch_addr;      /* the group's first instruction */
+   UInt     fetch_cost;      /* its cost offset; the others follow */
+   UShort   fetch_size;      /* its size */
+   UShort   n_fetch, fetch_len;
    UChar    n_acc;
-   struct { UShort instr, size; UChar write; } acc[3];
+   struct { UInt cost; UShort size; UChar write; } acc[3];
 } SimCall;
 
-/* Ir of the group's instructions after the first: they hit. */
-static inline void count_more_fetches(const SimInstr *ii, UInt n)
+/* Cost slot at a given offset in the running BBCC. */
+static inline ULong *slot_at(UInt cost_offset)
+{
+   return cb_cur.nonskipped ? cb_cur.nonskipped->skipped : cb_cost_base + cost_offset;
+}
+
+/* Ir of the group's n instructions after the first: they hit. Their cost
+ * slots follow the first one's, cb_n_events apart. */
+static inline void count_more_fetches(UInt first_cost, UInt n)
 {
    UInt k;
    if (!cb_cur.collect) return;
    if (cb_cur.nonskipped) cb_cur.nonskipped->skipped[HOT_POS(EV_Ir)] += n;
-   else for (k = 1; k <= n; k++) cb_cost_base[ii[k].cost_offset + HOT_POS(EV_Ir)]++;
+   else {
+      ULong *s = cb_cost_base + first_cost + HOT_POS(EV_Ir);
+      for (k = 1; k <= n; k++) s[k * cb_n_events]++;
+   }
    cb_cur.cost[HOT_POS(EV_Ir)] += n;
 }
 
 static inline void do_fetch(const SimCall *c)
 {
-   const SimInstr *ii = c->ii + c->first;
-   do_instr(ii);
+   do_instr_at(slot_at(c->fetch_cost), c->fetch_addr, c->fetch_size);
    if (c->n_fetch > 1) {
-      cs_instr_hits(sim, ii->addr + ii->size, ii->addr + c->fetch_len - 1, c->n_fetch - 1);
-      count_more_fetches(ii, c->n_fetch - 1);
+      cs_instr_hits(sim, c->fetch_addr + c->fetch_size, c->fetch_addr + c->fetch_len - 1,
+                    c->n_fetch - 1);
+      count_more_fetches(c->fetch_cost, c->n_fetch - 1);
    }
 }
 
 static inline void do_acc(const SimCall *c, Int i, Addr a)
 {
-   const SimInstr *ii = c->ii + c->acc[i].instr;
-   if (c->acc[i].write) do_write(ii, a, c->acc[i].size);
-   else do_read(ii, a, c->acc[i].size);
+   ULong *slot = slot_at(c->acc[i].cost);
+   if (c->acc[i].write) do_write_at(slot, a, c->acc[i].size);
+   else do_read_at(slot, a, c->acc[i].size);
 }
 
 static VG_REGPARM(1) void log_F(SimCall *c) { do_fetch(c); }
@@ -454,6 +463,8 @@ static struct {
    SimInstr *ii;            /* the BB's per-instruction info */
    Int      cur;            /* current instruction, -1 before the first */
    UInt     grp_first, grp_n, grp_len; /* fetch group not emitted yet (grp_n > 0) */
+   Addr     grp_addr;       /* its first instruction's address and size */
+   UInt     grp_size;
    Bool     grp_open;       /* further instructions may join it */
    Int      n_acc;
    Access   acc[MAX_ACCESSES];
@@ -483,7 +494,6 @@ static IRExpr *new_call(SimCall **c)
    }
    *c = &ib.calls[ib.n_calls];
    VG_(memset)(*c, 0, sizeof(SimCall));   /* padding too: compared by memcmp */
-   (*c)->ii = ib.ii;
    ib.call_arg[ib.n_calls] = mkIRExpr_HWord(0);
    return ib.call_arg[ib.n_calls++];
 }
@@ -501,13 +511,15 @@ static void emit_sim_call(Bool fetch, Access *acc, Int n, IRExpr *guard)
    Int i;
 
    if (fetch) {
-      c->first = ib.grp_first;
+      c->fetch_addr = ib.grp_addr;
+      c->fetch_size = ib.grp_size;
+      c->fetch_cost = ib.grp_first * cb_n_events;
       c->n_fetch = ib.grp_n;
       c->fetch_len = ib.grp_len;
    }
    c->n_acc = n;
    for (i = 0; i < n; i++) {
-      c->acc[i].instr = acc[i].instr;
+      c->acc[i].cost = acc[i].instr * cb_n_events;
       c->acc[i].size = acc[i].size;
       c->acc[i].write = acc[i].write;
    }
@@ -550,10 +562,12 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
    ib.bb = bb;
    ib.cur = -1;
    ib.n_acc = 0;
-   ib.grp_n = 0;
+   ib.grp_first = ib.grp_n = 0;
    ib.grp_open = False;
    ib.n_calls = 0;
-   if (!cb_sim_needs_instr_costs()) return;
+   ib.ii = NULL;
+   /* per-instruction info: only the branch predictor's helpers need it */
+   if (!cb_clo.branch_sim) return;
    if (!bb->sim_instr) {
       bb->sim_instr = CB_MALLOC("cb.sim.ii", bb->instr_count * sizeof(SimInstr));
       VG_(memset)(bb->sim_instr, 0, bb->instr_count * sizeof(SimInstr));
@@ -583,18 +597,20 @@ void cb_sim_bb_end(IRSB *sbOut)
 /* Whether instruction [addr, addr+size) extends the open fetch group. */
 static Bool joins_group(Addr addr, UInt size)
 {
-   Addr start = ib.ii[ib.grp_first].addr;
-   return ib.grp_n > 0 && ib.grp_open && ib.grp_n < MAX_GROUP
-       && addr == start + ib.grp_len
+   Addr start = ib.grp_addr;
+   if (ib.grp_n == 0 || !ib.grp_open || ib.grp_n >= MAX_GROUP) return False;
+   return addr == start + ib.grp_len
        && ((addr + size - 1) >> i1_line_bits) == (start >> i1_line_bits);
 }
 
 void cb_sim_instr(IRSB *sbOut, UInt idx, Addr addr, UInt size)
 {
    if (!cb_sim_needs_instr_costs()) return;
-   ib.ii[idx].addr = addr;
-   ib.ii[idx].size = size;
-   ib.ii[idx].cost_offset = idx * cb_n_events;
+   if (ib.ii) {              /* branch simulation only */
+      ib.ii[idx].addr = addr;
+      ib.ii[idx].size = size;
+      ib.ii[idx].cost_offset = idx * cb_n_events;
+   }
    if (cb_clo.simulate_cache) {
       if (joins_group(addr, size)) {
          ib.grp_n++;
@@ -602,6 +618,8 @@ void cb_sim_instr(IRSB *sbOut, UInt idx, Addr addr, UInt size)
       } else {
          cb_sim_flush(sbOut);
          ib.grp_first = idx;
+         ib.grp_addr = addr;
+         ib.grp_size = size;
          ib.grp_n = 1;
          ib.grp_len = size;
          /* an instruction straddling two lines is looked up alone */
