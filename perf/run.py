@@ -84,6 +84,14 @@ CONFIGS = [
 # uses the detected geometry instead.
 CACHES = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"]
 
+# With --old-vglib DIR, an older build of callgrind-bd (e.g. before an
+# optimisation) runs in the same repetitions, interleaved with the others,
+# so before/after ratios are measured under the same load.
+OLD_CONFIGS = [
+    ("old-sim", "callgrind-bd", ["--cache-sim=yes"]),
+    ("old-use", "callgrind-bd", ["--cache-sim=yes", "--cacheuse=yes"]),
+]
+
 # Ratio columns: (key, header, numerator, denominator, kind).
 RATIOS = [
     ("sim", "ours/ref sim", "bd-sim", "ref-sim", "time"),
@@ -210,7 +218,7 @@ def config_argv(config, bench, argv, host_caches):
 
 
 def run_once(cmd, env, log_base, timeout):
-    """Runs cmd; returns (wall seconds, peak RSS KiB). Dies on failure."""
+    """Runs cmd; returns (wall s, peak RSS KiB, CPU s). Dies on failure."""
     with open(log_base + ".out", "wb") as out, open(log_base + ".err", "wb") as err:
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
@@ -225,7 +233,7 @@ def run_once(cmd, env, log_base, timeout):
         if wall >= timeout:
             die("timeout after %d s: %s" % (timeout, " ".join(cmd)))
         die("exit %d: %s (see %s.err)" % (p.returncode, " ".join(cmd), log_base))
-    return wall, ru.ru_maxrss
+    return wall, ru.ru_maxrss, ru.ru_utime + ru.ru_stime
 
 
 def backdate_stats(cg_path):
@@ -265,6 +273,9 @@ def first_total(cg_path):
 def run_all(args, benches, configs):
     env = dict(os.environ)
     env["VALGRIND_LIB"] = os.path.abspath(args.vglib)
+    old_env = dict(env)
+    if args.old_vglib:
+        old_env["VALGRIND_LIB"] = os.path.abspath(args.old_vglib)
     env["PYTHONHASHSEED"] = "0"
     env.pop("PYTHONPATH", None)
     os.makedirs(OUT, exist_ok=True)
@@ -282,12 +293,13 @@ def run_all(args, benches, configs):
             order = configs[shift:] + configs[:shift]
             for config in order:
                 cmd = config_argv(config, bench, argv, args.host_caches)
-                wall, rss = run_once(cmd, env, os.path.join(logdir, "%s.%s" % (bench, config[0])),
-                                     args.timeout)
-                results[bench][config[0]].append({"wall": wall, "rss_kib": rss})
+                wall, rss, cpu = run_once(cmd, old_env if config[0].startswith("old-") else env,
+                                          os.path.join(logdir, "%s.%s" % (bench, config[0])),
+                                          args.timeout)
+                results[bench][config[0]].append({"wall": wall, "rss_kib": rss, "cpu": cpu})
                 done += 1
-                log("[%3d/%d] rep %d %-18s %-9s %7.2f s %8.1f MiB  (load %s)"
-                    % (done, total, rep + 1, bench, config[0], wall, rss / 1024.0, loadavg()))
+                log("[%3d/%d] rep %d %-18s %-9s %7.2f s (cpu %6.2f s) %8.1f MiB  (load %s)"
+                    % (done, total, rep + 1, bench, config[0], wall, cpu, rss / 1024.0, loadavg()))
             if rep == 0:
                 bd = backdate_stats("%s/%s.bd-use.cg" % (OUT, bench))
                 extra[bench].update({k: v for k, v in bd.items() if k != "summary"})
@@ -307,17 +319,19 @@ def medians(results):
         for config, runs in per.items():
             if runs:
                 med[bench][config] = {"wall": statistics.median(r["wall"] for r in runs),
-                                      "rss_kib": statistics.median(r["rss_kib"] for r in runs)}
+                                      "rss_kib": statistics.median(r["rss_kib"] for r in runs),
+                                      "cpu": statistics.median(r.get("cpu", r["wall"]) for r in runs)}
     return med
 
 
-def ratio_table(med):
+def ratio_table(med, time_field="wall"):
+    """Per benchmark ratios (time from wall or cpu), and their medians."""
     table = {}
     for bench, per in med.items():
         row = {}
         for key, _, num, den, kind in RATIOS:
             if num in per and den in per:
-                field = "wall" if kind == "time" else "rss_kib"
+                field = time_field if kind == "time" else "rss_kib"
                 if per[den][field] > 0:
                     row[key] = per[num][field] / per[den][field]
         table[bench] = row
@@ -362,22 +376,56 @@ def markdown_absolute(med, configs):
     return lines
 
 
-def markdown_targets(summary, base_summary):
-    lines = ["| target (median benchmark) | %smeasured | met |" % ("before | " if base_summary else ""),
-             "|---|%s---|---|" % ("---|" if base_summary else "")]
+def markdown_targets(summary, base_summary, cpu_summary, base_cpu_summary):
+    """Targets on the median benchmark: wall-time ratios (the targets'
+    measure) and, for reference, CPU-time ratios; before/after if known."""
+    has_base = base_summary is not None
+    lines = ["| target (median benchmark) | %swall | %sCPU | met (wall) |"
+             % ("wall before | " if has_base else "", "CPU before | " if has_base else ""),
+             "|---|%s---|%s---|---|" % ("---|" if has_base else "", "---|" if has_base else "")]
     for key, limit, text in TARGETS:
         if key not in summary:
             continue
-        before = ("%s | " % fmt(base_summary.get(key))) if base_summary else ""
-        lines.append("| %s | %s%s | %s |" % (text, before, fmt(summary[key]),
-                                             "yes" if summary[key] <= limit else "**no**"))
+        cols = []
+        if has_base:
+            cols.append(fmt(base_summary.get(key)))
+        cols.append(fmt(summary[key]))
+        if has_base:
+            cols.append(fmt(base_cpu_summary.get(key)))
+        cols.append(fmt(cpu_summary.get(key)))
+        lines.append("| %s | %s | %s |" % (text, " | ".join(cols),
+                                           "yes" if summary[key] <= limit else "**no**"))
     return lines
+
+
+def before_medians(med):
+    """The medians with the old build (old-*) in place of ours (bd-*)."""
+    out = {}
+    for bench, per in med.items():
+        if "old-use" not in per:
+            return None
+        row = {k: v for k, v in per.items() if not k.startswith(("bd-", "old-"))}
+        row["bd-use"] = per["old-use"]
+        if "old-sim" in per:
+            row["bd-sim"] = per["old-sim"]
+        out[bench] = row
+    return out
 
 
 def write_report(path, data, base, plot_path):
     med = medians(data["results"])
+    same_run_before = before_medians(med)
+    if same_run_before is not None:
+        base = {"med": same_run_before, "extra": {},   # tree statistics: of the new build only
+                "title": "Before: the build in %s (%s), same run, interleaved"
+                         % (data["meta"].get("old_vglib"), data["meta"].get("old_commit") or "?")}
+    elif base:
+        base = {"med": medians(base["results"]), "extra": base["extra"],
+                "title": "Before (baseline file: %s, %s; load average then: start %s, end %s)"
+                         % (base["meta"]["commit"], base["meta"]["date"],
+                            base["meta"]["load_start"], base["meta"]["load_end"])}
     table, summary = ratio_table(med)
-    configs = [c for c in CONFIGS if c[0] in data["configs"]]
+    configs = [c for c in CONFIGS + OLD_CONFIGS if c[0] in data["configs"]]
     meta = data["meta"]
     L = ["# callgrind-bd performance results", "",
          "Written by `perf/run.py%s` (see the perf section of README.md); "
@@ -405,14 +453,22 @@ def write_report(path, data, base, plot_path):
           "from the profile's `desc: Backdate:` line. The median row is the median "
           "over benchmarks of each column.", ""]
     L += ["## Targets", ""]
-    L += markdown_targets(summary, ratio_table(medians(base["results"]))[1] if base else None)
-    L += ["", "## Ratios", ""]
+    base_med = base["med"] if base else None
+    L += markdown_targets(summary, ratio_table(base_med)[1] if base else None,
+                          ratio_table(med, "cpu")[1], ratio_table(base_med, "cpu")[1] if base else None)
+    L += ["", "## Ratios (wall time)", ""]
     L += markdown_ratios(table, summary, data["extra"])
+    ctable, csummary = ratio_table(med, "cpu")
+    L += ["", "## Ratios (CPU time: user + system of the child)", "",
+          "Less sensitive than wall time to other processes on a loaded machine "
+          "(the tools are single-threaded; Valgrind serialises threads).", ""]
+    L += markdown_ratios(ctable, csummary, data["extra"])
     if base:
-        bmed = medians(base["results"])
-        btable, bsummary = ratio_table(bmed)
-        L += ["", "## Before (baseline: %s, %s)" % (base["meta"]["commit"], base["meta"]["date"]), "",
-              "Load average then: start %s, end %s." % (base["meta"]["load_start"], base["meta"]["load_end"]), ""]
+        btable, bsummary = ratio_table(base_med)
+        L += ["", "## " + base["title"], "", "Wall time:", ""]
+        L += markdown_ratios(btable, bsummary, base["extra"])
+        btable, bsummary = ratio_table(base_med, "cpu")
+        L += ["", "CPU time:", ""]
         L += markdown_ratios(btable, bsummary, base["extra"])
     L += ["", "## Median wall time (s) and peak memory (MiB)", ""]
     L += markdown_absolute(med, configs)
@@ -473,6 +529,11 @@ def main():
     ap.add_argument("--vglib", default=os.path.join(ROOT, "vglib"),
                     help="VALGRIND_LIB holding callgrind-bd (default: the build tree's vglib/); "
                     "e.g. a saved copy of an older build, for a before/after run")
+    ap.add_argument("--old-vglib", metavar="DIR",
+                    help="also run the callgrind-bd in DIR (an older build, as VALGRIND_LIB) "
+                    "with --cache-sim=yes and with --cacheuse=yes, interleaved: the report "
+                    "then compares before/after from the same run")
+    ap.add_argument("--old-commit", help="what the --old-vglib build is (for the report)")
     ap.add_argument("--host-caches", action="store_true",
                     help="simulate the caches Valgrind detects instead of %s" % " ".join(CACHES))
     ap.add_argument("--timeout", type=int, default=900, help="seconds per run (default 900)")
@@ -496,13 +557,13 @@ def main():
         benches = [b for b in BENCHMARKS if not args.only or re.search(args.only, b[0])]
         if not benches:
             die("no benchmark matches --only %s" % args.only)
-        configs = CONFIGS
+        configs = CONFIGS + (OLD_CONFIGS if args.old_vglib else [])
         if args.configs:
             wanted = args.configs.split(",")
-            unknown = [w for w in wanted if w not in [c[0] for c in CONFIGS]]
+            unknown = [w for w in wanted if w not in [c[0] for c in configs]]
             if unknown:
                 die("unknown configuration(s): %s" % ", ".join(unknown))
-            configs = [c for c in CONFIGS if c[0] in wanted]
+            configs = [c for c in configs if c[0] in wanted]
         if not args.no_build:
             build_tool()
         build_benchmarks()
@@ -512,7 +573,8 @@ def main():
                 "valgrind": command_output(["valgrind", "--version"]),
                 "commit": command_output(["git", "describe", "--always", "--dirty"]),
                 "quick": args.quick, "reps": args.reps, "note": args.note,
-                "caches": "host-detected" if args.host_caches else " ".join(CACHES)}
+                "caches": "host-detected" if args.host_caches else " ".join(CACHES),
+                "old_vglib": args.old_vglib, "old_commit": args.old_commit}
         results, extra, elapsed = run_all(args, benches, configs)
         meta["load_end"] = loadavg()
         meta["elapsed"] = elapsed
