@@ -322,6 +322,25 @@ static Bool is_call_like_jump(const BB *last_bb, const BB *bb)
        || last_bb->obj != bb->obj;
 }
 
+/* Inline fast paths of the per-block work below: the common case costs a
+ * compare instead of a call (this function runs for every block). */
+static inline Int unwind_below(Addr sp)
+{
+   if (cb_calls->sp == 0 || cb_calls->entry[cb_calls->sp - 1].sp >= sp) return 0;
+   return cb_unwind_call_stack(sp, 0);
+}
+
+static inline UInt *fn_entry_fast(UInt fn_number)
+{
+   thread_info *t = cb_cur.thread;
+   return fn_number < t->fn_active_size ? &t->fn_active[fn_number] : cb_fn_entry(fn_number);
+}
+
+static inline BBCC *rec_level_fast(BBCC *bbcc, UInt idx)
+{
+   return bbcc->rec_array[idx] ? bbcc->rec_array[idx] : cb_bbcc_rec_level(bbcc, idx);
+}
+
 VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
 {
    ThreadId tid = VG_(get_running_tid)();
@@ -379,7 +398,7 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
          cb_unwind_call_stack(sp, pops);
       }
    } else {
-      if (cb_unwind_call_stack(sp, 0) > 0) kind = jk_Return;
+      if (unwind_below(sp) > 0) kind = jk_Return;
       if (kind == jk_Call) {
          delayed_push = True;
          csp = cb_calls->sp;
@@ -396,7 +415,7 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
    {
       fn_node *top = *cb_fns->top;
       if (top->separate_recs > 1) {
-         UInt *active = cb_fn_entry(top->number);
+         UInt *active = fn_entry_fast(top->number);
          UInt level = *active;
          if (delayed_push && !skip) {
             if (!cb_clo.skip_direct_rec
@@ -405,7 +424,7 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
          }
          if (level > (UInt)top->separate_recs) level = top->separate_recs;
          if (level == 0) { level = 1; *active = 1; }
-         bbcc = cb_bbcc_rec_level(bbcc, level - 1);
+         bbcc = rec_level_fast(bbcc, level - 1);
       }
    }
 
