@@ -18,7 +18,9 @@
 ** partial call tree.  A node stands for "this call arc, under this parent
 ** node"; the root has no arc.  One node per open tree is ACTIVE: the
 ** function running now.  A call finds or creates the active node's child
-** for the arc and makes it active; a return makes the parent active.  A
+** for the arc and makes it active; a return makes the parent active.
+** (Calls build their nodes lazily, at the next line load: LAZY CHAIN at
+** bd_call.)  A
 ** loaded line stores the active node and holds a reference to it.  When
 ** the line is evicted its metrics go into the node's PENDING counters and
 ** the reference is dropped.
@@ -82,9 +84,13 @@ struct bd_node {
 struct bd_tree {
     bd_forest *forest;
     bd_node   *root;
-    bd_node   *active;     /* NULL once closed                             */
+    bd_node   *active;     /* deepest node of the active chain built so
+                              far; NULL once closed                       */
+    void     **pend;       /* arcs called below active whose nodes are not
+                              built yet (LAZY CHAIN, see bd_call)          */
+    int        npend, pend_size;
     bd_tree   *prev, *next;/* the forest's list of live trees              */
-    int        depth;      /* calls between root and active                */
+    int        depth;      /* calls between root and the running function  */
 };
 
 /* Header of a pool chunk; the node slots (multiples of 8 bytes) follow. */
@@ -353,6 +359,7 @@ void bd_forest_free(bd_forest *f)
     while (f->trees) {
         bd_tree *t = f->trees;
         f->trees = t->next;
+        if (t->pend) bd_free(t->pend);
         bd_free(t);
     }
     while (f->chunks) {
@@ -394,10 +401,13 @@ void bd_tree_close(bd_tree *t)
     if (!was) bd_fail("bd_tree_close: tree already closed");
     t->active = 0;
     t->depth = 0;
+    t->npend = 0;
+    if (t->pend) bd_free(t->pend);
+    t->pend = 0;
+    t->pend_size = 0;
     prune_upward(t->forest, was);        /* may free t */
 }
 
-bd_node *bd_active(const bd_tree *t) { return t->active; }
 
 int bd_tree_depth(const bd_tree *t) { return t->depth; }
 
@@ -410,20 +420,50 @@ static bd_node *child_create(bd_forest *f, bd_tree *t, bd_node *parent,
     return nd;
 }
 
+/* Build the nodes of the pending calls (LAZY CHAIN). */
+static void materialize(bd_tree *t)
+{
+    bd_forest *f = t->forest;
+    int i;
+    for (i = 0; i < t->npend; i++) {
+        bd_node *parent = t->active, *child = parent->last;
+        void *arc = t->pend[i];
+        if (!child || child->arc != arc) {
+            child = hash_find(f, parent, arc);
+            if (!child) child = child_create(f, t, parent, arc);
+            parent->last = child;
+        }
+        t->active = child;
+    }
+    t->npend = 0;
+}
+
+bd_node *bd_active(bd_tree *t)
+{
+    if (t->npend > 0) materialize(t);
+    return t->active;
+}
+
+/* LAZY CHAIN.  A call only notes its arc; the nodes are built when a line
+** is loaded (bd_active).  A call that loads nothing -- most calls of small
+** functions -- would create a node that its return prunes at once with
+** nothing pending, so not building it changes no cost: the nodes that do
+** get built are exactly the ones an eager tree would have then. */
 void bd_call(bd_tree *t, void *arc)
 {
     bd_forest *f = t->forest;
-    bd_node *parent = t->active, *child;
 
-    if (!parent) bd_fail("bd_call: tree is closed");
+    if (!t->active) bd_fail("bd_call: tree is closed");
     if (!arc) bd_fail("bd_call: NULL arc");
-    child = parent->last;
-    if (!child || child->arc != arc) {
-        child = hash_find(f, parent, arc);
-        if (!child) child = child_create(f, t, parent, arc);
-        parent->last = child;
+    if (t->npend == t->pend_size) {
+        int size = t->pend_size ? 2 * t->pend_size : 64, i;
+        void **pend = bd_alloc((unsigned long)size * sizeof(void *));
+        for (i = 0; i < t->npend; i++) pend[i] = t->pend[i];
+        if (t->pend) bd_free(t->pend);
+        t->pend = pend;
+        t->pend_size = size;
     }
-    t->active = child;
+    t->pend[t->npend++] = arc;
     t->depth++;
     f->calls++;
     f->nodes_sum += f->nodes_now;
@@ -434,6 +474,11 @@ void bd_return(bd_tree *t, int levels)
     bd_forest *f = t->forest;
     if (levels < 0) bd_fail("bd_return: negative level count");
     if (!t->active) bd_fail("bd_return: tree is closed");
+    while (levels > 0 && t->npend > 0) {   /* calls without nodes */
+        t->npend--;
+        t->depth--;
+        levels--;
+    }
     while (levels-- > 0) {
         bd_node *was = t->active;
         if (!was->parent) bd_fail("bd_return: return past the root");
@@ -628,7 +673,7 @@ static void check_tree(const bd_forest *f, const bd_tree *t)
         nd = nd->parent;
         depth++;
     }
-    if (nd != t->root || depth != t->depth)
+    if (nd != t->root || depth + t->npend != t->depth)
         bd_fail("bd_check: active chain does not match depth");
 }
 

@@ -45,7 +45,9 @@ bd_tree *bd_tree_new(bd_forest *);        /* new context, its root active   */
 ** more; the tree and its nodes go away once no line references them.
 ** The bd_tree pointer must not be used after this call. */
 void     bd_tree_close(bd_tree *);
-bd_node *bd_active(const bd_tree *);      /* node to store in a loaded line */
+/* Node to store in a loaded line.  Builds the nodes of calls made since
+** the last line load (calls only note their arc, see backdate.c). */
+bd_node *bd_active(bd_tree *);
 int      bd_tree_depth(const bd_tree *);  /* calls between root and active  */
 
 /* ---- calls and returns ------------------------------------------------- */
