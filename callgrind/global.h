@@ -371,7 +371,8 @@ void  cb_bd_adopt_root(JCC *jcc);
 void  cb_sim_print_summary(const ULong *total);
 Bool  cb_sim_needs_instr_costs(void);
 
-/* Per-instruction info handed to simulation helpers. */
+/* Per-instruction info handed to the branch simulation helpers (the
+ * cache simulation helpers get self-contained descriptors, sim.c). */
 typedef struct SimInstr {
    Addr  addr;
    UInt  size;

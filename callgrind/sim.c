@@ -2,10 +2,12 @@
  * the cache model (cachesim/), the branch predictor and the back-dating
  * tree (backdate/).
  *
- * Instrumentation: per guest instruction, one helper call for the
- * instruction fetch together with its first unguarded data access, and one
- * more per further data access. A read directly followed by a write of the
- * same address and size (read-modify-write) is one access counted as Dw.
+ * Instrumentation: one helper call per run of instructions inside one I1
+ * line (only the first needs a cache lookup, the others are sure hits),
+ * carrying up to three of their data accesses; further accesses take one
+ * call per three (see "Instrumentation" below). A read directly followed by
+ * a write of the same address and size by one instruction
+ * (read-modify-write) is one access counted as Dw.
  *
  * Cache use: a line loaded into a cache remembers its owner, i.e. the cost
  * slot of the loading instruction and the back-dating node active then.
@@ -351,10 +353,11 @@ static inline void do_write_at(ULong *slot, Addr a, UWord size)
 
 /* One helper call simulates a fetch group and/or up to three data
  * accesses (see "Instrumentation" below for how they are formed).
- * Fetch group: instructions first .. first+n_fetch-1, fetch_len bytes in
+ * Fetch group: n_fetch instructions from fetch_addr, fetch_len bytes in
  * all, contiguous and inside one I1 line; the first is looked up, the
- * others are I1 MRU hits by construction (cs_instr_hits). Each access
- * belongs to instruction acc[i].instr and is charged to its cost slot. */
+ * others are I1 MRU hits by construction (cs_instr_hits). Each access is
+ * charged to the cost slot of its instruction (offset acc[i].cost). The
+ * descriptor is self-contained: no per-instruction table is read. */
 typedef struct SimCall {
    Addr     fetch_addr;      /* the group's first instruction */
    UInt     fetch_cost;      /* its cost offset; the others follow */

@@ -44,24 +44,41 @@ BUILD = os.path.join(PERF, "build")
 BIN = os.path.join(BUILD, "bin")
 OUT = os.path.join(BUILD, "out")
 
-# name, command line (full run), command line (--quick).  {bin} is the
-# benchmark build directory, {bench} perf/bench, {data} the generated input.
+# name -> command line per size: "full" (the reference Callgrind with
+# --cacheuse=yes takes 2-6 s on a quiet machine), "medium" (about a third
+# of the work, for a loaded machine) and "quick" (smoke test).  {bin} is
+# the benchmark build directory, {bench} perf/bench, {data} the generated
+# input.
 BENCHMARKS = [
-    ("matmul-ijk", ["{bin}/matmul", "ijk", "320"], ["{bin}/matmul", "ijk", "90"]),
-    ("matmul-ikj", ["{bin}/matmul", "ikj", "320"], ["{bin}/matmul", "ikj", "90"]),
-    ("matmul-blocked", ["{bin}/matmul", "blocked", "320"], ["{bin}/matmul", "blocked", "96"]),
-    ("transpose-naive", ["{bin}/transpose", "naive", "1024", "24"], ["{bin}/transpose", "naive", "512", "2"]),
-    ("transpose-blocked", ["{bin}/transpose", "blocked", "1024", "20"], ["{bin}/transpose", "blocked", "512", "2"]),
-    ("stream+reuse", ["{bin}/stream", "16", "72"], ["{bin}/stream", "8", "2"]),
-    ("pointer-chase", ["{bin}/chase", "400000", "6000000"], ["{bin}/chase", "100000", "500000"]),
-    ("calltree", ["{bin}/calltree", "14", "110"], ["{bin}/calltree", "10", "20"]),
-    ("threads3", ["{bin}/threads3", "28"], ["{bin}/threads3", "1"]),
-    ("gzip", ["/usr/bin/gzip", "-6", "-c", "{data}/text-large.txt"],
-             ["/usr/bin/gzip", "-6", "-c", "{data}/text-small.txt"]),
-    ("perl", ["/usr/bin/perl", "{bench}/words.pl", "{data}/text-small.txt"],
-             ["/usr/bin/perl", "{bench}/words.pl", "{data}/text-tiny.txt"]),
-    ("python3", ["/usr/bin/python3", "{bench}/work.py", "8000"],
-                ["/usr/bin/python3", "{bench}/work.py", "2000"]),
+    ("matmul-ijk", {"full": ["{bin}/matmul", "ijk", "320"], "medium": ["{bin}/matmul", "ijk", "220"],
+                    "quick": ["{bin}/matmul", "ijk", "90"]}),
+    ("matmul-ikj", {"full": ["{bin}/matmul", "ikj", "320"], "medium": ["{bin}/matmul", "ikj", "220"],
+                    "quick": ["{bin}/matmul", "ikj", "90"]}),
+    ("matmul-blocked", {"full": ["{bin}/matmul", "blocked", "320"], "medium": ["{bin}/matmul", "blocked", "224"],
+                        "quick": ["{bin}/matmul", "blocked", "96"]}),
+    ("transpose-naive", {"full": ["{bin}/transpose", "naive", "1024", "24"],
+                         "medium": ["{bin}/transpose", "naive", "1024", "8"],
+                         "quick": ["{bin}/transpose", "naive", "512", "2"]}),
+    ("transpose-blocked", {"full": ["{bin}/transpose", "blocked", "1024", "20"],
+                           "medium": ["{bin}/transpose", "blocked", "1024", "7"],
+                           "quick": ["{bin}/transpose", "blocked", "512", "2"]}),
+    ("stream+reuse", {"full": ["{bin}/stream", "16", "72"], "medium": ["{bin}/stream", "16", "24"],
+                      "quick": ["{bin}/stream", "8", "2"]}),
+    ("pointer-chase", {"full": ["{bin}/chase", "400000", "6000000"], "medium": ["{bin}/chase", "200000", "2000000"],
+                       "quick": ["{bin}/chase", "100000", "500000"]}),
+    ("calltree", {"full": ["{bin}/calltree", "14", "110"], "medium": ["{bin}/calltree", "14", "36"],
+                  "quick": ["{bin}/calltree", "10", "20"]}),
+    ("threads3", {"full": ["{bin}/threads3", "28"], "medium": ["{bin}/threads3", "9"],
+                  "quick": ["{bin}/threads3", "1"]}),
+    ("gzip", {"full": ["/usr/bin/gzip", "-6", "-c", "{data}/text-large.txt"],
+              "medium": ["/usr/bin/gzip", "-6", "-c", "{data}/text-medium.txt"],
+              "quick": ["/usr/bin/gzip", "-6", "-c", "{data}/text-tiny.txt"]}),
+    ("perl", {"full": ["/usr/bin/perl", "{bench}/words.pl", "{data}/text-small.txt"],
+              "medium": ["/usr/bin/perl", "{bench}/words.pl", "{data}/text-tiny.txt"],
+              "quick": ["/usr/bin/perl", "{bench}/words.pl", "{data}/text-tiny.txt"]}),
+    ("python3", {"full": ["/usr/bin/python3", "{bench}/work.py", "8000"],
+                 "medium": ["/usr/bin/python3", "{bench}/work.py", "2700"],
+                 "quick": ["/usr/bin/python3", "{bench}/work.py", "2000"]}),
 ]
 
 C_PROGRAMS = [("matmul", []), ("transpose", []), ("stream", []), ("chase", []),
@@ -193,8 +210,9 @@ def make_text(path, size, seed):
 def make_data():
     os.makedirs(BIN, exist_ok=True)
     make_text(os.path.join(BIN, "text-large.txt"), 1536 * 1024, 1)
+    make_text(os.path.join(BIN, "text-medium.txt"), 512 * 1024, 4)
     make_text(os.path.join(BIN, "text-small.txt"), 320 * 1024, 2)
-    make_text(os.path.join(BIN, "text-tiny.txt"), 48 * 1024, 3)
+    make_text(os.path.join(BIN, "text-tiny.txt"), 112 * 1024, 3)
 
 
 # ---------------------------------------------------------------------------
@@ -287,8 +305,8 @@ def run_all(args, benches, configs):
     done = 0
     t_start = time.time()
     for rep in range(args.reps):
-        for bi, (bench, full, quick) in enumerate(benches):
-            argv = bench_argv(quick if args.quick else full)
+        for bi, (bench, sizes) in enumerate(benches):
+            argv = bench_argv(sizes[args.size])
             shift = (rep + bi) % len(configs)
             order = configs[shift:] + configs[:shift]
             for config in order:
@@ -435,7 +453,8 @@ def write_report(path, data, base, plot_path):
          "- CPU: %s, %s cores online" % (meta["cpu"], meta["cores"]),
          "- load average (1/5/15 min) at start: %s; at end: %s" % (meta["load_start"], meta["load_end"]),
          "- %s; callgrind-bd at %s" % (meta["valgrind"], meta["commit"]),
-         "- run time: %.0f s" % meta["elapsed"],
+         "- benchmark sizes: %s (see BENCHMARKS in perf/run.py); run time: %.0f s"
+         % (meta.get("size", "quick" if meta["quick"] else "full"), meta["elapsed"]),
          "- simulated caches: %s" % meta.get("caches", "?"),
          ""]
     if meta.get("note"):
@@ -516,7 +535,11 @@ def print_summary(table, summary, extra):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="small sizes, 1 repetition (smoke test)")
+    ap.add_argument("--quick", action="store_true", help="small sizes, 1 repetition (smoke test): "
+                    "--size quick --reps 1")
+    ap.add_argument("--size", choices=["full", "medium", "quick"], default="full",
+                    help="benchmark sizes (default full; medium: about a third of the work, "
+                    "for a loaded machine)")
     ap.add_argument("--reps", type=int, help="repetitions (default 3, 1 with --quick)")
     ap.add_argument("--only", help="regular expression: run only matching benchmarks")
     ap.add_argument("--configs", help="comma-separated subset of configurations")
@@ -550,6 +573,8 @@ def main():
         raw_path = args.report
         quick = data["meta"]["quick"]
     else:
+        if args.quick:
+            args.size = "quick"
         if args.reps is None:
             args.reps = 1 if args.quick else 3
         if shutil.which("valgrind") is None:
@@ -572,7 +597,7 @@ def main():
                 "cpu": cpu_model(), "cores": os.cpu_count(), "load_start": loadavg(),
                 "valgrind": command_output(["valgrind", "--version"]),
                 "commit": command_output(["git", "describe", "--always", "--dirty"]),
-                "quick": args.quick, "reps": args.reps, "note": args.note,
+                "quick": args.quick, "size": args.size, "reps": args.reps, "note": args.note,
                 "caches": "host-detected" if args.host_caches else " ".join(CACHES),
                 "old_vglib": args.old_vglib, "old_commit": args.old_commit}
         results, extra, elapsed = run_all(args, benches, configs)
