@@ -67,58 +67,8 @@
 */
 #include "backdate.h"
 
-/* ------------------------------------------------------------------------
-** Data structures
-*/
-struct bd_node {
-    bd_node  *parent;      /* NULL for a root                              */
-    void     *arc;         /* the tool's call arc; NULL for a root         */
-    bd_tree  *tree;        /* owning tree; NULL while on the free list     */
-    bd_node  *hnext;       /* hash chain; free-list link when free         */
-    bd_node  *last;        /* hint: child entered last (I4); settle stack  */
-    uint32_t  refs;        /* cache lines referencing this node            */
-    uint32_t  nkids;       /* live children                                */
-    uint64_t  pending[];   /* n counters, not yet delivered                */
-};
-
-struct bd_tree {
-    bd_forest *forest;
-    bd_node   *root;
-    bd_node   *active;     /* deepest node of the active chain built so
-                              far; NULL once closed                       */
-    void     **pend;       /* arcs called below active whose nodes are not
-                              built yet (LAZY CHAIN, see bd_call)          */
-    int        npend, pend_size;
-    bd_tree   *prev, *next;/* the forest's list of live trees              */
-    int        depth;      /* calls between root and the running function  */
-};
-
-/* Header of a pool chunk; the node slots (multiples of 8 bytes) follow. */
-typedef struct bd_chunk {
-    struct bd_chunk *next;
-    uint64_t         pad;
-} bd_chunk;
-
-struct bd_forest {
-    int            n;             /* events per node                       */
-    unsigned long  node_size;     /* bytes per node slot                   */
-    bd_deliver_fn  deliver;
-    void          *ctx;
-
-    bd_node       *free_nodes;    /* pool: reusable slots                  */
-    bd_chunk      *chunks;        /* pool: every chunk, for bd_forest_free */
-    unsigned long  chunk_nodes;   /* slots in the next chunk               */
-
-    bd_node      **bucket;        /* hash of non-root nodes by (parent,arc)*/
-    unsigned       hash_bits;     /* 2^hash_bits buckets                   */
-    uint64_t       hash_count;
-
-    bd_tree       *trees;         /* live trees                            */
-    uint64_t       root_total[BD_MAX_EVENTS];
-
-    uint64_t       n_trees, nodes_now, nodes_max;
-    uint64_t       nodes_created, nodes_pruned, calls, nodes_sum;
-};
+/* The data structures are in backdate_inline.h (included by backdate.h),
+** so that the per-line operations can be inlined into the tool. */
 
 #define FIRST_CHUNK_NODES  256UL
 #define MAX_CHUNK_NODES    16384UL
@@ -320,7 +270,7 @@ static void node_prune(bd_forest *f, bd_node *nd)
 
 /* Prune nd and then its ancestors for as long as they qualify (I1).
 ** Iterative: recursion in the program must not recurse here. */
-static void prune_upward(bd_forest *f, bd_node *nd)
+void bd__prune_upward(bd_forest *f, bd_node *nd)
 {
     while (prunable(nd)) {
         bd_node *p = nd->parent;
@@ -405,7 +355,7 @@ void bd_tree_close(bd_tree *t)
     if (t->pend) bd_free(t->pend);
     t->pend = 0;
     t->pend_size = 0;
-    prune_upward(t->forest, was);        /* may free t */
+    bd__prune_upward(t->forest, was);        /* may free t */
 }
 
 
@@ -421,7 +371,7 @@ static bd_node *child_create(bd_forest *f, bd_tree *t, bd_node *parent,
 }
 
 /* Build the nodes of the pending calls (LAZY CHAIN). */
-static void materialize(bd_tree *t)
+void bd__materialize(bd_tree *t)
 {
     bd_forest *f = t->forest;
     int i;
@@ -438,11 +388,6 @@ static void materialize(bd_tree *t)
     t->npend = 0;
 }
 
-bd_node *bd_active(bd_tree *t)
-{
-    if (t->npend > 0) materialize(t);
-    return t->active;
-}
 
 /* LAZY CHAIN.  A call only notes its arc; the nodes are built when a line
 ** is loaded (bd_active).  A call that loads nothing -- most calls of small
@@ -484,7 +429,7 @@ void bd_return(bd_tree *t, int levels)
         if (!was->parent) bd_fail("bd_return: return past the root");
         t->active = was->parent;
         t->depth--;
-        prune_upward(f, was);       /* stops at the new active node (I2) */
+        bd__prune_upward(f, was);       /* stops at the new active node (I2) */
     }
 }
 
@@ -512,21 +457,7 @@ void bd_adopt_root(bd_tree *t, void *arc)
 /* ------------------------------------------------------------------------
 ** Cache lines
 */
-void bd_ref(bd_node *nd)
-{
-    if (!nd || !nd->tree) bd_fail("bd_ref: not a live node");
-    if (++nd->refs == 0) bd_fail("bd_ref: reference count overflow");
-}
-
-void bd_evict(bd_node *nd, const uint64_t *costs)
-{
-    bd_forest *f;
-    if (!nd || !nd->tree || nd->refs == 0)
-        bd_fail("bd_evict: node holds no reference");
-    f = nd->tree->forest;
-    if (costs) pending_add(nd->pending, costs, f->n);
-    if (--nd->refs == 0) prune_upward(f, nd);
-}
+/* bd_ref, bd_evict and bd_active are inline, in backdate_inline.h. */
 
 /* ------------------------------------------------------------------------
 ** Visiting every live node: hashed non-root nodes, then the roots.

@@ -46,8 +46,9 @@ bd_tree *bd_tree_new(bd_forest *);        /* new context, its root active   */
 ** The bd_tree pointer must not be used after this call. */
 void     bd_tree_close(bd_tree *);
 /* Node to store in a loaded line.  Builds the nodes of calls made since
-** the last line load (calls only note their arc, see backdate.c). */
-bd_node *bd_active(bd_tree *);
+** the last line load (calls only note their arc, see backdate.c).
+** Inline (backdate_inline.h). */
+static inline bd_node *bd_active(bd_tree *);
 int      bd_tree_depth(const bd_tree *);  /* calls between root and active  */
 
 /* ---- calls and returns ------------------------------------------------- */
@@ -58,10 +59,10 @@ void bd_return(bd_tree *, int levels);    /* past the root: bd_fail         */
 void bd_adopt_root(bd_tree *, void *arc);
 
 /* ---- cache lines ------------------------------------------------------- */
-void bd_ref(bd_node *);                   /* a line now references the node */
+static inline void bd_ref(bd_node *);     /* a line now references the node */
 /* The line goes: add costs (n counters, or NULL for none) to the node's
 ** pending counters, drop its reference, prune what became useless. */
-void bd_evict(bd_node *, const uint64_t *costs);
+static inline void bd_evict(bd_node *, const uint64_t *costs);
 
 /* ---- dumps and exit ---------------------------------------------------- */
 /* Deliver all pending counters now, keeping every node: each node's arc
@@ -94,5 +95,7 @@ unsigned long bd_node_bytes(const bd_forest *);  /* bytes per node slot     */
 /* Consistency check for tests and debug builds: walks every node, calls
 ** bd_fail on a broken invariant, returns the number of live nodes. */
 uint64_t bd_check(const bd_forest *);
+
+#include "backdate_inline.h"
 
 #endif /* BACKDATE_H */
