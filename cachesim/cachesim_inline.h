@@ -16,8 +16,11 @@ typedef struct {
   uint32_t mask;    /* bytes touched, line_size/32 bytes per bit */
 } cs_use;
 
-/* Who loaded one line (cacheuse only). */
+/* One line's use data and who loaded it (cacheuse only).  32 bytes,
+   32-byte aligned: an eviction reads use, owner and flag from one host
+   cache line (the LL arrays are megabytes, so each touch is a host miss). */
 typedef struct {
+  cs_use   use;
   cs_owner owner;
   uint32_t ll_slot; /* L1 only: LL slot the line was linked to at load */
   uint32_t owned;   /* loaded by an access since the last flush/clear */
@@ -34,8 +37,8 @@ typedef struct {
   uint32_t  line_mask;    /* line_size - 1 */
   int       assoc, line_bits, line_size, size, sets;
   /* cacheuse only */
-  cs_use   *use;          /* per slot (set * assoc + way number) */
-  cs_line  *line;         /* per slot */
+  cs_line  *line;         /* per slot (set * assoc + way number) */
+  void     *line_mem;     /* line's allocation (line is aligned in it) */
   uint32_t *first_bits;   /* [offset]: mask bits from offset to line end */
   uint32_t *last_bits;    /* [offset]: mask bits from line start to offset */
   uint8_t  *dirty;        /* per slot; LL with cacheuse + write-back only */
@@ -85,7 +88,7 @@ static inline int cs__mru_hit_use(cs_cache *c, uint64_t a, unsigned size)
   e = c->tags[slot0];
   if ((e & c->tag_mask) != (a & c->tag_mask))
     return 0;
-  u = &c->use[slot0 + (e & ~c->tag_mask)];
+  u = &c->line[slot0 + (e & ~c->tag_mask)].use;
   u->count++;
   u->mask |= c->first_bits[first] & c->last_bits[last];
   return 1;
@@ -178,7 +181,7 @@ static inline void cs_instr_hits(cs_sim *s, uint64_t a, uint64_t end,
     return;
   slot0 = ((a >> c->line_bits) & c->sets_mask) * (uint64_t)c->assoc;
   e = c->tags[slot0];
-  u = &c->use[slot0 + (e & ~c->tag_mask)];
+  u = &c->line[slot0 + (e & ~c->tag_mask)].use;
   u->count += n;
   u->mask |= c->first_bits[a & c->line_mask] & c->last_bits[end & c->line_mask];
 }
