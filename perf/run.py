@@ -398,9 +398,9 @@ def markdown_targets(summary, base_summary, cpu_summary, base_cpu_summary):
     """Targets on the median benchmark: wall-time ratios (the targets'
     measure) and, for reference, CPU-time ratios; before/after if known."""
     has_base = base_summary is not None
-    lines = ["| target (median benchmark) | %swall | %sCPU | met (wall) |"
+    lines = ["| target (median benchmark) | %swall | %sCPU | met (wall) | met (CPU) |"
              % ("wall before | " if has_base else "", "CPU before | " if has_base else ""),
-             "|---|%s---|%s---|---|" % ("---|" if has_base else "", "---|" if has_base else "")]
+             "|---|%s---|%s---|---|---|" % ("---|" if has_base else "", "---|" if has_base else "")]
     for key, limit, text in TARGETS:
         if key not in summary:
             continue
@@ -411,8 +411,10 @@ def markdown_targets(summary, base_summary, cpu_summary, base_cpu_summary):
         if has_base:
             cols.append(fmt(base_cpu_summary.get(key)))
         cols.append(fmt(cpu_summary.get(key)))
-        lines.append("| %s | %s | %s |" % (text, " | ".join(cols),
-                                           "yes" if summary[key] <= limit else "**no**"))
+        met_cpu = cpu_summary.get(key) is not None and cpu_summary[key] <= limit
+        lines.append("| %s | %s | %s | %s |" % (text, " | ".join(cols),
+                                                "yes" if summary[key] <= limit else "**no**",
+                                                "yes" if met_cpu else "**no**"))
     return lines
 
 
@@ -430,7 +432,7 @@ def before_medians(med):
     return out
 
 
-def write_report(path, data, base, plot_path):
+def write_report(path, data, base, plot_path, plot_field="wall"):
     med = medians(data["results"])
     same_run_before = before_medians(med)
     if same_run_before is not None:
@@ -497,7 +499,10 @@ def write_report(path, data, base, plot_path):
         L += ["", "Note: total Ir differs between the reference and ours for: %s "
               "(nondeterministic programs, e.g. threads, differ from run to run)." % ", ".join(mismatch)]
     if plot_path:
-        L += ["", "## Plot", "", "![ratios per benchmark](%s)" % os.path.relpath(plot_path, os.path.dirname(path))]
+        L += ["", "## Plot", "",
+              "Ratios of %s time (CPU time is plotted when the load average exceeded the core count)."
+              % ("CPU" if plot_field == "cpu" else "wall"), "",
+              "![ratios per benchmark](%s)" % os.path.relpath(plot_path, os.path.dirname(path))]
     else:
         L += ["", "(No plot: no python3 with matplotlib found; `apt-get install python3-matplotlib`.)"]
     with open(path, "w") as f:
@@ -513,12 +518,22 @@ def find_plot_python():
     return None
 
 
-def draw_plot(raw_path, png_path):
+def plot_time_field(data):
+    """CPU time when the machine was loaded (1-minute load average above
+    the number of cores at start or end), else wall time."""
+    meta = data["meta"]
+    cores = meta.get("cores") or 1
+    loads = [float(meta[k].split()[0]) for k in ("load_start", "load_end") if meta.get(k)]
+    has_cpu = all("cpu" in r for per in data["results"].values() for runs in per.values() for r in runs)
+    return "cpu" if has_cpu and loads and max(loads) > cores else "wall"
+
+
+def draw_plot(raw_path, png_path, field):
     py = find_plot_python()
     if not py:
         log("note: no python3 with matplotlib, plot skipped (apt-get install python3-matplotlib)")
         return None
-    r = subprocess.run([py, os.path.join(PERF, "plot.py"), raw_path, png_path],
+    r = subprocess.run([py, os.path.join(PERF, "plot.py"), raw_path, png_path, field],
                        capture_output=True, text=True)
     if r.returncode != 0:
         log("note: plot failed: " + r.stderr.strip()[-500:])
@@ -616,8 +631,9 @@ def main():
     png = os.path.splitext(report)[0].replace("RESULTS", "ratios") + ".png"
     if os.path.basename(png) == os.path.basename(report):
         png = report + ".png"
-    plot = draw_plot(raw_path, png)
-    table, summary = write_report(report, data, base, plot)
+    field = plot_time_field(data)
+    plot = draw_plot(raw_path, png, field)
+    table, summary = write_report(report, data, base, plot, field)
     print_summary(table, summary, data["extra"])
     log("report: %s%s" % (report, (", plot: %s" % plot) if plot else ""))
 
