@@ -63,6 +63,8 @@ static inline void bd_ref(bd_node *);     /* a line now references the node */
 /* The line goes: add costs (n counters, or NULL for none) to the node's
 ** pending counters, drop its reference, prune what became useless. */
 static inline void bd_evict(bd_node *, const uint64_t *costs);
+/* The same when only counters first and first + 1 are non-zero. */
+static inline void bd_evict2(bd_node *, int first, uint64_t a, uint64_t b);
 
 /* ---- dumps and exit ---------------------------------------------------- */
 /* Deliver all pending counters now, keeping every node: each node's arc

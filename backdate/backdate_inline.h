@@ -90,4 +90,16 @@ static inline void bd_evict(bd_node *nd, const uint64_t *costs)
     if (--nd->refs == 0) bd__prune_upward(f, nd);
 }
 
+/* bd_evict for costs that are zero but for counters first and first + 1
+** (first + 1 < the forest's event count): the same effect with two
+** additions, for the tool's per-level AcCost/SpLoss pair. */
+static inline void bd_evict2(bd_node *nd, int first, uint64_t a, uint64_t b)
+{
+    if (!nd || !nd->tree || nd->refs == 0)
+        bd_fail("bd_evict: node holds no reference");
+    nd->pending[first] += a;
+    nd->pending[first + 1] += b;
+    if (--nd->refs == 0) bd__prune_upward(nd->tree->forest, nd);
+}
+
 #endif /* BACKDATE_INLINE_H */

@@ -221,6 +221,7 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
    ULong *slot = owner_slot(o);
    uint64_t bd[BD_MAX] = { 0 };
    Bool counted = cb_clo.backdate_check && ((UWord)o->slot & OWNER_COLLECTED);
+   Int pair = level == 1 ? BD_AC1 : BD_AC2;   /* this level's AcCost, SpLoss */
 
    if (UNLIKELY(n_dropped > 0) && is_dropped(slot)) {
       if (o->node) bd_evict((bd_node *)o->node, NULL);
@@ -229,16 +230,23 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
 
    if (level == 1) {
       slot[EVP(EV_AcCost1)] += accost; slot[EVP(EV_SpLoss1)] += sploss;
-      bd[BD_AC1] = accost; bd[BD_SP1] = sploss;
    } else {
       slot[EVP(EV_AcCost2)] += accost; slot[EVP(EV_SpLoss2)] += sploss;
-      bd[BD_AC2] = accost; bd[BD_SP2] = sploss;
    }
-   if (counted) {
-      slot[EVP(level == 1 ? EV_L1ldB : EV_LLldB)]++;
-      bd[level == 1 ? BD_L1B : BD_LLB] = 1;
+   if (!o->node) {
+      if (counted) slot[EVP(level == 1 ? EV_L1ldB : EV_LLldB)]++;
+      return;
    }
-   if (o->node) bd_evict((bd_node *)o->node, bd);
+   /* the common case: only this level's pair goes to the tree */
+   if (!counted) {
+      bd_evict2((bd_node *)o->node, pair, accost, sploss);
+      return;
+   }
+   slot[EVP(level == 1 ? EV_L1ldB : EV_LLldB)]++;
+   bd[pair] = accost;
+   bd[pair + 1] = sploss;
+   bd[level == 1 ? BD_L1B : BD_LLB] = 1;
+   bd_evict((bd_node *)o->node, bd);
 }
 
 /* Back-dated costs reaching a call arc. */

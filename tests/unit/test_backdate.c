@@ -497,7 +497,15 @@ static void op_evict(oracle *o, int s)
     int drop_only = rnd_below(o, 10) == 0;
     if (!l->live) return;
     random_costs(o, c);
-    bd_evict(l->node, drop_only ? NULL : c);
+    if (!drop_only && o->cfg->n_events >= 2 && rnd_below(o, 3) == 0) {
+        /* the pair form: only counters k and k + 1 */
+        int i, k = rnd_below(o, o->cfg->n_events - 1);
+        for (i = 0; i < o->cfg->n_events; i++)
+            if (i != k && i != k + 1) c[i] = 0;
+        bd_evict2(l->node, k, c[k], c[k + 1]);
+    } else {
+        bd_evict(l->node, drop_only ? NULL : c);
+    }
     ref_evict(o, l, drop_only ? NULL : c);
 }
 
