@@ -18,7 +18,9 @@
 ** partial call tree.  A node stands for "this call arc, under this parent
 ** node"; the root has no arc.  One node per open tree is ACTIVE: the
 ** function running now.  A call finds or creates the active node's child
-** for the arc and makes it active; a return makes the parent active.  A
+** for the arc and makes it active; a return makes the parent active.
+** (Calls build their nodes lazily, at the next line load: LAZY CHAIN at
+** bd_call.)  A
 ** loaded line stores the active node and holds a reference to it.  When
 ** the line is evicted its metrics go into the node's PENDING counters and
 ** the reference is dropped.
@@ -65,54 +67,8 @@
 */
 #include "backdate.h"
 
-/* ------------------------------------------------------------------------
-** Data structures
-*/
-struct bd_node {
-    bd_node  *parent;      /* NULL for a root                              */
-    void     *arc;         /* the tool's call arc; NULL for a root         */
-    bd_tree  *tree;        /* owning tree; NULL while on the free list     */
-    bd_node  *hnext;       /* hash chain; free-list link when free         */
-    bd_node  *last;        /* hint: child entered last (I4); settle stack  */
-    uint32_t  refs;        /* cache lines referencing this node            */
-    uint32_t  nkids;       /* live children                                */
-    uint64_t  pending[];   /* n counters, not yet delivered                */
-};
-
-struct bd_tree {
-    bd_forest *forest;
-    bd_node   *root;
-    bd_node   *active;     /* NULL once closed                             */
-    bd_tree   *prev, *next;/* the forest's list of live trees              */
-    int        depth;      /* calls between root and active                */
-};
-
-/* Header of a pool chunk; the node slots (multiples of 8 bytes) follow. */
-typedef struct bd_chunk {
-    struct bd_chunk *next;
-    uint64_t         pad;
-} bd_chunk;
-
-struct bd_forest {
-    int            n;             /* events per node                       */
-    unsigned long  node_size;     /* bytes per node slot                   */
-    bd_deliver_fn  deliver;
-    void          *ctx;
-
-    bd_node       *free_nodes;    /* pool: reusable slots                  */
-    bd_chunk      *chunks;        /* pool: every chunk, for bd_forest_free */
-    unsigned long  chunk_nodes;   /* slots in the next chunk               */
-
-    bd_node      **bucket;        /* hash of non-root nodes by (parent,arc)*/
-    unsigned       hash_bits;     /* 2^hash_bits buckets                   */
-    uint64_t       hash_count;
-
-    bd_tree       *trees;         /* live trees                            */
-    uint64_t       root_total[BD_MAX_EVENTS];
-
-    uint64_t       n_trees, nodes_now, nodes_max;
-    uint64_t       nodes_created, nodes_pruned, calls, nodes_sum;
-};
+/* The data structures are in backdate_inline.h (included by backdate.h),
+** so that the per-line operations can be inlined into the tool. */
 
 #define FIRST_CHUNK_NODES  256UL
 #define MAX_CHUNK_NODES    16384UL
@@ -314,7 +270,7 @@ static void node_prune(bd_forest *f, bd_node *nd)
 
 /* Prune nd and then its ancestors for as long as they qualify (I1).
 ** Iterative: recursion in the program must not recurse here. */
-static void prune_upward(bd_forest *f, bd_node *nd)
+void bd__prune_upward(bd_forest *f, bd_node *nd)
 {
     while (prunable(nd)) {
         bd_node *p = nd->parent;
@@ -353,6 +309,7 @@ void bd_forest_free(bd_forest *f)
     while (f->trees) {
         bd_tree *t = f->trees;
         f->trees = t->next;
+        if (t->pend) bd_free(t->pend);
         bd_free(t);
     }
     while (f->chunks) {
@@ -394,10 +351,13 @@ void bd_tree_close(bd_tree *t)
     if (!was) bd_fail("bd_tree_close: tree already closed");
     t->active = 0;
     t->depth = 0;
-    prune_upward(t->forest, was);        /* may free t */
+    t->npend = 0;
+    if (t->pend) bd_free(t->pend);
+    t->pend = 0;
+    t->pend_size = 0;
+    bd__prune_upward(t->forest, was);        /* may free t */
 }
 
-bd_node *bd_active(const bd_tree *t) { return t->active; }
 
 int bd_tree_depth(const bd_tree *t) { return t->depth; }
 
@@ -412,20 +372,45 @@ static bd_node *child_create(bd_forest *f, bd_tree *t, bd_node *parent,
     return nd;
 }
 
+/* Build the nodes of the pending calls (LAZY CHAIN). */
+void bd__materialize(bd_tree *t)
+{
+    bd_forest *f = t->forest;
+    int i;
+    for (i = 0; i < t->npend; i++) {
+        bd_node *parent = t->active, *child = parent->last;
+        void *arc = t->pend[i];
+        if (!child || child->arc != arc) {
+            child = hash_find(f, parent, arc);
+            if (!child) child = child_create(f, t, parent, arc);
+            parent->last = child;
+        }
+        t->active = child;
+    }
+    t->npend = 0;
+}
+
+
+/* LAZY CHAIN.  A call only notes its arc; the nodes are built when a line
+** is loaded (bd_active).  A call that loads nothing -- most calls of small
+** functions -- would create a node that its return prunes at once with
+** nothing pending, so not building it changes no cost: the nodes that do
+** get built are exactly the ones an eager tree would have then. */
 void bd_call(bd_tree *t, void *arc)
 {
     bd_forest *f = t->forest;
-    bd_node *parent = t->active, *child;
 
-    if (!parent) bd_fail("bd_call: tree is closed");
+    if (!t->active) bd_fail("bd_call: tree is closed");
     if (!arc) bd_fail("bd_call: NULL arc");
-    child = parent->last;
-    if (!child || child->arc != arc) {
-        child = hash_find(f, parent, arc);
-        if (!child) child = child_create(f, t, parent, arc);
-        parent->last = child;
+    if (t->npend == t->pend_size) {
+        int size = t->pend_size ? 2 * t->pend_size : 64, i;
+        void **pend = bd_alloc((unsigned long)size * sizeof(void *));
+        for (i = 0; i < t->npend; i++) pend[i] = t->pend[i];
+        if (t->pend) bd_free(t->pend);
+        t->pend = pend;
+        t->pend_size = size;
     }
-    t->active = child;
+    t->pend[t->npend++] = arc;
     t->depth++;
     f->calls++;
     f->nodes_sum += f->nodes_now;
@@ -436,12 +421,17 @@ void bd_return(bd_tree *t, int levels)
     bd_forest *f = t->forest;
     if (levels < 0) bd_fail("bd_return: negative level count");
     if (!t->active) bd_fail("bd_return: tree is closed");
+    while (levels > 0 && t->npend > 0) {   /* calls without nodes */
+        t->npend--;
+        t->depth--;
+        levels--;
+    }
     while (levels-- > 0) {
         bd_node *was = t->active;
         if (!was->parent) bd_fail("bd_return: return past the root");
         t->active = was->parent;
         t->depth--;
-        prune_upward(f, was);       /* stops at the new active node (I2) */
+        bd__prune_upward(f, was);       /* stops at the new active node (I2) */
     }
 }
 
@@ -469,21 +459,7 @@ void bd_adopt_root(bd_tree *t, void *arc)
 /* ------------------------------------------------------------------------
 ** Cache lines
 */
-void bd_ref(bd_node *nd)
-{
-    if (!nd || !nd->tree) bd_fail("bd_ref: not a live node");
-    if (++nd->refs == 0) bd_fail("bd_ref: reference count overflow");
-}
-
-void bd_evict(bd_node *nd, const uint64_t *costs)
-{
-    bd_forest *f;
-    if (!nd || !nd->tree || nd->refs == 0)
-        bd_fail("bd_evict: node holds no reference");
-    f = nd->tree->forest;
-    if (costs) pending_add(nd->pending, costs, f->n);
-    if (--nd->refs == 0) prune_upward(f, nd);
-}
+/* bd_ref, bd_evict and bd_active are inline, in backdate_inline.h. */
 
 /* ------------------------------------------------------------------------
 ** Visiting every live node: hashed non-root nodes, then the roots.
@@ -630,7 +606,7 @@ static void check_tree(const bd_forest *f, const bd_tree *t)
         nd = nd->parent;
         depth++;
     }
-    if (nd != t->root || depth != t->depth)
+    if (nd != t->root || depth + t->npend != t->depth)
         bd_fail("bd_check: active chain does not match depth");
 }
 

@@ -45,7 +45,10 @@ bd_tree *bd_tree_new(bd_forest *);        /* new context, its root active   */
 ** more; the tree and its nodes go away once no line references them.
 ** The bd_tree pointer must not be used after this call. */
 void     bd_tree_close(bd_tree *);
-bd_node *bd_active(const bd_tree *);      /* node to store in a loaded line */
+/* Node to store in a loaded line.  Builds the nodes of calls made since
+** the last line load (calls only note their arc, see backdate.c).
+** Inline (backdate_inline.h). */
+static inline bd_node *bd_active(bd_tree *);
 int      bd_tree_depth(const bd_tree *);  /* calls between root and active  */
 bd_tree *bd_node_tree(const bd_node *);   /* the tree a live node is in     */
 
@@ -57,10 +60,12 @@ void bd_return(bd_tree *, int levels);    /* past the root: bd_fail         */
 void bd_adopt_root(bd_tree *, void *arc);
 
 /* ---- cache lines ------------------------------------------------------- */
-void bd_ref(bd_node *);                   /* a line now references the node */
+static inline void bd_ref(bd_node *);     /* a line now references the node */
 /* The line goes: add costs (n counters, or NULL for none) to the node's
 ** pending counters, drop its reference, prune what became useless. */
-void bd_evict(bd_node *, const uint64_t *costs);
+static inline void bd_evict(bd_node *, const uint64_t *costs);
+/* The same when only counters first and first + 1 are non-zero. */
+static inline void bd_evict2(bd_node *, int first, uint64_t a, uint64_t b);
 
 /* ---- dumps and exit ---------------------------------------------------- */
 /* Deliver all pending counters now, keeping every node: each node's arc
@@ -93,5 +98,7 @@ unsigned long bd_node_bytes(const bd_forest *);  /* bytes per node slot     */
 /* Consistency check for tests and debug builds: walks every node, calls
 ** bd_fail on a broken invariant, returns the number of live nodes. */
 uint64_t bd_check(const bd_forest *);
+
+#include "backdate_inline.h"
 
 #endif /* BACKDATE_H */

@@ -227,7 +227,7 @@ static void empty_cache(cs_cache *c, int use)
   for (i = 0; i < n; i++) {
     c->tags[i] = use ? i % (unsigned)c->assoc : 0;
     if (use) {
-      c->use[i].count = c->use[i].mask = 0;
+      c->line[i].use.count = c->line[i].use.mask = 0;
       c->line[i].owned = 0;
       c->line[i].ll_slot = 0;
       c->line[i].owner.slot = c->line[i].owner.node = 0;
@@ -261,8 +261,8 @@ static void init_cache(cs_cache *c, const cs_geometry *g, int use,
     if (tag_shift < 31 && (1 << tag_shift) < c->assoc)
       cs_fail("cachesim: associativity too high for cache use statistics"
               " (Unsupported cache configuration)");
-    c->use = cs_alloc(sizeof(cs_use) * n_slots(c));
-    c->line = cs_alloc(sizeof(cs_line) * n_slots(c));
+    c->line_mem = cs_alloc(sizeof(cs_line) * n_slots(c) + 32);
+    c->line = (cs_line *)(((uintptr_t)c->line_mem + 31) & ~(uintptr_t)31);
     c->first_bits = cs_alloc(sizeof(uint32_t) * (unsigned)c->line_size);
     c->last_bits = cs_alloc(sizeof(uint32_t) * (unsigned)c->line_size);
     init_use_masks(c);
@@ -275,9 +275,8 @@ static void init_cache(cs_cache *c, const cs_geometry *g, int use,
 static void free_cache(cs_cache *c)
 {
   cs_free(c->tags);
-  if (c->use) {
-    cs_free(c->use);
-    cs_free(c->line);
+  if (c->line) {
+    cs_free(c->line_mem);
     cs_free(c->first_bits);
     cs_free(c->last_bits);
   }
@@ -515,13 +514,13 @@ static void report_evict(cs_sim *s, int level, cs_line *ln, uint32_t accost,
 static void evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
 {
   cs_line *ln = &c->line[slot];
-  cs_use *u = &c->use[slot];
+  cs_use *u = &ln->use;
   uint32_t accost = 0, sploss = 0;
 
   if (!ln->owned)
     return;
   if (u->count > 0 && s->collect) {
-    cs_use *llu = &s->ll.use[ln->ll_slot];
+    cs_use *llu = &s->ll.line[ln->ll_slot].use;
     accost = 1000 / u->count;
     sploss = spatial_loss(c, u->mask);
     llu->mask |= u->mask;
@@ -533,7 +532,7 @@ static void evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
 static void evict_ll(cs_sim *s, uint32_t slot)
 {
   cs_line *ln = &s->ll.line[slot];
-  cs_use *u = &s->ll.use[slot];
+  cs_use *u = &ln->use;
   uint32_t accost = 0, sploss = 0;
 
   if (!ln->owned)
@@ -551,8 +550,8 @@ static void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
   static const cs_owner nobody;
   cs_line *ln = &c->line[slot];
 
-  c->use[slot].count = count;
-  c->use[slot].mask = mask;
+  ln->use.count = count;
+  ln->use.mask = mask;
   ln->owner = owner ? *owner : nobody;
   ln->owned = 1;
   if (s->hooks.on_load)
@@ -600,8 +599,8 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
   uint32_t slot = use_set_ref(c, set_no, a & c->tag_mask, &hit);
 
   if (hit) {
-    c->use[slot].count++;
-    c->use[slot].mask |= bits;
+    c->line[slot].use.count++;
+    c->line[slot].use.mask |= bits;
     if (s->wb && is_write) {   /* write-through; the L1 line keeps its link */
       observe_ll(s, memline, 1, 0, CS_LL_DEMAND);
       use_ll_ref(s, memline, 0, owner, 1);

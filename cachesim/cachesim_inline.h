@@ -16,8 +16,11 @@ typedef struct {
   uint32_t mask;    /* bytes touched, line_size/32 bytes per bit */
 } cs_use;
 
-/* Who loaded one line (cacheuse only). */
+/* One line's use data and who loaded it (cacheuse only).  32 bytes,
+   32-byte aligned: an eviction reads use, owner and flag from one host
+   cache line (the LL arrays are megabytes, so each touch is a host miss). */
 typedef struct {
+  cs_use   use;
   cs_owner owner;
   uint32_t ll_slot; /* L1 only: LL slot the line was linked to at load */
   uint32_t owned;   /* loaded by an access since the last flush/clear */
@@ -34,8 +37,8 @@ typedef struct {
   uint32_t  line_mask;    /* line_size - 1 */
   int       assoc, line_bits, line_size, size, sets;
   /* cacheuse only */
-  cs_use   *use;          /* per slot (set * assoc + way number) */
-  cs_line  *line;         /* per slot */
+  cs_line  *line;         /* per slot (set * assoc + way number) */
+  void     *line_mem;     /* line's allocation (line is aligned in it) */
   uint32_t *first_bits;   /* [offset]: mask bits from offset to line end */
   uint32_t *last_bits;    /* [offset]: mask bits from line start to offset */
   uint8_t  *dirty;        /* per slot; LL with cacheuse + write-back only */
@@ -87,7 +90,7 @@ static inline int cs__mru_hit_use(cs_cache *c, uint64_t a, unsigned size)
   e = c->tags[slot0];
   if ((e & c->tag_mask) != (a & c->tag_mask))
     return 0;
-  u = &c->use[slot0 + (e & ~c->tag_mask)];
+  u = &c->line[slot0 + (e & ~c->tag_mask)].use;
   u->count++;
   u->mask |= c->first_bits[first] & c->last_bits[last];
   return 1;
@@ -122,6 +125,67 @@ static inline unsigned cs_write(cs_sim *s, uint64_t a, unsigned size,
   if (!s->wb && cs__l1_mru_hit(s, &s->d1, a, size))
     return 0;
   return cs__access(s, &s->d1, a, size, owner, 1);
+}
+
+/* Split form of the three accesses, for callers whose owner is costly to
+   build (only a miss needs it): cs_X_hit() completes the access and
+   returns 1 if it is an L1 MRU hit; otherwise the caller calls
+   cs_X_miss() with the owner.  cs_read(s, a, n, o) is exactly
+   cs_read_hit(s, a, n) ? 0 : cs_read_miss(s, a, n, o), and likewise. */
+static inline int cs_instr_hit(cs_sim *s, uint64_t a, unsigned size)
+{
+  return cs__l1_mru_hit(s, &s->i1, a, size);
+}
+
+static inline int cs_read_hit(cs_sim *s, uint64_t a, unsigned size)
+{
+  return cs__l1_mru_hit(s, &s->d1, a, size);
+}
+
+static inline int cs_write_hit(cs_sim *s, uint64_t a, unsigned size)
+{
+  return !s->wb && cs__l1_mru_hit(s, &s->d1, a, size);
+}
+
+static inline unsigned cs_instr_miss(cs_sim *s, uint64_t a, unsigned size,
+                                     const cs_owner *owner)
+{
+  return cs__access(s, &s->i1, a, size, owner, 0);
+}
+
+static inline unsigned cs_read_miss(cs_sim *s, uint64_t a, unsigned size,
+                                    const cs_owner *owner)
+{
+  return cs__access(s, &s->d1, a, size, owner, 0);
+}
+
+static inline unsigned cs_write_miss(cs_sim *s, uint64_t a, unsigned size,
+                                     const cs_owner *owner)
+{
+  return cs__access(s, &s->d1, a, size, owner, 1);
+}
+
+/* Fetches known to be I1 MRU hits: n instructions occupying the bytes
+   [a, end] of the line that the previous I1 access (cs_instr) touched last,
+   with no I1 access in between -- nothing but fetches reaches I1, so the
+   fetches after the first of a run of instructions within one line qualify.
+   The effect is that of n cs_instr calls that hit: nothing without
+   cacheuse; with it the line's count grows by n and its mask gets the
+   bytes.  This lets the tool simulate such a run with one lookup. */
+static inline void cs_instr_hits(cs_sim *s, uint64_t a, uint64_t end,
+                                 unsigned n)
+{
+  cs_cache *c = &s->i1;
+  uint64_t slot0, e;
+  cs_use *u;
+
+  if (!s->use)
+    return;
+  slot0 = ((a >> c->line_bits) & c->sets_mask) * (uint64_t)c->assoc;
+  e = c->tags[slot0];
+  u = &c->line[slot0 + (e & ~c->tag_mask)].use;
+  u->count += n;
+  u->mask |= c->first_bits[a & c->line_mask] & c->last_bits[end & c->line_mask];
 }
 
 #endif /* CACHESIM_INLINE_H */

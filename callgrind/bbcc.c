@@ -97,17 +97,17 @@ void cb_forall_bbccs(bbcc_hash *h, void (*f)(BBCC *))
       for (b = h->table[i]; b; b = b->next_hash) f(b);
 }
 
+/* The per-instruction cost array lives in the same allocation, right
+ * after the exits: one block instead of two saves the allocator's
+ * per-block overhead, which counts in peak memory for large programs. */
 static BBCC *new_bbcc(BB *bb)
 {
    SizeT sz = sizeof(BBCC) + (bb->cjmp_count + 1) * sizeof(JmpData);
-   BBCC *b = CB_MALLOC("cb.bbcc", sz);
-   VG_(memset)(b, 0, sz);
+   SizeT n = cb_sim_needs_instr_costs() ? (SizeT)bb->instr_count * cb_n_events : 0;
+   BBCC *b = CB_MALLOC("cb.bbcc", sz + n * sizeof(ULong));
+   VG_(memset)(b, 0, sz + n * sizeof(ULong));
    b->bb = bb;
-   if (cb_sim_needs_instr_costs() && bb->instr_count > 0) {
-      SizeT n = (SizeT)bb->instr_count * cb_n_events;
-      b->cost = CB_MALLOC("cb.bbcc.cost", n * sizeof(ULong));
-      VG_(memset)(b->cost, 0, n * sizeof(ULong));
-   }
+   if (n > 0) b->cost = (ULong *)((HChar *)b + sz);   /* sz is 8-aligned */
    cb_stat.distinct_bbccs++;
    return b;
 }
@@ -162,6 +162,10 @@ BBCC *cb_bbcc_for_context(BB *bb, Context *cxt, BBCC *last_bbcc)
 {
    BBCC *b = get_bbcc(bb);
    if (!b->cxt) { adopt_bbcc(b, cxt); return b; }
+   /* Most blocks only ever run in one context: the BB's first cost centre
+    * (hot, like bb) answers without a hash walk. Not with separate
+    * threads, where it may belong to another thread. */
+   if (b->cxt == cxt && !cb_clo.separate_threads) return b;
    /* the block that followed last time usually follows again */
    if (last_bbcc && (b = last_bbcc->lru_next_bbcc) && b->bb == bb && b->cxt == cxt)
       return b;
@@ -328,6 +332,25 @@ static void count_jump(BBCC *from, UInt passed, BBCC *to, Bool conditional)
    j->call_counter++;
 }
 
+/* Inline fast paths of the per-block work below: the common case costs a
+ * compare instead of a call (this function runs for every block). */
+static inline Int unwind_below(Addr sp)
+{
+   if (cb_calls->sp == 0 || cb_calls->entry[cb_calls->sp - 1].sp >= sp) return 0;
+   return cb_unwind_call_stack(sp, 0);
+}
+
+static inline UInt *fn_entry_fast(UInt fn_number)
+{
+   thread_info *t = cb_cur.thread;
+   return fn_number < t->fn_active_size ? &t->fn_active[fn_number] : cb_fn_entry(fn_number);
+}
+
+static inline BBCC *rec_level_fast(BBCC *bbcc, UInt idx)
+{
+   return bbcc->rec_array[idx] ? bbcc->rec_array[idx] : cb_bbcc_rec_level(bbcc, idx);
+}
+
 VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
 {
    ThreadId tid = VG_(get_running_tid)();
@@ -385,7 +408,7 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
          cb_unwind_call_stack(sp, pops);
       }
    } else {
-      if (cb_unwind_call_stack(sp, 0) > 0) kind = jk_Return;
+      if (unwind_below(sp) > 0) kind = jk_Return;
       if (kind == jk_Call) {
          delayed_push = True;
          csp = cb_calls->sp;
@@ -402,7 +425,7 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
    {
       fn_node *top = *cb_fns->top;
       if (top->separate_recs > 1) {
-         UInt *active = cb_fn_entry(top->number);
+         UInt *active = fn_entry_fast(top->number);
          UInt level = *active;
          if (delayed_push && !skip) {
             if (!cb_clo.skip_direct_rec
@@ -411,7 +434,7 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
          }
          if (level > (UInt)top->separate_recs) level = top->separate_recs;
          if (level == 0) { level = 1; *active = 1; }
-         bbcc = cb_bbcc_rec_level(bbcc, level - 1);
+         bbcc = rec_level_fast(bbcc, level - 1);
       }
    }
 

@@ -170,6 +170,8 @@ typedef struct BB {
    JmpInfo   *jmp;
    struct BBCC *bbcc_list;
    struct SimInstr *sim_instr; /* per-instruction info for sim helpers */
+   struct SimCall *sim_calls;  /* descriptors of the sim helper calls (sim.c) */
+   UInt       n_sim_calls;
    struct BB *next;         /* hash chain */
 } BB;
 
@@ -424,7 +426,8 @@ void cb_rd_setup(const struct cs_geometry *ll);
 void cb_rd_clear(void);
 void cb_rd_data(ULong *slot, Addr a, UWord size);
 
-/* Per-instruction info handed to simulation helpers. */
+/* Per-instruction info handed to the branch simulation helpers (the
+ * cache simulation helpers get self-contained descriptors, sim.c). */
 typedef struct SimInstr {
    Addr  addr;
    UInt  size;
@@ -438,6 +441,7 @@ void cb_sim_stmt(IRSB *sbOut, IRStmt *st);
 void cb_sim_exit(IRSB *sbOut, IRStmt *st);
 void cb_sim_flush(IRSB *sbOut);
 void cb_sim_final_jump(IRSB *sbOut, IRSB *sbIn);
+void cb_sim_bb_end(IRSB *sbOut);
 
 void cb_clreq_init(void);
 Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret);

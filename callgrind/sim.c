@@ -2,10 +2,12 @@
  * the cache model (cachesim/), the branch predictor and the back-dating
  * tree (backdate/).
  *
- * Instrumentation: per guest instruction, one helper call for the
- * instruction fetch together with its first unguarded data access, and one
- * more per further data access. A read directly followed by a write of the
- * same address and size (read-modify-write) is one access counted as Dw.
+ * Instrumentation: one helper call per run of instructions inside one I1
+ * line (only the first needs a cache lookup, the others are sure hits),
+ * carrying up to three of their data accesses; further accesses take one
+ * call per three (see "Instrumentation" below). A read directly followed by
+ * a write of the same address and size by one instruction
+ * (read-modify-write) is one access counted as Dw.
  *
  * Cache use: a line loaded into a cache remembers its owner, i.e. the cost
  * slot of the loading instruction and the back-dating node active then.
@@ -38,6 +40,7 @@ static bs_sim   *bsim;
 static bd_forest *forest;
 static cs_geometry g_i1, g_d1, g_ll;
 static Int min_line_size = 64;
+static Int i1_line_bits = 6;      /* log2 of the I1 line size: fetch groups */
 
 /* Back-dated counters, in the forest's order. */
 enum { BD_AC1, BD_SP1, BD_AC2, BD_SP2, BD_L1B, BD_LLB, BD_MAX };
@@ -73,6 +76,9 @@ static void setup_events(void)
       enable_event(EV_sysTime);
       if (cb_clo.collect_systime == SYSTIME_NSEC) enable_event(EV_sysCpuTime);
    }
+   /* the simulation helpers rely on it (HOT_POS) */
+   if (cb_clo.simulate_cache)
+      for (e = EV_Ir; e <= EV_DLmw; e++) tl_assert(cb_ev_pos[e] == (Int)e);
 }
 
 Bool cb_sim_needs_instr_costs(void)
@@ -140,6 +146,7 @@ static void setup_geometry(void)
    check_geometry("D1", &g_d1);
    check_geometry("LL", &g_ll);
    min_line_size = g_i1.line_size;
+   for (i1_line_bits = 0; (1 << i1_line_bits) < g_i1.line_size; i1_line_bits++) ;
    if (g_d1.line_size < min_line_size) min_line_size = g_d1.line_size;
    if (g_ll.line_size < min_line_size) min_line_size = g_ll.line_size;
    if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) {
@@ -213,22 +220,30 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
    ULong *slot = owner_slot(o);
    uint64_t bd[BD_MAX] = { 0 };
    Bool counted = cb_clo.backdate_check && ((UWord)o->slot & OWNER_COLLECTED);
+   Int pair = level == 1 ? BD_AC1 : BD_AC2;   /* this level's AcCost, SpLoss */
 
    if (!slot) return;           /* loaded before a zero: see cb_sim_zero */
+   if (UNLIKELY(cb_clo.objects)) cb_obj_evict(o, level, accost, sploss);
 
    if (level == 1) {
       slot[EVP(EV_AcCost1)] += accost; slot[EVP(EV_SpLoss1)] += sploss;
-      bd[BD_AC1] = accost; bd[BD_SP1] = sploss;
    } else {
       slot[EVP(EV_AcCost2)] += accost; slot[EVP(EV_SpLoss2)] += sploss;
-      bd[BD_AC2] = accost; bd[BD_SP2] = sploss;
    }
-   if (counted) {
-      slot[EVP(level == 1 ? EV_L1ldB : EV_LLldB)]++;
-      bd[level == 1 ? BD_L1B : BD_LLB] = 1;
+   if (!o->node) {
+      if (counted) slot[EVP(level == 1 ? EV_L1ldB : EV_LLldB)]++;
+      return;
    }
-   if (o->node) bd_evict((bd_node *)o->node, bd);
-   if (cb_clo.objects) cb_obj_evict(o, level, accost, sploss);
+   /* the common case: only this level's pair goes to the tree */
+   if (!counted) {
+      bd_evict2((bd_node *)o->node, pair, accost, sploss);
+      return;
+   }
+   slot[EVP(level == 1 ? EV_L1ldB : EV_LLldB)]++;
+   bd[pair] = accost;
+   bd[pair + 1] = sploss;
+   bd[level == 1 ? BD_L1B : BD_LLB] = 1;
+   bd_evict((bd_node *)o->node, bd);
 }
 
 /* Back-dated costs reaching a call arc. */
@@ -291,12 +306,20 @@ void cb_bd_return(Int levels)
 /*--- Run-time helpers                                     ---*/
 /*------------------------------------------------------------*/
 
+/* With --cache-sim=yes the first nine events are always Ir Dr Dw I1mr D1mr
+ * D1mw ILmr DLmr DLmw, at positions 0..8 (setup_events asserts it), so the
+ * hot path adds to constant offsets instead of reading cb_ev_pos[] for
+ * every access. */
+#define HOT_POS(e) ((Int)(e))
+
 /* Cost slot of the running instruction: skipped code charges its caller. */
 static inline ULong *cost_slot(const SimInstr *ii)
 {
    return cb_cur.nonskipped ? cb_cur.nonskipped->skipped : cb_cost_base + ii->cost_offset;
 }
 
+/* Built only on an L1 miss: an MRU hit (almost every access) needs no
+ * owner, and neither does it depend on the simulator's collect flag. */
 static inline const cs_owner *make_owner(cs_owner *o, ULong *slot)
 {
    if (!cb_clo.cacheuse) return NULL;
@@ -311,40 +334,43 @@ static inline const cs_owner *make_owner(cs_owner *o, ULong *slot)
 static inline void count(ULong *slot, unsigned r, EventId ev, EventId l1, EventId ll, EventId dirty)
 {
    ULong *run = cb_cur.cost;
-   slot[EVP(ev)]++; run[EVP(ev)]++;
-   if (r & CS_L1_MISS) {
-      slot[EVP(l1)]++; run[EVP(l1)]++;
+   slot[HOT_POS(ev)]++; run[HOT_POS(ev)]++;
+   if (UNLIKELY(r & CS_L1_MISS)) {
+      slot[HOT_POS(l1)]++; run[HOT_POS(l1)]++;
       if (r & CS_LL_MISS) {
-         slot[EVP(ll)]++; run[EVP(ll)]++;
+         slot[HOT_POS(ll)]++; run[HOT_POS(ll)]++;
          if ((r & CS_LL_DIRTY_MISS) && cb_ev_pos[dirty] >= 0) { slot[EVP(dirty)]++; run[EVP(dirty)]++; }
       }
    }
 }
 
-static inline void do_instr(const SimInstr *ii)
+static inline void do_instr_at(ULong *slot, Addr a, UWord size)
 {
-   ULong *slot = cost_slot(ii);
-   cs_owner o;
-   const cs_owner *ow = make_owner(&o, slot);
-   unsigned r;
-   if (UNLIKELY(cb_clo.objects)) cb_obj_instr_owner((cs_owner *)ow);
-   r = cs_instr(sim, ii->addr, ii->size, ow);
+   unsigned r = 0;
+   if (!cs_instr_hit(sim, a, size)) {
+      cs_owner o;
+      const cs_owner *ow = make_owner(&o, slot);
+      if (UNLIKELY(cb_clo.objects)) cb_obj_instr_owner((cs_owner *)ow);
+      r = cs_instr_miss(sim, a, size, ow);
+   }
    if (cb_cur.collect) count(slot, r, EV_Ir, EV_I1mr, EV_ILmr, EV_ILdmr);
-   if (UNLIKELY(cb_clo.miss_class) && (r || !cb_mc_same_i1_line(ii->addr, ii->size)))
-      cb_mc_instr(slot, ii->addr, ii->size, r);
+   if (UNLIKELY(cb_clo.miss_class) && (r || !cb_mc_same_i1_line(a, size)))
+      cb_mc_instr(slot, a, size, r);
 }
 
 /* Data objects (objects.h): the accessed object's cell rides in the owner
- * of the lines the access loads, and gets the access's outcome. */
-static inline void do_read(const SimInstr *ii, Addr a, UWord size)
+ * of the lines the access loads, and gets the access's outcome; ii is the
+ * accessing instruction (NULL unless --objects=yes). */
+static inline void do_read_at(ULong *slot, SimInstr *ii, Addr a, UWord size)
 {
-   ULong *slot = cost_slot(ii);
-   cs_owner o;
-   const cs_owner *ow = make_owner(&o, slot);
+   unsigned r = 0;
    cb_obj_ref ref;
-   unsigned r;
-   if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before((SimInstr *)ii, a, (cs_owner *)ow);
-   r = cs_read(sim, a, size, ow);
+   if (!cs_read_hit(sim, a, size)) {
+      cs_owner o;
+      const cs_owner *ow = make_owner(&o, slot);
+      if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before(ii, a, (cs_owner *)ow);
+      r = cs_read_miss(sim, a, size, ow);
+   } else if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before(ii, a, NULL);
    if (cb_cur.collect) {
       count(slot, r, EV_Dr, EV_D1mr, EV_DLmr, EV_DLdmr);
       if (UNLIKELY(cb_clo.objects)) cb_obj_count(ref, r, False);
@@ -353,15 +379,16 @@ static inline void do_read(const SimInstr *ii, Addr a, UWord size)
    if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
 }
 
-static inline void do_write(const SimInstr *ii, Addr a, UWord size)
+static inline void do_write_at(ULong *slot, SimInstr *ii, Addr a, UWord size)
 {
-   ULong *slot = cost_slot(ii);
-   cs_owner o;
-   const cs_owner *ow = make_owner(&o, slot);
+   unsigned r = 0;
    cb_obj_ref ref;
-   unsigned r;
-   if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before((SimInstr *)ii, a, (cs_owner *)ow);
-   r = cs_write(sim, a, size, ow);
+   if (!cs_write_hit(sim, a, size)) {
+      cs_owner o;
+      const cs_owner *ow = make_owner(&o, slot);
+      if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before(ii, a, (cs_owner *)ow);
+      r = cs_write_miss(sim, a, size, ow);
+   } else if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before(ii, a, NULL);
    if (cb_cur.collect) {
       count(slot, r, EV_Dw, EV_D1mw, EV_DLmw, EV_DLdmw);
       if (UNLIKELY(cb_clo.objects)) cb_obj_count(ref, r, True);
@@ -370,11 +397,77 @@ static inline void do_write(const SimInstr *ii, Addr a, UWord size)
    if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
 }
 
-static VG_REGPARM(1) void log_I(SimInstr *ii) { do_instr(ii); }
-static VG_REGPARM(3) void log_I_Dr(SimInstr *ii, Addr a, UWord sz) { do_instr(ii); do_read(ii, a, sz); }
-static VG_REGPARM(3) void log_I_Dw(SimInstr *ii, Addr a, UWord sz) { do_instr(ii); do_write(ii, a, sz); }
-static VG_REGPARM(3) void log_Dr(SimInstr *ii, Addr a, UWord sz) { do_read(ii, a, sz); }
-static VG_REGPARM(3) void log_Dw(SimInstr *ii, Addr a, UWord sz) { do_write(ii, a, sz); }
+/* One helper call simulates a fetch group and/or up to three data
+ * accesses (see "Instrumentation" below for how they are formed).
+ * Fetch group: n_fetch instructions from fetch_addr, fetch_len bytes in
+ * all, contiguous and inside one I1 line; the first is looked up, the
+ * others are I1 MRU hits by construction (cs_instr_hits). Each access is
+ * charged to the cost slot of its instruction (offset acc[i].cost). The
+ * descriptor is self-contained: no per-instruction table is read. */
+typedef struct SimCall {
+   Addr     fetch_addr;      /* the group's first instruction */
+   UInt     fetch_cost;      /* its cost offset; the others follow */
+   UShort   fetch_size;      /* its size */
+   UShort   n_fetch, fetch_len;
+   UChar    n_acc;
+   struct { UInt cost; UShort size; UChar write; } acc[3];
+} SimCall;
+
+/* Cost slot at a given offset in the running BBCC. */
+static inline ULong *slot_at(UInt cost_offset)
+{
+   return cb_cur.nonskipped ? cb_cur.nonskipped->skipped : cb_cost_base + cost_offset;
+}
+
+/* Ir of the group's n instructions after the first: they hit. Their cost
+ * slots follow the first one's, cb_n_events apart. */
+static inline void count_more_fetches(UInt first_cost, UInt n)
+{
+   UInt k;
+   if (!cb_cur.collect) return;
+   if (cb_cur.nonskipped) cb_cur.nonskipped->skipped[HOT_POS(EV_Ir)] += n;
+   else {
+      ULong *s = cb_cost_base + first_cost + HOT_POS(EV_Ir);
+      for (k = 1; k <= n; k++) s[k * cb_n_events]++;
+   }
+   cb_cur.cost[HOT_POS(EV_Ir)] += n;
+}
+
+static inline void do_fetch(const SimCall *c)
+{
+   do_instr_at(slot_at(c->fetch_cost), c->fetch_addr, c->fetch_size);
+   if (c->n_fetch > 1) {
+      cs_instr_hits(sim, c->fetch_addr + c->fetch_size, c->fetch_addr + c->fetch_len - 1,
+                    c->n_fetch - 1);
+      count_more_fetches(c->fetch_cost, c->n_fetch - 1);
+   }
+}
+
+/* The accessing instruction's info, for --objects=yes (the per-instruction
+ * table is built then): cost offsets are instruction index * events. */
+static inline SimInstr *acc_instr(const SimCall *c, Int i)
+{
+   if (LIKELY(!cb_clo.objects)) return NULL;
+   return &cb_cur.bbcc->bb->sim_instr[c->acc[i].cost / cb_n_events];
+}
+
+static inline void do_acc(const SimCall *c, Int i, Addr a)
+{
+   ULong *slot = slot_at(c->acc[i].cost);
+   if (c->acc[i].write) do_write_at(slot, acc_instr(c, i), a, c->acc[i].size);
+   else do_read_at(slot, acc_instr(c, i), a, c->acc[i].size);
+}
+
+static VG_REGPARM(1) void log_F(SimCall *c) { do_fetch(c); }
+static VG_REGPARM(2) void log_F1(SimCall *c, Addr a0) { do_fetch(c); do_acc(c, 0, a0); }
+static VG_REGPARM(3) void log_F2(SimCall *c, Addr a0, Addr a1)
+{ do_fetch(c); do_acc(c, 0, a0); do_acc(c, 1, a1); }
+static void log_F3(SimCall *c, Addr a0, Addr a1, Addr a2)
+{ do_fetch(c); do_acc(c, 0, a0); do_acc(c, 1, a1); do_acc(c, 2, a2); }
+static VG_REGPARM(2) void log_D1(SimCall *c, Addr a0) { do_acc(c, 0, a0); }
+static VG_REGPARM(3) void log_D2(SimCall *c, Addr a0, Addr a1) { do_acc(c, 0, a0); do_acc(c, 1, a1); }
+static void log_D3(SimCall *c, Addr a0, Addr a1, Addr a2)
+{ do_acc(c, 0, a0); do_acc(c, 1, a1); do_acc(c, 2, a2); }
 
 /* Branch prediction runs even while collection is off, as the reference's. */
 static VG_REGPARM(2) void log_cond(SimInstr *ii, UWord taken)
@@ -411,18 +504,41 @@ static VG_REGPARM(1) void log_bus(SimInstr *ii)
 /*--- Instrumentation                                      ---*/
 /*------------------------------------------------------------*/
 
-typedef enum { ACC_READ, ACC_WRITE } AccKind;
-typedef struct { AccKind kind; IRExpr *addr; Int size; IRExpr *guard; } Access;
+/* Helper calls are the main cost of simulation, so they are batched:
+ *  - a FETCH GROUP is a run of contiguous instructions inside one I1 line
+ *    with no side exit between them. Only the first needs a lookup: the
+ *    others are MRU hits, because nothing but instruction fetches touches
+ *    I1, and a hit has no effect on D1 or LL. Their hits are applied when
+ *    the group's first instruction is simulated, which is the same final
+ *    state (the line cannot leave I1 before they would have run);
+ *  - the group's data accesses follow in program order, up to three per
+ *    call (the first three in the group's fetch call); a guarded access
+ *    gets a call of its own under its guard.
+ * So every D1/LL-visible event happens in the same order as with one call
+ * per access, and the counts are exactly the same. The calls are emitted
+ * when the group ends: at an instruction outside it, a side exit, the end
+ * of the block. Their descriptors (SimCall) are collected per block and
+ * copied to the BB at its end (cb_sim_bb_end), where the helpers'
+ * arguments are pointed at the copy. */
+typedef struct { Bool write; Int size; IRExpr *addr; IRExpr *guard; UInt instr; } Access;
 
-#define MAX_ACCESSES 16
+#define MAX_ACCESSES 64
+#define MAX_GROUP    32        /* instructions per fetch group */
 static struct {
    IRSB    *sb;
    BB      *bb;
    SimInstr *ii;            /* the BB's per-instruction info */
    Int      cur;            /* current instruction, -1 before the first */
-   Bool     fetch_pending;
+   UInt     grp_first, grp_n, grp_len; /* fetch group not emitted yet (grp_n > 0) */
+   Addr     grp_addr;       /* its first instruction's address and size */
+   UInt     grp_size;
+   Bool     grp_open;       /* further instructions may join it */
    Int      n_acc;
    Access   acc[MAX_ACCESSES];
+   /* the block's calls and the argument expressions to point at them */
+   SimCall *calls;
+   IRExpr **call_arg;
+   Int      n_calls, calls_size;
 } ib;
 
 static void emit_call(const HChar *name, void *fn, Int regparms, IRExpr **args, IRExpr *guard)
@@ -434,30 +550,77 @@ static void emit_call(const HChar *name, void *fn, Int regparms, IRExpr **args, 
 
 static IRExpr *ii_arg(void) { return mkIRExpr_HWord((HWord)&ib.ii[ib.cur]); }
 
-static void emit_access(const Access *a, Bool with_fetch)
+/* A new descriptor in the block's list; its argument expression is
+ * patched to the final copy by cb_sim_bb_end. */
+static IRExpr *new_call(SimCall **c)
 {
-   IRExpr **args = mkIRExprVec_3(ii_arg(), a->addr, mkIRExpr_HWord(a->size));
-   if (a->kind == ACC_READ)
-      emit_call(with_fetch ? "log_I_Dr" : "log_Dr", with_fetch ? (void *)log_I_Dr : (void *)log_Dr, 3, args, a->guard);
-   else
-      emit_call(with_fetch ? "log_I_Dw" : "log_Dw", with_fetch ? (void *)log_I_Dw : (void *)log_Dw, 3, args, a->guard);
+   if (ib.n_calls == ib.calls_size) {
+      ib.calls_size = ib.calls_size ? 2 * ib.calls_size : 64;
+      ib.calls = VG_(realloc)("cb.sim.calls", ib.calls, ib.calls_size * sizeof(SimCall));
+      ib.call_arg = VG_(realloc)("cb.sim.calls", ib.call_arg, ib.calls_size * sizeof(IRExpr *));
+   }
+   *c = &ib.calls[ib.n_calls];
+   VG_(memset)(*c, 0, sizeof(SimCall));   /* padding too: compared by memcmp */
+   ib.call_arg[ib.n_calls] = mkIRExpr_HWord(0);
+   return ib.call_arg[ib.n_calls++];
 }
 
+/* One call: the pending fetch group (if fetch) and accesses acc[0..n-1]. */
+static void emit_sim_call(Bool fetch, Access *acc, Int n, IRExpr *guard)
+{
+   static const struct { const HChar *name; void *fn; } helpers[2][4] = {
+      { { NULL, NULL }, { "log_D1", (void *)log_D1 }, { "log_D2", (void *)log_D2 }, { "log_D3", (void *)log_D3 } },
+      { { "log_F", (void *)log_F }, { "log_F1", (void *)log_F1 }, { "log_F2", (void *)log_F2 }, { "log_F3", (void *)log_F3 } },
+   };
+   SimCall *c;
+   IRExpr *arg = new_call(&c);
+   IRExpr **args;
+   Int i;
+
+   if (fetch) {
+      c->fetch_addr = ib.grp_addr;
+      c->fetch_size = ib.grp_size;
+      c->fetch_cost = ib.grp_first * cb_n_events;
+      c->n_fetch = ib.grp_n;
+      c->fetch_len = ib.grp_len;
+   }
+   c->n_acc = n;
+   for (i = 0; i < n; i++) {
+      c->acc[i].cost = acc[i].instr * cb_n_events;
+      c->acc[i].size = acc[i].size;
+      c->acc[i].write = acc[i].write;
+   }
+   switch (n) {
+   case 0:  args = mkIRExprVec_1(arg); break;
+   case 1:  args = mkIRExprVec_2(arg, acc[0].addr); break;
+   case 2:  args = mkIRExprVec_3(arg, acc[0].addr, acc[1].addr); break;
+   default: args = mkIRExprVec_4(arg, acc[0].addr, acc[1].addr, acc[2].addr); break;
+   }
+   emit_call(helpers[fetch][n].name, helpers[fetch][n].fn, n + 1 > 3 ? 3 : n + 1, args, guard);
+}
+
+/* Emit the pending fetch group and accesses, in program order. */
 void cb_sim_flush(IRSB *sbOut)
 {
-   Int i = 0;
+   Bool fetch = ib.grp_n > 0;
+   Int i, from = 0;
    if (!cb_clo.simulate_cache || ib.cur < 0) return;
-   if (ib.fetch_pending) {
-      if (ib.n_acc > 0 && !ib.acc[0].guard) {
-         emit_access(&ib.acc[0], True);
-         i = 1;
-      } else {
-         emit_call("log_I", (void *)log_I, 1, mkIRExprVec_1(ii_arg()), NULL);
+   for (i = 0; i < ib.n_acc; i++) {
+      if (ib.acc[i].guard) {
+         if (fetch || i > from) emit_sim_call(fetch, &ib.acc[from], i - from, NULL);
+         emit_sim_call(False, &ib.acc[i], 1, ib.acc[i].guard);
+         fetch = False;
+         from = i + 1;
+      } else if (i + 1 - from == 3) {
+         emit_sim_call(fetch, &ib.acc[from], 3, NULL);
+         fetch = False;
+         from = i + 1;
       }
-      ib.fetch_pending = False;
    }
-   for (; i < ib.n_acc; i++) emit_access(&ib.acc[i], False);
+   if (fetch || ib.n_acc > from) emit_sim_call(fetch, &ib.acc[from], ib.n_acc - from, NULL);
    ib.n_acc = 0;
+   ib.grp_n = 0;
+   ib.grp_open = False;
 }
 
 void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
@@ -466,8 +629,13 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
    ib.bb = bb;
    ib.cur = -1;
    ib.n_acc = 0;
-   ib.fetch_pending = False;
-   if (!cb_sim_needs_instr_costs()) return;
+   ib.grp_first = ib.grp_n = 0;
+   ib.grp_open = False;
+   ib.n_calls = 0;
+   ib.ii = NULL;
+   /* per-instruction info: only the branch predictor's and the bus event's
+    * helpers, and the data objects' cells, need it */
+   if (!cb_clo.branch_sim && !cb_clo.collect_bus && !cb_clo.objects) return;
    if (!bb->sim_instr) {
       bb->sim_instr = CB_MALLOC("cb.sim.ii", bb->instr_count * sizeof(SimInstr));
       VG_(memset)(bb->sim_instr, 0, bb->instr_count * sizeof(SimInstr));
@@ -475,15 +643,58 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
    ib.ii = bb->sim_instr;
 }
 
+/* The block's call descriptors go to the BB. A retranslation of the same
+ * block builds the same list and shares it; a different list gets a new
+ * array (the old one may still serve an older translation, so it stays). */
+void cb_sim_bb_end(IRSB *sbOut)
+{
+   BB *bb = ib.bb;
+   Int i;
+   if (ib.n_calls == 0) return;
+   if (!bb->sim_calls || bb->n_sim_calls != (UInt)ib.n_calls
+       || VG_(memcmp)(bb->sim_calls, ib.calls, ib.n_calls * sizeof(SimCall)) != 0) {
+      bb->sim_calls = CB_MALLOC("cb.sim.calls", ib.n_calls * sizeof(SimCall));
+      VG_(memcpy)(bb->sim_calls, ib.calls, ib.n_calls * sizeof(SimCall));
+      bb->n_sim_calls = ib.n_calls;
+   }
+   for (i = 0; i < ib.n_calls; i++)
+      ib.call_arg[i]->Iex.Const.con->Ico.U64 = (ULong)(HWord)&bb->sim_calls[i];
+   ib.n_calls = 0;
+}
+
+/* Whether instruction [addr, addr+size) extends the open fetch group. */
+static Bool joins_group(Addr addr, UInt size)
+{
+   Addr start = ib.grp_addr;
+   if (ib.grp_n == 0 || !ib.grp_open || ib.grp_n >= MAX_GROUP) return False;
+   return addr == start + ib.grp_len
+       && ((addr + size - 1) >> i1_line_bits) == (start >> i1_line_bits);
+}
+
 void cb_sim_instr(IRSB *sbOut, UInt idx, Addr addr, UInt size)
 {
    if (!cb_sim_needs_instr_costs()) return;
-   cb_sim_flush(sbOut);
+   if (ib.ii) {              /* branch simulation only */
+      ib.ii[idx].addr = addr;
+      ib.ii[idx].size = size;
+      ib.ii[idx].cost_offset = idx * cb_n_events;
+   }
+   if (cb_clo.simulate_cache) {
+      if (joins_group(addr, size)) {
+         ib.grp_n++;
+         ib.grp_len += size;
+      } else {
+         cb_sim_flush(sbOut);
+         ib.grp_first = idx;
+         ib.grp_addr = addr;
+         ib.grp_size = size;
+         ib.grp_n = 1;
+         ib.grp_len = size;
+         /* an instruction straddling two lines is looked up alone */
+         ib.grp_open = (addr >> i1_line_bits) == ((addr + size - 1) >> i1_line_bits);
+      }
+   }
    ib.cur = idx;
-   ib.ii[idx].addr = addr;
-   ib.ii[idx].size = size;
-   ib.ii[idx].cost_offset = idx * cb_n_events;
-   ib.fetch_pending = cb_clo.simulate_cache;
 }
 
 static Bool same_atom(IRExpr *a, IRExpr *b)
@@ -491,20 +702,19 @@ static Bool same_atom(IRExpr *a, IRExpr *b)
    return eqIRAtom(a, b);
 }
 
-static void add_access(AccKind kind, IRExpr *addr, Int size, IRExpr *guard)
+static void add_access(Bool write, IRExpr *addr, Int size, IRExpr *guard)
 {
    Access *last = ib.n_acc > 0 ? &ib.acc[ib.n_acc - 1] : NULL;
    if (!cb_clo.simulate_cache || ib.cur < 0) return;
    if (size > min_line_size) size = min_line_size;
-   /* read-modify-write: one access, counted as a write */
-   if (kind == ACC_WRITE && !guard && last && last->kind == ACC_READ && !last->guard
+   /* read-modify-write by one instruction: one access, counted as a write */
+   if (write && !guard && last && last->instr == (UInt)ib.cur && !last->write && !last->guard
        && last->size == size && same_atom(last->addr, addr)) {
-      last->kind = ACC_WRITE;
+      last->write = True;
       return;
    }
-   if (guard || ib.n_acc == MAX_ACCESSES) cb_sim_flush(ib.sb);
-   ib.acc[ib.n_acc++] = (Access){ kind, addr, size, guard };
-   if (guard) cb_sim_flush(ib.sb);
+   if (ib.n_acc == MAX_ACCESSES) cb_sim_flush(ib.sb);
+   ib.acc[ib.n_acc++] = (Access){ write, size, addr, guard, ib.cur };
 }
 
 static void add_bus_event(void)
@@ -520,49 +730,49 @@ void cb_sim_stmt(IRSB *sbOut, IRStmt *st)
    case Ist_WrTmp: {
       IRExpr *e = st->Ist.WrTmp.data;
       if (e->tag == Iex_Load)
-         add_access(ACC_READ, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), NULL);
+         add_access(False, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), NULL);
       break;
    }
    case Ist_Store:
-      add_access(ACC_WRITE, st->Ist.Store.addr,
+      add_access(True, st->Ist.Store.addr,
                  sizeofIRType(typeOfIRExpr(env, st->Ist.Store.data)), NULL);
       break;
    case Ist_StoreG: {
       IRStoreG *sg = st->Ist.StoreG.details;
-      add_access(ACC_WRITE, sg->addr, sizeofIRType(typeOfIRExpr(env, sg->data)), sg->guard);
+      add_access(True, sg->addr, sizeofIRType(typeOfIRExpr(env, sg->data)), sg->guard);
       break;
    }
    case Ist_LoadG: {
       IRLoadG *lg = st->Ist.LoadG.details;
       IRType wide = Ity_INVALID, narrow = Ity_INVALID;
       typeOfIRLoadGOp(lg->cvt, &wide, &narrow);
-      add_access(ACC_READ, lg->addr, sizeofIRType(narrow), lg->guard);
+      add_access(False, lg->addr, sizeofIRType(narrow), lg->guard);
       break;
    }
    case Ist_Dirty: {
       IRDirty *d = st->Ist.Dirty.details;
       if (d->mFx != Ifx_None) {
          if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-            add_access(ACC_READ, d->mAddr, d->mSize, NULL);
+            add_access(False, d->mAddr, d->mSize, NULL);
          if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-            add_access(ACC_WRITE, d->mAddr, d->mSize, NULL);
+            add_access(True, d->mAddr, d->mSize, NULL);
       }
       break;
    }
    case Ist_CAS: {
       IRCAS *cas = st->Ist.CAS.details;
       Int size = sizeofIRType(typeOfIRExpr(env, cas->dataLo)) * (cas->dataHi ? 2 : 1);
-      add_access(ACC_READ, cas->addr, size, NULL);
-      add_access(ACC_WRITE, cas->addr, size, NULL);
+      add_access(False, cas->addr, size, NULL);
+      add_access(True, cas->addr, size, NULL);
       add_bus_event();
       break;
    }
    case Ist_LLSC:
       if (st->Ist.LLSC.storedata == NULL)
-         add_access(ACC_READ, st->Ist.LLSC.addr,
+         add_access(False, st->Ist.LLSC.addr,
                     sizeofIRType(typeOfIRTemp(env, st->Ist.LLSC.result)), NULL);
       else {
-         add_access(ACC_WRITE, st->Ist.LLSC.addr,
+         add_access(True, st->Ist.LLSC.addr,
                     sizeofIRType(typeOfIRExpr(env, st->Ist.LLSC.storedata)), NULL);
          add_bus_event();
       }
