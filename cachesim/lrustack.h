@@ -19,12 +19,21 @@
 **  - power-of-two edges 1, 2, 4, ... below capacity: the reuse-distance
 **    histogram (reusedist.c).
 **
-** Cost: a hash lookup, an unlink and a push, plus one pointer move per
-** bucket *below* the line's bucket (the tail of each full bucket above the
-** line slides into the next bucket: "markers" at the bucket edges).  So a
-** reference at distance d costs O(1 + log2 d); the most recent line costs
-** one comparison, and the next few are found by walking the list's head
-** instead of hashing.  Exact, no approximation.
+** Method: a timestamp ring, not a linked list.  Every reference gets the
+** next time t; the stack's order is the order of the lines' last times.
+** A ring indexed by t holds the line referenced at t and a bit "this is
+** still the line's last reference" (valid), an open-addressing hash table
+** maps a line to its last time, and a marker per full bucket holds the
+** time of the bucket's deepest line.  A line's bucket is the first whose
+** marker is not newer than its time; after a reference each marker below
+** the line's bucket moves to the next valid time (the bucket's deepest line
+** went one position deeper, into the next bucket).  So a reference at
+** distance d costs one hash probe (the key and the time sit in one slot:
+** one host cache line when the table is out of the host's caches) plus
+** O(log2 d) marker moves over the valid bits, which are 1 bit per time and
+** stay in the host's cache; a list would touch the line's node and both of
+** its neighbours as well.  When the ring is full it is compacted (times
+** renumbered) or doubled, amortised O(1) per reference.  Exact.
 **
 ** Pure C like cachesim.c: memory comes from cs_alloc/cs_free (cachesim.h).
 */
@@ -37,23 +46,25 @@
 #define LS_ABSENT (-1)
 
 typedef struct {
-  uint64_t line;
-  uint32_t prev, next;      /* towards the MRU / the LRU end; 0 = sentinel */
-  uint32_t hnext;           /* hash chain, 0 = end */
-  uint32_t bucket;          /* bucket of the line's current position */
-} ls_node;
+  uint64_t key;             /* line + 1; 0 = empty slot */
+  uint64_t time;            /* the line's last reference */
+} ls_slot;
 
 typedef struct {
-  ls_node  *node;           /* node[0]: sentinel, next = MRU, prev = LRU */
-  uint32_t  n_alloc;        /* nodes allocated (node[0] included) */
-  uint32_t  n_used;         /* nodes handed out (node[0] included) */
-  uint32_t *table;          /* hash heads (node indices) */
-  uint32_t  table_bits;
+  ls_slot  *slot;           /* hash table of the lines in the stack */
+  uint32_t  slot_mask;      /* slots - 1 */
+  int       slot_bits;      /* log2(slots) */
+  uint64_t *ring;           /* ring[t & ring_mask]: line referenced at t */
+  uint64_t *valid;          /* bit t & ring_mask: t is its line's last time */
+  uint64_t  ring_mask;      /* ring size - 1 (a power of two >= 64) */
+  uint64_t  now;            /* time of the next reference */
+  uint64_t  oldest;         /* time of the deepest line, when count > 0 */
   uint32_t  capacity;       /* most lines kept */
   uint32_t  count;          /* lines in the stack */
   int       n_buckets;      /* K */
   uint32_t  edge[LS_MAX_BUCKETS + 1];
-  uint32_t  tail[LS_MAX_BUCKETS]; /* last node of bucket j, while full */
+  uint64_t  tail[LS_MAX_BUCKETS]; /* time of bucket j's deepest line, while
+                                     the bucket is full */
   uint64_t  mru_line;       /* valid when count > 0 */
 } ls_stack;
 
