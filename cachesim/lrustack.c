@@ -5,86 +5,100 @@
 ** Invariants, with R the ring size and `now` the next time:
 **  - the valid times are the `count` lines' last times, all in
 **    [oldest, now), and now - oldest <= R, so no two share a ring slot;
-**  - the hash table (linear probing, at most half full) holds exactly the
-**    lines in the stack, each with its last time;
+**  - the line table gives exactly the lines in the stack a stamp (last
+**    time + 1);
 **  - for every full bucket j (count >= e[j+1]), tail[j] is the time of the
 **    line at position e[j+1]-1.
 ** Positions grow towards older times, so a line at time t is in the first
 ** bucket j that is not full or whose tail[j] <= t.
 **
-** When the next time would land on the oldest line's slot, the ring is
-** compacted (the valid times renumbered 0 .. count-1, updating the hash
-** table) or, if more than a quarter of it is valid, doubled (times kept).
-** Either way at least 3/4 of the ring is free afterwards, so the hash
-** updates of a compaction cost at most 1/3 per reference.
+** When the next time would land on the oldest line's slot, the valid
+** entries move to a new ring, renumbered 0 .. count-1 (their stamps
+** follow), of the same size or, if more than a quarter of it is valid,
+** twice the size.  Either way at least 3/4 of the ring is free afterwards:
+** the renumbering costs at most 1/3 stamp update per reference, and times
+** stay below 8 * capacity.
 */
 #include "lrustack.h"
 #include "cachesim.h"          /* cs_alloc, cs_free, cs_fail */
 
 #define MIN_RING 64
-#define MIN_SLOTS 64
+#define MIN_CHUNK_SLOTS 16
+#define CHUNK_BITS 12
+#define CHUNK_LINES (1u << CHUNK_BITS)
 
-/* ---- hash table: line -> last time ------------------------------------ */
+/* ---- line table: line -> stamp ------------------------------------------ */
 
-/* Neighbouring lines go to neighbouring slots (a sweep walks the table
-   instead of missing the host's cache on every lookup); the higher bits
-   are folded in so that power-of-two strides still spread. */
-static uint32_t home_of(const ls_stack *s, uint64_t key)
+static uint32_t chunk_home(const ls_stack *s, uint64_t key)
 {
-  int b = s->slot_bits;
-  return (uint32_t)(key ^ (key >> b) ^ (key >> 2 * b)) & s->slot_mask;
+  return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & s->chunk_mask;
 }
 
-/* The line's slot, or the empty slot where it would go. */
-static ls_slot *find_slot(const ls_stack *s, uint64_t line)
+static ls_chunk *find_chunk(const ls_stack *s, uint64_t key)
 {
-  uint64_t key = line + 1;
-  uint32_t i = home_of(s, key);
+  uint32_t i = chunk_home(s, key);
 
-  while (s->slot[i].key && s->slot[i].key != key)
-    i = (i + 1) & s->slot_mask;
-  return &s->slot[i];
+  while (s->chunk[i].key && s->chunk[i].key != key)
+    i = (i + 1) & s->chunk_mask;
+  return &s->chunk[i];
 }
 
-static void alloc_slots(ls_stack *s, uint32_t n)
+static void alloc_chunk_slots(ls_stack *s, uint32_t n)
 {
-  s->slot_mask = n - 1;
-  s->slot_bits = 0;
-  while ((1u << s->slot_bits) < n)
-    s->slot_bits++;
-  s->slot = cs_alloc(sizeof(ls_slot) * n);
+  s->chunk_mask = n - 1;
+  s->chunk = cs_alloc(sizeof(ls_chunk) * n);
 }
 
-static void grow_slots(ls_stack *s)
+static void grow_chunk_slots(ls_stack *s)
 {
-  ls_slot *old = s->slot;
-  uint32_t i, old_n = s->slot_mask + 1;
+  ls_chunk *old = s->chunk;
+  uint32_t i, old_n = s->chunk_mask + 1;
 
-  alloc_slots(s, 2 * old_n);
+  alloc_chunk_slots(s, 2 * old_n);
   for (i = 0; i < old_n; i++)
     if (old[i].key)
-      *find_slot(s, old[i].key - 1) = old[i];
+      *find_chunk(s, old[i].key) = old[i];
   cs_free(old);
 }
 
-/* Linear probing deletion: later entries of the cluster whose home is not
-   between the hole and themselves move back into the hole. */
-static void remove_line(ls_stack *s, uint64_t line)
+/* The stamps of a chunk, created (all 0: not in the stack) on first use. */
+static uint32_t *chunk_stamps(ls_stack *s, uint64_t key)
 {
-  uint32_t hole = (uint32_t)(find_slot(s, line) - s->slot), i = hole;
+  ls_chunk *c = find_chunk(s, key);
+  uint32_t *stamp;
 
-  for (;;) {
-    uint32_t home;
-    i = (i + 1) & s->slot_mask;
-    if (!s->slot[i].key)
-      break;
-    home = home_of(s, s->slot[i].key);
-    if (((i - home) & s->slot_mask) >= ((i - hole) & s->slot_mask)) {
-      s->slot[hole] = s->slot[i];
-      hole = i;
-    }
+  if (c->key)
+    return c->stamp;
+  c->key = key;
+  c->stamp = stamp = cs_alloc(sizeof(uint32_t) * CHUNK_LINES);
+  if (++s->n_chunks * 2 > s->chunk_mask + 1)
+    grow_chunk_slots(s);
+  return stamp;
+}
+
+/* Where the line's stamp is kept (stable until ls_clear). */
+static uint32_t *stamp_of(ls_stack *s, uint64_t line)
+{
+  uint64_t key = (line >> CHUNK_BITS) + 1;
+
+  if (key != s->last_key) {
+    s->last_stamp = chunk_stamps(s, key);
+    s->last_key = key;
   }
-  s->slot[hole].key = 0;
+  return &s->last_stamp[line & (CHUNK_LINES - 1)];
+}
+
+static void free_chunks(ls_stack *s)
+{
+  uint32_t i;
+
+  for (i = 0; i <= s->chunk_mask; i++)
+    if (s->chunk[i].key) {
+      cs_free(s->chunk[i].stamp);
+      s->chunk[i].key = 0;
+    }
+  s->n_chunks = 0;
+  s->last_key = 0;
 }
 
 /* ---- ring: time -> line, valid bits ------------------------------------- */
@@ -128,9 +142,9 @@ static uint64_t next_valid(const ls_stack *s, uint64_t t)
   }
 }
 
-/* Moves the valid entries to a ring of n slots, renumbered from 0 when
-   `renumber` (their hash slots follow), else at the same times. */
-static void rebuild_ring(ls_stack *s, uint64_t n, int renumber)
+/* Moves the valid entries, oldest first, to times 0 .. count-1 of a new
+   ring of n slots; stamps and tails follow. */
+static void rebuild_ring(ls_stack *s, uint64_t n)
 {
   uint64_t *ring = s->ring, *valid = s->valid, mask = s->ring_mask;
   uint64_t t = s->oldest, nt = 0, end = s->now;
@@ -150,21 +164,16 @@ static void rebuild_ring(ls_stack *s, uint64_t n, int renumber)
     if (t >= end)
       break;
     line = ring[t & mask];
-    if (!renumber)
-      nt = t;
-    else
-      find_slot(s, line)->time = nt;
-    s->ring[nt & s->ring_mask] = line;
+    *stamp_of(s, line) = (uint32_t)nt + 1;
+    s->ring[nt] = line;
     set_valid(s, nt);
     if (j >= 0 && s->tail[j] == t)
       s->tail[j--] = nt;
     nt++;
     t++;
   }
-  if (renumber) {
-    s->oldest = 0;
-    s->now = nt;
-  }
+  s->oldest = 0;
+  s->now = nt;
   cs_free(ring);
   cs_free(valid);
 }
@@ -176,20 +185,17 @@ static void make_room(ls_stack *s)
 
   if (s->count == 0 || s->now - s->oldest < size)
     return;
-  if ((uint64_t)s->count * 4 > size)
-    rebuild_ring(s, size * 2, 0);
-  else
-    rebuild_ring(s, size, 1);
+  rebuild_ring(s, (uint64_t)s->count * 4 > size ? size * 2 : size);
 }
 
 /* The line takes time `now` (its slot is free, see make_room). */
-static void place(ls_stack *s, ls_slot *sl, uint64_t line)
+static void place(ls_stack *s, uint32_t *stamp, uint64_t line)
 {
   uint64_t t = s->now++;
 
   s->ring[t & s->ring_mask] = line;
   set_valid(s, t);
-  sl->time = t;
+  *stamp = (uint32_t)t + 1;
   s->mru_line = line;
 }
 
@@ -212,11 +218,11 @@ ls_stack *ls_new(uint32_t capacity, int pow2_buckets)
 {
   ls_stack *s = cs_alloc(sizeof(ls_stack));
 
-  if (capacity == 0 || capacity >= 0x7fffffffu)
-    cs_fail("lrustack: capacity out of range");
+  if (capacity == 0 || capacity > LS_MAX_CAPACITY)
+    cs_fail("lrustack: capacity out of range (at most 2^27 lines)");
   s->capacity = capacity;
   init_edges(s, pow2_buckets);
-  alloc_slots(s, MIN_SLOTS);
+  alloc_chunk_slots(s, MIN_CHUNK_SLOTS);
   alloc_ring(s, MIN_RING);
   return s;
 }
@@ -225,7 +231,8 @@ void ls_delete(ls_stack *s)
 {
   if (!s)
     return;
-  cs_free(s->slot);
+  free_chunks(s);
+  cs_free(s->chunk);
   free_ring(s);
   cs_free(s);
 }
@@ -234,8 +241,7 @@ void ls_clear(ls_stack *s)
 {
   uint64_t i;
 
-  for (i = 0; i <= s->slot_mask; i++)
-    s->slot[i].key = 0;
+  free_chunks(s);
   for (i = 0; i < (s->ring_mask + 1) / 64; i++)
     s->valid[i] = 0;
   s->count = 0;
@@ -255,12 +261,13 @@ static int bucket_of(const ls_stack *s, uint64_t t)
 }
 
 /* A line in the stack at time t, in bucket k, goes to the front. */
-static void move_to_front(ls_stack *s, ls_slot *sl, uint64_t t, int k)
+static void move_to_front(ls_stack *s, uint32_t *stamp, uint64_t line,
+                          uint64_t t, int k)
 {
   int j;
 
   clear_valid(s, t);
-  place(s, sl, sl->key - 1);
+  place(s, stamp, line);
   /* not the most recent line: a newer valid time follows t */
   if (t == s->oldest)
     s->oldest = next_valid(s, t);
@@ -270,38 +277,22 @@ static void move_to_front(ls_stack *s, ls_slot *sl, uint64_t t, int k)
     s->tail[j] = next_valid(s, s->tail[j]);
 }
 
-/* The deepest line leaves (the stack is full). */
-static void evict_oldest(ls_stack *s)
-{
-  uint64_t t = s->oldest;
-
-  clear_valid(s, t);
-  remove_line(s, s->ring[t & s->ring_mask]);
-}
-
 /* A line not in the stack arrives at the front; the deepest line leaves
    if the stack is full. */
-static void insert_line(ls_stack *s, uint64_t line)
+static void insert_line(ls_stack *s, uint32_t *stamp, uint64_t line)
 {
   int j, last = s->n_buckets - 1;
   uint32_t old_count = s->count;
-  uint64_t evicted = 0;
+  uint64_t evicted = s->oldest;
   int full = old_count == s->capacity;
 
   if (full) {
-    evicted = s->oldest;
-    evict_oldest(s);
-  } else {
+    clear_valid(s, evicted);
+    *stamp_of(s, s->ring[evicted & s->ring_mask]) = 0;
+  } else
     s->count++;
-    if (s->count * 2 > s->slot_mask + 1)
-      grow_slots(s);
-  }
-  {
-    ls_slot *sl = find_slot(s, line);
-    sl->key = line + 1;
-    place(s, sl, line);
-  }
-  if (old_count == 0 || (full && s->count == 1))
+  place(s, stamp, line);
+  if (old_count == 0 || s->count == 1)
     s->oldest = s->now - 1;
   else if (full)
     s->oldest = next_valid(s, evicted);
@@ -318,20 +309,20 @@ static void insert_line(ls_stack *s, uint64_t line)
 
 int ls_ref(ls_stack *s, uint64_t line)
 {
-  ls_slot *sl;
+  uint32_t *stamp;
+  uint64_t t;
+  int k;
 
   if (s->count > 0 && s->mru_line == line)
     return 0;
   make_room(s);
-  sl = find_slot(s, line);
-  if (!sl->key) {
-    insert_line(s, line);
+  stamp = stamp_of(s, line);
+  if (!*stamp) {
+    insert_line(s, stamp, line);
     return LS_ABSENT;
   }
-  {
-    uint64_t t = sl->time;
-    int k = bucket_of(s, t);
-    move_to_front(s, sl, t, k);
-    return k;
-  }
+  t = *stamp - 1;
+  k = bucket_of(s, t);
+  move_to_front(s, stamp, line, t, k);
+  return k;
 }

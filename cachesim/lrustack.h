@@ -22,18 +22,21 @@
 ** Method: a timestamp ring, not a linked list.  Every reference gets the
 ** next time t; the stack's order is the order of the lines' last times.
 ** A ring indexed by t holds the line referenced at t and a bit "this is
-** still the line's last reference" (valid), an open-addressing hash table
-** maps a line to its last time, and a marker per full bucket holds the
-** time of the bucket's deepest line.  A line's bucket is the first whose
-** marker is not newer than its time; after a reference each marker below
-** the line's bucket moves to the next valid time (the bucket's deepest line
-** went one position deeper, into the next bucket).  So a reference at
-** distance d costs one hash probe (the key and the time sit in one slot:
-** one host cache line when the table is out of the host's caches) plus
-** O(log2 d) marker moves over the valid bits, which are 1 bit per time and
-** stay in the host's cache; a list would touch the line's node and both of
-** its neighbours as well.  When the ring is full it is compacted (times
-** renumbered) or doubled, amortised O(1) per reference.  Exact.
+** still the line's last reference" (valid); a line table gives a line's
+** last time (a dense array of 32-bit stamps per chunk of 4096 line
+** numbers, chunks found by a small hash table: lines referenced close in
+** time are mostly close in number, so their stamps share the host's
+** cache); a marker per full bucket holds the time of the bucket's deepest
+** line.  A line's bucket is the first whose marker is not newer than its
+** time; after a reference each marker below the line's bucket moves to the
+** next valid time (the bucket's deepest line went one position deeper,
+** into the next bucket).  So a reference at distance d costs one stamp
+** read and write plus O(log2 d) marker moves over the valid bits (1 bit
+** per time, in the host's cache); a linked list would touch the line's
+** node, its hash chain and both of its neighbours, each a host cache miss
+** once the stack outgrows the host's caches.  When the ring is full it is
+** compacted (times renumbered), or doubled if more than a quarter of it is
+** valid: amortised O(1) per reference.  Exact.
 **
 ** Pure C like cachesim.c: memory comes from cs_alloc/cs_free (cachesim.h).
 */
@@ -46,14 +49,17 @@
 #define LS_ABSENT (-1)
 
 typedef struct {
-  uint64_t key;             /* line + 1; 0 = empty slot */
-  uint64_t time;            /* the line's last reference */
-} ls_slot;
+  uint64_t  key;            /* chunk number + 1; 0 = empty */
+  uint32_t *stamp;          /* per line of the chunk: last time + 1, or 0
+                               if the line is not in the stack */
+} ls_chunk;
 
 typedef struct {
-  ls_slot  *slot;           /* hash table of the lines in the stack */
-  uint32_t  slot_mask;      /* slots - 1 */
-  int       slot_bits;      /* log2(slots) */
+  ls_chunk *chunk;          /* line table: hash table of chunks */
+  uint32_t  chunk_mask;     /* chunk slots - 1 */
+  uint32_t  n_chunks;
+  uint64_t  last_key;       /* the chunk of the previous lookup */
+  uint32_t *last_stamp;
   uint64_t *ring;           /* ring[t & ring_mask]: line referenced at t */
   uint64_t *valid;          /* bit t & ring_mask: t is its line's last time */
   uint64_t  ring_mask;      /* ring size - 1 (a power of two >= 64) */
@@ -68,7 +74,10 @@ typedef struct {
   uint64_t  mru_line;       /* valid when count > 0 */
 } ls_stack;
 
-/* capacity >= 1.  pow2_buckets = 0: one bucket; 1: edges 0, 1, 2, 4, ...
+/* Most lines a stack can keep: its times must fit the 32-bit stamps. */
+#define LS_MAX_CAPACITY (1u << 27)
+
+/* 1 <= capacity <= LS_MAX_CAPACITY.  pow2_buckets = 0: one bucket; 1: edges 0, 1, 2, 4, ...
    (every power of two below capacity), capacity. */
 ls_stack *ls_new(uint32_t capacity, int pow2_buckets);
 void      ls_delete(ls_stack *);
