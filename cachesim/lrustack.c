@@ -6,7 +6,8 @@
 **  - the valid times are the `count` lines' last times, all in
 **    [oldest, now), and now - oldest <= R, so no two share a ring slot;
 **  - the line table gives exactly the lines in the stack a stamp (last
-**    time + 1);
+**    time + 1): the small form holds exactly them, the large one gives
+**    every other line of its chunks stamp 0;
 **  - for every full bucket j (count >= e[j+1]), tail[j] is the time of the
 **    line at position e[j+1]-1.
 ** Positions grow towards older times, so a line at time t is in the first
@@ -77,7 +78,7 @@ static uint32_t *chunk_stamps(ls_stack *s, uint64_t key)
 }
 
 /* Where the line's stamp is kept (stable until ls_clear). */
-static uint32_t *stamp_of(ls_stack *s, uint64_t line)
+static inline __attribute__((always_inline)) uint32_t *stamp_of(ls_stack *s, uint64_t line)
 {
   uint64_t key = (line >> CHUNK_BITS) + 1;
 
@@ -101,6 +102,81 @@ static void free_chunks(ls_stack *s)
   s->last_key = 0;
 }
 
+/* ---- small line table: open addressing, line -> stamp -------------- */
+
+static uint32_t hslot_home(const ls_stack *s, uint64_t key)
+{
+  return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & s->hslot_mask;
+}
+
+/* The line's slot, or the empty slot where it would go. */
+static inline ls_hslot *find_hslot(const ls_stack *s, uint64_t line)
+{
+  uint64_t key = line + 1;
+  uint32_t i = hslot_home(s, key);
+
+  while (s->hslot[i].key && s->hslot[i].key != key)
+    i = (i + 1) & s->hslot_mask;
+  return &s->hslot[i];
+}
+
+/* Linear probing deletion: later entries of the cluster whose home is not
+   between the hole and themselves move back into the hole. */
+static void remove_hslot(ls_stack *s, uint64_t line)
+{
+  uint32_t hole = (uint32_t)(find_hslot(s, line) - s->hslot), i = hole;
+
+  for (;;) {
+    uint32_t home;
+    i = (i + 1) & s->hslot_mask;
+    if (!s->hslot[i].key)
+      break;
+    home = hslot_home(s, s->hslot[i].key);
+    if (((i - home) & s->hslot_mask) >= ((i - hole) & s->hslot_mask)) {
+      s->hslot[hole] = s->hslot[i];
+      hole = i;
+    }
+  }
+  s->hslot[hole].key = 0;
+}
+
+/* ---- line table, either form --------------------------------------------- */
+
+/* The stamp of a line in the stack (its storage is stable until the next
+   insert_stamp or drop_stamp), or 0 if the line is not in the stack. */
+static inline __attribute__((always_inline)) uint32_t *find_stamp(ls_stack *s, uint64_t line)
+{
+  ls_hslot *h;
+
+  if (!s->small) {
+    uint32_t *st = stamp_of(s, line);
+    return *st ? st : 0;
+  }
+  h = find_hslot(s, line);
+  return h->key ? &h->stamp : 0;
+}
+
+/* Storage for the stamp of a line not in the stack. */
+static uint32_t *insert_stamp(ls_stack *s, uint64_t line)
+{
+  ls_hslot *h;
+
+  if (!s->small)
+    return stamp_of(s, line);
+  h = find_hslot(s, line);
+  h->key = line + 1;
+  return &h->stamp;
+}
+
+/* The line leaves the stack. */
+static void drop_stamp(ls_stack *s, uint64_t line)
+{
+  if (s->small)
+    remove_hslot(s, line);
+  else
+    *stamp_of(s, line) = 0;
+}
+
 /* ---- ring: time -> line, valid bits ------------------------------------- */
 
 static void alloc_ring(ls_stack *s, uint64_t n)
@@ -116,13 +192,13 @@ static void free_ring(ls_stack *s)
   cs_free(s->valid);
 }
 
-static void set_valid(ls_stack *s, uint64_t t)
+static inline void set_valid(ls_stack *s, uint64_t t)
 {
   uint64_t r = t & s->ring_mask;
   s->valid[r >> 6] |= 1ull << (r & 63);
 }
 
-static void clear_valid(ls_stack *s, uint64_t t)
+static inline void clear_valid(ls_stack *s, uint64_t t)
 {
   uint64_t r = t & s->ring_mask;
   s->valid[r >> 6] &= ~(1ull << (r & 63));
@@ -164,7 +240,7 @@ static void rebuild_ring(ls_stack *s, uint64_t n)
     if (t >= end)
       break;
     line = ring[t & mask];
-    *stamp_of(s, line) = (uint32_t)nt + 1;
+    *find_stamp(s, line) = (uint32_t)nt + 1;
     s->ring[nt] = line;
     set_valid(s, nt);
     if (j >= 0 && s->tail[j] == t)
@@ -189,7 +265,7 @@ static void make_room(ls_stack *s)
 }
 
 /* The line takes time `now` (its slot is free, see make_room). */
-static void place(ls_stack *s, uint32_t *stamp, uint64_t line)
+static inline __attribute__((always_inline)) void place(ls_stack *s, uint32_t *stamp, uint64_t line)
 {
   uint64_t t = s->now++;
 
@@ -216,12 +292,26 @@ static void init_edges(ls_stack *s, int pow2_buckets)
 
 ls_stack *ls_new(uint32_t capacity, int pow2_buckets)
 {
+  return ls_new_form(capacity, pow2_buckets, LS_FORM_AUTO);
+}
+
+ls_stack *ls_new_form(uint32_t capacity, int pow2_buckets, int form)
+{
   ls_stack *s = cs_alloc(sizeof(ls_stack));
 
   if (capacity == 0 || capacity > LS_MAX_CAPACITY)
     cs_fail("lrustack: capacity out of range (at most 2^27 lines)");
   s->capacity = capacity;
   init_edges(s, pow2_buckets);
+  s->small = form == LS_FORM_AUTO ? capacity <= LS_SMALL
+                                  : form == LS_FORM_HASH;
+  if (s->small) {
+    uint32_t n = 64;
+    while (n < 2 * capacity)
+      n *= 2;                   /* at most half full */
+    s->hslot_mask = n - 1;
+    s->hslot = cs_alloc(sizeof(ls_hslot) * n);
+  }
   alloc_chunk_slots(s, MIN_CHUNK_SLOTS);
   alloc_ring(s, MIN_RING);
   return s;
@@ -233,6 +323,8 @@ void ls_delete(ls_stack *s)
     return;
   free_chunks(s);
   cs_free(s->chunk);
+  if (s->hslot)
+    cs_free(s->hslot);
   free_ring(s);
   cs_free(s);
 }
@@ -242,6 +334,9 @@ void ls_clear(ls_stack *s)
   uint64_t i;
 
   free_chunks(s);
+  if (s->small)
+    for (i = 0; i <= s->hslot_mask; i++)
+      s->hslot[i].key = 0;
   for (i = 0; i < (s->ring_mask + 1) / 64; i++)
     s->valid[i] = 0;
   s->count = 0;
@@ -279,7 +374,7 @@ static void move_to_front(ls_stack *s, uint32_t *stamp, uint64_t line,
 
 /* A line not in the stack arrives at the front; the deepest line leaves
    if the stack is full. */
-static void insert_line(ls_stack *s, uint32_t *stamp, uint64_t line)
+static void insert_line(ls_stack *s, uint64_t line)
 {
   int j, last = s->n_buckets - 1;
   uint32_t old_count = s->count;
@@ -288,10 +383,10 @@ static void insert_line(ls_stack *s, uint32_t *stamp, uint64_t line)
 
   if (full) {
     clear_valid(s, evicted);
-    *stamp_of(s, s->ring[evicted & s->ring_mask]) = 0;
+    drop_stamp(s, s->ring[evicted & s->ring_mask]);
   } else
     s->count++;
-  place(s, stamp, line);
+  place(s, insert_stamp(s, line), line);
   if (old_count == 0 || s->count == 1)
     s->oldest = s->now - 1;
   else if (full)
@@ -307,6 +402,14 @@ static void insert_line(ls_stack *s, uint32_t *stamp, uint64_t line)
     s->tail[j] = s->oldest;
 }
 
+void ls_prefetch(ls_stack *s, uint64_t line)
+{
+  if (s->small)
+    __builtin_prefetch(&s->hslot[hslot_home(s, line + 1)]);
+  else
+    __builtin_prefetch(stamp_of(s, line));
+}
+
 int ls_ref(ls_stack *s, uint64_t line)
 {
   uint32_t *stamp;
@@ -316,9 +419,9 @@ int ls_ref(ls_stack *s, uint64_t line)
   if (s->count > 0 && s->mru_line == line)
     return 0;
   make_room(s);
-  stamp = stamp_of(s, line);
-  if (!*stamp) {
-    insert_line(s, stamp, line);
+  stamp = find_stamp(s, line);
+  if (!stamp) {
+    insert_line(s, line);
     return LS_ABSENT;
   }
   t = *stamp - 1;

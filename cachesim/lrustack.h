@@ -23,10 +23,7 @@
 ** next time t; the stack's order is the order of the lines' last times.
 ** A ring indexed by t holds the line referenced at t and a bit "this is
 ** still the line's last reference" (valid); a line table gives a line's
-** last time (a dense array of 32-bit stamps per chunk of 4096 line
-** numbers, chunks found by a small hash table: lines referenced close in
-** time are mostly close in number, so their stamps share the host's
-** cache); a marker per full bucket holds the time of the bucket's deepest
+** last time; a marker per full bucket holds the time of the bucket's deepest
 ** line.  A line's bucket is the first whose marker is not newer than its
 ** time; after a reference each marker below the line's bucket moves to the
 ** next valid time (the bucket's deepest line went one position deeper,
@@ -37,6 +34,17 @@
 ** once the stack outgrows the host's caches.  When the ring is full it is
 ** compacted (times renumbered), or doubled if more than a quarter of it is
 ** valid: amortised O(1) per reference.  Exact.
+**
+** The line table takes one of two forms, so that it stays small enough
+** for the host's caches:
+**  - a small stack (at most LS_SMALL lines, the L1 shadows): an open-
+**    addressing hash table of the lines in the stack, sized by the
+**    capacity whatever the program's footprint;
+**  - a large one (the LL shadow, the reuse-distance stack): a dense array
+**    of 32-bit stamps per chunk of 4096 line numbers, chunks found through
+**    a small hash table.  4 bytes per line of the footprint's chunks, no
+**    key to compare, and lines referenced close in time are mostly close
+**    in number, so their stamps share the host's cache lines.
 **
 ** Pure C like cachesim.c: memory comes from cs_alloc/cs_free (cachesim.h).
 */
@@ -55,6 +63,17 @@ typedef struct {
 } ls_chunk;
 
 typedef struct {
+  uint64_t  key;            /* line + 1; 0 = empty */
+  uint32_t  stamp;          /* last time + 1 */
+} ls_hslot;
+
+/* Stacks of at most this many lines use the hash table form. */
+#define LS_SMALL 16384
+
+typedef struct {
+  int       small;          /* line table form: hslot (1) or chunks (0) */
+  ls_hslot *hslot;          /* small: hash table of the lines in the stack */
+  uint32_t  hslot_mask;     /* its slots - 1 */
   ls_chunk *chunk;          /* line table: hash table of chunks */
   uint32_t  chunk_mask;     /* chunk slots - 1 */
   uint32_t  n_chunks;
@@ -80,11 +99,18 @@ typedef struct {
 /* 1 <= capacity <= LS_MAX_CAPACITY.  pow2_buckets = 0: one bucket; 1: edges 0, 1, 2, 4, ...
    (every power of two below capacity), capacity. */
 ls_stack *ls_new(uint32_t capacity, int pow2_buckets);
+/* The same with the line table's form chosen (the unit tests try both). */
+enum { LS_FORM_AUTO, LS_FORM_HASH, LS_FORM_CHUNKS };
+ls_stack *ls_new_form(uint32_t capacity, int pow2_buckets, int form);
 void      ls_delete(ls_stack *);
 void      ls_clear(ls_stack *);              /* empty, as new */
 
 /* Reference one line: its bucket before the reference, or LS_ABSENT. */
 int       ls_ref(ls_stack *, uint64_t line);
+
+/* Starts loading what a reference of the line will read first (its
+   stamp), so that the host's cache miss overlaps other work. */
+void      ls_prefetch(ls_stack *, uint64_t line);
 
 /* The line is the most recent one (a reference would change nothing and
    report bucket 0). */

@@ -65,6 +65,7 @@ void mc_clear(mc_sim *m)
   level_clear(&m->d1);
   level_clear(&m->ll);
   m->ll_flags = 0;
+  m->n_pending = 0;           /* made before the clear: void now */
 }
 
 /* One line referenced at a level. */
@@ -91,10 +92,9 @@ unsigned mc_level_ref(mc_level *l, uint64_t a, unsigned size)
    real line numbers stay below 2^58, so this one is out of their range. */
 #define UNMATCHABLE (1ull << 63)
 
-void mc_observe_ll(void *mc, uint64_t line, int kind)
+/* One LL reference applied to the LL shadow. */
+static void apply_ll(mc_sim *m, uint64_t line, int kind)
 {
-  mc_sim *m = mc;
-
   switch (kind) {
   case CS_LL_DEMAND:
     m->ll_flags |= ref_line(&m->ll, line);
@@ -108,10 +108,34 @@ void mc_observe_ll(void *mc, uint64_t line, int kind)
   }
 }
 
+static void apply_pending(mc_sim *m)
+{
+  unsigned i;
+
+  for (i = 0; i < m->n_pending; i++)
+    apply_ll(m, m->pending_line[i], m->pending_kind[i]);
+  m->n_pending = 0;
+}
+
+void mc_observe_ll(void *mc, uint64_t line, int kind)
+{
+  mc_sim *m = mc;
+
+  if (m->n_pending == MC_PENDING)
+    apply_pending(m);
+  ls_prefetch(m->ll.fa, kind == CS_LL_PREFETCH_BLIND ? line | UNMATCHABLE
+                                                     : line);
+  m->pending_line[m->n_pending] = line;
+  m->pending_kind[m->n_pending] = kind;
+  m->n_pending++;
+}
+
 unsigned mc__access(mc_sim *m, mc_level *l1, uint64_t a, unsigned size,
                     unsigned r)
 {
   unsigned f = mc_level_ref(l1, a, size), res = MC_NONE;
+
+  apply_pending(m);
 
   if (r & CS_L1_MISS)
     res = mc_class_of(f);

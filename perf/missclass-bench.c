@@ -5,7 +5,7 @@
    a random 8-byte slot of a 4 MiB table.  Caches as on the test machine's
    default (I1 32K/8, D1 48K/12, LL 512M/2, 64-byte lines), or D1/LL given.
 
-   usage: missclass-bench none|mc|rd|both [millions of iterations]
+   usage: missclass-bench none|mc|mcl1|rd|both [millions of iterations]
    prints the CPU seconds of the loop.                                     */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +23,7 @@ int main(int argc, char **argv)
               ll = { 512u << 20, 2, 64 };
   cs_options o = { 0, 0, 0 };
   cs_sim *cs = cs_new(&i1, &d1, &ll, o, 0);
-  int use_mc = !strcmp(mode, "mc") || !strcmp(mode, "both");
+  int use_mc = !strcmp(mode, "mc") || !strcmp(mode, "both") || !strcmp(mode, "mcl1");
   int use_rd = !strcmp(mode, "rd") || !strcmp(mode, "both");
   mc_sim *mc = use_mc ? mc_new(&i1, &d1, &ll, 0) : 0;
   rd_sim *rd = use_rd ? rd_new((uint32_t)(ll.size / ll.line_size), 64) : 0;
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
   uint64_t table = 0x5000000, code = 0x401000 + 48;
   clock_t t0;
 
-  if (mc)
+  if (mc && strcmp(mode, "mcl1"))    /* mcl1: the L1 shadows only */
     cs_set_ll_observer(cs, mc_observe_ll, mc);
   t0 = clock();
   for (i = 0; i < iters; i++) {
