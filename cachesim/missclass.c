@@ -65,42 +65,48 @@ void mc_clear(mc_sim *m)
   level_clear(&m->d1);
   level_clear(&m->ll);
   m->ll_flags = 0;
-  m->n_pending = 0;           /* made before the clear: void now */
 }
 
-/* One line referenced at a level. */
-static unsigned ref_line(mc_level *l, uint64_t line)
+/* One line referenced at a level; far: see ls_ref_far. */
+static inline unsigned ref_line(mc_level *l, uint64_t line, int far)
 {
-  if (ls_ref(l->fa, line) != LS_ABSENT)
+  if ((far ? ls_ref_far(l->fa, line) : ls_ref(l->fa, line)) != LS_ABSENT)
     return 0;
   /* lines in the shadow are always in `seen`: only test on a shadow miss */
   return MC_FA_MISS | (lset_test_and_add(l->seen, line) ? 0 : MC_FIRST);
 }
 
-unsigned mc_level_ref(mc_level *l, uint64_t a, unsigned size)
+static inline unsigned level_ref(mc_level *l, uint64_t a, unsigned size,
+                                 int far)
 {
   uint64_t line1 = a >> l->line_bits;
   uint64_t line2 = (a + size - 1) >> l->line_bits;
-  unsigned f = ref_line(l, line1);
+  unsigned f = ref_line(l, line1, far);
 
   if (line2 != line1 && (!l->straddle_by_sets || l->sets_mask != 0))
-    f |= ref_line(l, line2);
+    f |= ref_line(l, line2, far);
   return f;
+}
+
+unsigned mc_level_ref(mc_level *l, uint64_t a, unsigned size)
+{
+  return level_ref(l, a, size, 0);
 }
 
 /* A prefetch that can never be hit by a demand access (see missclass.h):
    real line numbers stay below 2^58, so this one is out of their range. */
 #define UNMATCHABLE (1ull << 63)
 
-/* One LL reference applied to the LL shadow. */
-static void apply_ll(mc_sim *m, uint64_t line, int kind)
+void mc_observe_ll(void *mc, uint64_t line, int kind)
 {
+  mc_sim *m = mc;
+
   switch (kind) {
   case CS_LL_DEMAND:
-    m->ll_flags |= ref_line(&m->ll, line);
+    m->ll_flags |= ref_line(&m->ll, line, 0);
     break;
   case CS_LL_PREFETCH:
-    ref_line(&m->ll, line);
+    ref_line(&m->ll, line, 0);
     break;
   default:                  /* CS_LL_PREFETCH_BLIND */
     ls_ref(m->ll.fa, line | UNMATCHABLE);
@@ -108,34 +114,11 @@ static void apply_ll(mc_sim *m, uint64_t line, int kind)
   }
 }
 
-static void apply_pending(mc_sim *m)
-{
-  unsigned i;
-
-  for (i = 0; i < m->n_pending; i++)
-    apply_ll(m, m->pending_line[i], m->pending_kind[i]);
-  m->n_pending = 0;
-}
-
-void mc_observe_ll(void *mc, uint64_t line, int kind)
-{
-  mc_sim *m = mc;
-
-  if (m->n_pending == MC_PENDING)
-    apply_pending(m);
-  ls_prefetch(m->ll.fa, kind == CS_LL_PREFETCH_BLIND ? line | UNMATCHABLE
-                                                     : line);
-  m->pending_line[m->n_pending] = line;
-  m->pending_kind[m->n_pending] = kind;
-  m->n_pending++;
-}
-
 unsigned mc__access(mc_sim *m, mc_level *l1, uint64_t a, unsigned size,
                     unsigned r)
 {
-  unsigned f = mc_level_ref(l1, a, size), res = MC_NONE;
-
-  apply_pending(m);
+  /* an L1 miss: the lines are not among the L1's few most recent ones */
+  unsigned f = level_ref(l1, a, size, (r & CS_L1_MISS) != 0), res = MC_NONE;
 
   if (r & CS_L1_MISS)
     res = mc_class_of(f);

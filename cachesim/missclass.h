@@ -56,20 +56,9 @@ typedef struct {
   uint32_t  sets_mask;
 } mc_level;
 
-/* LL references wait here until the access's mc_access: the observer only
-   starts loading the shadow's data for them, so that the host's cache
-   misses of the LL shadow overlap the rest of the cache model's work and
-   the L1 shadow's update instead of stalling one after the other.  Being
-   applied in order before anything reads the LL shadow, they give exactly
-   the results of immediate updates. */
-#define MC_PENDING 8
-
 typedef struct {
   mc_level i1, d1, ll;
   unsigned ll_flags;        /* MC_* of the running access's LL references */
-  unsigned n_pending;
-  uint64_t pending_line[MC_PENDING];
-  int      pending_kind[MC_PENDING];
 } mc_sim;
 
 /* Geometries must pass cs_geometry_check.  l1_straddle_by_sets: the cache
@@ -106,8 +95,7 @@ static inline unsigned mc_access(mc_sim *m, mc_level *l1, uint64_t a,
 {
   uint64_t line = a >> l1->line_bits;
 
-  if (!(r & CS_L1_MISS) && !m->n_pending
-      && line == ((a + size - 1) >> l1->line_bits)
+  if (!(r & CS_L1_MISS) && line == ((a + size - 1) >> l1->line_bits)
       && ls_is_mru(l1->fa, line)) {
     m->ll_flags = 0;        /* write-through references of a hit */
     return 0;

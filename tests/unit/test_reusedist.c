@@ -244,14 +244,12 @@ static int bucket_of_distance(const ls_stack *s, uint32_t d)
   return LS_ABSENT;
 }
 
-static int stack_form = LS_FORM_AUTO;
-
 static void random_against_naive(uint32_t capacity, int pow2, unsigned universe,
                                  int refs, const char *label)
 {
   static uint64_t stk[4096];
   static char seen[4096];
-  ls_stack *s = ls_new_form(capacity, pow2, stack_form);
+  ls_stack *s = ls_new(capacity, pow2);
   int n = 0, i;
 
   memset(seen, 0, sizeof seen);
@@ -274,30 +272,17 @@ static void random_against_naive(uint32_t capacity, int pow2, unsigned universe,
   ls_delete(s);
 }
 
-/* Both forms of the line table (lrustack.h), each with a clear midway. */
-static void random_both_forms(uint32_t capacity, int pow2, unsigned universe,
-                              int refs, const char *label)
-{
-  char what[64];
-  for (stack_form = LS_FORM_HASH; stack_form <= LS_FORM_CHUNKS; stack_form++) {
-    snprintf(what, sizeof what, "%s/%s", label,
-             stack_form == LS_FORM_HASH ? "hash" : "chunks");
-    random_against_naive(capacity, pow2, universe, refs, what);
-  }
-  stack_form = LS_FORM_AUTO;
-}
-
 static void test_random(void)
 {
   begin();
-  random_both_forms(1, 0, 5, 3000, "FA1");
-  random_both_forms(2, 1, 6, 3000, "B2");
-  random_both_forms(8, 0, 20, 20000, "FA8");
-  random_both_forms(8, 1, 20, 20000, "B8");
-  random_both_forms(6, 1, 12, 20000, "B6");
-  random_both_forms(100, 1, 300, 50000, "B100");
-  random_both_forms(512, 1, 600, 100000, "B512");
-  random_both_forms(4096, 1, 3000, 100000, "B4096-notfull");
+  random_against_naive(1, 0, 5, 3000, "FA1");
+  random_against_naive(2, 1, 6, 3000, "B2");
+  random_against_naive(8, 0, 20, 20000, "FA8");
+  random_against_naive(8, 1, 20, 20000, "B8");
+  random_against_naive(6, 1, 12, 20000, "B6");
+  random_against_naive(100, 1, 300, 50000, "B100");
+  random_against_naive(512, 1, 600, 100000, "B512");
+  random_against_naive(4096, 1, 3000, 100000, "B4096-notfull");
   end("random_vs_naive");
 }
 
