@@ -111,7 +111,9 @@ static void hash_remove(ls_stack *s, uint32_t i)
   *p = s->node[i].hnext;
 }
 
-/* One chain per line on average: the table doubles with the count. */
+/* At most one line per two chains, so that a lookup mostly reads one
+   node: once the stack outgrows the host's caches every node visited is a
+   host cache miss. */
 static void grow_table(ls_stack *s)
 {
   uint32_t i;
@@ -207,7 +209,7 @@ static void insert_line(ls_stack *s, uint64_t line)
   } else {
     i = new_node(s);
     s->count++;
-    if (s->count > (1u << s->table_bits))
+    if (s->count > (1u << (s->table_bits - 1)))
       grow_table(s);
   }
   s->node[i].line = line;
