@@ -34,8 +34,8 @@ static void free_chunks(lineset *s)
       s->slot[i].bits = 0;
     }
   s->chunks = 0;
-  s->last_key = 0;
-  s->last_bits = 0;
+  s->last_key[0] = s->last_key[1] = 0;
+  s->last_bits[0] = s->last_bits[1] = 0;
 }
 
 void lset_delete(lineset *s)
@@ -97,11 +97,15 @@ int lset_test_and_add(lineset *s, uint64_t line)
   uint32_t bit = (uint32_t)line & (LSET_CHUNK_LINES - 1);
   uint64_t *w, m;
 
-  if (key != s->last_key) {
-    s->last_bits = chunk_bits(s, key);
-    s->last_key = key;
+  if (key != s->last_key[0]) {
+    uint64_t *bits = key == s->last_key[1] ? s->last_bits[1]
+                                           : chunk_bits(s, key);
+    s->last_key[1] = s->last_key[0];
+    s->last_bits[1] = s->last_bits[0];
+    s->last_key[0] = key;
+    s->last_bits[0] = bits;
   }
-  w = &s->last_bits[bit >> 6];
+  w = &s->last_bits[0][bit >> 6];
   m = 1ull << (bit & 63);
   if (*w & m)
     return 1;

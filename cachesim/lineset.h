@@ -6,8 +6,9 @@
 ** one bitmap of LSET_CHUNK_LINES lines per chunk of line numbers that has
 ** been touched, chunks found through an open-addressing hash table.  So
 ** memory follows the footprint (a 1 GiB footprint of 64-byte lines costs
-** 2 MiB of bits) and a test is O(1): the last chunk is remembered, as
-** consecutive references mostly fall into the same chunk.
+** 2 MiB of bits) and a test is O(1): the last two chunks are remembered,
+** as consecutive references mostly fall into the same chunk or alternate
+** between two (a copy, two arrays, the stack and the heap).
 **
 ** Pure C like cachesim.c: memory comes from cs_alloc/cs_free (cachesim.h).
 */
@@ -28,8 +29,8 @@ typedef struct {
   lset_slot *slot;
   uint32_t   mask;          /* slots - 1 */
   uint32_t   chunks;
-  uint64_t   last_key;
-  uint64_t  *last_bits;
+  uint64_t   last_key[2];    /* [0] the most recent chunk; 0 = none */
+  uint64_t  *last_bits[2];
 } lineset;
 
 lineset *lset_new(void);

@@ -111,7 +111,9 @@ static void hash_remove(ls_stack *s, uint32_t i)
   *p = s->node[i].hnext;
 }
 
-/* One chain per line on average: the table doubles with the count. */
+/* At most one line per two chains, so that a lookup mostly reads one
+   node: once the stack outgrows the host's caches every node visited is a
+   host cache miss. */
 static void grow_table(ls_stack *s)
 {
   uint32_t i;
@@ -207,7 +209,7 @@ static void insert_line(ls_stack *s, uint64_t line)
   } else {
     i = new_node(s);
     s->count++;
-    if (s->count > (1u << s->table_bits))
+    if (s->count > (1u << (s->table_bits - 1)))
       grow_table(s);
   }
   s->node[i].line = line;
@@ -230,17 +232,19 @@ static void insert_line(ls_stack *s, uint64_t line)
    in the host's cache. */
 #define NEAR_TOP 4
 
-int ls_ref(ls_stack *s, uint64_t line)
+static inline int ref(ls_stack *s, uint64_t line, int near)
 {
-  uint32_t i;
+  uint32_t i = 0;
   int k, n;
 
   if (s->count > 0 && s->mru_line == line)
     return 0;
-  for (i = s->node[0].next, n = 0; i && n < NEAR_TOP; i = s->node[i].next, n++)
-    if (s->node[i].line == line)
-      break;
-  if (!i || n == NEAR_TOP)
+  if (near)
+    for (i = s->node[0].next, n = 0; i && n < NEAR_TOP;
+         i = s->node[i].next, n++)
+      if (s->node[i].line == line)
+        break;
+  if (!i || !near || n == NEAR_TOP)
     i = lookup(s, line);
   if (!i) {
     insert_line(s, line);
@@ -249,4 +253,14 @@ int ls_ref(ls_stack *s, uint64_t line)
   k = (int)s->node[i].bucket;
   move_to_front(s, i, k);
   return k;
+}
+
+int ls_ref(ls_stack *s, uint64_t line)
+{
+  return ref(s, line, 1);
+}
+
+int ls_ref_far(ls_stack *s, uint64_t line)
+{
+  return ref(s, line, 0);
 }

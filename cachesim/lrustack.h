@@ -65,6 +65,11 @@ void      ls_clear(ls_stack *);              /* empty, as new */
 
 /* Reference one line: its bucket before the reference, or LS_ABSENT. */
 int       ls_ref(ls_stack *, uint64_t line);
+/* The same for a line the caller expects not to be among the few most
+   recent ones (an L1 miss: a set associative LRU cache of associativity A
+   holds the A most recent lines): skips looking at them before hashing.
+   Only the cost differs. */
+int       ls_ref_far(ls_stack *, uint64_t line);
 
 /* The line is the most recent one (a reference would change nothing and
    report bucket 0). */

@@ -67,24 +67,30 @@ void mc_clear(mc_sim *m)
   m->ll_flags = 0;
 }
 
-/* One line referenced at a level. */
-static unsigned ref_line(mc_level *l, uint64_t line)
+/* One line referenced at a level; far: see ls_ref_far. */
+static inline unsigned ref_line(mc_level *l, uint64_t line, int far)
 {
-  if (ls_ref(l->fa, line) != LS_ABSENT)
+  if ((far ? ls_ref_far(l->fa, line) : ls_ref(l->fa, line)) != LS_ABSENT)
     return 0;
   /* lines in the shadow are always in `seen`: only test on a shadow miss */
   return MC_FA_MISS | (lset_test_and_add(l->seen, line) ? 0 : MC_FIRST);
 }
 
-unsigned mc_level_ref(mc_level *l, uint64_t a, unsigned size)
+static inline unsigned level_ref(mc_level *l, uint64_t a, unsigned size,
+                                 int far)
 {
   uint64_t line1 = a >> l->line_bits;
   uint64_t line2 = (a + size - 1) >> l->line_bits;
-  unsigned f = ref_line(l, line1);
+  unsigned f = ref_line(l, line1, far);
 
   if (line2 != line1 && (!l->straddle_by_sets || l->sets_mask != 0))
-    f |= ref_line(l, line2);
+    f |= ref_line(l, line2, far);
   return f;
+}
+
+unsigned mc_level_ref(mc_level *l, uint64_t a, unsigned size)
+{
+  return level_ref(l, a, size, 0);
 }
 
 /* A prefetch that can never be hit by a demand access (see missclass.h):
@@ -97,10 +103,10 @@ void mc_observe_ll(void *mc, uint64_t line, int kind)
 
   switch (kind) {
   case CS_LL_DEMAND:
-    m->ll_flags |= ref_line(&m->ll, line);
+    m->ll_flags |= ref_line(&m->ll, line, 0);
     break;
   case CS_LL_PREFETCH:
-    ref_line(&m->ll, line);
+    ref_line(&m->ll, line, 0);
     break;
   default:                  /* CS_LL_PREFETCH_BLIND */
     ls_ref(m->ll.fa, line | UNMATCHABLE);
@@ -111,7 +117,8 @@ void mc_observe_ll(void *mc, uint64_t line, int kind)
 unsigned mc__access(mc_sim *m, mc_level *l1, uint64_t a, unsigned size,
                     unsigned r)
 {
-  unsigned f = mc_level_ref(l1, a, size), res = MC_NONE;
+  /* an L1 miss: the lines are not among the L1's few most recent ones */
+  unsigned f = level_ref(l1, a, size, (r & CS_L1_MISS) != 0), res = MC_NONE;
 
   if (r & CS_L1_MISS)
     res = mc_class_of(f);

@@ -12,6 +12,9 @@
 #   random  random reads/writes in 4 MiB (a D1 miss on nearly every access:
 #           the worst case, each miss updates the shadows)
 #   calls   recursion, little data (call/return heavy)
+# Then perf/missclass-bench.c: the same `random` access pattern fed
+# natively to the cache model and the classifiers (no Valgrind: far less
+# noise on a shared machine), CPU seconds, median of N.
 set -eu
 cd "$(dirname "$0")/.."
 N=${1:-3}
@@ -19,6 +22,9 @@ BASE_OPTS=${BASE_OPTS:---cache-sim=yes}
 mkdir -p perf/build
 gcc -g -O0 -o perf/build/cacheuse-example examples/cacheuse-example.c
 gcc -g -O1 -o perf/build/missclass-work perf/missclass-work.c
+gcc -g -O2 -Icachesim -o perf/build/missclass-bench perf/missclass-bench.c \
+    tests/unit/port_native.c cachesim/cachesim.c cachesim/missclass.c \
+    cachesim/reusedist.c cachesim/lrustack.c cachesim/lineset.c
 export VALGRIND_LIB=$PWD/vglib
 
 workloads=("cacheuse-example|perf/build/cacheuse-example"
@@ -69,3 +75,13 @@ for w in "${workloads[@]}"; do
     done
     echo "$line"
 done
+
+echo
+echo "native (perf/missclass-bench, random pattern, 4M iterations): CPU s, median of $N"
+line=""
+for m in none mcl1 mc rd both; do
+    t=$(for i in $(seq "$N"); do perf/build/missclass-bench $m 4 | awk '{print $2}'; done | median)
+    line="$line $m=$t"
+done
+echo "$line"
+echo "(mcl1: --miss-class's I1/D1 shadows only, no LL observer)"
