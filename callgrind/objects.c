@@ -20,6 +20,7 @@
 cb_block *cb_obj_cache[1 << CB_OBJ_CACHE_BITS];
 UWord cb_obj_gen = 1;
 cb_chain *cb_obj_root_chain;
+cb_chain **cb_obj_thread_roots;
 cb_chain *cb_obj_chain_now;
 static cb_obj *bucket_code;
 cb_obj *cb_obj_allocator;
@@ -456,6 +457,7 @@ cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
       c->parent = parent;
       c->jcc = jcc;
       c->in_alloc = parent->in_alloc || alloc_call;
+      c->tid = parent->tid;
       c->code_cell = NULL;
       VG_(memset)(c->incl, 0, sizeof c->incl);
       c->next_all = cb_obj_chains;
@@ -470,6 +472,25 @@ cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
    chain_links[h] = l;
    if (++chain_links_used > 2 * chain_links_size) grow_links();
    return c;
+}
+
+/* With --separate-threads=yes each thread's chains grow from a root of
+ * its own, so that a thread's dump finds its cells by their chain (a
+ * thread's arcs are its own too: its cost centres are). */
+static cb_chain *new_root(ThreadId tid)
+{
+   cb_chain *r = CB_MALLOC("cb.obj.chain", sizeof *r);
+   VG_(memset)(r, 0, sizeof *r);
+   r->tid = tid;
+   return r;
+}
+
+void cb_obj_use_thread_root(void)
+{
+   ThreadId tid = cb_cur.tid;
+   if (tid == VG_INVALID_THREADID || tid >= VG_N_THREADS) return;
+   if (!cb_obj_thread_roots[tid]) cb_obj_thread_roots[tid] = new_root(tid);
+   cb_obj_root_chain = cb_obj_thread_roots[tid];
 }
 
 /*------------------------------------------------------------*/
@@ -516,8 +537,8 @@ cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
    c->obj = obj;
    c->chain = chain;
    c->ii = ii;
-   c->fn = (ii && cb_cur.bbcc) ? cb_obj_fn_of(cb_cur.bbcc) : NULL;
-   c->bb = (ii && cb_cur.bbcc) ? cb_cur.bbcc->bb : NULL;
+   c->bbcc = ii ? cb_cur.bbcc : NULL;
+   c->skipped = cb_cur.nonskipped != NULL;
    c->next_hash = cells[h];
    cells[h] = c;
    c->next_of_obj = obj->cells;
@@ -547,6 +568,7 @@ static cb_cell *twin_of(cb_cell *c)
    *t = *c;
    VG_(memset)(t->cost, 0, sizeof t->cost);
    t->arcs_only = True;
+   t->carried = t->held = False;
    t->twin = NULL;
    t->next_hash = NULL;
    t->next_of_obj = c->obj->cells;
@@ -570,7 +592,9 @@ static Bool is_dropped(const cs_owner *o)
 
 /* Its immediate costs so far move to the twins (the cells of its
  * instructions under the running chain received nothing else: the block
- * ran once there); lines it loaded go to the twins when they leave. */
+ * ran once there, apart from costs carried over from the part before,
+ * which stay self costs); lines it loaded go to the twins when they
+ * leave. */
 void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n)
 {
    cb_chain *chain = cb_obj_current_chain();
@@ -589,8 +613,9 @@ void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n)
          if (c->chain != chain || !c->ii || c->ii < first || c->ii >= first + bb->instr_count)
             continue;
          for (e = 0; e < OE_COUNT; e++) {
-            twin_of(c)->cost[e] += c->cost[e];
-            c->cost[e] = 0;
+            ULong keep = cb_obj_carried_cost(c, e);
+            twin_of(c)->cost[e] += c->cost[e] - keep;
+            c->cost[e] = keep;
          }
       }
    }
@@ -646,6 +671,11 @@ void cb_obj_post_clo_init(void)
                 cb_clo.object_granularity, cb_sim_max_line_size());
       VG_(exit)(1);
    }
+   if (cb_clo.object_granularity > 0 && cb_clo.separate_threads) {
+      /* the histogram is kept per object, not per thread */
+      VG_(fmsg)("callgrind-bd: --object-granularity cannot be combined with --separate-threads=yes\n");
+      VG_(exit)(1);
+   }
    cb_obj_hist = cb_clo.object_granularity > 0;
    /* pooled nodes: a malloc-heavy client adds and removes one per block */
    heap_blocks = VG_(OSetGen_Create_With_Pool)(offsetof(cb_block, start), NULL,
@@ -665,8 +695,12 @@ void cb_obj_post_clo_init(void)
    cells_size = 16381;
    cells = CB_MALLOC("cb.obj.cells", cells_size * sizeof *cells);
    VG_(memset)(cells, 0, cells_size * sizeof *cells);
-   cb_obj_root_chain = CB_MALLOC("cb.obj.chain", sizeof *cb_obj_root_chain);
-   VG_(memset)(cb_obj_root_chain, 0, sizeof *cb_obj_root_chain);
+   cb_obj_root_chain = new_root(0);
+   if (cb_clo.separate_threads) {
+      cb_obj_thread_roots = CB_MALLOC("cb.obj.roots", VG_N_THREADS * sizeof *cb_obj_thread_roots);
+      VG_(memset)(cb_obj_thread_roots, 0, VG_N_THREADS * sizeof *cb_obj_thread_roots);
+      cb_obj_use_thread_root();
+   }
    bucket_unknown = cb_obj_new(OK_BUCKET, "[unknown]");
    cb_obj_allocator = cb_obj_new(OK_BUCKET, "[allocator]");
    bucket_code = cb_obj_new(OK_BUCKET, "[code]");

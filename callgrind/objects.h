@@ -38,9 +38,10 @@ typedef struct cb_chain {
    struct cb_chain *parent;
    JCC   *jcc;
    Bool   in_alloc;
+   ThreadId tid;                 /* its thread with --separate-threads=yes, else 0 */
    struct cb_cell  *code_cell;   /* instruction lines loaded under it */
    struct cb_chain *next_all;    /* all chains, newest first */
-   ULong  incl[OE_COUNT];        /* at exit: costs of all cells below it */
+   ULong  incl[OE_COUNT];        /* while writing: costs of all cells below it */
 } cb_chain;
 
 typedef struct cb_block {
@@ -54,13 +55,20 @@ typedef struct cb_cell {
    struct cb_obj   *obj;
    cb_chain        *chain;
    const SimInstr  *ii;        /* accessing instruction (NULL: bucket-only cells) */
-   fn_node         *fn;        /* its function */
-   BB              *bb;        /* its block (for its source position) */
+   BBCC            *bbcc;      /* the cost centre it ran in (its function, its
+                                * block's source positions; whether it is idle
+                                * at a dump), or NULL */
    ULong            cost[OE_COUNT];
    struct cb_cell  *next_hash, *next_of_obj;
    /* Costs of a block that never completed (see cb_obj_block_dropped):
     * like the profile, they reach the call arcs but no self cost. */
    Bool             arcs_only;
+   /* Its immediate costs include some carried over from the part before
+    * (see objects_parts.c): they reach its self cost, not the arcs. */
+   Bool             carried;
+   Bool             held;       /* its immediate costs wait for the next part */
+   Bool             skipped;    /* ran skipped: charged to a caller's skipped costs */
+   UInt             last_off;   /* with a histogram: offset of its last access */
    struct cb_cell  *twin;       /* the arcs-only cell of this one */
 } cb_cell;
 
@@ -80,7 +88,9 @@ typedef struct { cb_cell *cell; UInt gran; } cb_obj_ref;
 #define CB_OBJ_SLOT(a) (((a) >> CB_OBJ_CACHE_SHIFT) & ((1 << CB_OBJ_CACHE_BITS) - 1))
 extern cb_block *cb_obj_cache[1 << CB_OBJ_CACHE_BITS];
 extern UWord cb_obj_gen;
-extern cb_chain *cb_obj_root_chain;
+extern cb_chain *cb_obj_root_chain;   /* of the running thread */
+extern cb_chain **cb_obj_thread_roots; /* by thread id with --separate-threads=yes */
+void cb_obj_use_thread_root(void);
 extern struct cb_obj *cb_obj_allocator;  /* bucket of allocator-internal accesses */
 extern Bool cb_obj_hist;                 /* --object-granularity given */
 
@@ -109,6 +119,7 @@ static inline void cb_obj_state_changed(void)
 {
    cb_obj_chain_now = NULL;
    cb_obj_gen++;
+   if (UNLIKELY(cb_obj_thread_roots != NULL)) cb_obj_use_thread_root();
 }
 static inline cb_chain *cb_obj_current_chain(void)
 {
@@ -135,7 +146,10 @@ static inline __attribute__((always_inline)) cb_obj_ref cb_obj_before(SimInstr *
    }
    r.cell = c;
    r.gran = 0;
-   if (UNLIKELY(cb_obj_hist) && b) r.gran = cb_obj_granule(obj, a - b->start);
+   if (UNLIKELY(cb_obj_hist) && b) {
+      r.gran = cb_obj_granule(obj, a - b->start);
+      c->last_off = (UInt)((a - b->start) >> CB_OBJ_OFF_SHIFT);
+   }
    if (o) {
       o->obj = c;
       /* the offset, not the granule: the object's granularity may be
@@ -183,7 +197,16 @@ void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n);
 void cb_obj_frame_pushed(call_entry *e, JCC *jcc, fn_node *to_fn, Bool skip);
 void cb_obj_frame_popping(call_entry *e);
 
+/* Dumps and zeroing (dump.c; objects_parts.c). A dump of the profile
+ * file `name` (one thread's with --separate-threads=yes, else NULL: all)
+ * writes `name`.objects with the same part's object costs, then resets
+ * them as the profile's; called before the profile's cost centres are
+ * reset (which cost centres are idle decides what waits). */
+void cb_obj_dump(const HChar *name, thread_info *only, const HChar *trigger,
+                 Int part, Bool appending);
+void cb_obj_zero(thread_info *only);
+
 void cb_obj_post_clo_init(void);
-void cb_obj_fini(void);            /* write <out>.objects, -v report */
+void cb_obj_fini(void);            /* the -v report */
 
 #endif
