@@ -497,53 +497,107 @@ void cb_obj_use_thread_root(void)
 /*--- Cells                                                ---*/
 /*------------------------------------------------------------*/
 
-static cb_cell **cells;
-static UWord cells_size;
+/* The cell table: open addressing with linear probing; an entry holds a
+ * 32-bit tag of the key's hash next to the cell, so that a probe reads
+ * the cell only when the tag matches (a lookup costs one cache miss, the
+ * cell's own, which the access then counts in anyway). Power-of-two size,
+ * at most 3/4 full. In front of it, a small direct-mapped cache of the
+ * cells found last (it stays in the host's L2 cache): an interpreter's
+ * instructions alternate between a few objects and chains. */
+typedef struct { UInt tag; cb_cell *cell; } cell_entry;
+static cell_entry *cells;
+static UInt cells_bits;
 ULong cb_obj_n_cells;
+#define RECENT_BITS 14
+static cb_cell *recent[1 << RECENT_BITS];
 
-static UWord cell_hash(const cb_obj *obj, const cb_chain *chain, const SimInstr *ii)
+static ULong cell_mix(const cb_obj *obj, const cb_chain *chain, const SimInstr *ii)
 {
-   return ((UWord)obj >> 4) * 0x9E3779B1UL ^ ((UWord)chain >> 4) * 0x85EBCA77UL
-          ^ ((UWord)ii >> 3);
+   ULong h = ((UWord)obj >> 4) * 0x9E3779B97F4A7C15ULL ^ ((UWord)chain >> 4) * 0xC2B2AE3D27D4EB4FULL
+             ^ ((UWord)ii >> 3);
+   h ^= h >> 31;
+   return h * 0xBF58476D1CE4E5B9ULL;
+}
+
+static UInt cell_tag(ULong mix) { return (UInt)(mix >> 8) | 1; }
+static UWord cell_index(ULong mix) { return (UWord)(mix >> (64 - cells_bits)); }
+
+static void table_insert(cell_entry *t, UInt bits, ULong mix, cb_cell *c)
+{
+   UWord mask = ((UWord)1 << bits) - 1, i = (UWord)(mix >> (64 - bits));
+   while (t[i].tag) i = (i + 1) & mask;
+   t[i].tag = cell_tag(mix);
+   t[i].cell = c;
 }
 
 static void grow_cells(void)
 {
-   UWord n = cells_size * 4, i;
-   cb_cell **t = CB_MALLOC("cb.obj.cells", n * sizeof *t);
-   VG_(memset)(t, 0, n * sizeof *t);
-   for (i = 0; i < cells_size; i++) {
-      cb_cell *c = cells[i], *next;
-      for (; c; c = next) {
-         UWord h = cell_hash(c->obj, c->chain, c->ii) % n;
-         next = c->next_hash;
-         c->next_hash = t[h];
-         t[h] = c;
-      }
+   UInt bits = cells_bits + 1;
+   UWord i, old = (UWord)1 << cells_bits;
+   cell_entry *t = CB_MALLOC("cb.obj.cells", ((UWord)1 << bits) * sizeof *t);
+   VG_(memset)(t, 0, ((UWord)1 << bits) * sizeof *t);
+   for (i = 0; i < old; i++) {
+      cb_cell *c = cells[i].cell;
+      if (cells[i].tag) table_insert(t, bits, cell_mix(c->obj, c->chain, c->ii), c);
    }
    CB_FREE(cells);
    cells = t;
-   cells_size = n;
+   cells_bits = bits;
 }
 
-cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+/* Cells are never freed: they come from large chunks (no allocator
+ * header per cell, no allocator call). */
+#define CELL_CHUNK (1 << 20)
+static UChar *chunk_next;
+static SizeT chunk_left;
+
+static cb_cell *alloc_cell(void)
 {
-   UWord h = cell_hash(obj, chain, ii) % cells_size;
    cb_cell *c;
-   for (c = cells[h]; c; c = c->next_hash)
-      if (c->obj == obj && c->chain == chain && c->ii == ii) return c;
-   c = CB_MALLOC("cb.obj.cell", sizeof *c);
+   if (chunk_left < sizeof *c) {
+      chunk_next = CB_MALLOC("cb.obj.cell", CELL_CHUNK);
+      chunk_left = CELL_CHUNK;
+   }
+   c = (cb_cell *)chunk_next;
+   chunk_next += sizeof *c;
+   chunk_left -= sizeof *c;
    VG_(memset)(c, 0, sizeof *c);
+   return c;
+}
+
+static cb_cell *new_cell(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+{
+   cb_cell *c = alloc_cell();
    c->obj = obj;
    c->chain = chain;
    c->ii = ii;
    c->bbcc = ii ? cb_cur.bbcc : NULL;
    c->skipped = cb_cur.nonskipped != NULL;
-   c->next_hash = cells[h];
-   cells[h] = c;
    c->next_of_obj = obj->cells;
    obj->cells = c;
-   if (++cb_obj_n_cells > 2 * cells_size) grow_cells();
+   return c;
+}
+
+cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+{
+   ULong mix = cell_mix(obj, chain, ii);
+   UInt tag = cell_tag(mix);
+   UWord mask = ((UWord)1 << cells_bits) - 1, i = cell_index(mix);
+   cb_cell **r = &recent[(mix >> 24) & ((1 << RECENT_BITS) - 1)];
+   cb_cell *c = *r;
+   if (c && c->ii == ii && c->obj == obj && c->chain == chain) return c;
+   for (; cells[i].tag; i = (i + 1) & mask) {
+      c = cells[i].cell;
+      if (cells[i].tag == tag && c->ii == ii && c->obj == obj && c->chain == chain) {
+         *r = c;
+         return c;
+      }
+   }
+   c = new_cell(ii, obj, chain);
+   cells[i].tag = tag;
+   cells[i].cell = c;
+   *r = c;
+   if (++cb_obj_n_cells > (((UWord)3 << cells_bits) >> 2)) grow_cells();
    return c;
 }
 
@@ -564,13 +618,12 @@ static cb_cell *twin_of(cb_cell *c)
    cb_cell *t;
    if (c->arcs_only) return c;
    if (c->twin) return c->twin;
-   t = CB_MALLOC("cb.obj.cell", sizeof *t);
+   t = alloc_cell();
    *t = *c;
    VG_(memset)(t->cost, 0, sizeof t->cost);
    t->arcs_only = True;
    t->carried = t->held = False;
    t->twin = NULL;
-   t->next_hash = NULL;
    t->next_of_obj = c->obj->cells;
    c->obj->cells = t;
    c->twin = t;
@@ -599,7 +652,7 @@ void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n)
 {
    cb_chain *chain = cb_obj_current_chain();
    const SimInstr *first = bb->sim_instr;
-   UWord h;
+   cb_obj *o;
    Int e;
    if (n_dropped < MAX_DROPPED) {
       dropped[n_dropped].first = old_cost;
@@ -607,9 +660,9 @@ void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n)
       n_dropped++;
    }
    if (!first) return;
-   for (h = 0; h < cells_size; h++) {
+   for (o = cb_obj_list; o; o = o->next_all) {
       cb_cell *c;
-      for (c = cells[h]; c; c = c->next_hash) {
+      for (c = o->cells; c; c = c->next_of_obj) {
          if (c->chain != chain || !c->ii || c->ii < first || c->ii >= first + bb->instr_count)
             continue;
          for (e = 0; e < OE_COUNT; e++) {
@@ -692,9 +745,9 @@ void cb_obj_post_clo_init(void)
    chain_links_size = 4093;
    chain_links = CB_MALLOC("cb.obj.links", chain_links_size * sizeof *chain_links);
    VG_(memset)(chain_links, 0, chain_links_size * sizeof *chain_links);
-   cells_size = 16381;
-   cells = CB_MALLOC("cb.obj.cells", cells_size * sizeof *cells);
-   VG_(memset)(cells, 0, cells_size * sizeof *cells);
+   cells_bits = 14;
+   cells = CB_MALLOC("cb.obj.cells", ((UWord)1 << cells_bits) * sizeof *cells);
+   VG_(memset)(cells, 0, ((UWord)1 << cells_bits) * sizeof *cells);
    cb_obj_root_chain = new_root(0);
    if (cb_clo.separate_threads) {
       cb_obj_thread_roots = CB_MALLOC("cb.obj.roots", VG_N_THREADS * sizeof *cb_obj_thread_roots);

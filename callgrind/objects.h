@@ -59,7 +59,7 @@ typedef struct cb_cell {
                                 * block's source positions; whether it is idle
                                 * at a dump), or NULL */
    ULong            cost[OE_COUNT];
-   struct cb_cell  *next_hash, *next_of_obj;
+   struct cb_cell  *next_of_obj;
    /* Costs of a block that never completed (see cb_obj_block_dropped):
     * like the profile, they reach the call arcs but no self cost. */
    Bool             arcs_only;
