@@ -458,7 +458,7 @@ cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
       c->jcc = jcc;
       c->in_alloc = parent->in_alloc || alloc_call;
       c->tid = parent->tid;
-      c->code_cell = NULL;
+      c->code_pair = NULL;
       VG_(memset)(c->incl, 0, sizeof c->incl);
       c->next_all = cb_obj_chains;
       cb_obj_chains = c;
@@ -499,28 +499,27 @@ void cb_obj_use_thread_root(void)
 
 /* The cell table: open addressing with linear probing; an entry holds a
  * 32-bit tag of the key's hash next to the cell, so that a probe reads
- * the cell only when the tag matches (a lookup costs one cache miss, the
- * cell's own, which the access then counts in anyway). Power-of-two size,
- * at most 3/4 full. In front of it, a small direct-mapped cache of the
- * cells found last (it stays in the host's L2 cache): an interpreter's
- * instructions alternate between a few objects and chains. */
+ * the cell only when the tag matches. Power-of-two size, at most 3/4
+ * full. Key: object, instruction, cost centre (and chain for [code]). */
 typedef struct { UInt tag; cb_cell *cell; } cell_entry;
 static cell_entry *cells;
 static UInt cells_bits;
-ULong cb_obj_n_cells;
-#define RECENT_BITS 14
-static cb_cell *recent[1 << RECENT_BITS];
+ULong cb_obj_n_cells, cb_obj_n_pairs;
 
-static ULong cell_mix(const cb_obj *obj, const cb_chain *chain, const SimInstr *ii)
+static ULong mix4(UWord a, UWord b, UWord c, UWord d)
 {
-   ULong h = ((UWord)obj >> 4) * 0x9E3779B97F4A7C15ULL ^ ((UWord)chain >> 4) * 0xC2B2AE3D27D4EB4FULL
-             ^ ((UWord)ii >> 3);
+   ULong h = (a >> 4) * 0x9E3779B97F4A7C15ULL ^ (b >> 4) * 0xC2B2AE3D27D4EB4FULL
+             ^ (c >> 3) * 0x165667B19E3779F9ULL ^ (d >> 4);
    h ^= h >> 31;
    return h * 0xBF58476D1CE4E5B9ULL;
 }
 
+static ULong cell_mix(const cb_obj *obj, const cb_chain *chain, const SimInstr *ii, const BBCC *bbcc)
+{
+   return mix4((UWord)obj, (UWord)chain, (UWord)ii, (UWord)bbcc);
+}
+
 static UInt cell_tag(ULong mix) { return (UInt)(mix >> 8) | 1; }
-static UWord cell_index(ULong mix) { return (UWord)(mix >> (64 - cells_bits)); }
 
 static void table_insert(cell_entry *t, UInt bits, ULong mix, cb_cell *c)
 {
@@ -538,73 +537,135 @@ static void grow_cells(void)
    VG_(memset)(t, 0, ((UWord)1 << bits) * sizeof *t);
    for (i = 0; i < old; i++) {
       cb_cell *c = cells[i].cell;
-      if (cells[i].tag) table_insert(t, bits, cell_mix(c->obj, c->chain, c->ii), c);
+      if (cells[i].tag)
+         table_insert(t, bits, cell_mix(c->obj, c->ii ? NULL : c->chain, c->ii, c->bbcc), c);
    }
    CB_FREE(cells);
    cells = t;
    cells_bits = bits;
 }
 
-/* Cells are never freed: they come from large chunks (no allocator
- * header per cell, no allocator call). */
-#define CELL_CHUNK (1 << 20)
+/* Cells and pairs are never freed: they come from large chunks (no
+ * allocator header each, no allocator call). */
+#define CHUNK (1 << 20)
 static UChar *chunk_next;
 static SizeT chunk_left;
 
-static cb_cell *alloc_cell(void)
+static void *alloc_small(SizeT n)
 {
-   cb_cell *c;
-   if (chunk_left < sizeof *c) {
-      chunk_next = CB_MALLOC("cb.obj.cell", CELL_CHUNK);
-      chunk_left = CELL_CHUNK;
+   void *p;
+   if (chunk_left < n) {
+      chunk_next = CB_MALLOC("cb.obj.cells", CHUNK);
+      chunk_left = CHUNK;
    }
-   c = (cb_cell *)chunk_next;
-   chunk_next += sizeof *c;
-   chunk_left -= sizeof *c;
-   VG_(memset)(c, 0, sizeof *c);
-   return c;
+   p = chunk_next;
+   chunk_next += n;
+   chunk_left -= n;
+   VG_(memset)(p, 0, n);
+   return p;
 }
 
 static cb_cell *new_cell(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
 {
-   cb_cell *c = alloc_cell();
+   cb_cell *c = alloc_small(sizeof *c);
    c->obj = obj;
-   c->chain = chain;
    c->ii = ii;
+   c->chain = ii ? NULL : chain;
    c->bbcc = ii ? cb_cur.bbcc : NULL;
+   c->tid = chain->tid;
    c->skipped = cb_cur.nonskipped != NULL;
    c->next_of_obj = obj->cells;
    obj->cells = c;
    return c;
 }
 
-cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+/* The cell of an access by ii to obj in the running cost centre. */
+static cb_cell *cell_of(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
 {
-   ULong mix = cell_mix(obj, chain, ii);
+   const BBCC *bbcc = ii ? cb_cur.bbcc : NULL;
+   const cb_chain *key = ii ? NULL : chain;
+   ULong mix = cell_mix(obj, key, ii, bbcc);
    UInt tag = cell_tag(mix);
-   UWord mask = ((UWord)1 << cells_bits) - 1, i = cell_index(mix);
-   cb_cell **r = &recent[(mix >> 24) & ((1 << RECENT_BITS) - 1)];
-   cb_cell *c = *r;
-   if (c && c->ii == ii && c->obj == obj && c->chain == chain) return c;
+   UWord mask = ((UWord)1 << cells_bits) - 1, i = (UWord)(mix >> (64 - cells_bits));
+   cb_cell *c;
    for (; cells[i].tag; i = (i + 1) & mask) {
       c = cells[i].cell;
-      if (cells[i].tag == tag && c->ii == ii && c->obj == obj && c->chain == chain) {
-         *r = c;
+      if (cells[i].tag == tag && c->ii == ii && c->obj == obj && c->bbcc == bbcc
+          && c->chain == key)
          return c;
-      }
    }
    c = new_cell(ii, obj, chain);
    cells[i].tag = tag;
    cells[i].cell = c;
-   *r = c;
    if (++cb_obj_n_cells > (((UWord)3 << cells_bits) >> 2)) grow_cells();
    return c;
 }
 
-cb_cell *cb_obj_code_cell_of(cb_chain *chain)
+/* The pair table: chained, power-of-two buckets, at most one pair per
+ * bucket on average; in front of it a small direct-mapped cache of the
+ * pairs found last (an interpreter's instructions alternate between a few
+ * objects and chains). */
+static cb_pair **pairs;
+static UInt pairs_bits;
+#define RECENT_BITS 12
+static cb_pair *recent[1 << RECENT_BITS];
+
+static ULong pair_mix(const SimInstr *ii, const cb_obj *obj, const cb_chain *chain, const BBCC *bbcc)
 {
-   chain->code_cell = cb_obj_cell_slow(NULL, bucket_code, chain);
-   return chain->code_cell;
+   return mix4((UWord)obj, (UWord)chain, (UWord)ii, (UWord)bbcc);
+}
+
+static Bool pair_is(const cb_pair *p, const SimInstr *ii, const cb_obj *obj,
+                    const cb_chain *chain, const BBCC *bbcc)
+{
+   return p->chain == chain && p->cell->ii == ii && p->cell->obj == obj && p->cell->bbcc == bbcc;
+}
+
+static void grow_pairs(void)
+{
+   UInt bits = pairs_bits + 1;
+   UWord i, old = (UWord)1 << pairs_bits;
+   cb_pair **t = CB_MALLOC("cb.obj.pairs", ((UWord)1 << bits) * sizeof *t);
+   VG_(memset)(t, 0, ((UWord)1 << bits) * sizeof *t);
+   for (i = 0; i < old; i++) {
+      cb_pair *p = pairs[i], *next;
+      for (; p; p = next) {
+         UWord h = (UWord)(pair_mix(p->cell->ii, p->cell->obj, p->chain, p->cell->bbcc)
+                           >> (64 - bits));
+         next = p->next_hash;
+         p->next_hash = t[h];
+         t[h] = p;
+      }
+   }
+   CB_FREE(pairs);
+   pairs = t;
+   pairs_bits = bits;
+}
+
+cb_pair *cb_obj_pair_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+{
+   const BBCC *bbcc = ii ? cb_cur.bbcc : NULL;
+   ULong mix = pair_mix(ii, obj, chain, bbcc);
+   UWord h = (UWord)(mix >> (64 - pairs_bits));
+   cb_pair **r = &recent[(mix >> 20) & ((1 << RECENT_BITS) - 1)];
+   cb_pair *p = *r;
+   if (p && pair_is(p, ii, obj, chain, bbcc)) return p;
+   for (p = pairs[h]; p; p = p->next_hash)
+      if (pair_is(p, ii, obj, chain, bbcc)) { *r = p; return p; }
+   p = alloc_small(sizeof *p);
+   p->cell = cell_of(ii, obj, chain);
+   p->chain = chain;
+   p->next_hash = pairs[h];
+   pairs[h] = p;
+   *r = p;
+   if (++cb_obj_n_pairs > ((UWord)1 << pairs_bits)) grow_pairs();
+   return p;
+}
+
+cb_pair *cb_obj_code_pair_of(cb_chain *chain)
+{
+   chain->code_pair = cb_obj_pair_slow(NULL, bucket_code, chain);
+   return chain->code_pair;
 }
 
 /*------------------------------------------------------------*/
@@ -618,7 +679,7 @@ static cb_cell *twin_of(cb_cell *c)
    cb_cell *t;
    if (c->arcs_only) return c;
    if (c->twin) return c->twin;
-   t = alloc_cell();
+   t = alloc_small(sizeof *t);
    *t = *c;
    VG_(memset)(t->cost, 0, sizeof t->cost);
    t->arcs_only = True;
@@ -650,7 +711,7 @@ static Bool is_dropped(const cs_owner *o)
  * leave. */
 void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n)
 {
-   cb_chain *chain = cb_obj_current_chain();
+   const BBCC *bbcc = cb_cur.bbcc;
    const SimInstr *first = bb->sim_instr;
    cb_obj *o;
    Int e;
@@ -659,11 +720,11 @@ void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n)
       dropped[n_dropped].n = n;
       n_dropped++;
    }
-   if (!first) return;
+   if (!first || !bbcc || bbcc->bb != bb) return;
    for (o = cb_obj_list; o; o = o->next_all) {
       cb_cell *c;
       for (c = o->cells; c; c = c->next_of_obj) {
-         if (c->chain != chain || !c->ii || c->ii < first || c->ii >= first + bb->instr_count)
+         if (c->bbcc != bbcc || !c->ii || c->ii < first || c->ii >= first + bb->instr_count)
             continue;
          for (e = 0; e < OE_COUNT; e++) {
             ULong keep = cb_obj_carried_cost(c, e);
@@ -683,33 +744,37 @@ static inline void hist_add(cb_obj *o, UInt gran, Int ev, ULong n)
    if (gran < o->hist_n) o->hist[(SizeT)gran * OE_COUNT + ev] += n;
 }
 
-static inline void add(cb_cell *c, UInt gran, Int ev, ULong n)
+/* An event to a cell and, at the same moment, to the chain it ran under. */
+static inline void add(cb_cell *c, cb_chain *chain, UInt gran, Int ev, ULong n)
 {
    c->cost[ev] += n;
+   chain->incl[ev] += n;
    if (cb_obj_hist && c->obj->hist && !c->arcs_only) hist_add(c->obj, gran, ev, n);
 }
 
 void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write)
 {
    cb_cell *c = r.cell;
-   add(c, r.gran, is_write ? OE_Dw : OE_Dr, 1);
+   add(c, r.chain, r.gran, is_write ? OE_Dw : OE_Dr, 1);
    if (!(res & CS_L1_MISS)) return;
-   add(c, r.gran, is_write ? OE_D1mw : OE_D1mr, 1);
+   add(c, r.chain, r.gran, is_write ? OE_D1mw : OE_D1mr, 1);
    if (!(res & CS_LL_MISS)) return;
-   add(c, r.gran, is_write ? OE_DLmw : OE_DLmr, 1);
-   if (res & CS_LL_DIRTY_MISS) add(c, r.gran, is_write ? OE_DLdmw : OE_DLdmr, 1);
+   add(c, r.chain, r.gran, is_write ? OE_DLmw : OE_DLmr, 1);
+   if (res & CS_LL_DIRTY_MISS) add(c, r.chain, r.gran, is_write ? OE_DLdmw : OE_DLdmr, 1);
 }
 
 void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss)
 {
-   cb_cell *c = o->obj;
+   const cb_pair *p = o->obj;
+   cb_cell *c;
    UInt gran = 0;
-   if (!c || (accost == 0 && sploss == 0)) return;
+   if (!p || (accost == 0 && sploss == 0)) return;
+   c = p->cell;
    if (UNLIKELY(n_dropped > 0) && is_dropped(o)) c = twin_of(c);
    if (cb_obj_hist && c->obj->hist)
       gran = cb_obj_granule(c->obj, (Addr)o->obj_off << CB_OBJ_OFF_SHIFT);
-   add(c, gran, level == 1 ? OE_AcCost1 : OE_AcCost2, accost);
-   add(c, gran, level == 1 ? OE_SpLoss1 : OE_SpLoss2, sploss);
+   add(c, p->chain, gran, level == 1 ? OE_AcCost1 : OE_AcCost2, accost);
+   add(c, p->chain, gran, level == 1 ? OE_SpLoss1 : OE_SpLoss2, sploss);
 }
 
 /*------------------------------------------------------------*/
@@ -748,6 +813,9 @@ void cb_obj_post_clo_init(void)
    cells_bits = 14;
    cells = CB_MALLOC("cb.obj.cells", ((UWord)1 << cells_bits) * sizeof *cells);
    VG_(memset)(cells, 0, ((UWord)1 << cells_bits) * sizeof *cells);
+   pairs_bits = 14;
+   pairs = CB_MALLOC("cb.obj.pairs", ((UWord)1 << pairs_bits) * sizeof *pairs);
+   VG_(memset)(pairs, 0, ((UWord)1 << pairs_bits) * sizeof *pairs);
    cb_obj_root_chain = new_root(0);
    if (cb_clo.separate_threads) {
       cb_obj_thread_roots = CB_MALLOC("cb.obj.roots", VG_N_THREADS * sizeof *cb_obj_thread_roots);

@@ -8,13 +8,18 @@
  *     or a bucket ([stack thread N], [allocator], [code], [unknown]);
  *   - a *block* is one live address range of an object (one malloc'd
  *     block, one static variable, one thread's stack);
- *   - a *cell* is the cost of one object accessed by one instruction under
- *     one call chain: immediate events (accesses, misses) are added at the
- *     access, back-dated events (AcCost, SpLoss) when a line the cell
- *     loaded leaves the cache (the cell rides in the line's owner);
+ *   - a *cell* is the cost of one object accessed by one instruction (in
+ *     one cost centre): immediate events (accesses, misses) are added at
+ *     the access, back-dated events (AcCost, SpLoss) when a line the cell
+ *     loaded leaves the cache;
  *   - a *chain* is an interned call chain (the arcs on the shadow call
- *     stack), so the cells give exact inclusive costs per object along
- *     every call chain.
+ *     stack); it sums the costs of all accesses made under it, the same
+ *     events at the same moments, so the chains give exact inclusive
+ *     costs along every call chain;
+ *   - a *pair* is a (cell, chain) an access charges: what a line's owner
+ *     remembers, so that the line's back-dated costs reach both. Pairs
+ *     are small: the product of instructions, objects and chains (millions
+ *     in an interpreter) costs 24 bytes each, not a cell's 150.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -39,9 +44,10 @@ typedef struct cb_chain {
    JCC   *jcc;
    Bool   in_alloc;
    ThreadId tid;                 /* its thread with --separate-threads=yes, else 0 */
-   struct cb_cell  *code_cell;   /* instruction lines loaded under it */
+   struct cb_pair  *code_pair;   /* instruction lines loaded under it */
    struct cb_chain *next_all;    /* all chains, newest first */
-   ULong  incl[OE_COUNT];        /* while writing: costs of all cells below it */
+   ULong  incl[OE_COUNT];        /* costs of its accesses in the part (when
+                                  * writing: of those below it too) */
 } cb_chain;
 
 typedef struct cb_block {
@@ -53,13 +59,14 @@ typedef struct cb_block {
 
 typedef struct cb_cell {
    struct cb_obj   *obj;
-   cb_chain        *chain;
-   const SimInstr  *ii;        /* accessing instruction (NULL: bucket-only cells) */
+   const SimInstr  *ii;        /* accessing instruction (NULL: [code] of chain) */
    BBCC            *bbcc;      /* the cost centre it ran in (its function, its
                                 * block's source positions; whether it is idle
                                 * at a dump), or NULL */
+   cb_chain        *chain;     /* [code] cells: the chain whose instruction lines */
    ULong            cost[OE_COUNT];
    struct cb_cell  *next_of_obj;
+   ThreadId         tid;        /* its thread with --separate-threads=yes, else 0 */
    /* Costs of a block that never completed (see cb_obj_block_dropped):
     * like the profile, they reach the call arcs but no self cost. */
    Bool             arcs_only;
@@ -72,9 +79,15 @@ typedef struct cb_cell {
    struct cb_cell  *twin;       /* the arcs-only cell of this one */
 } cb_cell;
 
+typedef struct cb_pair {
+   cb_cell        *cell;
+   cb_chain       *chain;
+   struct cb_pair *next_hash;
+} cb_pair;
+
 /* What an access needs from the object model: the cell to charge and the
  * histogram granule of the accessed byte. */
-typedef struct { cb_cell *cell; UInt gran; } cb_obj_ref;
+typedef struct { cb_cell *cell; cb_chain *chain; UInt gran; } cb_obj_ref;
 
 /* A line owner keeps the access's block offset in 16-byte units (the
  * smallest line size), so 32 bits cover blocks of 64 GB. */
@@ -95,7 +108,7 @@ extern struct cb_obj *cb_obj_allocator;  /* bucket of allocator-internal accesse
 extern Bool cb_obj_hist;                 /* --object-granularity given */
 
 cb_block *cb_obj_lookup_slow(Addr a);
-cb_cell  *cb_obj_cell_slow(const SimInstr *ii, struct cb_obj *obj, cb_chain *chain);
+cb_pair  *cb_obj_pair_slow(const SimInstr *ii, struct cb_obj *obj, cb_chain *chain);
 UInt      cb_obj_granule(struct cb_obj *obj, Addr offset);
 
 static inline __attribute__((always_inline)) cb_block *cb_obj_lookup(Addr a)
@@ -139,19 +152,22 @@ static inline __attribute__((always_inline)) cb_obj_ref cb_obj_before(SimInstr *
    cb_chain *chain = cb_obj_current_chain();
    cb_block *b = chain->in_alloc ? NULL : cb_obj_lookup(a);
    struct cb_obj *obj = b ? b->obj : cb_obj_allocator;
-   cb_cell *c = (cb_cell *)ii->obj_cell;
-   if (UNLIKELY(!c || c->obj != obj || c->chain != chain)) {
-      c = cb_obj_cell_slow(ii, obj, chain);
-      ii->obj_cell = c;
+   cb_pair *p = (cb_pair *)ii->obj_cell;
+   cb_cell *c;
+   if (UNLIKELY(!p || p->chain != chain || p->cell->obj != obj || p->cell->bbcc != cb_cur.bbcc)) {
+      p = cb_obj_pair_slow(ii, obj, chain);
+      ii->obj_cell = p;
    }
+   c = p->cell;
    r.cell = c;
+   r.chain = chain;
    r.gran = 0;
    if (UNLIKELY(cb_obj_hist) && b) {
       r.gran = cb_obj_granule(obj, a - b->start);
       c->last_off = (UInt)((a - b->start) >> CB_OBJ_OFF_SHIFT);
    }
    if (o) {
-      o->obj = c;
+      o->obj = p;
       /* the offset, not the granule: the object's granularity may be
        * coarser by the time the line leaves */
       o->obj_off = (cb_obj_hist && b) ? (UInt)((a - b->start) >> CB_OBJ_OFF_SHIFT) : 0;
@@ -163,14 +179,14 @@ static inline __attribute__((always_inline)) cb_obj_ref cb_obj_before(SimInstr *
 void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write);
 static inline void cb_obj_count(cb_obj_ref r, unsigned res, Bool is_write)
 {
-   ULong *c = r.cell->cost;
+   ULong *c = r.cell->cost, *in = r.chain->incl;
    if (UNLIKELY(cb_obj_hist)) { cb_obj_count_hist(r, res, is_write); return; }
-   c[OE_Dr + is_write]++;
+   c[OE_Dr + is_write]++; in[OE_Dr + is_write]++;
    if (LIKELY(!(res & CS_L1_MISS))) return;
-   c[OE_D1mr + is_write]++;
+   c[OE_D1mr + is_write]++; in[OE_D1mr + is_write]++;
    if (!(res & CS_LL_MISS)) return;
-   c[OE_DLmr + is_write]++;
-   if (res & CS_LL_DIRTY_MISS) c[OE_DLdmr + is_write]++;
+   c[OE_DLmr + is_write]++; in[OE_DLmr + is_write]++;
+   if (res & CS_LL_DIRTY_MISS) { c[OE_DLdmr + is_write]++; in[OE_DLdmr + is_write]++; }
 }
 
 /* A line loaded by an object access leaves a cache. */
@@ -178,13 +194,13 @@ void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss);
 
 /* Instruction lines belong to [code], per call chain, so that the objects
  * profile's inclusive costs are those of the profile itself. */
-cb_cell *cb_obj_code_cell_of(cb_chain *chain);
+cb_pair *cb_obj_code_pair_of(cb_chain *chain);
 static inline void cb_obj_instr_owner(cs_owner *o)
 {
    cb_chain *chain;
    if (!o) return;
    chain = cb_obj_current_chain();
-   o->obj = LIKELY(chain->code_cell != NULL) ? chain->code_cell : cb_obj_code_cell_of(chain);
+   o->obj = LIKELY(chain->code_pair != NULL) ? chain->code_pair : cb_obj_code_pair_of(chain);
    o->obj_off = 0;
 }
 

@@ -161,7 +161,7 @@ static Bool first_arc(const cb_cell *c, const ULong *cost)
       add_to_arc(get_arc(cb_obj_fn_of(c->bbcc), file, line, NULL, c->obj), cost);
       return True;
    }
-   if (!c->ii && c->chain->jcc) {
+   if (!c->ii && c->chain && c->chain->jcc) {
       fn_node *fn = cb_obj_fn_of(c->chain->jcc->to);
       add_to_arc(get_arc(fn, fn->file, 0, NULL, c->obj), cost);
       return True;
@@ -169,23 +169,23 @@ static Bool first_arc(const cb_cell *c, const ULong *cost)
    return False;
 }
 
-/* The arc into the object; the cell's costs join its chain's, which
- * reach the arcs above it in chain_arcs. Costs carried in from the part
- * before reached those arcs then: here only the arc into the object
- * (the profile has them in the accessing code's self cost now), unless
- * they are held again. */
+/* The arc into the object (the arcs above it carry the sums of the
+ * chains: chain_arcs). Costs carried in from the part before reached the
+ * arcs above then: here they are in the arc into the object only (the
+ * profile has them in the accessing code's self cost now), unless they
+ * are held again. */
 static void arcs_of_cell(const cb_cell *c)
 {
    ULong first[OE_COUNT];
    Int e;
    for (e = 0; e < OE_COUNT; e++)
       first[e] = c->cost[e] - (c->held ? cb_obj_carried_cost(c, e) : 0);
-   if (!first_arc(c, first)) return;
-   for (e = 0; e < OE_COUNT; e++) c->chain->incl[e] += c->cost[e] - cb_obj_carried_cost(c, e);
+   first_arc(c, first);
 }
 
-/* Every chain's costs (its cells' and those of the chains below it) on
- * the arc that entered it: children are visited before their parents. */
+/* Every chain's costs (its accesses' and those of the chains below it)
+ * on the arc that entered it: children are visited before their parents
+ * (which the sums then hold until the part starts again). */
 static Bool is_zero(const ULong *c);
 
 static void chain_arcs(void)
@@ -341,8 +341,8 @@ static void write_header(const ULong *total, const HChar *trigger, Int part, Boo
    oprintf("\npart: %d\n", part);
    if (part_thread) oprintf("thread: %d\n", (Int)part_thread->tid);
    ostr("\n");
-   oprintf("desc: Data objects: %u objects, %llu call chains, %llu cells\n",
-           cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells);
+   oprintf("desc: Data objects: %u objects, %llu call chains, %llu cells, %llu cell-chain pairs\n",
+           cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells, cb_obj_n_pairs);
    if (cb_obj_hist)
       oprintf("desc: Object granularity: %d bytes\n", cb_clo.object_granularity);
    oprintf("desc: Object callers: %d\n", cb_clo.object_callers);
@@ -374,17 +374,14 @@ static void new_arc_table(void)
    VG_(memset)(arc_table, 0, arc_hash_size * sizeof *arc_table);
 }
 
-/* After a part: its arcs and the chains' sums go. */
+/* After a part: its arcs go. */
 static void free_arcs(void)
 {
    Word i;
-   cb_chain *ch;
    for (i = 0; i < VG_(sizeXA)(arcs); i++) CB_FREE(*(arc_node **)VG_(indexXA)(arcs, i));
    VG_(dropTailXA)(arcs, VG_(sizeXA)(arcs));
    CB_FREE(arc_table);
    arc_table = NULL;
-   for (ch = cb_obj_chains; ch; ch = ch->next_all) VG_(memset)(ch->incl, 0, sizeof ch->incl);
-   VG_(memset)(cb_obj_root_chain->incl, 0, sizeof cb_obj_root_chain->incl);
 }
 
 /* A new file, or with --combine-dumps=yes the next part appended to the
@@ -481,8 +478,8 @@ static void report(void)
    Int e;
    for (o = cb_obj_list; o; o = o->next_all)
       for (e = 0; e < OE_COUNT; e++) total[e] += o->written[e];
-   VG_(umsg)("Data objects: %u, call chains %llu, cells %llu; last profile written %s\n",
-             cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells,
+   VG_(umsg)("Data objects: %u, call chains %llu, cells %llu, cell-chain pairs %llu; last profile written %s\n",
+             cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells, cb_obj_n_pairs,
              objects_file ? objects_file : "(none)");
    VG_(umsg)("Object lookups missing the cache: %llu (stack %llu, heap %llu, static %llu, unknown %llu)\n",
              cb_obj_slow_lookups, cb_obj_slow_found[0], cb_obj_slow_found[1],

@@ -42,7 +42,7 @@ typedef struct cb_obj {
 
 extern cb_obj *cb_obj_list;          /* all objects, in creation order */
 extern UInt cb_obj_count_objs;
-extern ULong cb_obj_n_chains, cb_obj_n_cells, cb_obj_slow_lookups;
+extern ULong cb_obj_n_chains, cb_obj_n_cells, cb_obj_n_pairs, cb_obj_slow_lookups;
 extern ULong cb_obj_slow_found[4];
 extern cb_chain *cb_obj_chains;
 

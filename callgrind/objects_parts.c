@@ -70,7 +70,7 @@ ULong cb_obj_carried_cost(const cb_cell *c, Int e)
 
 Bool cb_obj_in_part(const cb_cell *c, const thread_info *only)
 {
-   return !only || !cb_obj_thread_roots || c->chain->tid == only->tid;
+   return !only || !cb_obj_thread_roots || c->tid == only->tid;
 }
 
 /*------------------------------------------------------------*/
@@ -207,12 +207,30 @@ static void carry_held(const thread_info *only)
    carried = next;
 }
 
+/* The part's chains start again from zero: what cells hold reached the
+ * arcs of this part. */
+static void zero_chains(const thread_info *only)
+{
+   cb_chain *ch;
+   for (ch = cb_obj_chains; ch; ch = ch->next_all)
+      if (!only || !cb_obj_thread_roots || ch->tid == only->tid)
+         VG_(memset)(ch->incl, 0, sizeof ch->incl);
+   VG_(memset)(cb_obj_root_chain->incl, 0, sizeof cb_obj_root_chain->incl);
+   if (cb_obj_thread_roots) {
+      Int t;
+      for (t = 0; t < VG_N_THREADS; t++)
+         if (cb_obj_thread_roots[t] && (!only || t == only->tid))
+            VG_(memset)(cb_obj_thread_roots[t]->incl, 0, sizeof cb_obj_thread_roots[t]->incl);
+   }
+}
+
 /* The part's cells start again from what they hold; histograms too
  * (they exist only without --separate-threads: the part is all). */
 void cb_obj_start_part(thread_info *only)
 {
    cb_obj *o;
    cb_cell *c;
+   zero_chains(only);
    for (o = cb_obj_list; o; o = o->next_all) {
       for (c = o->cells; c; c = c->next_of_obj)
          if (cb_obj_in_part(c, only)) reset_cell(c);
