@@ -444,6 +444,21 @@ static void grow_links(void)
    chain_links_size = n;
 }
 
+/* Chains by number, for line owners. */
+static cb_chain **chain_by_id;
+static UInt chain_ids, chain_ids_size;
+
+static void number_chain(cb_chain *c)
+{
+   if (chain_ids == chain_ids_size) {
+      chain_ids_size = chain_ids_size ? 2 * chain_ids_size : 4096;
+      chain_by_id = VG_(realloc)("cb.obj.chainids", chain_by_id,
+                                 chain_ids_size * sizeof *chain_by_id);
+   }
+   c->id = chain_ids;
+   chain_by_id[chain_ids++] = c;
+}
+
 cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
 {
    UWord h = link_hash(parent, jcc) % chain_links_size;
@@ -458,7 +473,8 @@ cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
       c->jcc = jcc;
       c->in_alloc = parent->in_alloc || alloc_call;
       c->tid = parent->tid;
-      c->code_pair = NULL;
+      c->code_owner = NULL;
+      number_chain(c);
       VG_(memset)(c->incl, 0, sizeof c->incl);
       c->next_all = cb_obj_chains;
       cb_obj_chains = c;
@@ -482,6 +498,7 @@ static cb_chain *new_root(ThreadId tid)
    cb_chain *r = CB_MALLOC("cb.obj.chain", sizeof *r);
    VG_(memset)(r, 0, sizeof *r);
    r->tid = tid;
+   number_chain(r);
    return r;
 }
 
@@ -642,7 +659,7 @@ static void grow_pairs(void)
    pairs_bits = bits;
 }
 
-cb_pair *cb_obj_pair_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+static cb_pair *pair_of(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
 {
    const BBCC *bbcc = ii ? cb_cur.bbcc : NULL;
    ULong mix = pair_mix(ii, obj, chain, bbcc);
@@ -662,10 +679,54 @@ cb_pair *cb_obj_pair_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
    return p;
 }
 
-cb_pair *cb_obj_code_pair_of(cb_chain *chain)
+/* Without a histogram: the fast path's slow side. A small direct-mapped
+ * cache of the cells found last goes first. */
+#define RECENT_CELLS_BITS 12
+static cb_cell *recent_cells[1 << RECENT_CELLS_BITS];
+
+cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
 {
-   chain->code_pair = cb_obj_pair_slow(NULL, bucket_code, chain);
-   return chain->code_pair;
+   ULong mix = cell_mix(obj, NULL, ii, cb_cur.bbcc);
+   cb_cell **r = &recent_cells[(mix >> 20) & ((1 << RECENT_CELLS_BITS) - 1)];
+   cb_cell *c = *r;
+   if (c && c->ii == ii && c->obj == obj && c->bbcc == cb_cur.bbcc) return c;
+   c = cell_of(ii, obj, chain);
+   *r = c;
+   return c;
+}
+
+/* With a histogram. */
+cb_obj_ref cb_obj_before_hist(SimInstr *ii, Addr a, cs_owner *o, cb_chain *chain)
+{
+   cb_obj_ref r;
+   cb_block *b = chain->in_alloc ? NULL : cb_obj_lookup(a);
+   cb_obj *obj = b ? b->obj : cb_obj_allocator;
+   cb_pair *p = (cb_pair *)ii->obj_cell;
+   if (!p || p->chain != chain || p->cell->obj != obj || p->cell->bbcc != cb_cur.bbcc) {
+      p = pair_of(ii, obj, chain);
+      ii->obj_cell = p;
+   }
+   r.cell = p->cell;
+   r.chain = chain;
+   r.gran = 0;
+   if (b) {
+      r.gran = cb_obj_granule(obj, a - b->start);
+      p->cell->last_off = (UInt)((a - b->start) >> CB_OBJ_OFF_SHIFT);
+   }
+   if (o) {
+      o->obj = p;
+      /* the offset, not the granule: the object's granularity may be
+       * coarser by the time the line leaves */
+      o->obj_off = b ? (UInt)((a - b->start) >> CB_OBJ_OFF_SHIFT) : 0;
+   }
+   return r;
+}
+
+void *cb_obj_code_owner_of(cb_chain *chain)
+{
+   chain->code_owner = cb_obj_hist ? (void *)pair_of(NULL, bucket_code, chain)
+                                   : (void *)cell_of(NULL, bucket_code, chain);
+   return chain->code_owner;
 }
 
 /*------------------------------------------------------------*/
@@ -765,16 +826,23 @@ void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write)
 
 void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss)
 {
-   const cb_pair *p = o->obj;
    cb_cell *c;
+   cb_chain *chain;
    UInt gran = 0;
-   if (!p || (accost == 0 && sploss == 0)) return;
-   c = p->cell;
+   if (!o->obj || (accost == 0 && sploss == 0)) return;
+   if (cb_obj_hist) {
+      const cb_pair *p = o->obj;
+      c = p->cell;
+      chain = p->chain;
+   } else {
+      c = o->obj;
+      chain = chain_by_id[o->obj_off];
+   }
    if (UNLIKELY(n_dropped > 0) && is_dropped(o)) c = twin_of(c);
    if (cb_obj_hist && c->obj->hist)
       gran = cb_obj_granule(c->obj, (Addr)o->obj_off << CB_OBJ_OFF_SHIFT);
-   add(c, p->chain, gran, level == 1 ? OE_AcCost1 : OE_AcCost2, accost);
-   add(c, p->chain, gran, level == 1 ? OE_SpLoss1 : OE_SpLoss2, sploss);
+   add(c, chain, gran, level == 1 ? OE_AcCost1 : OE_AcCost2, accost);
+   add(c, chain, gran, level == 1 ? OE_SpLoss1 : OE_SpLoss2, sploss);
 }
 
 /*------------------------------------------------------------*/

@@ -16,10 +16,11 @@
  *     stack); it sums the costs of all accesses made under it, the same
  *     events at the same moments, so the chains give exact inclusive
  *     costs along every call chain;
- *   - a *pair* is a (cell, chain) an access charges: what a line's owner
- *     remembers, so that the line's back-dated costs reach both. Pairs
- *     are small: the product of instructions, objects and chains (millions
- *     in an interpreter) costs 24 bytes each, not a cell's 150.
+ *   - a line's owner remembers the cell and the chain of the access that
+ *     loaded it, so that its back-dated costs reach both (the chain by its
+ *     number; with --object-granularity, whose offset takes that place,
+ *     a *pair* (cell, chain) of 24 bytes). The product of instructions,
+ *     objects and chains (millions in an interpreter) is not stored.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -44,7 +45,8 @@ typedef struct cb_chain {
    JCC   *jcc;
    Bool   in_alloc;
    ThreadId tid;                 /* its thread with --separate-threads=yes, else 0 */
-   struct cb_pair  *code_pair;   /* instruction lines loaded under it */
+   void  *code_owner;            /* [code] cell (a pair with a histogram) */
+   UInt   id;                    /* its number (in line owners) */
    struct cb_chain *next_all;    /* all chains, newest first */
    ULong  incl[OE_COUNT];        /* costs of its accesses in the part (when
                                   * writing: of those below it too) */
@@ -108,7 +110,7 @@ extern struct cb_obj *cb_obj_allocator;  /* bucket of allocator-internal accesse
 extern Bool cb_obj_hist;                 /* --object-granularity given */
 
 cb_block *cb_obj_lookup_slow(Addr a);
-cb_pair  *cb_obj_pair_slow(const SimInstr *ii, struct cb_obj *obj, cb_chain *chain);
+cb_cell  *cb_obj_cell_slow(const SimInstr *ii, struct cb_obj *obj, cb_chain *chain);
 UInt      cb_obj_granule(struct cb_obj *obj, Addr offset);
 
 static inline __attribute__((always_inline)) cb_block *cb_obj_lookup(Addr a)
@@ -145,32 +147,31 @@ static inline cb_chain *cb_obj_current_chain(void)
 }
 
 /* Before a data access: find its cell (and fill the line owner's object
- * part when cache use is simulated). */
+ * part when cache use is simulated). A line owner remembers the cell and
+ * the chain: the chain's number in obj_off, or, with a histogram (whose
+ * obj_off is the access's offset), a pair. */
+cb_obj_ref cb_obj_before_hist(SimInstr *ii, Addr a, cs_owner *o, cb_chain *chain);
 static inline __attribute__((always_inline)) cb_obj_ref cb_obj_before(SimInstr *ii, Addr a, cs_owner *o)
 {
    cb_obj_ref r;
    cb_chain *chain = cb_obj_current_chain();
-   cb_block *b = chain->in_alloc ? NULL : cb_obj_lookup(a);
-   struct cb_obj *obj = b ? b->obj : cb_obj_allocator;
-   cb_pair *p = (cb_pair *)ii->obj_cell;
+   cb_block *b;
+   struct cb_obj *obj;
    cb_cell *c;
-   if (UNLIKELY(!p || p->chain != chain || p->cell->obj != obj || p->cell->bbcc != cb_cur.bbcc)) {
-      p = cb_obj_pair_slow(ii, obj, chain);
-      ii->obj_cell = p;
+   if (UNLIKELY(cb_obj_hist)) return cb_obj_before_hist(ii, a, o, chain);
+   b = chain->in_alloc ? NULL : cb_obj_lookup(a);
+   obj = b ? b->obj : cb_obj_allocator;
+   c = (cb_cell *)ii->obj_cell;
+   if (UNLIKELY(!c || c->obj != obj || c->bbcc != cb_cur.bbcc)) {
+      c = cb_obj_cell_slow(ii, obj, chain);
+      ii->obj_cell = c;
    }
-   c = p->cell;
    r.cell = c;
    r.chain = chain;
    r.gran = 0;
-   if (UNLIKELY(cb_obj_hist) && b) {
-      r.gran = cb_obj_granule(obj, a - b->start);
-      c->last_off = (UInt)((a - b->start) >> CB_OBJ_OFF_SHIFT);
-   }
    if (o) {
-      o->obj = p;
-      /* the offset, not the granule: the object's granularity may be
-       * coarser by the time the line leaves */
-      o->obj_off = (cb_obj_hist && b) ? (UInt)((a - b->start) >> CB_OBJ_OFF_SHIFT) : 0;
+      o->obj = c;
+      o->obj_off = chain->id;
    }
    return r;
 }
@@ -194,14 +195,14 @@ void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss);
 
 /* Instruction lines belong to [code], per call chain, so that the objects
  * profile's inclusive costs are those of the profile itself. */
-cb_pair *cb_obj_code_pair_of(cb_chain *chain);
+void *cb_obj_code_owner_of(cb_chain *chain);
 static inline void cb_obj_instr_owner(cs_owner *o)
 {
    cb_chain *chain;
    if (!o) return;
    chain = cb_obj_current_chain();
-   o->obj = LIKELY(chain->code_pair != NULL) ? chain->code_pair : cb_obj_code_pair_of(chain);
-   o->obj_off = 0;
+   o->obj = LIKELY(chain->code_owner != NULL) ? chain->code_owner : cb_obj_code_owner_of(chain);
+   o->obj_off = cb_obj_hist ? 0 : chain->id;
 }
 
 /* At exit (main.c): the block running in the current thread never

@@ -341,8 +341,9 @@ static void write_header(const ULong *total, const HChar *trigger, Int part, Boo
    oprintf("\npart: %d\n", part);
    if (part_thread) oprintf("thread: %d\n", (Int)part_thread->tid);
    ostr("\n");
-   oprintf("desc: Data objects: %u objects, %llu call chains, %llu cells, %llu cell-chain pairs\n",
-           cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells, cb_obj_n_pairs);
+   oprintf("desc: Data objects: %u objects, %llu call chains, %llu cells\n",
+           cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells);
+   if (cb_obj_hist) oprintf("desc: Data objects: %llu cell-chain pairs\n", cb_obj_n_pairs);
    if (cb_obj_hist)
       oprintf("desc: Object granularity: %d bytes\n", cb_clo.object_granularity);
    oprintf("desc: Object callers: %d\n", cb_clo.object_callers);
