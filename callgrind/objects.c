@@ -707,7 +707,6 @@ cb_obj_ref cb_obj_before_hist(SimInstr *ii, Addr a, cs_owner *o, cb_chain *chain
       ii->obj_cell = p;
    }
    r.cell = p->cell;
-   r.chain = chain;
    r.gran = 0;
    if (b) {
       r.gran = cb_obj_granule(obj, a - b->start);
@@ -816,12 +815,13 @@ static inline void add(cb_cell *c, cb_chain *chain, UInt gran, Int ev, ULong n)
 void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write)
 {
    cb_cell *c = r.cell;
-   add(c, r.chain, r.gran, is_write ? OE_Dw : OE_Dr, 1);
+   cb_chain *chain = cb_obj_chain_now;
+   add(c, chain, r.gran, is_write ? OE_Dw : OE_Dr, 1);
    if (!(res & CS_L1_MISS)) return;
-   add(c, r.chain, r.gran, is_write ? OE_D1mw : OE_D1mr, 1);
+   add(c, chain, r.gran, is_write ? OE_D1mw : OE_D1mr, 1);
    if (!(res & CS_LL_MISS)) return;
-   add(c, r.chain, r.gran, is_write ? OE_DLmw : OE_DLmr, 1);
-   if (res & CS_LL_DIRTY_MISS) add(c, r.chain, r.gran, is_write ? OE_DLdmw : OE_DLdmr, 1);
+   add(c, chain, r.gran, is_write ? OE_DLmw : OE_DLmr, 1);
+   if (res & CS_LL_DIRTY_MISS) add(c, chain, r.gran, is_write ? OE_DLdmw : OE_DLdmr, 1);
 }
 
 void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss)

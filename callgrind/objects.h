@@ -89,7 +89,9 @@ typedef struct cb_pair {
 
 /* What an access needs from the object model: the cell to charge and the
  * histogram granule of the accessed byte. */
-typedef struct { cb_cell *cell; cb_chain *chain; UInt gran; } cb_obj_ref;
+/* (The chain is the current one, cb_obj_chain_now, from the access to its
+ * outcome: a small struct, which the compiler keeps in registers.) */
+typedef struct { cb_cell *cell; UInt gran; } cb_obj_ref;
 
 /* A line owner keeps the access's block offset in 16-byte units (the
  * smallest line size), so 32 bits cover blocks of 64 GB. */
@@ -167,7 +169,6 @@ static inline __attribute__((always_inline)) cb_obj_ref cb_obj_before(SimInstr *
       ii->obj_cell = c;
    }
    r.cell = c;
-   r.chain = chain;
    r.gran = 0;
    if (o) {
       o->obj = c;
@@ -180,7 +181,7 @@ static inline __attribute__((always_inline)) cb_obj_ref cb_obj_before(SimInstr *
 void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write);
 static inline void cb_obj_count(cb_obj_ref r, unsigned res, Bool is_write)
 {
-   ULong *c = r.cell->cost, *in = r.chain->incl;
+   ULong *c = r.cell->cost, *in = cb_obj_chain_now->incl;
    if (UNLIKELY(cb_obj_hist)) { cb_obj_count_hist(r, res, is_write); return; }
    c[OE_Dr + is_write]++; in[OE_Dr + is_write]++;
    if (LIKELY(!(res & CS_L1_MISS))) return;
