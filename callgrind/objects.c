@@ -239,12 +239,35 @@ static SizeT symbol_extent(DiEpoch ep, Addr start, const HChar *name, PtrdiffT k
    return lo + 1;
 }
 
+/* Names of the static objects, hashed: a program with thousands of
+ * statics (an interpreter) would otherwise compare each new name with
+ * all the others. */
+#define STATIC_NAME_BUCKETS 4096
+typedef struct static_name { const HChar *name; struct static_name *next; } static_name;
+static static_name *static_names[STATIC_NAME_BUCKETS];
+
+static UInt static_name_hash(const HChar *s)
+{
+   UInt h = 5381;
+   for (; *s; s++) h = h * 33 + (UChar)*s;
+   return h % STATIC_NAME_BUCKETS;
+}
+
 static Bool static_name_taken(const HChar *name)
 {
-   const cb_obj *o;
-   for (o = cb_obj_list; o; o = o->next_all)
-      if (o->kind == OK_STATIC && VG_(strcmp)(o->name, name) == 0) return True;
+   const static_name *n;
+   for (n = static_names[static_name_hash(name)]; n; n = n->next)
+      if (VG_(strcmp)(n->name, name) == 0) return True;
    return False;
+}
+
+static void static_name_add(const HChar *name)
+{
+   static_name *n = CB_MALLOC("cb.obj.sname", sizeof *n);
+   UInt h = static_name_hash(name);
+   n->name = name;
+   n->next = static_names[h];
+   static_names[h] = n;
 }
 
 /* The load bias of the ELF file mapped from path (0 if unknown). */
@@ -281,6 +304,7 @@ static cb_obj *static_object(Addr a, const HChar *symbol)
                    (UWord)(a - bias_of(file)));
    o = cb_obj_new(OK_STATIC, name);
    CB_FREE(name);
+   static_name_add(o->name);
    o->file = VG_(strdup)("cb.obj.file", file);
    return o;
 }
