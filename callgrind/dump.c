@@ -12,6 +12,7 @@
  */
 #include "global.h"
 #include "pub_tool_xarray.h"
+#include "objects.h"
 
 Int cb_out_counter;                   /* number of the next part */
 static HChar *out_base;               /* file name without part/thread */
@@ -731,6 +732,9 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
    cur_obj = NULL; cur_fl = NULL; cur_fi = NULL; cur_fn_bbcc = NULL;
    n = VG_(sizeXA)(dump_list);
    for (i = 0; i < n; i++) write_bbcc(*(BBCC **)VG_(indexXA)(dump_list, i));
+   /* --objects: the same part's object costs, while idle cost centres
+    * can still be told (objects_parts.c) */
+   cb_obj_dump(name, only, trigger, cb_out_counter, cb_clo.combine_dumps && cb_out_counter > 1);
    for (i = 0; i < n; i++) {
       BBCC *b = *(BBCC **)VG_(indexXA)(dump_list, i);
       reset_bbcc_as(b, backdated_only(b));
@@ -888,6 +892,7 @@ void cb_zero_all_cost(Bool only_current_thread)
    Bool one_thread = only_current_thread && cb_clo.separate_threads;
    cb_exec_state_save();
    cb_sim_zero(one_thread ? cb_cur.thread : NULL);
+   cb_obj_zero(one_thread ? cb_cur.thread : NULL);
    if (one_thread) zero_thread(cb_cur.thread);
    else cb_forall_threads(zero_thread);
 }

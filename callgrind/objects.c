@@ -20,6 +20,7 @@
 cb_block *cb_obj_cache[1 << CB_OBJ_CACHE_BITS];
 UWord cb_obj_gen = 1;
 cb_chain *cb_obj_root_chain;
+cb_chain **cb_obj_thread_roots;
 cb_chain *cb_obj_chain_now;
 static cb_obj *bucket_code;
 cb_obj *cb_obj_allocator;
@@ -238,12 +239,35 @@ static SizeT symbol_extent(DiEpoch ep, Addr start, const HChar *name, PtrdiffT k
    return lo + 1;
 }
 
+/* Names of the static objects, hashed: a program with thousands of
+ * statics (an interpreter) would otherwise compare each new name with
+ * all the others. */
+#define STATIC_NAME_BUCKETS 4096
+typedef struct static_name { const HChar *name; struct static_name *next; } static_name;
+static static_name *static_names[STATIC_NAME_BUCKETS];
+
+static UInt static_name_hash(const HChar *s)
+{
+   UInt h = 5381;
+   for (; *s; s++) h = h * 33 + (UChar)*s;
+   return h % STATIC_NAME_BUCKETS;
+}
+
 static Bool static_name_taken(const HChar *name)
 {
-   const cb_obj *o;
-   for (o = cb_obj_list; o; o = o->next_all)
-      if (o->kind == OK_STATIC && VG_(strcmp)(o->name, name) == 0) return True;
+   const static_name *n;
+   for (n = static_names[static_name_hash(name)]; n; n = n->next)
+      if (VG_(strcmp)(n->name, name) == 0) return True;
    return False;
+}
+
+static void static_name_add(const HChar *name)
+{
+   static_name *n = CB_MALLOC("cb.obj.sname", sizeof *n);
+   UInt h = static_name_hash(name);
+   n->name = name;
+   n->next = static_names[h];
+   static_names[h] = n;
 }
 
 /* The load bias of the ELF file mapped from path (0 if unknown). */
@@ -280,6 +304,7 @@ static cb_obj *static_object(Addr a, const HChar *symbol)
                    (UWord)(a - bias_of(file)));
    o = cb_obj_new(OK_STATIC, name);
    CB_FREE(name);
+   static_name_add(o->name);
    o->file = VG_(strdup)("cb.obj.file", file);
    return o;
 }
@@ -443,6 +468,21 @@ static void grow_links(void)
    chain_links_size = n;
 }
 
+/* Chains by number, for line owners. */
+static cb_chain **chain_by_id;
+static UInt chain_ids, chain_ids_size;
+
+static void number_chain(cb_chain *c)
+{
+   if (chain_ids == chain_ids_size) {
+      chain_ids_size = chain_ids_size ? 2 * chain_ids_size : 4096;
+      chain_by_id = VG_(realloc)("cb.obj.chainids", chain_by_id,
+                                 chain_ids_size * sizeof *chain_by_id);
+   }
+   c->id = chain_ids;
+   chain_by_id[chain_ids++] = c;
+}
+
 cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
 {
    UWord h = link_hash(parent, jcc) % chain_links_size;
@@ -456,7 +496,9 @@ cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
       c->parent = parent;
       c->jcc = jcc;
       c->in_alloc = parent->in_alloc || alloc_call;
-      c->code_cell = NULL;
+      c->tid = parent->tid;
+      c->code_owner = NULL;
+      number_chain(c);
       VG_(memset)(c->incl, 0, sizeof c->incl);
       c->next_all = cb_obj_chains;
       cb_obj_chains = c;
@@ -472,64 +514,242 @@ cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call)
    return c;
 }
 
+/* With --separate-threads=yes each thread's chains grow from a root of
+ * its own, so that a thread's dump finds its cells by their chain (a
+ * thread's arcs are its own too: its cost centres are). */
+static cb_chain *new_root(ThreadId tid)
+{
+   cb_chain *r = CB_MALLOC("cb.obj.chain", sizeof *r);
+   VG_(memset)(r, 0, sizeof *r);
+   r->tid = tid;
+   number_chain(r);
+   return r;
+}
+
+void cb_obj_use_thread_root(void)
+{
+   ThreadId tid = cb_cur.tid;
+   if (tid == VG_INVALID_THREADID || tid >= VG_N_THREADS) return;
+   if (!cb_obj_thread_roots[tid]) cb_obj_thread_roots[tid] = new_root(tid);
+   cb_obj_root_chain = cb_obj_thread_roots[tid];
+}
+
 /*------------------------------------------------------------*/
 /*--- Cells                                                ---*/
 /*------------------------------------------------------------*/
 
-static cb_cell **cells;
-static UWord cells_size;
-ULong cb_obj_n_cells;
+/* The cell table: open addressing with linear probing; an entry holds a
+ * 32-bit tag of the key's hash next to the cell, so that a probe reads
+ * the cell only when the tag matches. Power-of-two size, at most 3/4
+ * full. Key: object, instruction, cost centre (and chain for [code]). */
+typedef struct { UInt tag; cb_cell *cell; } cell_entry;
+static cell_entry *cells;
+static UInt cells_bits;
+ULong cb_obj_n_cells, cb_obj_n_pairs;
 
-static UWord cell_hash(const cb_obj *obj, const cb_chain *chain, const SimInstr *ii)
+static ULong mix4(UWord a, UWord b, UWord c, UWord d)
 {
-   return ((UWord)obj >> 4) * 0x9E3779B1UL ^ ((UWord)chain >> 4) * 0x85EBCA77UL
-          ^ ((UWord)ii >> 3);
+   ULong h = (a >> 4) * 0x9E3779B97F4A7C15ULL ^ (b >> 4) * 0xC2B2AE3D27D4EB4FULL
+             ^ (c >> 3) * 0x165667B19E3779F9ULL ^ (d >> 4);
+   h ^= h >> 31;
+   return h * 0xBF58476D1CE4E5B9ULL;
+}
+
+static ULong cell_mix(const cb_obj *obj, const cb_chain *chain, const SimInstr *ii, const BBCC *bbcc)
+{
+   return mix4((UWord)obj, (UWord)chain, (UWord)ii, (UWord)bbcc);
+}
+
+static UInt cell_tag(ULong mix) { return (UInt)(mix >> 8) | 1; }
+
+static void table_insert(cell_entry *t, UInt bits, ULong mix, cb_cell *c)
+{
+   UWord mask = ((UWord)1 << bits) - 1, i = (UWord)(mix >> (64 - bits));
+   while (t[i].tag) i = (i + 1) & mask;
+   t[i].tag = cell_tag(mix);
+   t[i].cell = c;
 }
 
 static void grow_cells(void)
 {
-   UWord n = cells_size * 4, i;
-   cb_cell **t = CB_MALLOC("cb.obj.cells", n * sizeof *t);
-   VG_(memset)(t, 0, n * sizeof *t);
-   for (i = 0; i < cells_size; i++) {
-      cb_cell *c = cells[i], *next;
-      for (; c; c = next) {
-         UWord h = cell_hash(c->obj, c->chain, c->ii) % n;
-         next = c->next_hash;
-         c->next_hash = t[h];
-         t[h] = c;
-      }
+   UInt bits = cells_bits + 1;
+   UWord i, old = (UWord)1 << cells_bits;
+   cell_entry *t = CB_MALLOC("cb.obj.cells", ((UWord)1 << bits) * sizeof *t);
+   VG_(memset)(t, 0, ((UWord)1 << bits) * sizeof *t);
+   for (i = 0; i < old; i++) {
+      cb_cell *c = cells[i].cell;
+      if (cells[i].tag)
+         table_insert(t, bits, cell_mix(c->obj, c->ii ? NULL : c->chain, c->ii, c->bbcc), c);
    }
    CB_FREE(cells);
    cells = t;
-   cells_size = n;
+   cells_bits = bits;
 }
 
-cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+/* Cells and pairs are never freed: they come from large chunks (no
+ * allocator header each, no allocator call). */
+#define CHUNK (1 << 20)
+static UChar *chunk_next;
+static SizeT chunk_left;
+
+static void *alloc_small(SizeT n)
 {
-   UWord h = cell_hash(obj, chain, ii) % cells_size;
-   cb_cell *c;
-   for (c = cells[h]; c; c = c->next_hash)
-      if (c->obj == obj && c->chain == chain && c->ii == ii) return c;
-   c = CB_MALLOC("cb.obj.cell", sizeof *c);
-   VG_(memset)(c, 0, sizeof *c);
+   void *p;
+   if (chunk_left < n) {
+      chunk_next = CB_MALLOC("cb.obj.cells", CHUNK);
+      chunk_left = CHUNK;
+   }
+   p = chunk_next;
+   chunk_next += n;
+   chunk_left -= n;
+   VG_(memset)(p, 0, n);
+   return p;
+}
+
+static cb_cell *new_cell(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+{
+   cb_cell *c = alloc_small(sizeof *c);
    c->obj = obj;
-   c->chain = chain;
    c->ii = ii;
-   c->fn = (ii && cb_cur.bbcc) ? cb_obj_fn_of(cb_cur.bbcc) : NULL;
-   c->bb = (ii && cb_cur.bbcc) ? cb_cur.bbcc->bb : NULL;
-   c->next_hash = cells[h];
-   cells[h] = c;
+   c->chain = ii ? NULL : chain;
+   c->bbcc = ii ? cb_cur.bbcc : NULL;
+   c->tid = chain->tid;
+   c->skipped = cb_cur.nonskipped != NULL;
    c->next_of_obj = obj->cells;
    obj->cells = c;
-   if (++cb_obj_n_cells > 2 * cells_size) grow_cells();
    return c;
 }
 
-cb_cell *cb_obj_code_cell_of(cb_chain *chain)
+/* The cell of an access by ii to obj in the running cost centre. */
+static cb_cell *cell_of(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
 {
-   chain->code_cell = cb_obj_cell_slow(NULL, bucket_code, chain);
-   return chain->code_cell;
+   const BBCC *bbcc = ii ? cb_cur.bbcc : NULL;
+   const cb_chain *key = ii ? NULL : chain;
+   ULong mix = cell_mix(obj, key, ii, bbcc);
+   UInt tag = cell_tag(mix);
+   UWord mask = ((UWord)1 << cells_bits) - 1, i = (UWord)(mix >> (64 - cells_bits));
+   cb_cell *c;
+   for (; cells[i].tag; i = (i + 1) & mask) {
+      c = cells[i].cell;
+      if (cells[i].tag == tag && c->ii == ii && c->obj == obj && c->bbcc == bbcc
+          && c->chain == key)
+         return c;
+   }
+   c = new_cell(ii, obj, chain);
+   cells[i].tag = tag;
+   cells[i].cell = c;
+   if (++cb_obj_n_cells > (((UWord)3 << cells_bits) >> 2)) grow_cells();
+   return c;
+}
+
+/* The pair table: chained, power-of-two buckets, at most one pair per
+ * bucket on average; in front of it a small direct-mapped cache of the
+ * pairs found last (an interpreter's instructions alternate between a few
+ * objects and chains). */
+static cb_pair **pairs;
+static UInt pairs_bits;
+#define RECENT_BITS 12
+static cb_pair *recent[1 << RECENT_BITS];
+
+static ULong pair_mix(const SimInstr *ii, const cb_obj *obj, const cb_chain *chain, const BBCC *bbcc)
+{
+   return mix4((UWord)obj, (UWord)chain, (UWord)ii, (UWord)bbcc);
+}
+
+static Bool pair_is(const cb_pair *p, const SimInstr *ii, const cb_obj *obj,
+                    const cb_chain *chain, const BBCC *bbcc)
+{
+   return p->chain == chain && p->cell->ii == ii && p->cell->obj == obj && p->cell->bbcc == bbcc;
+}
+
+static void grow_pairs(void)
+{
+   UInt bits = pairs_bits + 1;
+   UWord i, old = (UWord)1 << pairs_bits;
+   cb_pair **t = CB_MALLOC("cb.obj.pairs", ((UWord)1 << bits) * sizeof *t);
+   VG_(memset)(t, 0, ((UWord)1 << bits) * sizeof *t);
+   for (i = 0; i < old; i++) {
+      cb_pair *p = pairs[i], *next;
+      for (; p; p = next) {
+         UWord h = (UWord)(pair_mix(p->cell->ii, p->cell->obj, p->chain, p->cell->bbcc)
+                           >> (64 - bits));
+         next = p->next_hash;
+         p->next_hash = t[h];
+         t[h] = p;
+      }
+   }
+   CB_FREE(pairs);
+   pairs = t;
+   pairs_bits = bits;
+}
+
+static cb_pair *pair_of(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+{
+   const BBCC *bbcc = ii ? cb_cur.bbcc : NULL;
+   ULong mix = pair_mix(ii, obj, chain, bbcc);
+   UWord h = (UWord)(mix >> (64 - pairs_bits));
+   cb_pair **r = &recent[(mix >> 20) & ((1 << RECENT_BITS) - 1)];
+   cb_pair *p = *r;
+   if (p && pair_is(p, ii, obj, chain, bbcc)) return p;
+   for (p = pairs[h]; p; p = p->next_hash)
+      if (pair_is(p, ii, obj, chain, bbcc)) { *r = p; return p; }
+   p = alloc_small(sizeof *p);
+   p->cell = cell_of(ii, obj, chain);
+   p->chain = chain;
+   p->next_hash = pairs[h];
+   pairs[h] = p;
+   *r = p;
+   if (++cb_obj_n_pairs > ((UWord)1 << pairs_bits)) grow_pairs();
+   return p;
+}
+
+/* Without a histogram: the fast path's slow side. A small direct-mapped
+ * cache of the cells found last goes first. */
+#define RECENT_CELLS_BITS 12
+static cb_cell *recent_cells[1 << RECENT_CELLS_BITS];
+
+cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+{
+   ULong mix = cell_mix(obj, NULL, ii, cb_cur.bbcc);
+   cb_cell **r = &recent_cells[(mix >> 20) & ((1 << RECENT_CELLS_BITS) - 1)];
+   cb_cell *c = *r;
+   if (c && c->ii == ii && c->obj == obj && c->bbcc == cb_cur.bbcc) return c;
+   c = cell_of(ii, obj, chain);
+   *r = c;
+   return c;
+}
+
+/* With a histogram. */
+cb_obj_ref cb_obj_before_hist(SimInstr *ii, Addr a, cs_owner *o, cb_chain *chain)
+{
+   cb_obj_ref r;
+   cb_block *b = chain->in_alloc ? NULL : cb_obj_lookup(a);
+   cb_obj *obj = b ? b->obj : cb_obj_allocator;
+   cb_pair *p = (cb_pair *)ii->obj_cell;
+   if (!p || p->chain != chain || p->cell->obj != obj || p->cell->bbcc != cb_cur.bbcc) {
+      p = pair_of(ii, obj, chain);
+      ii->obj_cell = p;
+   }
+   r.cell = p->cell;
+   r.gran = 0;
+   if (b) {
+      r.gran = cb_obj_granule(obj, a - b->start);
+      p->cell->last_off = (UInt)((a - b->start) >> CB_OBJ_OFF_SHIFT);
+   }
+   if (o) {
+      o->obj = p;
+      /* the offset, not the granule: the object's granularity may be
+       * coarser by the time the line leaves */
+      o->obj_off = b ? (UInt)((a - b->start) >> CB_OBJ_OFF_SHIFT) : 0;
+   }
+   return r;
+}
+
+void *cb_obj_code_owner_of(cb_chain *chain)
+{
+   chain->code_owner = cb_obj_hist ? (void *)pair_of(NULL, bucket_code, chain)
+                                   : (void *)cell_of(NULL, bucket_code, chain);
+   return chain->code_owner;
 }
 
 /*------------------------------------------------------------*/
@@ -543,12 +763,12 @@ static cb_cell *twin_of(cb_cell *c)
    cb_cell *t;
    if (c->arcs_only) return c;
    if (c->twin) return c->twin;
-   t = CB_MALLOC("cb.obj.cell", sizeof *t);
+   t = alloc_small(sizeof *t);
    *t = *c;
    VG_(memset)(t->cost, 0, sizeof t->cost);
    t->arcs_only = True;
+   t->carried = t->held = False;
    t->twin = NULL;
-   t->next_hash = NULL;
    t->next_of_obj = c->obj->cells;
    c->obj->cells = t;
    c->twin = t;
@@ -570,27 +790,30 @@ static Bool is_dropped(const cs_owner *o)
 
 /* Its immediate costs so far move to the twins (the cells of its
  * instructions under the running chain received nothing else: the block
- * ran once there); lines it loaded go to the twins when they leave. */
+ * ran once there, apart from costs carried over from the part before,
+ * which stay self costs); lines it loaded go to the twins when they
+ * leave. */
 void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n)
 {
-   cb_chain *chain = cb_obj_current_chain();
+   const BBCC *bbcc = cb_cur.bbcc;
    const SimInstr *first = bb->sim_instr;
-   UWord h;
+   cb_obj *o;
    Int e;
    if (n_dropped < MAX_DROPPED) {
       dropped[n_dropped].first = old_cost;
       dropped[n_dropped].n = n;
       n_dropped++;
    }
-   if (!first) return;
-   for (h = 0; h < cells_size; h++) {
+   if (!first || !bbcc || bbcc->bb != bb) return;
+   for (o = cb_obj_list; o; o = o->next_all) {
       cb_cell *c;
-      for (c = cells[h]; c; c = c->next_hash) {
-         if (c->chain != chain || !c->ii || c->ii < first || c->ii >= first + bb->instr_count)
+      for (c = o->cells; c; c = c->next_of_obj) {
+         if (c->bbcc != bbcc || !c->ii || c->ii < first || c->ii >= first + bb->instr_count)
             continue;
          for (e = 0; e < OE_COUNT; e++) {
-            twin_of(c)->cost[e] += c->cost[e];
-            c->cost[e] = 0;
+            ULong keep = cb_obj_carried_cost(c, e);
+            twin_of(c)->cost[e] += c->cost[e] - keep;
+            c->cost[e] = keep;
          }
       }
    }
@@ -605,33 +828,45 @@ static inline void hist_add(cb_obj *o, UInt gran, Int ev, ULong n)
    if (gran < o->hist_n) o->hist[(SizeT)gran * OE_COUNT + ev] += n;
 }
 
-static inline void add(cb_cell *c, UInt gran, Int ev, ULong n)
+/* An event to a cell and, at the same moment, to the chain it ran under. */
+static inline void add(cb_cell *c, cb_chain *chain, UInt gran, Int ev, ULong n)
 {
    c->cost[ev] += n;
+   chain->incl[ev] += n;
    if (cb_obj_hist && c->obj->hist && !c->arcs_only) hist_add(c->obj, gran, ev, n);
 }
 
 void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write)
 {
    cb_cell *c = r.cell;
-   add(c, r.gran, is_write ? OE_Dw : OE_Dr, 1);
+   cb_chain *chain = cb_obj_chain_now;
+   add(c, chain, r.gran, is_write ? OE_Dw : OE_Dr, 1);
    if (!(res & CS_L1_MISS)) return;
-   add(c, r.gran, is_write ? OE_D1mw : OE_D1mr, 1);
+   add(c, chain, r.gran, is_write ? OE_D1mw : OE_D1mr, 1);
    if (!(res & CS_LL_MISS)) return;
-   add(c, r.gran, is_write ? OE_DLmw : OE_DLmr, 1);
-   if (res & CS_LL_DIRTY_MISS) add(c, r.gran, is_write ? OE_DLdmw : OE_DLdmr, 1);
+   add(c, chain, r.gran, is_write ? OE_DLmw : OE_DLmr, 1);
+   if (res & CS_LL_DIRTY_MISS) add(c, chain, r.gran, is_write ? OE_DLdmw : OE_DLdmr, 1);
 }
 
 void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss)
 {
-   cb_cell *c = o->obj;
+   cb_cell *c;
+   cb_chain *chain;
    UInt gran = 0;
-   if (!c || (accost == 0 && sploss == 0)) return;
+   if (!o->obj || (accost == 0 && sploss == 0)) return;
+   if (cb_obj_hist) {
+      const cb_pair *p = o->obj;
+      c = p->cell;
+      chain = p->chain;
+   } else {
+      c = o->obj;
+      chain = chain_by_id[o->obj_off];
+   }
    if (UNLIKELY(n_dropped > 0) && is_dropped(o)) c = twin_of(c);
    if (cb_obj_hist && c->obj->hist)
       gran = cb_obj_granule(c->obj, (Addr)o->obj_off << CB_OBJ_OFF_SHIFT);
-   add(c, gran, level == 1 ? OE_AcCost1 : OE_AcCost2, accost);
-   add(c, gran, level == 1 ? OE_SpLoss1 : OE_SpLoss2, sploss);
+   add(c, chain, gran, level == 1 ? OE_AcCost1 : OE_AcCost2, accost);
+   add(c, chain, gran, level == 1 ? OE_SpLoss1 : OE_SpLoss2, sploss);
 }
 
 /*------------------------------------------------------------*/
@@ -644,6 +879,11 @@ void cb_obj_post_clo_init(void)
    if (cb_clo.object_granularity > 0 && cb_clo.object_granularity < cb_sim_max_line_size()) {
       VG_(fmsg)("callgrind-bd: --object-granularity=%d is below the cache line size (%d)\n",
                 cb_clo.object_granularity, cb_sim_max_line_size());
+      VG_(exit)(1);
+   }
+   if (cb_clo.object_granularity > 0 && cb_clo.separate_threads) {
+      /* the histogram is kept per object, not per thread */
+      VG_(fmsg)("callgrind-bd: --object-granularity cannot be combined with --separate-threads=yes\n");
       VG_(exit)(1);
    }
    cb_obj_hist = cb_clo.object_granularity > 0;
@@ -662,11 +902,18 @@ void cb_obj_post_clo_init(void)
    chain_links_size = 4093;
    chain_links = CB_MALLOC("cb.obj.links", chain_links_size * sizeof *chain_links);
    VG_(memset)(chain_links, 0, chain_links_size * sizeof *chain_links);
-   cells_size = 16381;
-   cells = CB_MALLOC("cb.obj.cells", cells_size * sizeof *cells);
-   VG_(memset)(cells, 0, cells_size * sizeof *cells);
-   cb_obj_root_chain = CB_MALLOC("cb.obj.chain", sizeof *cb_obj_root_chain);
-   VG_(memset)(cb_obj_root_chain, 0, sizeof *cb_obj_root_chain);
+   cells_bits = 14;
+   cells = CB_MALLOC("cb.obj.cells", ((UWord)1 << cells_bits) * sizeof *cells);
+   VG_(memset)(cells, 0, ((UWord)1 << cells_bits) * sizeof *cells);
+   pairs_bits = 14;
+   pairs = CB_MALLOC("cb.obj.pairs", ((UWord)1 << pairs_bits) * sizeof *pairs);
+   VG_(memset)(pairs, 0, ((UWord)1 << pairs_bits) * sizeof *pairs);
+   cb_obj_root_chain = new_root(0);
+   if (cb_clo.separate_threads) {
+      cb_obj_thread_roots = CB_MALLOC("cb.obj.roots", VG_N_THREADS * sizeof *cb_obj_thread_roots);
+      VG_(memset)(cb_obj_thread_roots, 0, VG_N_THREADS * sizeof *cb_obj_thread_roots);
+      cb_obj_use_thread_root();
+   }
    bucket_unknown = cb_obj_new(OK_BUCKET, "[unknown]");
    cb_obj_allocator = cb_obj_new(OK_BUCKET, "[allocator]");
    bucket_code = cb_obj_new(OK_BUCKET, "[code]");

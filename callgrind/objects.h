@@ -8,13 +8,19 @@
  *     or a bucket ([stack thread N], [allocator], [code], [unknown]);
  *   - a *block* is one live address range of an object (one malloc'd
  *     block, one static variable, one thread's stack);
- *   - a *cell* is the cost of one object accessed by one instruction under
- *     one call chain: immediate events (accesses, misses) are added at the
- *     access, back-dated events (AcCost, SpLoss) when a line the cell
- *     loaded leaves the cache (the cell rides in the line's owner);
+ *   - a *cell* is the cost of one object accessed by one instruction (in
+ *     one cost centre): immediate events (accesses, misses) are added at
+ *     the access, back-dated events (AcCost, SpLoss) when a line the cell
+ *     loaded leaves the cache;
  *   - a *chain* is an interned call chain (the arcs on the shadow call
- *     stack), so the cells give exact inclusive costs per object along
- *     every call chain.
+ *     stack); it sums the costs of all accesses made under it, the same
+ *     events at the same moments, so the chains give exact inclusive
+ *     costs along every call chain;
+ *   - a line's owner remembers the cell and the chain of the access that
+ *     loaded it, so that its back-dated costs reach both (the chain by its
+ *     number; with --object-granularity, whose offset takes that place,
+ *     a *pair* (cell, chain) of 24 bytes). The product of instructions,
+ *     objects and chains (millions in an interpreter) is not stored.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -38,9 +44,12 @@ typedef struct cb_chain {
    struct cb_chain *parent;
    JCC   *jcc;
    Bool   in_alloc;
-   struct cb_cell  *code_cell;   /* instruction lines loaded under it */
+   ThreadId tid;                 /* its thread with --separate-threads=yes, else 0 */
+   void  *code_owner;            /* [code] cell (a pair with a histogram) */
+   UInt   id;                    /* its number (in line owners) */
    struct cb_chain *next_all;    /* all chains, newest first */
-   ULong  incl[OE_COUNT];        /* at exit: costs of all cells below it */
+   ULong  incl[OE_COUNT];        /* costs of its accesses in the part (when
+                                  * writing: of those below it too) */
 } cb_chain;
 
 typedef struct cb_block {
@@ -52,20 +61,36 @@ typedef struct cb_block {
 
 typedef struct cb_cell {
    struct cb_obj   *obj;
-   cb_chain        *chain;
-   const SimInstr  *ii;        /* accessing instruction (NULL: bucket-only cells) */
-   fn_node         *fn;        /* its function */
-   BB              *bb;        /* its block (for its source position) */
+   const SimInstr  *ii;        /* accessing instruction (NULL: [code] of chain) */
+   BBCC            *bbcc;      /* the cost centre it ran in (its function, its
+                                * block's source positions; whether it is idle
+                                * at a dump), or NULL */
+   cb_chain        *chain;     /* [code] cells: the chain whose instruction lines */
    ULong            cost[OE_COUNT];
-   struct cb_cell  *next_hash, *next_of_obj;
+   struct cb_cell  *next_of_obj;
+   ThreadId         tid;        /* its thread with --separate-threads=yes, else 0 */
    /* Costs of a block that never completed (see cb_obj_block_dropped):
     * like the profile, they reach the call arcs but no self cost. */
    Bool             arcs_only;
+   /* Its immediate costs include some carried over from the part before
+    * (see objects_parts.c): they reach its self cost, not the arcs. */
+   Bool             carried;
+   Bool             held;       /* its immediate costs wait for the next part */
+   Bool             skipped;    /* ran skipped: charged to a caller's skipped costs */
+   UInt             last_off;   /* with a histogram: offset of its last access */
    struct cb_cell  *twin;       /* the arcs-only cell of this one */
 } cb_cell;
 
+typedef struct cb_pair {
+   cb_cell        *cell;
+   cb_chain       *chain;
+   struct cb_pair *next_hash;
+} cb_pair;
+
 /* What an access needs from the object model: the cell to charge and the
  * histogram granule of the accessed byte. */
+/* (The chain is the current one, cb_obj_chain_now, from the access to its
+ * outcome: a small struct, which the compiler keeps in registers.) */
 typedef struct { cb_cell *cell; UInt gran; } cb_obj_ref;
 
 /* A line owner keeps the access's block offset in 16-byte units (the
@@ -80,7 +105,9 @@ typedef struct { cb_cell *cell; UInt gran; } cb_obj_ref;
 #define CB_OBJ_SLOT(a) (((a) >> CB_OBJ_CACHE_SHIFT) & ((1 << CB_OBJ_CACHE_BITS) - 1))
 extern cb_block *cb_obj_cache[1 << CB_OBJ_CACHE_BITS];
 extern UWord cb_obj_gen;
-extern cb_chain *cb_obj_root_chain;
+extern cb_chain *cb_obj_root_chain;   /* of the running thread */
+extern cb_chain **cb_obj_thread_roots; /* by thread id with --separate-threads=yes */
+void cb_obj_use_thread_root(void);
 extern struct cb_obj *cb_obj_allocator;  /* bucket of allocator-internal accesses */
 extern Bool cb_obj_hist;                 /* --object-granularity given */
 
@@ -109,6 +136,7 @@ static inline void cb_obj_state_changed(void)
 {
    cb_obj_chain_now = NULL;
    cb_obj_gen++;
+   if (UNLIKELY(cb_obj_thread_roots != NULL)) cb_obj_use_thread_root();
 }
 static inline cb_chain *cb_obj_current_chain(void)
 {
@@ -121,26 +149,30 @@ static inline cb_chain *cb_obj_current_chain(void)
 }
 
 /* Before a data access: find its cell (and fill the line owner's object
- * part when cache use is simulated). */
+ * part when cache use is simulated). A line owner remembers the cell and
+ * the chain: the chain's number in obj_off, or, with a histogram (whose
+ * obj_off is the access's offset), a pair. */
+cb_obj_ref cb_obj_before_hist(SimInstr *ii, Addr a, cs_owner *o, cb_chain *chain);
 static inline __attribute__((always_inline)) cb_obj_ref cb_obj_before(SimInstr *ii, Addr a, cs_owner *o)
 {
    cb_obj_ref r;
    cb_chain *chain = cb_obj_current_chain();
-   cb_block *b = chain->in_alloc ? NULL : cb_obj_lookup(a);
-   struct cb_obj *obj = b ? b->obj : cb_obj_allocator;
-   cb_cell *c = (cb_cell *)ii->obj_cell;
-   if (UNLIKELY(!c || c->obj != obj || c->chain != chain)) {
+   cb_block *b;
+   struct cb_obj *obj;
+   cb_cell *c;
+   if (UNLIKELY(cb_obj_hist)) return cb_obj_before_hist(ii, a, o, chain);
+   b = chain->in_alloc ? NULL : cb_obj_lookup(a);
+   obj = b ? b->obj : cb_obj_allocator;
+   c = (cb_cell *)ii->obj_cell;
+   if (UNLIKELY(!c || c->obj != obj || c->bbcc != cb_cur.bbcc)) {
       c = cb_obj_cell_slow(ii, obj, chain);
       ii->obj_cell = c;
    }
    r.cell = c;
    r.gran = 0;
-   if (UNLIKELY(cb_obj_hist) && b) r.gran = cb_obj_granule(obj, a - b->start);
    if (o) {
       o->obj = c;
-      /* the offset, not the granule: the object's granularity may be
-       * coarser by the time the line leaves */
-      o->obj_off = (cb_obj_hist && b) ? (UInt)((a - b->start) >> CB_OBJ_OFF_SHIFT) : 0;
+      o->obj_off = chain->id;
    }
    return r;
 }
@@ -149,14 +181,14 @@ static inline __attribute__((always_inline)) cb_obj_ref cb_obj_before(SimInstr *
 void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write);
 static inline void cb_obj_count(cb_obj_ref r, unsigned res, Bool is_write)
 {
-   ULong *c = r.cell->cost;
+   ULong *c = r.cell->cost, *in = cb_obj_chain_now->incl;
    if (UNLIKELY(cb_obj_hist)) { cb_obj_count_hist(r, res, is_write); return; }
-   c[OE_Dr + is_write]++;
+   c[OE_Dr + is_write]++; in[OE_Dr + is_write]++;
    if (LIKELY(!(res & CS_L1_MISS))) return;
-   c[OE_D1mr + is_write]++;
+   c[OE_D1mr + is_write]++; in[OE_D1mr + is_write]++;
    if (!(res & CS_LL_MISS)) return;
-   c[OE_DLmr + is_write]++;
-   if (res & CS_LL_DIRTY_MISS) c[OE_DLdmr + is_write]++;
+   c[OE_DLmr + is_write]++; in[OE_DLmr + is_write]++;
+   if (res & CS_LL_DIRTY_MISS) { c[OE_DLdmr + is_write]++; in[OE_DLdmr + is_write]++; }
 }
 
 /* A line loaded by an object access leaves a cache. */
@@ -164,14 +196,14 @@ void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss);
 
 /* Instruction lines belong to [code], per call chain, so that the objects
  * profile's inclusive costs are those of the profile itself. */
-cb_cell *cb_obj_code_cell_of(cb_chain *chain);
+void *cb_obj_code_owner_of(cb_chain *chain);
 static inline void cb_obj_instr_owner(cs_owner *o)
 {
    cb_chain *chain;
    if (!o) return;
    chain = cb_obj_current_chain();
-   o->obj = LIKELY(chain->code_cell != NULL) ? chain->code_cell : cb_obj_code_cell_of(chain);
-   o->obj_off = 0;
+   o->obj = LIKELY(chain->code_owner != NULL) ? chain->code_owner : cb_obj_code_owner_of(chain);
+   o->obj_off = cb_obj_hist ? 0 : chain->id;
 }
 
 /* At exit (main.c): the block running in the current thread never
@@ -183,7 +215,16 @@ void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n);
 void cb_obj_frame_pushed(call_entry *e, JCC *jcc, fn_node *to_fn, Bool skip);
 void cb_obj_frame_popping(call_entry *e);
 
+/* Dumps and zeroing (dump.c; objects_parts.c). A dump of the profile
+ * file `name` (one thread's with --separate-threads=yes, else NULL: all)
+ * writes `name`.objects with the same part's object costs, then resets
+ * them as the profile's; called before the profile's cost centres are
+ * reset (which cost centres are idle decides what waits). */
+void cb_obj_dump(const HChar *name, thread_info *only, const HChar *trigger,
+                 Int part, Bool appending);
+void cb_obj_zero(thread_info *only);
+
 void cb_obj_post_clo_init(void);
-void cb_obj_fini(void);            /* write <out>.objects, -v report */
+void cb_obj_fini(void);            /* the -v report */
 
 #endif

@@ -1,7 +1,10 @@
 /* callgrind-bd: data objects -- the objects profile and the exit report.
  *
- * At exit, <callgrind-out-file>.objects is written in the Callgrind format
- * so that callgrind_annotate and KCachegrind browse it unchanged:
+ * Every dump of the profile writes, next to each profile file it writes,
+ * <that file>.objects with the object costs of the same part (at exit:
+ * <callgrind-out-file>.objects), in the Callgrind format so that
+ * callgrind_annotate and KCachegrind browse it unchanged (what a part
+ * holds: objects_parts.c):
  *   - each object is a function (ob=[heap], [static] or [other]); its self
  *     cost is the object's total, written at its allocation line, or, with
  *     --object-granularity, one "line" per offset granule (line k+1 is
@@ -23,7 +26,8 @@ static const EventId oe_event[OE_COUNT] = {
    EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2,
 };
 
-static HChar *objects_file;
+static HChar *objects_file;      /* the file being written */
+static thread_info *part_thread;   /* only its cells, or NULL: all */
 
 /*------------------------------------------------------------*/
 /*--- Output with error reporting                          ---*/
@@ -133,8 +137,9 @@ static void add_to_arc(Arc *a, const ULong *c)
 /* The accessing instruction's source position. */
 static void access_pos(const cb_cell *c, file_node **file, UInt *line)
 {
-   const InstrInfo *ii = &c->bb->instr[c->ii - c->bb->sim_instr];
-   *file = ii->file ? ii->file : c->fn->file;
+   const BB *bb = c->bbcc->bb;
+   const InstrInfo *ii = &bb->instr[c->ii - bb->sim_instr];
+   *file = ii->file ? ii->file : cb_obj_fn_of(c->bbcc)->file;
    *line = ii->line;
 }
 
@@ -147,34 +152,40 @@ static void call_pos(const JCC *j, file_node **file, UInt *line)
 
 /* The arc into the object: from the accessing instruction; instruction
  * lines ([code]) from the function the chain entered, at line 0. */
-static Bool first_arc(const cb_cell *c)
+static Bool first_arc(const cb_cell *c, const ULong *cost)
 {
    file_node *file;
    UInt line;
-   if (c->ii && c->fn) {
+   if (c->ii && c->bbcc) {
       access_pos(c, &file, &line);
-      add_to_arc(get_arc(c->fn, file, line, NULL, c->obj), c->cost);
+      add_to_arc(get_arc(cb_obj_fn_of(c->bbcc), file, line, NULL, c->obj), cost);
       return True;
    }
-   if (!c->ii && c->chain->jcc) {
+   if (!c->ii && c->chain && c->chain->jcc) {
       fn_node *fn = cb_obj_fn_of(c->chain->jcc->to);
-      add_to_arc(get_arc(fn, fn->file, 0, NULL, c->obj), c->cost);
+      add_to_arc(get_arc(fn, fn->file, 0, NULL, c->obj), cost);
       return True;
    }
    return False;
 }
 
-/* The arc into the object; the cell's costs join its chain's, which
- * reach the arcs above it in chain_arcs. */
+/* The arc into the object (the arcs above it carry the sums of the
+ * chains: chain_arcs). Costs carried in from the part before reached the
+ * arcs above then: here they are in the arc into the object only (the
+ * profile has them in the accessing code's self cost now), unless they
+ * are held again. */
 static void arcs_of_cell(const cb_cell *c)
 {
+   ULong first[OE_COUNT];
    Int e;
-   if (!first_arc(c)) return;
-   for (e = 0; e < OE_COUNT; e++) c->chain->incl[e] += c->cost[e];
+   for (e = 0; e < OE_COUNT; e++)
+      first[e] = c->cost[e] - (c->held ? cb_obj_carried_cost(c, e) : 0);
+   first_arc(c, first);
 }
 
-/* Every chain's costs (its cells' and those of the chains below it) on
- * the arc that entered it: children are visited before their parents. */
+/* Every chain's costs (its accesses' and those of the chains below it)
+ * on the arc that entered it: children are visited before their parents
+ * (which the sums then hold until the part starts again). */
 static Bool is_zero(const ULong *c);
 
 static void chain_arcs(void)
@@ -185,6 +196,7 @@ static void chain_arcs(void)
    Int e;
    for (ch = cb_obj_chains; ch; ch = ch->next_all) {
       if (!ch->jcc || is_zero(ch->incl)) continue;
+      if (part_thread && cb_obj_thread_roots && ch->tid != part_thread->tid) continue;
       call_pos(ch->jcc, &file, &line);
       add_to_arc(get_arc(cb_obj_fn_of(ch->jcc->from), file, line,
                          cb_obj_fn_of(ch->jcc->to), NULL), ch->incl);
@@ -228,14 +240,16 @@ static UInt obj_first_line(const cb_obj *o)
    return (cb_obj_hist && o->hist) ? 1 : o->line;
 }
 
+/* The part's self cost of an object: its cells' costs but those held
+ * for the next part. */
 static void sum_object(cb_obj *o)
 {
    const cb_cell *c;
    Int e;
    VG_(memset)(o->total, 0, sizeof o->total);
    for (c = o->cells; c; c = c->next_of_obj)
-      if (!c->arcs_only)
-         for (e = 0; e < OE_COUNT; e++) o->total[e] += c->cost[e];
+      if (!c->arcs_only && cb_obj_in_part(c, part_thread))
+         for (e = 0; e < OE_COUNT; e++) o->total[e] += c->cost[e] - cb_obj_held_cost(c, e);
 }
 
 static Bool is_zero(const ULong *c)
@@ -310,24 +324,32 @@ static void write_code_functions(void)
    }
 }
 
-static void write_header(const ULong *total)
+static void write_header(const ULong *total, const HChar *trigger, Int part, Bool appending)
 {
    Int e;
    Word i;
-   ostr("# callgrind format\nversion: 1\ncreator: callgrind-bd-" CB_VERSION " (data objects)\n");
-   oprintf("pid: %d\ncmd: ", VG_(getpid)());
-   if (VG_(args_the_exename)) { ostr(" "); ostr(VG_(args_the_exename)); }
-   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
-      ostr(" ");
-      ostr(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
+   if (!appending) {
+      ostr("# callgrind format\nversion: 1\ncreator: callgrind-bd-" CB_VERSION " (data objects)\n");
+      oprintf("pid: %d\ncmd: ", VG_(getpid)());
+      if (VG_(args_the_exename)) { ostr(" "); ostr(VG_(args_the_exename)); }
+      for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
+         ostr(" ");
+         ostr(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
+      }
+      ostr("\n");
    }
-   ostr("\n\npart: 1\n\n");
+   oprintf("\npart: %d\n", part);
+   if (part_thread) oprintf("thread: %d\n", (Int)part_thread->tid);
+   ostr("\n");
    oprintf("desc: Data objects: %u objects, %llu call chains, %llu cells\n",
            cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells);
+   if (cb_obj_hist) oprintf("desc: Data objects: %llu cell-chain pairs\n", cb_obj_n_pairs);
    if (cb_obj_hist)
       oprintf("desc: Object granularity: %d bytes\n", cb_clo.object_granularity);
    oprintf("desc: Object callers: %d\n", cb_clo.object_callers);
-   ostr("desc: Trigger: Program termination\n\npositions: line\nevents:");
+   ostr("desc: Trigger: ");
+   ostr(trigger ? trigger : "Program termination");
+   ostr("\n\npositions: line\nevents:");
    for (e = 0; e < OE_COUNT; e++)
       if (cb_ev_pos[oe_event[e]] >= 0) { ostr(" "); ostr(cb_ev_name[oe_event[e]]); }
    ostr("\nsummary:");
@@ -346,29 +368,62 @@ static void program_total(ULong *total)
    }
 }
 
-static void write_objects_file(void)
+static void new_arc_table(void)
 {
-   ULong total[OE_COUNT];
-   cb_obj *o;
-   const cb_cell *c;
-   SysRes res;
-
-   program_total(total);
    arc_hash_size = cb_obj_n_cells < 16381 ? 16381 : (UWord)cb_obj_n_cells | 1;
    arc_table = CB_MALLOC("cb.obj.arcs", arc_hash_size * sizeof *arc_table);
    VG_(memset)(arc_table, 0, arc_hash_size * sizeof *arc_table);
+}
+
+/* After a part: its arcs go. */
+static void free_arcs(void)
+{
+   Word i;
+   for (i = 0; i < VG_(sizeXA)(arcs); i++) CB_FREE(*(arc_node **)VG_(indexXA)(arcs, i));
+   VG_(dropTailXA)(arcs, VG_(sizeXA)(arcs));
+   CB_FREE(arc_table);
+   arc_table = NULL;
+}
+
+/* A new file, or with --combine-dumps=yes the next part appended to the
+ * file of the first one (*appending says which it became). */
+static Bool open_objects_file(Bool *appending)
+{
+   SysRes res;
+   if (*appending) {
+      res = VG_(open)(objects_file, VKI_O_WRONLY | VKI_O_APPEND, 0);
+      if (!sr_isError(res)) { out_fd = sr_Res(res); return True; }
+      *appending = False;
+   }
    res = VG_(open)(objects_file, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
                    VKI_S_IRUSR | VKI_S_IWUSR);
    if (sr_isError(res)) {
       VG_(message)(Vg_UserMsg, "callgrind-bd: cannot create objects profile '%s'\n",
                    objects_file);
-      return;
+      return False;
    }
    out_fd = sr_Res(res);
-   write_header(total);
+   return True;
+}
+
+static void write_objects_file(const HChar *trigger, Int part, Bool appending)
+{
+   ULong total[OE_COUNT];
+   cb_obj *o;
+   const cb_cell *c;
+   Int e;
+
+   cb_obj_hist_without_held();
+   program_total(total);
+   new_arc_table();
+   if (!open_objects_file(&appending)) return;
+   out_failed = False;
+   write_header(total, trigger, part, appending);
    for (o = cb_obj_list; o; o = o->next_all) {
-      for (c = o->cells; c; c = c->next_of_obj) arcs_of_cell(c);
+      for (c = o->cells; c; c = c->next_of_obj)
+         if (cb_obj_in_part(c, part_thread)) arcs_of_cell(c);
       if (!is_zero(o->total)) write_object(o);
+      for (e = 0; e < OE_COUNT; e++) o->written[e] += o->total[e];
    }
    chain_arcs();
    write_code_functions();
@@ -376,6 +431,7 @@ static void write_objects_file(void)
    ocosts(total);
    oflush();
    VG_(close)(out_fd);
+   out_fd = -1;
 }
 
 /*------------------------------------------------------------*/
@@ -384,8 +440,8 @@ static void write_objects_file(void)
 
 #define REPORT_TOP 5
 
-static ULong ll_misses(const cb_obj *o) { return o->total[OE_DLmr] + o->total[OE_DLmw]; }
-static ULong sploss1(const cb_obj *o) { return o->total[OE_SpLoss1]; }
+static ULong ll_misses(const cb_obj *o) { return o->written[OE_DLmr] + o->written[OE_DLmw]; }
+static ULong sploss1(const cb_obj *o) { return o->written[OE_SpLoss1]; }
 
 static void report_top(const HChar *title, ULong (*key)(const cb_obj *), ULong all)
 {
@@ -418,10 +474,14 @@ static void report_top(const HChar *title, ULong (*key)(const cb_obj *), ULong a
 
 static void report(void)
 {
-   ULong total[OE_COUNT];
-   program_total(total);
-   VG_(umsg)("Data objects: %u, call chains %llu, cells %llu; profile in %s\n",
-             cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells, objects_file);
+   ULong total[OE_COUNT] = { 0 };
+   const cb_obj *o;
+   Int e;
+   for (o = cb_obj_list; o; o = o->next_all)
+      for (e = 0; e < OE_COUNT; e++) total[e] += o->written[e];
+   VG_(umsg)("Data objects: %u, call chains %llu, cells %llu, cell-chain pairs %llu; last profile written %s\n",
+             cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells, cb_obj_n_pairs,
+             objects_file ? objects_file : "(none)");
    VG_(umsg)("Object lookups missing the cache: %llu (stack %llu, heap %llu, static %llu, unknown %llu)\n",
              cb_obj_slow_lookups, cb_obj_slow_found[0], cb_obj_slow_found[1],
              cb_obj_slow_found[2], cb_obj_slow_found[3]);
@@ -436,27 +496,47 @@ static void report(void)
 /*--- Start and end                                        ---*/
 /*------------------------------------------------------------*/
 
-/* The objects profile must be creatable before the client runs. */
+/* The objects profile must be creatable before the client runs. With
+ * --separate-threads=yes the files are per thread (<out>-NN.objects):
+ * the file made to check this is not one of them. */
 void cb_obj_dump_init(void)
 {
    const HChar *fmt = cb_clo.out_format ? cb_clo.out_format : "callgrind.out.%p";
    HChar *base = VG_(expand_file_name)("--callgrind-out-file", fmt);
+   HChar *name = CB_MALLOC("cb.obj.file", VG_(strlen)(base) + 16);
    SysRes res;
-   objects_file = CB_MALLOC("cb.obj.file", VG_(strlen)(base) + 16);
-   VG_(sprintf)(objects_file, "%s.objects", base);
-   res = VG_(open)(objects_file, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
+   VG_(sprintf)(name, "%s.objects", base);
+   res = VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
                    VKI_S_IRUSR | VKI_S_IWUSR);
    if (sr_isError(res)) {
-      VG_(fmsg)("callgrind-bd: cannot create objects profile file '%s'\n", objects_file);
+      VG_(fmsg)("callgrind-bd: cannot create objects profile file '%s'\n", name);
       VG_(exit)(1);
    }
    VG_(close)(sr_Res(res));
+   if (cb_clo.separate_threads) VG_(unlink)(name);
+   CB_FREE(name);
    arcs = VG_(newXA)(VG_(malloc), "cb.obj.arcs", VG_(free), sizeof(arc_node *));
+}
+
+/* A dump of the profile file `name` (dump.c): the same part's objects
+ * profile, <name>.objects; then the part's costs start again. */
+void cb_obj_dump(const HChar *name, thread_info *only, const HChar *trigger,
+                 Int part, Bool appending)
+{
+   if (!cb_clo.objects) return;
+   if (objects_file) CB_FREE(objects_file);
+   objects_file = CB_MALLOC("cb.obj.file", VG_(strlen)(name) + 16);
+   VG_(sprintf)(objects_file, "%s.objects", name);
+   part_thread = cb_obj_thread_roots ? only : NULL;
+   cb_obj_find_held(part_thread);
+   write_objects_file(trigger, part, appending);
+   free_arcs();
+   cb_obj_start_part(part_thread);
+   part_thread = NULL;
 }
 
 void cb_obj_fini(void)
 {
    if (!cb_clo.objects) return;
-   write_objects_file();
    if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) report();
 }

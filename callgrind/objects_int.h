@@ -33,7 +33,8 @@ typedef struct cb_obj {
    UInt         hist_n;      /* granules in hist */
    ULong       *hist;        /* hist_n * OE_COUNT, or NULL */
    cb_cell     *cells;       /* every cell of this object */
-   ULong        total[OE_COUNT];
+   ULong        total[OE_COUNT];   /* self cost in the part being written */
+   ULong        written[OE_COUNT]; /* in all parts written so far */
    UInt         n_sites;     /* heap: allocating site, then its callers */
    cb_site      sites[MAX_OBJECT_CALLERS + 1];
    struct cb_obj *next_hash, *next_all;
@@ -41,7 +42,7 @@ typedef struct cb_obj {
 
 extern cb_obj *cb_obj_list;          /* all objects, in creation order */
 extern UInt cb_obj_count_objs;
-extern ULong cb_obj_n_chains, cb_obj_n_cells, cb_obj_slow_lookups;
+extern ULong cb_obj_n_chains, cb_obj_n_cells, cb_obj_n_pairs, cb_obj_slow_lookups;
 extern ULong cb_obj_slow_found[4];
 extern cb_chain *cb_obj_chains;
 
@@ -55,6 +56,14 @@ cb_chain *cb_obj_chain(cb_chain *parent, JCC *jcc, Bool alloc_call);
 /* Functions as the profile names them: the function of a cost centre's
  * context (a block inside a function without symbols has its own name). */
 static inline fn_node *cb_obj_fn_of(const BBCC *b) { return b->cxt->fn[0]; }
+
+/* Parts (objects_parts.c): costs a dump holds back or a part carries in. */
+ULong cb_obj_held_cost(const cb_cell *c, Int e);
+ULong cb_obj_carried_cost(const cb_cell *c, Int e);
+Bool  cb_obj_in_part(const cb_cell *c, const thread_info *only);
+void  cb_obj_find_held(thread_info *only);
+void  cb_obj_hist_without_held(void);
+void  cb_obj_start_part(thread_info *only);
 
 void cb_obj_alloc_init(void);        /* objects_alloc.c */
 void cb_obj_dump_init(void);         /* objects_dump.c */
