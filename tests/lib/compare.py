@@ -217,10 +217,12 @@ def format_mismatches(mismatches, limit=10):
 # handle_preload_list 210/212; Ir and misses never vary). Run
 # tests/tool/reference_noise.py to see what varies.
 KNOWN_NOISY_FNS = {"strcspn", "handle_preload_list"}
-# Their variation is a few units even where 1% of the function's value is
-# less (handle_preload_list: 224..227 of ~227 seen in one run): an absolute
-# floor for these known ones only.
+# Their variation can exceed 1% of the function's value: a few units on
+# handle_preload_list (224..227 of ~227), and up to ~3% on strcspn (2368
+# against 2446 once, with the C++ client): for these known ones only, a
+# floor of 8 units or 5% of the function's largest back-dated value.
 KNOWN_NOISE_FLOOR = 8
+KNOWN_NOISE_FRACTION = 0.05
 
 
 class Noise:
@@ -249,7 +251,8 @@ class Noise:
             return False
         own = ref_part.fns[m.fn].self_cost
         scale = max(own.get(e, 0) for e in backdated_events(ref_part.events))
-        floor = KNOWN_NOISE_FLOOR if m.fn in KNOWN_NOISY_FNS else 0
+        floor = (max(KNOWN_NOISE_FLOOR, KNOWN_NOISE_FRACTION * scale)
+                 if m.fn in KNOWN_NOISY_FNS else 0)
         allowed = max(2 * self.spread.get(m.fn, 0), rel * scale, floor)
         return abs(m.ours - m.ref) <= allowed
 
