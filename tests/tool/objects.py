@@ -189,14 +189,13 @@ def rows_problems(r, part):
     return []
 
 
-def inclusive_problems(r, part):
-    """Each arc of the objects profile sums the arc's costs over all
-    objects; it must equal the profile's inclusive cost of that arc."""
-    prof = cgfile.parse(r.out).merged()
-    cyclic = conservation.cyclic_functions(prof)
+def arc_problems(part, prof, skip):
+    """(problems, arcs compared): each arc of the objects profile sums the
+    arc's costs over all objects, so it must equal the profile's inclusive
+    cost of that arc; arcs touching a function of `skip` are left out."""
     problems, checked = [], 0
     for (a, b), arc in sorted(part.arcs.items()):
-        if (a, b) not in prof.arcs or a in cyclic or b in cyclic:
+        if (a, b) not in prof.arcs or a in skip or b in skip:
             continue
         checked += 1
         theirs = prof.arcs[(a, b)].inclusive
@@ -204,6 +203,14 @@ def inclusive_problems(r, part):
                for e in EVENTS if arc.inclusive.get(e, 0) != theirs.get(e, 0)]
         if bad:
             problems.append("arc %s -> %s: %s" % (a, b, ", ".join(bad)))
+    return problems, checked
+
+
+def inclusive_problems(r, part):
+    """The objects profile's arcs against the profile's, off call cycles."""
+    prof = cgfile.parse(r.out).merged()
+    problems, checked = arc_problems(part, prof,
+                                     conservation.cyclic_functions(prof))
     if ("main", "read_stream") not in part.arcs or checked < 10:
         problems.append("only %d arcs compared" % checked)
     return problems[:10]
@@ -351,17 +358,8 @@ def client_case(client):
     part = objects_part(r)
     prof = cgfile.parse(r.out).merged()
     skip = conservation.cyclic_functions(prof) | recursion_levels(prof)
-    problems = sum_problems(r, part)
-    checked = 0
-    for (a, b), arc in sorted(part.arcs.items()):
-        if (a, b) not in prof.arcs or a in skip or b in skip:
-            continue
-        checked += 1
-        theirs = prof.arcs[(a, b)].inclusive
-        bad = ["%s %d != %d" % (e, arc.inclusive.get(e, 0), theirs.get(e, 0))
-               for e in EVENTS if arc.inclusive.get(e, 0) != theirs.get(e, 0)]
-        if bad:
-            problems.append("arc %s -> %s: %s" % (a, b, ", ".join(bad)))
+    arc_probs, checked = arc_problems(part, prof, skip)
+    problems = sum_problems(r, part) + arc_probs
     if checked < 10:
         problems.append("only %d arcs compared" % checked)
     return [("objects/client/" + client, problems[:10])]

@@ -6,7 +6,8 @@
 ** access to the model), and end(name) prints "PASS <name>" or
 ** "FAIL <name>: <first failed check>" and counts failures. Only the first
 ** failure of a group is reported: later ones usually follow from it.
-** main() returns `failures ? 1 : 0`.
+** main() returns `failures ? 1 : 0`. rnd(n) draws from a fixed-seed
+** xorshift sequence (a test may reseed `rng`).
 */
 #ifndef UNIT_CHECK_H
 #define UNIT_CHECK_H
@@ -41,6 +42,16 @@ static void end(const char *name)
   } else {
     printf("PASS %s\n", name);
   }
+}
+
+/* xorshift64: reproducible pseudo-random numbers for the random groups. */
+static unsigned long long rng = 0x2545F4914F6CDD1Dull;
+static inline unsigned rnd(unsigned n)
+{
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (unsigned)(rng % n);
 }
 
 #endif

@@ -345,14 +345,6 @@ static void test_clear(void)
 
 /* ---- random accesses against a naive classifier ------------------------- */
 
-static unsigned long long rng = 0x2545F4914F6CDD1Dull;
-static unsigned rnd(unsigned n)
-{
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (unsigned)(rng % n);
-}
 
 #define NAIVE_MAX 8192
 typedef struct {

@@ -183,14 +183,6 @@ static void test_straddle(void)
 
 /* ---- random sequences against a naive LRU stack ---------------------------- */
 
-static unsigned long long rng = 88172645463325252ull;
-static unsigned rnd(unsigned n)
-{
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (unsigned)(rng % n);
-}
 
 /* Naive: all distinct lines in MRU order; returns the position of line
    (its distance) or -1, and moves it to the front. */
@@ -292,6 +284,7 @@ static void test_lineset(void)
 
 int main(void)
 {
+  rng = 88172645463325252ull;   /* the sequences the random groups were written with */
   test_edges();
   test_cyclic();
   test_sequence();
