@@ -16,9 +16,12 @@ typedef struct {
   uint32_t mask;    /* bytes touched, line_size/32 bytes per bit */
 } cs_use;
 
-/* One line's use data and who loaded it (cacheuse only).  32 bytes,
-   32-byte aligned: an eviction reads use, owner and flag from one host
-   cache line (the LL arrays are megabytes, so each touch is a host miss). */
+/* One line's use data and who loaded it (cacheuse only), aligned so
+   that an eviction reads use, owner and flag from one host cache line
+   (the LL arrays are megabytes, so each touch is a host miss).  It was
+   32 bytes; the data objects' owner fields made it 48, so two entries in
+   three straddle host lines: moving those fields and the L1-only ones to
+   side arrays would restore 32. */
 typedef struct {
   cs_use   use;
   cs_owner owner;
