@@ -19,8 +19,8 @@ typedef struct {
 /* One line's use data and who loaded it (cacheuse only), aligned so
    that an eviction reads use, owner and flag from one host cache line
    (the LL arrays are megabytes, so each touch is a host miss).  It was
-   32 bytes; the data objects' owner fields made it 48, so two entries in
-   three straddle host lines: moving those fields and the L1-only ones to
+   32 bytes; the data objects' owner fields made it 48, so half the entries
+   straddle two host lines: moving those fields and the L1-only ones to
    side arrays would restore 32. */
 typedef struct {
   cs_use   use;
