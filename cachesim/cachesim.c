@@ -231,6 +231,8 @@ static void empty_cache(cs_cache *c, int use)
       c->line[i].owned = 0;
       c->line[i].ll_slot = 0;
       c->line[i].owner.slot = c->line[i].owner.node = 0;
+      if (c->ext)
+        c->ext[i].obj = 0, c->ext[i].obj_off = 0;
     }
     if (c->dirty)
       c->dirty[i] = 0;
@@ -238,7 +240,7 @@ static void empty_cache(cs_cache *c, int use)
 }
 
 static void init_cache(cs_cache *c, const cs_geometry *g, int use,
-                       int with_dirty)
+                       int with_dirty, int owner_ext)
 {
   const char *err = cs_geometry_check(g);
   int tag_shift;
@@ -263,6 +265,8 @@ static void init_cache(cs_cache *c, const cs_geometry *g, int use,
               " (Unsupported cache configuration)");
     c->line_mem = cs_alloc(sizeof(cs_line) * n_slots(c) + 32);
     c->line = (cs_line *)(((uintptr_t)c->line_mem + 31) & ~(uintptr_t)31);
+    if (owner_ext)
+      c->ext = cs_alloc(sizeof(cs_owner_ext) * n_slots(c));
     c->first_bits = cs_alloc(sizeof(uint32_t) * (unsigned)c->line_size);
     c->last_bits = cs_alloc(sizeof(uint32_t) * (unsigned)c->line_size);
     init_use_masks(c);
@@ -277,6 +281,8 @@ static void free_cache(cs_cache *c)
   cs_free(c->tags);
   if (c->line) {
     cs_free(c->line_mem);
+    if (c->ext)
+      cs_free(c->ext);
     cs_free(c->first_bits);
     cs_free(c->last_bits);
   }
@@ -304,10 +310,10 @@ cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
   s->collect = 1;
   if (hooks)
     s->hooks = *hooks;
-  init_cache(&s->i1, i1, s->use, 0);
-  init_cache(&s->d1, d1, s->use, 0);
+  init_cache(&s->i1, i1, s->use, 0, opt.owner_ext);
+  init_cache(&s->d1, d1, s->use, 0, opt.owner_ext);
   /* Without cacheuse the dirty bit lives in the tag (bit 0). */
-  init_cache(&s->ll, ll, s->use, s->use && s->wb);
+  init_cache(&s->ll, ll, s->use, s->use && s->wb, opt.owner_ext);
   prefetch_reset(s);
   return s;
 }
@@ -500,12 +506,35 @@ static uint32_t spatial_loss(const cs_cache *c, uint32_t mask)
   return ((32 - popcount32(mask)) * (uint32_t)c->line_size) >> 5;
 }
 
-static void report_evict(cs_sim *s, int level, cs_line *ln, uint32_t accost,
-                         uint32_t sploss)
+/* The owner of line i as the hooks see it: the line's slot and node, and
+   the side array's part when there is one. */
+static const cs_owner *owner_view(const cs_cache *c, uint32_t i, cs_owner *o)
 {
-  ln->owned = 0;
+  o->slot = c->line[i].owner.slot;
+  o->node = c->line[i].owner.node;
+  o->obj = c->ext ? c->ext[i].obj : 0;
+  o->obj_off = c->ext ? c->ext[i].obj_off : 0;
+  return o;
+}
+
+static void set_owner(cs_cache *c, uint32_t i, const cs_owner *o)
+{
+  c->line[i].owner.slot = o->slot;
+  c->line[i].owner.node = o->node;
+  if (c->ext) {
+    c->ext[i].obj = o->obj;
+    c->ext[i].obj_off = o->obj_off;
+  }
+}
+
+static void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
+                         uint32_t accost, uint32_t sploss)
+{
+  cs_owner o;
+  c->line[i].owned = 0;
   if (s->hooks.on_evict)
-    s->hooks.on_evict(s->hooks.ctx, level, &ln->owner, accost, sploss);
+    s->hooks.on_evict(s->hooks.ctx, level, owner_view(c, i, &o), accost,
+                      sploss);
 }
 
 /* An owned L1 line leaves: metrics to its owner and, while collecting,
@@ -526,7 +555,7 @@ static void evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
     llu->mask |= u->mask;
     llu->count += u->count;
   }
-  report_evict(s, 1, ln, accost, sploss);
+  report_evict(s, 1, c, slot, accost, sploss);
 }
 
 static void evict_ll(cs_sim *s, uint32_t slot)
@@ -541,7 +570,7 @@ static void evict_ll(cs_sim *s, uint32_t slot)
     accost = 1000 / u->count;
     sploss = spatial_loss(&s->ll, u->mask);
   }
-  report_evict(s, 2, ln, accost, sploss);
+  report_evict(s, 2, &s->ll, slot, accost, sploss);
 }
 
 static void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
@@ -549,13 +578,14 @@ static void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
 {
   static const cs_owner nobody;
   cs_line *ln = &c->line[slot];
+  cs_owner o;
 
   ln->use.count = count;
   ln->use.mask = mask;
-  ln->owner = owner ? *owner : nobody;
+  set_owner(c, slot, owner ? owner : &nobody);
   ln->owned = 1;
   if (s->hooks.on_load)
-    s->hooks.on_load(s->hooks.ctx, level, &ln->owner);
+    s->hooks.on_load(s->hooks.ctx, level, owner_view(c, slot, &o));
 }
 
 /* One line in LL with cacheuse.  link (if not NULL) receives the LL slot,
@@ -763,7 +793,7 @@ static void drop_owners(cs_sim *s, cs_cache *c, int level)
   unsigned i;
   for (i = 0; i < n_slots(c); i++)
     if (c->line[i].owned)
-      report_evict(s, level, &c->line[i], 0, 0);
+      report_evict(s, level, c, i, 0, 0);
 }
 
 static void forget_in(cs_cache *c, int level,
@@ -773,9 +803,10 @@ static void forget_in(cs_cache *c, int level,
   unsigned i;
   for (i = 0; i < n_slots(c); i++) {
     cs_line *ln = &c->line[i];
+    cs_owner o;
     if (ln->owned && (ln->owner.slot || ln->owner.node)
-        && forget(ctx, level, &ln->owner))
-      ln->owner = nobody;            /* still owned: it merges and reports */
+        && forget(ctx, level, owner_view(c, i, &o)))
+      set_owner(c, i, &nobody);      /* still owned: it merges and reports */
   }
 }
 

@@ -47,7 +47,8 @@ int cs_geometry_desc(const cs_geometry *g, char *buf, int bufsize);
 
 /* Opaque to cachesim: the tool's loading-instruction cost slot and its
    back-dating node, and (data objects) the object cell charged and the
-   access's offset in its block.  Copied by value into every line loaded. */
+   access's offset in its block (kept only with cs_options.owner_ext).
+   Copied by value into every line loaded. */
 typedef struct { void *slot; void *node; void *obj; uint32_t obj_off; } cs_owner;
 
 typedef struct cs_hooks {
@@ -64,7 +65,9 @@ typedef struct cs_hooks {
 
 /* ---- the simulator ------------------------------------------------------ */
 typedef struct cs_sim cs_sim;
-typedef struct { int wb, hwpref, cacheuse; } cs_options;
+/* owner_ext: keep the owners' obj/obj_off (data objects) per line; they
+   live in a side array, so that without them a line's entry stays small. */
+typedef struct { int wb, hwpref, cacheuse, owner_ext; } cs_options;
 
 /* Geometries must pass cs_geometry_check (cs_fail otherwise).  hooks may be
    NULL (then no hook is called); it is copied. */

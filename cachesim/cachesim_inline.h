@@ -16,18 +16,19 @@ typedef struct {
   uint32_t mask;    /* bytes touched, line_size/32 bytes per bit */
 } cs_use;
 
-/* One line's use data and who loaded it (cacheuse only), aligned so
-   that an eviction reads use, owner and flag from one host cache line
-   (the LL arrays are megabytes, so each touch is a host miss).  It was
-   32 bytes; the data objects' owner fields made it 48, so half the entries
-   straddle two host lines: moving those fields and the L1-only ones to
-   side arrays would restore 32. */
+/* One line's use data and who loaded it (cacheuse only).  32 bytes,
+   32-byte aligned: an eviction reads use, owner and flag from one host
+   cache line (the LL arrays are megabytes, so each touch is a host miss).
+   The data objects' part of the owner, when kept, is in cs_cache.ext. */
 typedef struct {
   cs_use   use;
-  cs_owner owner;
+  struct { void *slot, *node; } owner;   /* cs_owner's first two fields */
   uint32_t ll_slot; /* L1 only: LL slot the line was linked to at load */
   uint32_t owned;   /* loaded by an access since the last flush/clear */
 } cs_line;
+
+/* The rest of a line's owner (cs_options.owner_ext). */
+typedef struct { void *obj; uint32_t obj_off; } cs_owner_ext;
 
 /* One cache.  tags[set * assoc + i] is the i-th most recently used way of
    a set.  What a tag holds depends on the mode (see cachesim.c): a line
@@ -42,6 +43,7 @@ typedef struct {
   /* cacheuse only */
   cs_line  *line;         /* per slot (set * assoc + way number) */
   void     *line_mem;     /* line's allocation (line is aligned in it) */
+  cs_owner_ext *ext;      /* per slot, or NULL: see cs_options.owner_ext */
   uint32_t *first_bits;   /* [offset]: mask bits from offset to line end */
   uint32_t *last_bits;    /* [offset]: mask bits from line start to offset */
   uint8_t  *dirty;        /* per slot; LL with cacheuse + write-back only */

@@ -822,7 +822,8 @@ void cb_sim_post_clo_init(void)
    setup_events();
    setup_geometry();
    if (cb_clo.simulate_cache) {
-      cs_options o = { cb_clo.simulate_wb, cb_clo.simulate_hwpref, cb_clo.cacheuse };
+      cs_options o = { cb_clo.simulate_wb, cb_clo.simulate_hwpref, cb_clo.cacheuse,
+                       cb_clo.objects };
       sim = cs_new(&g_i1, &g_d1, &g_ll, o, cb_clo.cacheuse ? &hooks : NULL);
       /* their events come after all others: enabled last */
       if (cb_clo.miss_class) cb_mc_setup(sim, &g_i1, &g_d1, &g_ll);

@@ -22,7 +22,7 @@ int main(int argc, char **argv)
   long iters = (argc > 2 ? atol(argv[2]) : 4) * 1000000L, i;
   cs_geometry i1 = { 32768, 8, 64 }, d1 = { 49152, 12, 64 },
               ll = { 512u << 20, 2, 64 };
-  cs_options o = { 0, 0, 0 };
+  cs_options o = { 0, 0, 0, 0 };
   cs_sim *cs = cs_new(&i1, &d1, &ll, o, 0);
   int use_mc = !strcmp(mode, "mc") || !strcmp(mode, "both") || !strcmp(mode, "mcl1");
   int use_rd = !strcmp(mode, "rd") || !strcmp(mode, "both");

@@ -76,7 +76,7 @@ static const cs_geometry L1 = { 512, 2, 64 }, LL = { 1024, 2, 64 },
 static cs_sim *mk(const cs_geometry *l1, const cs_geometry *ll, int wb,
                   int hwpref, int use)
 {
-  cs_options o = { wb, hwpref, use };
+  cs_options o = { wb, hwpref, use, 0 };
   reset_events();
   return cs_new(l1, l1, ll, o, use ? &hooks : 0);
 }
@@ -517,7 +517,7 @@ static void test_accost_sploss(void)
   {
     cs_geometry g16 = { 128, 2, 16 }, g128 = { 1024, 2, 128 };
     cs_geometry ll16 = { 1024, 2, 16 }, ll128 = { 4096, 2, 128 };
-    cs_options o = { 0, 0, 1 };
+    cs_options o = { 0, 0, 1, 0 };
     s = cs_new(&g16, &g16, &ll16, o, &hooks);
     reset_events();
     cs_read(s, BASE + 5, 1, &a);
@@ -809,7 +809,7 @@ static void test_use_same_counts(void)
 {
   cs_sim *p = mk(&L1, &LL, 0, 0, 0);
   cs_sim *u;
-  cs_options o = { 0, 0, 1 };
+  cs_options o = { 0, 0, 1, 0 };
   cs_owner w = own(5);
   unsigned x = 12345, i, diff = 0;
 

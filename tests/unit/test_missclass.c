@@ -47,7 +47,7 @@ typedef struct {
 static void rig_init(rig *g, const cs_geometry *l1, const cs_geometry *ll,
                      int wb, int hwpref, int use)
 {
-  cs_options o = { wb, hwpref, use };
+  cs_options o = { wb, hwpref, use, 0 };
   memset(g, 0, sizeof *g);
   g->cs = cs_new(l1, l1, ll, o, 0);
   g->mc = mc_new(l1, l1, ll, use);
@@ -405,7 +405,7 @@ static void random_run(const cs_geometry *i1, const cs_geometry *d1,
                        const cs_geometry *ll, int wb, int hwpref, int use,
                        unsigned universe, int n, const char *label)
 {
-  cs_options o = { wb, hwpref, use };
+  cs_options o = { wb, hwpref, use, 0 };
   cs_sim *cs = cs_new(i1, d1, ll, o, 0);
   mc_sim *mc = mc_new(i1, d1, ll, use);
   const cs_geometry *gl[LEVELS] = { i1, d1, ll };
