@@ -29,47 +29,19 @@ static Bool written_when_idle(Int e);
 /*--- Buffered output with error reporting                 ---*/
 /*------------------------------------------------------------*/
 
-#define OUTBUF_SIZE 65536
-static HChar outbuf[OUTBUF_SIZE];
-static Int   outbuf_used;
-static Int   out_fd = -1;
-static Bool  out_error;
+static cb_outfile out;           /* the profile file being written */
 static const HChar *out_name;
 
-static void out_flush(void)
-{
-   Int done = 0;
-   while (done < outbuf_used && !out_error) {
-      Int n = VG_(write)(out_fd, outbuf + done, outbuf_used - done);
-      if (n <= 0) {
-         out_error = True;
-         /* VG_(write) hides errno: name the usual causes */
-         VG_(message)(Vg_UserMsg, "callgrind-bd: error writing profile '%s': "
-                      "it is incomplete (disk full, file size limit or "
-                      "I/O error)\n", out_name);
-      }
-      done += n > 0 ? n : 0;
-   }
-   outbuf_used = 0;
-}
-
-static void out_str(const HChar *s)
-{
-   while (*s) {
-      if (outbuf_used == OUTBUF_SIZE) out_flush();
-      outbuf[outbuf_used++] = *s++;
-   }
-}
+static void out_flush(void) { cb_out_flush(&out); }
+static void out_str(const HChar *s) { cb_out_str(&out, s); }
 
 static void out_printf(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
 static void out_printf(const HChar *fmt, ...)
 {
-   HChar buf[512];
    va_list vargs;
    va_start(vargs, fmt);
-   VG_(vsnprintf)(buf, sizeof buf, fmt, vargs);
+   cb_out_vprintf(&out, fmt, vargs);
    va_end(vargs);
-   out_str(buf);
 }
 
 /*------------------------------------------------------------*/
@@ -677,9 +649,7 @@ static Bool open_profile(const HChar *name, Bool *appending)
       VG_(message)(Vg_UserMsg, "callgrind-bd: cannot open profile '%s' for writing\n", name);
       return False;
    }
-   out_fd = sr_Res(res);
-   out_error = False;
-   outbuf_used = 0;
+   cb_out_start(&out, sr_Res(res), name, "profile");
    return True;
 }
 
@@ -743,9 +713,7 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
    out_str("\ntotals:");
    out_costs_n(dump_total, False);
    cb_add_cost(cb_written_total, dump_total);
-   out_flush();
-   VG_(close)(out_fd);
-   out_fd = -1;
+   cb_out_finish(&out);
    VG_(deleteXA)(dump_list);
 }
 

@@ -374,6 +374,21 @@ extern CbStat cb_stat;
 /*------------------------------------------------------------*/
 
 void cb_init_dumps(void);
+/* outfile.c: a profile file being written, buffered; a write error is
+ * reported once and the rest of the file dropped. */
+typedef struct {
+   Int   fd;
+   Bool  failed;
+   const HChar *name;         /* for the error message */
+   const HChar *what;         /* "profile", "objects profile" */
+   Int   used;
+   HChar buf[65536];
+} cb_outfile;
+void cb_out_start(cb_outfile *f, Int fd, const HChar *name, const HChar *what);
+void cb_out_flush(cb_outfile *f);
+void cb_out_str(cb_outfile *f, const HChar *s);
+void cb_out_vprintf(cb_outfile *f, const HChar *fmt, va_list ap);
+void cb_out_finish(cb_outfile *f);   /* flush and close */
 Bool cb_check_out_file(void);
 void cb_remove_empty_out_file(void);
 void cb_dump_profile(const HChar *trigger, Bool current_thread_only);

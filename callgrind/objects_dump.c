@@ -33,44 +33,17 @@ static thread_info *part_thread;   /* only its cells, or NULL: all */
 /*--- Output with error reporting                          ---*/
 /*------------------------------------------------------------*/
 
-static Int out_fd = -1;
-static Bool out_failed;
-static HChar obuf[65536];
-static Int obuf_used;
+static cb_outfile out;           /* the objects profile being written */
 
-static void oflush(void)
-{
-   Int done = 0;
-   while (done < obuf_used && !out_failed) {
-      Int n = VG_(write)(out_fd, obuf + done, obuf_used - done);
-      if (n <= 0) {
-         out_failed = True;
-         VG_(message)(Vg_UserMsg, "callgrind-bd: error writing objects profile '%s'\n",
-                      objects_file);
-      } else {
-         done += n;
-      }
-   }
-   obuf_used = 0;
-}
-
-static void ostr(const HChar *s)
-{
-   while (*s) {
-      if (obuf_used == (Int)sizeof obuf) oflush();
-      obuf[obuf_used++] = *s++;
-   }
-}
+static void ostr(const HChar *s) { cb_out_str(&out, s); }
 
 static void oprintf(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
 static void oprintf(const HChar *fmt, ...)
 {
-   HChar buf[512];
    va_list ap;
    va_start(ap, fmt);
-   VG_(vsnprintf)(buf, sizeof buf, fmt, ap);
+   cb_out_vprintf(&out, fmt, ap);
    va_end(ap);
-   ostr(buf);
 }
 
 /* "key=name\n": names may be longer than oprintf's buffer. */
@@ -392,7 +365,10 @@ static Bool open_objects_file(Bool *appending)
    SysRes res;
    if (*appending) {
       res = VG_(open)(objects_file, VKI_O_WRONLY | VKI_O_APPEND, 0);
-      if (!sr_isError(res)) { out_fd = sr_Res(res); return True; }
+      if (!sr_isError(res)) {
+         cb_out_start(&out, sr_Res(res), objects_file, "objects profile");
+         return True;
+      }
       *appending = False;
    }
    res = VG_(open)(objects_file, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
@@ -402,7 +378,7 @@ static Bool open_objects_file(Bool *appending)
                    objects_file);
       return False;
    }
-   out_fd = sr_Res(res);
+   cb_out_start(&out, sr_Res(res), objects_file, "objects profile");
    return True;
 }
 
@@ -417,7 +393,6 @@ static void write_objects_file(const HChar *trigger, Int part, Bool appending)
    program_total(total);
    new_arc_table();
    if (!open_objects_file(&appending)) return;
-   out_failed = False;
    write_header(total, trigger, part, appending);
    for (o = cb_obj_list; o; o = o->next_all) {
       for (c = o->cells; c; c = c->next_of_obj)
@@ -429,9 +404,7 @@ static void write_objects_file(const HChar *trigger, Int part, Bool appending)
    write_code_functions();
    ostr("totals:");
    ocosts(total);
-   oflush();
-   VG_(close)(out_fd);
-   out_fd = -1;
+   cb_out_finish(&out);
 }
 
 /*------------------------------------------------------------*/

@@ -1,0 +1,58 @@
+/* callgrind-bd: buffered output of a profile file with error reporting,
+ * shared by the profile writer (dump.c) and the objects profile
+ * (objects_dump.c).
+ *
+ * A write error is reported once, naming the file, and the rest of that
+ * file is dropped: the profile is incomplete, and the user must know.
+ * VG_(write) hides errno, so the message names the usual causes.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "global.h"
+
+void cb_out_start(cb_outfile *f, Int fd, const HChar *name, const HChar *what)
+{
+   f->fd = fd;
+   f->name = name;
+   f->what = what;
+   f->failed = False;
+   f->used = 0;
+}
+
+void cb_out_flush(cb_outfile *f)
+{
+   Int done = 0;
+   while (done < f->used && !f->failed) {
+      Int n = VG_(write)(f->fd, f->buf + done, f->used - done);
+      if (n <= 0) {
+         f->failed = True;
+         VG_(message)(Vg_UserMsg, "callgrind-bd: error writing %s '%s': "
+                      "it is incomplete (disk full, file size limit or "
+                      "I/O error)\n", f->what, f->name);
+      }
+      done += n > 0 ? n : 0;
+   }
+   f->used = 0;
+}
+
+void cb_out_str(cb_outfile *f, const HChar *s)
+{
+   while (*s) {
+      if (f->used == (Int)sizeof f->buf) cb_out_flush(f);
+      f->buf[f->used++] = *s++;
+   }
+}
+
+void cb_out_vprintf(cb_outfile *f, const HChar *fmt, va_list ap)
+{
+   HChar line[512];
+   VG_(vsnprintf)(line, sizeof line, fmt, ap);
+   cb_out_str(f, line);
+}
+
+void cb_out_finish(cb_outfile *f)
+{
+   cb_out_flush(f);
+   VG_(close)(f->fd);
+   f->fd = -1;
+}
