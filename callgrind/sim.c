@@ -358,40 +358,27 @@ static inline void do_instr_at(ULong *slot, Addr a, UWord size)
       cb_mc_instr(slot, a, size, r);
 }
 
-/* Data objects (objects.h): the accessed object's cell rides in the owner
- * of the lines the access loads, and gets the access's outcome; ii is the
- * accessing instruction (NULL unless --objects=yes). */
-static inline void do_read_at(ULong *slot, SimInstr *ii, Addr a, UWord size)
+/* A data access. Data objects (objects.h): the accessed object's cell
+ * rides in the owner of the lines the access loads, and gets the access's
+ * outcome; ii is the accessing instruction (NULL unless --objects=yes).
+ * Always inlined with a constant is_write, so each caller gets the code
+ * of one kind of access. */
+static inline __attribute__((always_inline))
+void do_data_at(ULong *slot, SimInstr *ii, Addr a, UWord size, Bool is_write)
 {
    unsigned r = 0;
    cb_obj_ref ref;
-   if (!cs_read_hit(sim, a, size)) {
+   Bool hit = is_write ? cs_write_hit(sim, a, size) : cs_read_hit(sim, a, size);
+   if (!hit) {
       cs_owner o;
       const cs_owner *ow = make_owner(&o, slot);
       if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before(ii, a, (cs_owner *)ow);
-      r = cs_read_miss(sim, a, size, ow);
+      r = is_write ? cs_write_miss(sim, a, size, ow) : cs_read_miss(sim, a, size, ow);
    } else if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before(ii, a, NULL);
    if (cb_cur.collect) {
-      count(slot, r, EV_Dr, EV_D1mr, EV_DLmr, EV_DLdmr);
-      if (UNLIKELY(cb_clo.objects)) cb_obj_count(ref, r, False);
-   }
-   if (UNLIKELY(cb_clo.miss_class)) cb_mc_data(slot, a, size, r);
-   if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
-}
-
-static inline void do_write_at(ULong *slot, SimInstr *ii, Addr a, UWord size)
-{
-   unsigned r = 0;
-   cb_obj_ref ref;
-   if (!cs_write_hit(sim, a, size)) {
-      cs_owner o;
-      const cs_owner *ow = make_owner(&o, slot);
-      if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before(ii, a, (cs_owner *)ow);
-      r = cs_write_miss(sim, a, size, ow);
-   } else if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before(ii, a, NULL);
-   if (cb_cur.collect) {
-      count(slot, r, EV_Dw, EV_D1mw, EV_DLmw, EV_DLdmw);
-      if (UNLIKELY(cb_clo.objects)) cb_obj_count(ref, r, True);
+      if (is_write) count(slot, r, EV_Dw, EV_D1mw, EV_DLmw, EV_DLdmw);
+      else count(slot, r, EV_Dr, EV_D1mr, EV_DLmr, EV_DLdmr);
+      if (UNLIKELY(cb_clo.objects)) cb_obj_count(ref, r, is_write);
    }
    if (UNLIKELY(cb_clo.miss_class)) cb_mc_data(slot, a, size, r);
    if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
@@ -454,8 +441,8 @@ static inline SimInstr *acc_instr(const SimCall *c, Int i)
 static inline void do_acc(const SimCall *c, Int i, Addr a)
 {
    ULong *slot = slot_at(c->acc[i].cost);
-   if (c->acc[i].write) do_write_at(slot, acc_instr(c, i), a, c->acc[i].size);
-   else do_read_at(slot, acc_instr(c, i), a, c->acc[i].size);
+   if (c->acc[i].write) do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, True);
+   else do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, False);
 }
 
 static VG_REGPARM(1) void log_F(SimCall *c) { do_fetch(c); }
