@@ -48,13 +48,7 @@ def qualify(name, obj):
 
 def parse_by_object(path):
     """Like cgfile.parse, with names qualified by object."""
-    p = _ObjectParser(path)
-    with open(path, encoding="utf-8", errors="replace", newline="\n") as fh:
-        for raw in fh:
-            p.line(raw)
-    if not p.profile.parts:
-        raise cgfile.FormatError(path, p.lineno, "no part found")
-    return p.profile
+    return cgfile.parse(path, _ObjectParser)
 
 
 def node_inclusive(part, event):

@@ -372,9 +372,10 @@ class _Parser:
         self.cost_line(line)
 
 
-def parse(path):
-    """Parse one profile file; raises FormatError on malformed input."""
-    p = _Parser(path)
+def parse(path, parser=None):
+    """Parse one profile file; raises FormatError on malformed input.
+    parser: a _Parser subclass (e.g. tools/cg2dot.py's) instead of _Parser."""
+    p = (parser or _Parser)(path)
     # only \n ends a line: a \r inside cmd: (a client argument) does not
     with open(path, encoding="utf-8", errors="replace", newline="\n") as fh:
         for raw in fh:
