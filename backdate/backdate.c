@@ -79,21 +79,21 @@
 */
 static void pending_add(uint64_t *dst, const uint64_t *src, int n)
 {
-    int i;
-    for (i = 0; i < n; i++) dst[i] += src[i];
+   int i;
+   for (i = 0; i < n; i++) dst[i] += src[i];
 }
 
 static int pending_nonzero(const uint64_t *p, int n)
 {
-    int i;
-    for (i = 0; i < n; i++) if (p[i]) return 1;
-    return 0;
+   int i;
+   for (i = 0; i < n; i++) if (p[i]) return 1;
+   return 0;
 }
 
 static void pending_clear(uint64_t *p, int n)
 {
-    int i;
-    for (i = 0; i < n; i++) p[i] = 0;
+   int i;
+   for (i = 0; i < n; i++) p[i] = 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -102,51 +102,51 @@ static void pending_clear(uint64_t *p, int n)
 */
 static void pool_grow(bd_forest *f)
 {
-    unsigned long i, count = f->chunk_nodes;
-    bd_chunk *c = bd_alloc(sizeof(bd_chunk) + count * f->node_size);
-    char *slots = (char *)(c + 1);
+   unsigned long i, count = f->chunk_nodes;
+   bd_chunk *c = bd_alloc(sizeof(bd_chunk) + count * f->node_size);
+   char *slots = (char *)(c + 1);
 
-    c->next = f->chunks;
-    f->chunks = c;
-    /* Push in reverse so slots are handed out in address order. */
-    for (i = count; i-- > 0; ) {
-        bd_node *nd = (bd_node *)(slots + i * f->node_size);
-        nd->hnext = f->free_nodes;
-        f->free_nodes = nd;
-    }
-    if (f->chunk_nodes < MAX_CHUNK_NODES) f->chunk_nodes *= 2;
+   c->next = f->chunks;
+   f->chunks = c;
+   /* Push in reverse so slots are handed out in address order. */
+   for (i = count; i-- > 0; ) {
+      bd_node *nd = (bd_node *)(slots + i * f->node_size);
+      nd->hnext = f->free_nodes;
+      f->free_nodes = nd;
+   }
+   if (f->chunk_nodes < MAX_CHUNK_NODES) f->chunk_nodes *= 2;
 }
 
 static bd_node *node_alloc(bd_forest *f, bd_tree *t, bd_node *parent,
                            void *arc)
 {
-    bd_node *nd;
-    if (!f->free_nodes) pool_grow(f);
-    nd = f->free_nodes;
-    f->free_nodes = nd->hnext;
+   bd_node *nd;
+   if (!f->free_nodes) pool_grow(f);
+   nd = f->free_nodes;
+   f->free_nodes = nd->hnext;
 
-    nd->parent = parent;
-    nd->arc    = arc;
-    nd->tree   = t;
-    nd->hnext  = 0;
-    nd->last   = 0;
-    nd->refs   = 0;
-    nd->nkids  = 0;
-    pending_clear(nd->pending, f->n);
+   nd->parent = parent;
+   nd->arc    = arc;
+   nd->tree   = t;
+   nd->hnext  = 0;
+   nd->last   = 0;
+   nd->refs   = 0;
+   nd->nkids  = 0;
+   pending_clear(nd->pending, f->n);
 
-    f->nodes_created++;
-    if (++f->nodes_now > f->nodes_max) f->nodes_max = f->nodes_now;
-    return nd;
+   f->nodes_created++;
+   if (++f->nodes_now > f->nodes_max) f->nodes_max = f->nodes_now;
+   return nd;
 }
 
 static void node_release(bd_forest *f, bd_node *nd)
 {
-    nd->tree = 0;          /* marks the slot free: bd_ref/bd_evict fail  */
-    nd->refs = 0;
-    nd->hnext = f->free_nodes;
-    f->free_nodes = nd;
-    f->nodes_pruned++;
-    f->nodes_now--;
+   nd->tree = 0;          /* marks the slot free: bd_ref/bd_evict fail  */
+   nd->refs = 0;
+   nd->hnext = f->free_nodes;
+   f->free_nodes = nd;
+   f->nodes_pruned++;
+   f->nodes_now--;
 }
 
 /* ------------------------------------------------------------------------
@@ -156,62 +156,62 @@ static void node_release(bd_forest *f, bd_node *nd)
 static unsigned long hash_slot(const bd_forest *f, const bd_node *parent,
                                const void *arc)
 {
-    uint64_t x = (uint64_t)(uintptr_t)parent
-               ^ ((uint64_t)(uintptr_t)arc * 0x9E3779B97F4A7C15ULL);
-    x *= 0xC2B2AE3D27D4EB4FULL;
-    return (unsigned long)(x >> (64 - f->hash_bits));
+   uint64_t x = (uint64_t)(uintptr_t)parent
+            ^ ((uint64_t)(uintptr_t)arc * 0x9E3779B97F4A7C15ULL);
+   x *= 0xC2B2AE3D27D4EB4FULL;
+   return (unsigned long)(x >> (64 - f->hash_bits));
 }
 
 static bd_node *hash_find(const bd_forest *f, const bd_node *parent,
                           const void *arc)
 {
-    bd_node *nd = f->bucket[hash_slot(f, parent, arc)];
-    while (nd && (nd->parent != parent || nd->arc != arc)) nd = nd->hnext;
-    return nd;
+   bd_node *nd = f->bucket[hash_slot(f, parent, arc)];
+   while (nd && (nd->parent != parent || nd->arc != arc)) nd = nd->hnext;
+   return nd;
 }
 
 static void hash_link(bd_forest *f, bd_node *nd)
 {
-    unsigned long s = hash_slot(f, nd->parent, nd->arc);
-    nd->hnext = f->bucket[s];
-    f->bucket[s] = nd;
+   unsigned long s = hash_slot(f, nd->parent, nd->arc);
+   nd->hnext = f->bucket[s];
+   f->bucket[s] = nd;
 }
 
 /* Double the buckets when the load reaches 1, so chains stay short. */
 static void hash_grow(bd_forest *f)
 {
-    bd_node **old = f->bucket;
-    unsigned long i, n_old = 1UL << f->hash_bits;
+   bd_node **old = f->bucket;
+   unsigned long i, n_old = 1UL << f->hash_bits;
 
-    f->hash_bits++;
-    f->bucket = bd_alloc((1UL << f->hash_bits) * sizeof(bd_node *));
-    for (i = 0; i < n_old; i++) {
-        bd_node *nd = old[i];
-        while (nd) {
-            bd_node *next = nd->hnext;
-            hash_link(f, nd);
-            nd = next;
-        }
-    }
-    bd_free(old);
+   f->hash_bits++;
+   f->bucket = bd_alloc((1UL << f->hash_bits) * sizeof(bd_node *));
+   for (i = 0; i < n_old; i++) {
+      bd_node *nd = old[i];
+      while (nd) {
+         bd_node *next = nd->hnext;
+         hash_link(f, nd);
+         nd = next;
+      }
+   }
+   bd_free(old);
 }
 
 static void hash_insert(bd_forest *f, bd_node *nd)
 {
-    if (f->hash_count >= (1UL << f->hash_bits)) hash_grow(f);
-    hash_link(f, nd);
-    f->hash_count++;
+   if (f->hash_count >= (1UL << f->hash_bits)) hash_grow(f);
+   hash_link(f, nd);
+   f->hash_count++;
 }
 
 static void hash_remove(bd_forest *f, bd_node *nd)
 {
-    bd_node **pp = &f->bucket[hash_slot(f, nd->parent, nd->arc)];
-    while (*pp != nd) {
-        if (!*pp) bd_fail("backdate: node missing from hash table");
-        pp = &(*pp)->hnext;
-    }
-    *pp = nd->hnext;
-    f->hash_count--;
+   bd_node **pp = &f->bucket[hash_slot(f, nd->parent, nd->arc)];
+   while (*pp != nd) {
+      if (!*pp) bd_fail("backdate: node missing from hash table");
+      pp = &(*pp)->hnext;
+   }
+   *pp = nd->hnext;
+   f->hash_count--;
 }
 
 /* ------------------------------------------------------------------------
@@ -219,30 +219,30 @@ static void hash_remove(bd_forest *f, bd_node *nd)
 */
 static void tree_link(bd_forest *f, bd_tree *t)
 {
-    t->prev = 0;
-    t->next = f->trees;
-    if (f->trees) f->trees->prev = t;
-    f->trees = t;
-    f->n_trees++;
+   t->prev = 0;
+   t->next = f->trees;
+   if (f->trees) f->trees->prev = t;
+   f->trees = t;
+   f->n_trees++;
 }
 
 static void tree_unlink(bd_forest *f, bd_tree *t)
 {
-    if (t->prev) t->prev->next = t->next;
-    else         f->trees = t->next;
-    if (t->next) t->next->prev = t->prev;
-    f->n_trees--;
+   if (t->prev) t->prev->next = t->next;
+   else         f->trees = t->next;
+   if (t->next) t->next->prev = t->prev;
+   f->n_trees--;
 }
 
 /* The root of a closed tree lost its last child and reference: keep what
 ** climbed to it, then free root and tree (I5). */
 static void root_release(bd_forest *f, bd_node *root)
 {
-    bd_tree *t = root->tree;
-    pending_add(f->root_total, root->pending, f->n);
-    node_release(f, root);
-    tree_unlink(f, t);
-    bd_free(t);
+   bd_tree *t = root->tree;
+   pending_add(f->root_total, root->pending, f->n);
+   node_release(f, root);
+   tree_unlink(f, t);
+   bd_free(t);
 }
 
 /* ------------------------------------------------------------------------
@@ -250,37 +250,37 @@ static void root_release(bd_forest *f, bd_node *root)
 */
 static int prunable(const bd_node *nd)
 {
-    return nd->refs == 0 && nd->nkids == 0 && nd != nd->tree->active;
+   return nd->refs == 0 && nd->nkids == 0 && nd != nd->tree->active;
 }
 
 /* Remove a non-root leaf: deliver its pending to its arc and hand the
 ** same counters to the parent, which will deliver them to its own arc. */
 static void node_prune(bd_forest *f, bd_node *nd)
 {
-    bd_node *p = nd->parent;
-    if (pending_nonzero(nd->pending, f->n)) {
-        f->deliver(f->ctx, nd->arc, nd->pending, f->n);
-        pending_add(p->pending, nd->pending, f->n);
-    }
-    hash_remove(f, nd);
-    p->nkids--;
-    if (p->last == nd) p->last = 0;      /* keep I4 */
-    node_release(f, nd);
+   bd_node *p = nd->parent;
+   if (pending_nonzero(nd->pending, f->n)) {
+      f->deliver(f->ctx, nd->arc, nd->pending, f->n);
+      pending_add(p->pending, nd->pending, f->n);
+   }
+   hash_remove(f, nd);
+   p->nkids--;
+   if (p->last == nd) p->last = 0;      /* keep I4 */
+   node_release(f, nd);
 }
 
 /* Prune nd and then its ancestors for as long as they qualify (I1).
 ** Iterative: recursion in the program must not recurse here. */
 void bd__prune_upward(bd_forest *f, bd_node *nd)
 {
-    while (prunable(nd)) {
-        bd_node *p = nd->parent;
-        if (!p) {
-            root_release(f, nd);
-            return;
-        }
-        node_prune(f, nd);
-        nd = p;
-    }
+   while (prunable(nd)) {
+      bd_node *p = nd->parent;
+      if (!p) {
+         root_release(f, nd);
+         return;
+      }
+      node_prune(f, nd);
+      nd = p;
+   }
 }
 
 /* ------------------------------------------------------------------------
@@ -288,37 +288,37 @@ void bd__prune_upward(bd_forest *f, bd_node *nd)
 */
 bd_forest *bd_forest_new(int n_events, bd_deliver_fn deliver, void *ctx)
 {
-    bd_forest *f;
-    if (n_events < 0 || n_events > BD_MAX_EVENTS)
-        bd_fail("bd_forest_new: event count out of range");
-    if (!deliver) bd_fail("bd_forest_new: no delivery callback");
+   bd_forest *f;
+   if (n_events < 0 || n_events > BD_MAX_EVENTS)
+      bd_fail("bd_forest_new: event count out of range");
+   if (!deliver) bd_fail("bd_forest_new: no delivery callback");
 
-    f = bd_alloc(sizeof(bd_forest));
-    f->n = n_events;
-    f->node_size = sizeof(bd_node) + (unsigned long)n_events * 8;
-    f->deliver = deliver;
-    f->ctx = ctx;
-    f->chunk_nodes = FIRST_CHUNK_NODES;
-    f->hash_bits = FIRST_HASH_BITS;
-    f->bucket = bd_alloc((1UL << f->hash_bits) * sizeof(bd_node *));
-    return f;
+   f = bd_alloc(sizeof(bd_forest));
+   f->n = n_events;
+   f->node_size = sizeof(bd_node) + (unsigned long)n_events * 8;
+   f->deliver = deliver;
+   f->ctx = ctx;
+   f->chunk_nodes = FIRST_CHUNK_NODES;
+   f->hash_bits = FIRST_HASH_BITS;
+   f->bucket = bd_alloc((1UL << f->hash_bits) * sizeof(bd_node *));
+   return f;
 }
 
 void bd_forest_free(bd_forest *f)
 {
-    while (f->trees) {
-        bd_tree *t = f->trees;
-        f->trees = t->next;
-        if (t->pend) bd_free(t->pend);
-        bd_free(t);
-    }
-    while (f->chunks) {
-        bd_chunk *c = f->chunks;
-        f->chunks = c->next;
-        bd_free(c);
-    }
-    bd_free(f->bucket);
-    bd_free(f);
+   while (f->trees) {
+      bd_tree *t = f->trees;
+      f->trees = t->next;
+      if (t->pend) bd_free(t->pend);
+      bd_free(t);
+   }
+   while (f->chunks) {
+      bd_chunk *c = f->chunks;
+      f->chunks = c->next;
+      bd_free(c);
+   }
+   bd_free(f->bucket);
+   bd_free(f);
 }
 
 int bd_forest_events(const bd_forest *f) { return f->n; }
@@ -327,8 +327,8 @@ unsigned long bd_node_bytes(const bd_forest *f) { return f->node_size; }
 
 void bd_forest_root_total(const bd_forest *f, uint64_t *out)
 {
-    int i;
-    for (i = 0; i < f->n; i++) out[i] = f->root_total[i];
+   int i;
+   for (i = 0; i < f->n; i++) out[i] = f->root_total[i];
 }
 
 /* ------------------------------------------------------------------------
@@ -336,26 +336,26 @@ void bd_forest_root_total(const bd_forest *f, uint64_t *out)
 */
 bd_tree *bd_tree_new(bd_forest *f)
 {
-    bd_tree *t = bd_alloc(sizeof(bd_tree));
-    t->forest = f;
-    t->root = node_alloc(f, t, 0, 0);
-    t->active = t->root;
-    t->depth = 0;
-    tree_link(f, t);
-    return t;
+   bd_tree *t = bd_alloc(sizeof(bd_tree));
+   t->forest = f;
+   t->root = node_alloc(f, t, 0, 0);
+   t->active = t->root;
+   t->depth = 0;
+   tree_link(f, t);
+   return t;
 }
 
 void bd_tree_close(bd_tree *t)
 {
-    bd_node *was = t->active;
-    if (!was) bd_fail("bd_tree_close: tree already closed");
-    t->active = 0;
-    t->depth = 0;
-    t->npend = 0;
-    if (t->pend) bd_free(t->pend);
-    t->pend = 0;
-    t->pend_size = 0;
-    bd__prune_upward(t->forest, was);        /* may free t */
+   bd_node *was = t->active;
+   if (!was) bd_fail("bd_tree_close: tree already closed");
+   t->active = 0;
+   t->depth = 0;
+   t->npend = 0;
+   if (t->pend) bd_free(t->pend);
+   t->pend = 0;
+   t->pend_size = 0;
+   bd__prune_upward(t->forest, was);        /* may free t */
 }
 
 
@@ -366,28 +366,28 @@ bd_tree *bd_node_tree(const bd_node *nd) { return nd->tree; }
 static bd_node *child_create(bd_forest *f, bd_tree *t, bd_node *parent,
                              void *arc)
 {
-    bd_node *nd = node_alloc(f, t, parent, arc);
-    hash_insert(f, nd);
-    parent->nkids++;
-    return nd;
+   bd_node *nd = node_alloc(f, t, parent, arc);
+   hash_insert(f, nd);
+   parent->nkids++;
+   return nd;
 }
 
 /* Build the nodes of the pending calls (LAZY CHAIN). */
 void bd__materialize(bd_tree *t)
 {
-    bd_forest *f = t->forest;
-    int i;
-    for (i = 0; i < t->npend; i++) {
-        bd_node *parent = t->active, *child = parent->last;
-        void *arc = t->pend[i];
-        if (!child || child->arc != arc) {
-            child = hash_find(f, parent, arc);
-            if (!child) child = child_create(f, t, parent, arc);
-            parent->last = child;
-        }
-        t->active = child;
-    }
-    t->npend = 0;
+   bd_forest *f = t->forest;
+   int i;
+   for (i = 0; i < t->npend; i++) {
+      bd_node *parent = t->active, *child = parent->last;
+      void *arc = t->pend[i];
+      if (!child || child->arc != arc) {
+         child = hash_find(f, parent, arc);
+         if (!child) child = child_create(f, t, parent, arc);
+         parent->last = child;
+      }
+      t->active = child;
+   }
+   t->npend = 0;
 }
 
 
@@ -398,41 +398,41 @@ void bd__materialize(bd_tree *t)
 ** get built are exactly the ones an eager tree would have then. */
 void bd_call(bd_tree *t, void *arc)
 {
-    bd_forest *f = t->forest;
+   bd_forest *f = t->forest;
 
-    if (!t->active) bd_fail("bd_call: tree is closed");
-    if (!arc) bd_fail("bd_call: NULL arc");
-    if (t->npend == t->pend_size) {
-        int size = t->pend_size ? 2 * t->pend_size : 64, i;
-        void **pend = bd_alloc((unsigned long)size * sizeof(void *));
-        for (i = 0; i < t->npend; i++) pend[i] = t->pend[i];
-        if (t->pend) bd_free(t->pend);
-        t->pend = pend;
-        t->pend_size = size;
-    }
-    t->pend[t->npend++] = arc;
-    t->depth++;
-    f->calls++;
-    f->nodes_sum += f->nodes_now;
+   if (!t->active) bd_fail("bd_call: tree is closed");
+   if (!arc) bd_fail("bd_call: NULL arc");
+   if (t->npend == t->pend_size) {
+      int size = t->pend_size ? 2 * t->pend_size : 64, i;
+      void **pend = bd_alloc((unsigned long)size * sizeof(void *));
+      for (i = 0; i < t->npend; i++) pend[i] = t->pend[i];
+      if (t->pend) bd_free(t->pend);
+      t->pend = pend;
+      t->pend_size = size;
+   }
+   t->pend[t->npend++] = arc;
+   t->depth++;
+   f->calls++;
+   f->nodes_sum += f->nodes_now;
 }
 
 void bd_return(bd_tree *t, int levels)
 {
-    bd_forest *f = t->forest;
-    if (levels < 0) bd_fail("bd_return: negative level count");
-    if (!t->active) bd_fail("bd_return: tree is closed");
-    while (levels > 0 && t->npend > 0) {   /* calls without nodes */
-        t->npend--;
-        t->depth--;
-        levels--;
-    }
-    while (levels-- > 0) {
-        bd_node *was = t->active;
-        if (!was->parent) bd_fail("bd_return: return past the root");
-        t->active = was->parent;
-        t->depth--;
-        bd__prune_upward(f, was);       /* stops at the new active node (I2) */
-    }
+   bd_forest *f = t->forest;
+   if (levels < 0) bd_fail("bd_return: negative level count");
+   if (!t->active) bd_fail("bd_return: tree is closed");
+   while (levels > 0 && t->npend > 0) {   /* calls without nodes */
+      t->npend--;
+      t->depth--;
+      levels--;
+   }
+   while (levels-- > 0) {
+      bd_node *was = t->active;
+      if (!was->parent) bd_fail("bd_return: return past the root");
+      t->active = was->parent;
+      t->depth--;
+      bd__prune_upward(f, was);       /* stops at the new active node (I2) */
+   }
 }
 
 /* The code running at the root turns out to have been called through arc
@@ -441,19 +441,19 @@ void bd_return(bd_tree *t, int levels)
 ** loaded so far climbs through the arc; the active node stays. */
 void bd_adopt_root(bd_tree *t, void *arc)
 {
-    bd_forest *f = t->forest;
-    bd_node *old = t->root, *root;
+   bd_forest *f = t->forest;
+   bd_node *old = t->root, *root;
 
-    if (!t->active) bd_fail("bd_adopt_root: tree is closed");
-    if (!arc) bd_fail("bd_adopt_root: NULL arc");
-    root = node_alloc(f, t, 0, 0);
-    old->parent = root;
-    old->arc = arc;
-    hash_insert(f, old);
-    root->nkids = 1;
-    root->last = old;
-    t->root = root;
-    t->depth++;
+   if (!t->active) bd_fail("bd_adopt_root: tree is closed");
+   if (!arc) bd_fail("bd_adopt_root: NULL arc");
+   root = node_alloc(f, t, 0, 0);
+   old->parent = root;
+   old->arc = arc;
+   hash_insert(f, old);
+   root->nkids = 1;
+   root->last = old;
+   t->root = root;
+   t->depth++;
 }
 
 /* ------------------------------------------------------------------------
@@ -468,17 +468,17 @@ typedef void (*visit_fn)(bd_forest *f, bd_node *nd, void *arg);
 
 static void visit_all(bd_forest *f, visit_fn fn, void *arg)
 {
-    unsigned long i, nb = 1UL << f->hash_bits;
-    bd_tree *t;
-    for (i = 0; i < nb; i++) {
-        bd_node *nd = f->bucket[i];
-        while (nd) {
-            bd_node *next = nd->hnext;
-            fn(f, nd, arg);
-            nd = next;
-        }
-    }
-    for (t = f->trees; t; t = t->next) fn(f, t->root, arg);
+   unsigned long i, nb = 1UL << f->hash_bits;
+   bd_tree *t;
+   for (i = 0; i < nb; i++) {
+      bd_node *nd = f->bucket[i];
+      while (nd) {
+         bd_node *next = nd->hnext;
+         fn(f, nd, arg);
+         nd = next;
+      }
+   }
+   for (t = f->trees; t; t = t->next) fn(f, t->root, arg);
 }
 
 /* ------------------------------------------------------------------------
@@ -489,66 +489,66 @@ static void visit_all(bd_forest *f, visit_fn fn, void *arg)
 ** passed up) and pass it on, as pruning would, but keep the node. */
 static void settle_node(bd_forest *f, bd_node *nd)
 {
-    if (!pending_nonzero(nd->pending, f->n)) return;
-    if (nd->parent) {
-        f->deliver(f->ctx, nd->arc, nd->pending, f->n);
-        pending_add(nd->parent->pending, nd->pending, f->n);
-    } else {
-        pending_add(f->root_total, nd->pending, f->n);
-    }
-    pending_clear(nd->pending, f->n);
+   if (!pending_nonzero(nd->pending, f->n)) return;
+   if (nd->parent) {
+      f->deliver(f->ctx, nd->arc, nd->pending, f->n);
+      pending_add(nd->parent->pending, nd->pending, f->n);
+   } else {
+      pending_add(f->root_total, nd->pending, f->n);
+   }
+   pending_clear(nd->pending, f->n);
 }
 
 static void push_leaf(bd_forest *f, bd_node *nd, void *arg)
 {
-    bd_node **stack = arg;
-    (void)f;
-    if (nd->nkids == 0) {
-        nd->last = *stack;
-        *stack = nd;
-    }
+   bd_node **stack = arg;
+   (void)f;
+   if (nd->nkids == 0) {
+      nd->last = *stack;
+      *stack = nd;
+   }
 }
 
 static void clear_links(bd_forest *f, bd_node *nd, void *arg)
 {
-    (void)f; (void)arg;
-    nd->nkids = 0;
-    nd->last = 0;          /* the hint is lost; it was only a hint (I4) */
+   (void)f; (void)arg;
+   nd->nkids = 0;
+   nd->last = 0;          /* the hint is lost; it was only a hint (I4) */
 }
 
 static void count_kid(bd_forest *f, bd_node *nd, void *arg)
 {
-    (void)f; (void)arg;
-    if (nd->parent) nd->parent->nkids++;
+   (void)f; (void)arg;
+   if (nd->parent) nd->parent->nkids++;
 }
 
 void bd_settle(bd_forest *f)
 {
-    bd_node *stack = 0;
+   bd_node *stack = 0;
 
-    visit_all(f, push_leaf, &stack);
-    while (stack) {
-        bd_node *nd = stack, *p = nd->parent;
-        stack = nd->last;
-        settle_node(f, nd);
-        if (p && --p->nkids == 0) {      /* all children done: ready */
-            p->last = stack;
-            stack = p;
-        }
-    }
-    visit_all(f, clear_links, 0);
-    visit_all(f, count_kid, 0);
+   visit_all(f, push_leaf, &stack);
+   while (stack) {
+      bd_node *nd = stack, *p = nd->parent;
+      stack = nd->last;
+      settle_node(f, nd);
+      if (p && --p->nkids == 0) {      /* all children done: ready */
+         p->last = stack;
+         stack = p;
+      }
+   }
+   visit_all(f, clear_links, 0);
+   visit_all(f, count_kid, 0);
 }
 
 void bd_finish(bd_forest *f)
 {
-    bd_tree *t = f->trees;
-    while (t) {
-        bd_tree *next = t->next;   /* closing t frees at most t itself */
-        if (t->active) bd_tree_close(t);
-        t = next;
-    }
-    if (f->nodes_now) bd_settle(f);     /* lines still held: lose nothing */
+   bd_tree *t = f->trees;
+   while (t) {
+      bd_tree *next = t->next;   /* closing t frees at most t itself */
+      if (t->active) bd_tree_close(t);
+      t = next;
+   }
+   if (f->nodes_now) bd_settle(f);     /* lines still held: lose nothing */
 }
 
 /* ------------------------------------------------------------------------
@@ -556,78 +556,78 @@ void bd_finish(bd_forest *f)
 */
 void bd_get_stats(const bd_forest *f, bd_stats *s)
 {
-    s->trees = f->n_trees;
-    s->nodes_now = f->nodes_now;
-    s->nodes_max = f->nodes_max;
-    s->nodes_created = f->nodes_created;
-    s->nodes_pruned = f->nodes_pruned;
-    s->calls = f->calls;
-    s->nodes_avg = f->calls ? (double)f->nodes_sum / (double)f->calls : 0.0;
+   s->trees = f->n_trees;
+   s->nodes_now = f->nodes_now;
+   s->nodes_max = f->nodes_max;
+   s->nodes_created = f->nodes_created;
+   s->nodes_pruned = f->nodes_pruned;
+   s->calls = f->calls;
+   s->nodes_avg = f->calls ? (double)f->nodes_sum / (double)f->calls : 0.0;
 }
 
 /* ------------------------------------------------------------------------
 ** Consistency check
 */
 typedef struct {
-    uint64_t nodes, kids;
+   uint64_t nodes, kids;
 } check_acc;
 
 static void check_node(bd_forest *f, bd_node *nd, void *arg)
 {
-    check_acc *acc = arg;
-    const bd_node *p = nd->parent;
+   check_acc *acc = arg;
+   const bd_node *p = nd->parent;
 
-    acc->nodes++;
-    acc->kids += nd->nkids;
-    if (!nd->tree) bd_fail("bd_check: free slot reachable");
-    if (prunable(nd)) bd_fail("bd_check: prunable node alive (I1)");
-    if (nd->last && nd->last->parent != nd)
-        bd_fail("bd_check: stale child hint (I4)");
-    if (!p) {
-        if (nd->arc || nd->tree->root != nd)
-            bd_fail("bd_check: bad root");
-        return;
-    }
-    /* A free parent has tree NULL, so this also catches dangling links. */
-    if (p->tree != nd->tree) bd_fail("bd_check: parent dead or foreign");
-    if (hash_find(f, p, nd->arc) != nd)
-        bd_fail("bd_check: (parent, arc) not unique (I3)");
+   acc->nodes++;
+   acc->kids += nd->nkids;
+   if (!nd->tree) bd_fail("bd_check: free slot reachable");
+   if (prunable(nd)) bd_fail("bd_check: prunable node alive (I1)");
+   if (nd->last && nd->last->parent != nd)
+      bd_fail("bd_check: stale child hint (I4)");
+   if (!p) {
+      if (nd->arc || nd->tree->root != nd)
+         bd_fail("bd_check: bad root");
+      return;
+   }
+   /* A free parent has tree NULL, so this also catches dangling links. */
+   if (p->tree != nd->tree) bd_fail("bd_check: parent dead or foreign");
+   if (hash_find(f, p, nd->arc) != nd)
+      bd_fail("bd_check: (parent, arc) not unique (I3)");
 }
 
 static void check_tree(const bd_forest *f, const bd_tree *t)
 {
-    const bd_node *nd = t->active;
-    int depth = 0;
-    if (t->forest != f) bd_fail("bd_check: tree in wrong forest");
-    if (!nd) return;                           /* closed (I5) */
-    while (nd->parent) {
-        if (nd != t->active && nd->nkids == 0)
-            bd_fail("bd_check: active chain broken (I2)");
-        nd = nd->parent;
-        depth++;
-    }
-    if (nd != t->root || depth + t->npend != t->depth)
-        bd_fail("bd_check: active chain does not match depth");
+   const bd_node *nd = t->active;
+   int depth = 0;
+   if (t->forest != f) bd_fail("bd_check: tree in wrong forest");
+   if (!nd) return;                           /* closed (I5) */
+   while (nd->parent) {
+      if (nd != t->active && nd->nkids == 0)
+         bd_fail("bd_check: active chain broken (I2)");
+      nd = nd->parent;
+      depth++;
+   }
+   if (nd != t->root || depth + t->npend != t->depth)
+      bd_fail("bd_check: active chain does not match depth");
 }
 
 uint64_t bd_check(const bd_forest *cf)
 {
-    bd_forest *f = (bd_forest *)cf;   /* visit_all is read-only here */
-    check_acc acc = { 0, 0 };
-    const bd_tree *t;
-    uint64_t trees = 0;
+   bd_forest *f = (bd_forest *)cf;   /* visit_all is read-only here */
+   check_acc acc = { 0, 0 };
+   const bd_tree *t;
+   uint64_t trees = 0;
 
-    for (t = f->trees; t; t = t->next) {
-        check_tree(f, t);
-        trees++;
-    }
-    visit_all(f, check_node, &acc);
-    if (trees != f->n_trees) bd_fail("bd_check: tree count");
-    if (acc.nodes != f->nodes_now) bd_fail("bd_check: node count");
-    if (acc.kids != f->hash_count) bd_fail("bd_check: child counts");
-    if (f->hash_count + f->n_trees != f->nodes_now)
-        bd_fail("bd_check: hash count");
-    if (f->nodes_created - f->nodes_pruned != f->nodes_now)
-        bd_fail("bd_check: created/pruned mismatch");
-    return acc.nodes;
+   for (t = f->trees; t; t = t->next) {
+      check_tree(f, t);
+      trees++;
+   }
+   visit_all(f, check_node, &acc);
+   if (trees != f->n_trees) bd_fail("bd_check: tree count");
+   if (acc.nodes != f->nodes_now) bd_fail("bd_check: node count");
+   if (acc.kids != f->hash_count) bd_fail("bd_check: child counts");
+   if (f->hash_count + f->n_trees != f->nodes_now)
+      bd_fail("bd_check: hash count");
+   if (f->nodes_created - f->nodes_pruned != f->nodes_now)
+      bd_fail("bd_check: created/pruned mismatch");
+   return acc.nodes;
 }

@@ -84,13 +84,13 @@ void bd_forest_root_total(const bd_forest *, uint64_t *out);
 /* ---- statistics -------------------------------------------------------- */
 /* Distinct call arcs are counted by the tool, which owns them. */
 typedef struct {
-    uint64_t trees;          /* live trees (open, or closed but referenced) */
-    uint64_t nodes_now;      /* live nodes, roots included                  */
-    uint64_t nodes_max;      /* high-water mark of nodes_now                */
-    uint64_t nodes_created;
-    uint64_t nodes_pruned;   /* nodes_created - nodes_pruned == nodes_now   */
-    uint64_t calls;          /* bd_call invocations                         */
-    double   nodes_avg;      /* mean of nodes_now sampled at each bd_call   */
+   uint64_t trees;          /* live trees (open, or closed but referenced) */
+   uint64_t nodes_now;      /* live nodes, roots included                  */
+   uint64_t nodes_max;      /* high-water mark of nodes_now                */
+   uint64_t nodes_created;
+   uint64_t nodes_pruned;   /* nodes_created - nodes_pruned == nodes_now   */
+   uint64_t calls;          /* bd_call invocations                         */
+   double   nodes_avg;      /* mean of nodes_now sampled at each bd_call   */
 } bd_stats;
 void bd_get_stats(const bd_forest *, bd_stats *);
 unsigned long bd_node_bytes(const bd_forest *);  /* bytes per node slot     */

@@ -13,53 +13,53 @@
 #define BACKDATE_INLINE_H
 
 struct bd_node {
-    bd_node  *parent;      /* NULL for a root                              */
-    void     *arc;         /* the tool's call arc; NULL for a root         */
-    bd_tree  *tree;        /* owning tree; NULL while on the free list     */
-    bd_node  *hnext;       /* hash chain; free-list link when free         */
-    bd_node  *last;        /* hint: child entered last (I4); settle stack  */
-    uint32_t  refs;        /* cache lines referencing this node            */
-    uint32_t  nkids;       /* live children                                */
-    uint64_t  pending[];   /* n counters, not yet delivered                */
+   bd_node  *parent;      /* NULL for a root                              */
+   void     *arc;         /* the tool's call arc; NULL for a root         */
+   bd_tree  *tree;        /* owning tree; NULL while on the free list     */
+   bd_node  *hnext;       /* hash chain; free-list link when free         */
+   bd_node  *last;        /* hint: child entered last (I4); settle stack  */
+   uint32_t  refs;        /* cache lines referencing this node            */
+   uint32_t  nkids;       /* live children                                */
+   uint64_t  pending[];   /* n counters, not yet delivered                */
 };
 
 struct bd_tree {
-    bd_forest *forest;
-    bd_node   *root;
-    bd_node   *active;     /* deepest node of the active chain built so
-                              far; NULL once closed                       */
-    void     **pend;       /* arcs called below active whose nodes are not
-                              built yet (LAZY CHAIN, see bd_call)          */
-    int        npend, pend_size;
-    bd_tree   *prev, *next;/* the forest's list of live trees              */
-    int        depth;      /* calls between root and the running function  */
+   bd_forest *forest;
+   bd_node   *root;
+   bd_node   *active;     /* deepest node of the active chain built so
+                             far; NULL once closed                       */
+   void     **pend;       /* arcs called below active whose nodes are not
+                             built yet (LAZY CHAIN, see bd_call)          */
+   int        npend, pend_size;
+   bd_tree   *prev, *next;/* the forest's list of live trees              */
+   int        depth;      /* calls between root and the running function  */
 };
 
 /* Header of a pool chunk; the node slots (multiples of 8 bytes) follow. */
 typedef struct bd_chunk {
-    struct bd_chunk *next;
-    uint64_t         pad;
+   struct bd_chunk *next;
+   uint64_t         pad;
 } bd_chunk;
 
 struct bd_forest {
-    int            n;             /* events per node                       */
-    unsigned long  node_size;     /* bytes per node slot                   */
-    bd_deliver_fn  deliver;
-    void          *ctx;
+   int            n;             /* events per node                       */
+   unsigned long  node_size;     /* bytes per node slot                   */
+   bd_deliver_fn  deliver;
+   void          *ctx;
 
-    bd_node       *free_nodes;    /* pool: reusable slots                  */
-    bd_chunk      *chunks;        /* pool: every chunk, for bd_forest_free */
-    unsigned long  chunk_nodes;   /* slots in the next chunk               */
+   bd_node       *free_nodes;    /* pool: reusable slots                  */
+   bd_chunk      *chunks;        /* pool: every chunk, for bd_forest_free */
+   unsigned long  chunk_nodes;   /* slots in the next chunk               */
 
-    bd_node      **bucket;        /* hash of non-root nodes by (parent,arc)*/
-    unsigned       hash_bits;     /* 2^hash_bits buckets                   */
-    uint64_t       hash_count;
+   bd_node      **bucket;        /* hash of non-root nodes by (parent,arc)*/
+   unsigned       hash_bits;     /* 2^hash_bits buckets                   */
+   uint64_t       hash_count;
 
-    bd_tree       *trees;         /* live trees                            */
-    uint64_t       root_total[BD_MAX_EVENTS];
+   bd_tree       *trees;         /* live trees                            */
+   uint64_t       root_total[BD_MAX_EVENTS];
 
-    uint64_t       n_trees, nodes_now, nodes_max;
-    uint64_t       nodes_created, nodes_pruned, calls, nodes_sum;
+   uint64_t       n_trees, nodes_now, nodes_max;
+   uint64_t       nodes_created, nodes_pruned, calls, nodes_sum;
 };
 
 /* The slow halves, in backdate.c. */
@@ -68,26 +68,26 @@ void bd__materialize(bd_tree *t);
 
 static inline bd_node *bd_active(bd_tree *t)
 {
-    if (t->npend > 0) bd__materialize(t);
-    return t->active;
+   if (t->npend > 0) bd__materialize(t);
+   return t->active;
 }
 
 static inline void bd_ref(bd_node *nd)
 {
-    if (!nd || !nd->tree) bd_fail("bd_ref: not a live node");
-    if (++nd->refs == 0) bd_fail("bd_ref: reference count overflow");
+   if (!nd || !nd->tree) bd_fail("bd_ref: not a live node");
+   if (++nd->refs == 0) bd_fail("bd_ref: reference count overflow");
 }
 
 static inline void bd_evict(bd_node *nd, const uint64_t *costs)
 {
-    bd_forest *f;
-    int i;
-    if (!nd || !nd->tree || nd->refs == 0)
-        bd_fail("bd_evict: node holds no reference");
-    f = nd->tree->forest;
-    if (costs)
-        for (i = 0; i < f->n; i++) nd->pending[i] += costs[i];
-    if (--nd->refs == 0) bd__prune_upward(f, nd);
+   bd_forest *f;
+   int i;
+   if (!nd || !nd->tree || nd->refs == 0)
+      bd_fail("bd_evict: node holds no reference");
+   f = nd->tree->forest;
+   if (costs)
+      for (i = 0; i < f->n; i++) nd->pending[i] += costs[i];
+   if (--nd->refs == 0) bd__prune_upward(f, nd);
 }
 
 /* bd_evict for costs that are zero but for counters first and first + 1
@@ -95,11 +95,11 @@ static inline void bd_evict(bd_node *nd, const uint64_t *costs)
 ** additions, for the tool's per-level AcCost/SpLoss pair. */
 static inline void bd_evict2(bd_node *nd, int first, uint64_t a, uint64_t b)
 {
-    if (!nd || !nd->tree || nd->refs == 0)
-        bd_fail("bd_evict: node holds no reference");
-    nd->pending[first] += a;
-    nd->pending[first + 1] += b;
-    if (--nd->refs == 0) bd__prune_upward(nd->tree->forest, nd);
+   if (!nd || !nd->tree || nd->refs == 0)
+      bd_fail("bd_evict: node holds no reference");
+   nd->pending[first] += a;
+   nd->pending[first + 1] += b;
+   if (--nd->refs == 0) bd__prune_upward(nd->tree->forest, nd);
 }
 
 #endif /* BACKDATE_INLINE_H */

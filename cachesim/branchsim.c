@@ -7,22 +7,22 @@
 
 bs_sim *bs_new(void)
 {
-  return cs_alloc(sizeof(bs_sim));
+   return cs_alloc(sizeof(bs_sim));
 }
 
 void bs_delete(bs_sim *b)
 {
-  if (b)
-    cs_free(b);
+   if (b)
+      cs_free(b);
 }
 
 void bs_clear(bs_sim *b)
 {
-  unsigned i;
+   unsigned i;
 
-  b->history = 0;
-  for (i = 0; i < BS_COUNTERS; i++)
-    b->counters[i] = 0;
-  for (i = 0; i < BS_BTAC; i++)
-    b->targets[i] = 0;
+   b->history = 0;
+   for (i = 0; i < BS_COUNTERS; i++)
+      b->counters[i] = 0;
+   for (i = 0; i < BS_BTAC; i++)
+      b->targets[i] = 0;
 }

@@ -29,9 +29,9 @@
 #define BS_BTAC      (1 << BS_BTAC_BITS)
 
 typedef struct bs_sim {
-  uint64_t history;              /* outcomes, newest in bit 0 */
-  uint8_t  counters[BS_COUNTERS];
-  uint64_t targets[BS_BTAC];
+   uint64_t history;              /* outcomes, newest in bit 0 */
+   uint8_t  counters[BS_COUNTERS];
+   uint64_t targets[BS_BTAC];
 } bs_sim;
 
 /* Allocated with cs_alloc (zeroed): the reference's initial state. */
@@ -42,31 +42,31 @@ void    bs_clear(bs_sim *);     /* back to the initial state */
 /* Conditional branch at instr_addr; taken is 0 or 1. */
 static inline unsigned bs_cond(bs_sim *b, uint64_t instr_addr, int taken)
 {
-  uint32_t hist = (uint32_t)b->history & ((1u << BS_HIST_BITS) - 1);
-  uint32_t addr = (uint32_t)instr_addr & ((1u << BS_ADDR_BITS) - 1);
-  uint8_t *ctr = &b->counters[(hist << BS_ADDR_BITS) | addr];
-  int predicted = *ctr >= 2;
+   uint32_t hist = (uint32_t)b->history & ((1u << BS_HIST_BITS) - 1);
+   uint32_t addr = (uint32_t)instr_addr & ((1u << BS_ADDR_BITS) - 1);
+   uint8_t *ctr = &b->counters[(hist << BS_ADDR_BITS) | addr];
+   int predicted = *ctr >= 2;
 
-  taken = taken != 0;
-  b->history = (b->history << 1) | (uint64_t)taken;
-  if (taken) {
-    if (*ctr < 3)
-      (*ctr)++;
-  } else if (*ctr > 0) {
-    (*ctr)--;
-  }
-  return predicted != taken;
+   taken = taken != 0;
+   b->history = (b->history << 1) | (uint64_t)taken;
+   if (taken) {
+      if (*ctr < 3)
+         (*ctr)++;
+   } else if (*ctr > 0) {
+      (*ctr)--;
+   }
+   return predicted != taken;
 }
 
 /* Indirect jump or call at instr_addr going to target. */
 static inline unsigned bs_indirect(bs_sim *b, uint64_t instr_addr,
                                    uint64_t target)
 {
-  uint64_t *slot = &b->targets[instr_addr & (BS_BTAC - 1)];
-  unsigned miss = *slot != target;
+   uint64_t *slot = &b->targets[instr_addr & (BS_BTAC - 1)];
+   unsigned miss = *slot != target;
 
-  *slot = target;
-  return miss;
+   *slot = target;
+   return miss;
 }
 
 #endif /* BRANCHSIM_H */

@@ -63,129 +63,129 @@ enum { HIT = 0, MISS = 1, MISS_DIRTY = 2 };
    like the reference's VG_(log2)). */
 static int log2_exact(uint32_t x)
 {
-  int i;
-  for (i = 0; i < 32; i++)
-    if ((1u << i) == x)
-      return i;
-  return -1;
+   int i;
+   for (i = 0; i < 32; i++)
+      if ((1u << i) == x)
+         return i;
+   return -1;
 }
 
 const char *cs_geometry_check(const cs_geometry *g)
 {
-  int64_t per_set;
+   int64_t per_set;
 
-  if (g->line_size == 0)
-    return "Cache line size is zero.\n";
-  if (g->assoc == 0)
-    return "Cache associativity is zero.\n";
-  /* 64-bit arithmetic only so absurd option values cannot overflow */
-  per_set = (int64_t)g->line_size * g->assoc;
-  if ((int64_t)g->size % per_set != 0
-      || log2_exact((uint32_t)((int64_t)g->size / g->line_size / g->assoc))
-         == -1)
-    return "Cache set count is not a power of two.\n";
-  if (log2_exact((uint32_t)g->line_size) == -1)
-    return "Cache line size is not a power of two.\n";
-  if (g->line_size < MIN_LINE_SIZE)
-    return "Cache line size is too small.\n";
-  if (g->size <= g->line_size)
-    return "Cache size <= line size.\n";
-  if (g->assoc > (int64_t)g->size / g->line_size)
-    return "Cache associativity > (size / line size).\n";
-  return 0;
+   if (g->line_size == 0)
+      return "Cache line size is zero.\n";
+   if (g->assoc == 0)
+      return "Cache associativity is zero.\n";
+   /* 64-bit arithmetic only so absurd option values cannot overflow */
+   per_set = (int64_t)g->line_size * g->assoc;
+   if ((int64_t)g->size % per_set != 0
+       || log2_exact((uint32_t)((int64_t)g->size / g->line_size / g->assoc))
+          == -1)
+      return "Cache set count is not a power of two.\n";
+   if (log2_exact((uint32_t)g->line_size) == -1)
+      return "Cache line size is not a power of two.\n";
+   if (g->line_size < MIN_LINE_SIZE)
+      return "Cache line size is too small.\n";
+   if (g->size <= g->line_size)
+      return "Cache size <= line size.\n";
+   if (g->assoc > (int64_t)g->size / g->line_size)
+      return "Cache associativity > (size / line size).\n";
+   return 0;
 }
 
 static uint32_t floor_pow2(uint32_t x)
 {
-  x |= x >> 1;
-  x |= x >> 2;
-  x |= x >> 4;
-  x |= x >> 8;
-  x |= x >> 16;
-  return x - (x >> 1);
+   x |= x >> 1;
+   x |= x >> 2;
+   x |= x >> 4;
+   x |= x >> 8;
+   x |= x >> 16;
+   return x - (x >> 1);
 }
 
 /* Integer form of the reference's (UInt)(0.5 + sets/new_sets * assoc):
    exact, as new_sets is a power of two. */
 void cs_geometry_fixup_host(cs_geometry *g, int *changed)
 {
-  uint32_t size = (uint32_t)g->size, assoc = (uint32_t)g->assoc;
-  uint32_t line = (uint32_t)g->line_size;
-  uint32_t sets, new_sets, new_assoc = assoc, new_size;
+   uint32_t size = (uint32_t)g->size, assoc = (uint32_t)g->assoc;
+   uint32_t line = (uint32_t)g->line_size;
+   uint32_t sets, new_sets, new_assoc = assoc, new_size;
 
-  if (changed)
-    *changed = 0;
-  if (size == 0 || assoc == 0 || line == 0)
-    return;
-  sets = size / (assoc * line);
-  if (sets == 0)
-    return;
-  if (log2_exact(sets) != -1) {
-    new_size = line * assoc * sets;
-  } else {
-    new_sets = floor_pow2(sets);
-    new_assoc = (uint32_t)((2 * (uint64_t)sets * assoc + new_sets)
-                           / (2 * (uint64_t)new_sets));
-    new_size = line * new_assoc * new_sets;
-  }
-  if (new_size == size && new_assoc == assoc)
-    return;
-  g->size = (int)new_size;
-  g->assoc = (int)new_assoc;
-  if (changed)
-    *changed = 1;
+   if (changed)
+      *changed = 0;
+   if (size == 0 || assoc == 0 || line == 0)
+      return;
+   sets = size / (assoc * line);
+   if (sets == 0)
+      return;
+   if (log2_exact(sets) != -1) {
+      new_size = line * assoc * sets;
+   } else {
+      new_sets = floor_pow2(sets);
+      new_assoc = (uint32_t)((2 * (uint64_t)sets * assoc + new_sets)
+                             / (2 * (uint64_t)new_sets));
+      new_size = line * new_assoc * new_sets;
+   }
+   if (new_size == size && new_assoc == assoc)
+      return;
+   g->size = (int)new_size;
+   g->assoc = (int)new_assoc;
+   if (changed)
+      *changed = 1;
 }
 
 void cs_geometry_defaults(cs_geometry *i1, cs_geometry *d1, cs_geometry *ll)
 {
-  static const cs_geometry l1 = { 65536, 2, 64 }, l2 = { 262144, 8, 64 };
-  if (i1) *i1 = l1;
-  if (d1) *d1 = l1;
-  if (ll) *ll = l2;
+   static const cs_geometry l1 = { 65536, 2, 64 }, l2 = { 262144, 8, 64 };
+   if (i1) *i1 = l1;
+   if (d1) *d1 = l1;
+   if (ll) *ll = l2;
 }
 
 /* Appends s to buf[*len] if there is room (keeps one byte for the NUL). */
 static void put_str(char *buf, int bufsize, int *len, const char *s)
 {
-  for (; *s; s++)
-    if (*len < bufsize - 1)
-      buf[(*len)++] = *s;
+   for (; *s; s++)
+      if (*len < bufsize - 1)
+         buf[(*len)++] = *s;
 }
 
 static void put_int(char *buf, int bufsize, int *len, int v)
 {
-  char digits[12];
-  int n = 0;
-  unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+   char digits[12];
+   int n = 0;
+   unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
 
-  do {
-    digits[n++] = (char)('0' + u % 10);
-    u /= 10;
-  } while (u);
-  if (v < 0)
-    digits[n++] = '-';
-  while (n > 0 && *len < bufsize - 1)
-    buf[(*len)++] = digits[--n];
+   do {
+      digits[n++] = (char)('0' + u % 10);
+      u /= 10;
+   } while (u);
+   if (v < 0)
+      digits[n++] = '-';
+   while (n > 0 && *len < bufsize - 1)
+      buf[(*len)++] = digits[--n];
 }
 
 int cs_geometry_desc(const cs_geometry *g, char *buf, int bufsize)
 {
-  int len = 0;
+   int len = 0;
 
-  if (bufsize <= 0)
-    return 0;
-  put_int(buf, bufsize, &len, g->size);
-  put_str(buf, bufsize, &len, " B, ");
-  put_int(buf, bufsize, &len, g->line_size);
-  if (g->assoc == 1) {
-    put_str(buf, bufsize, &len, " B, direct-mapped");
-  } else {
-    put_str(buf, bufsize, &len, " B, ");
-    put_int(buf, bufsize, &len, g->assoc);
-    put_str(buf, bufsize, &len, "-way associative");
-  }
-  buf[len] = 0;
-  return len;
+   if (bufsize <= 0)
+      return 0;
+   put_int(buf, bufsize, &len, g->size);
+   put_str(buf, bufsize, &len, " B, ");
+   put_int(buf, bufsize, &len, g->line_size);
+   if (g->assoc == 1) {
+      put_str(buf, bufsize, &len, " B, direct-mapped");
+   } else {
+      put_str(buf, bufsize, &len, " B, ");
+      put_int(buf, bufsize, &len, g->assoc);
+      put_str(buf, bufsize, &len, "-way associative");
+   }
+   buf[len] = 0;
+   return len;
 }
 
 /* ------------------------------------------------------------------------
@@ -194,7 +194,7 @@ int cs_geometry_desc(const cs_geometry *g, char *buf, int bufsize)
 
 static unsigned n_slots(const cs_cache *c)
 {
-  return (unsigned)c->sets * (unsigned)c->assoc;
+   return (unsigned)c->sets * (unsigned)c->assoc;
 }
 
 /* Mask bits of the bytes from offset to the line's end (first_bits) and
@@ -203,151 +203,151 @@ static unsigned n_slots(const cs_cache *c)
    more: line_size/32 bytes per bit; 16-byte lines: 2 bits per byte. */
 static void init_use_masks(cs_cache *c)
 {
-  int i, n = c->line_size;
+   int i, n = c->line_size;
 
-  for (i = 0; i < n; i++) {
-    if (n >= 32) {
-      int per_bit = n / 32;
-      c->first_bits[i] = ~0u << (i / per_bit);
-      c->last_bits[i] = ~0u >> (31 - i / per_bit);
-    } else {
-      int bits = 32 / n;
-      c->first_bits[i] = ~0u << (i * bits);
-      c->last_bits[i] = ~0u >> ((n - 1 - i) * bits);
-    }
-  }
+   for (i = 0; i < n; i++) {
+      if (n >= 32) {
+         int per_bit = n / 32;
+         c->first_bits[i] = ~0u << (i / per_bit);
+         c->last_bits[i] = ~0u >> (31 - i / per_bit);
+      } else {
+         int bits = 32 / n;
+         c->first_bits[i] = ~0u << (i * bits);
+         c->last_bits[i] = ~0u >> ((n - 1 - i) * bits);
+      }
+   }
 }
 
 /* Empty state: every tag 0 (the reference's), with cacheuse each way's
    slot number in the low bits; no owners, no use, nothing dirty. */
 static void empty_cache(cs_cache *c, int use)
 {
-  unsigned i, n = n_slots(c);
+   unsigned i, n = n_slots(c);
 
-  for (i = 0; i < n; i++) {
-    c->tags[i] = use ? i % (unsigned)c->assoc : 0;
-    if (use) {
-      c->line[i].use.count = c->line[i].use.mask = 0;
-      c->line[i].owned = 0;
-      c->line[i].ll_slot = 0;
-      c->line[i].owner.slot = c->line[i].owner.node = 0;
-      if (c->ext)
-        c->ext[i].obj = 0, c->ext[i].obj_off = 0;
-    }
-    if (c->dirty)
-      c->dirty[i] = 0;
-  }
+   for (i = 0; i < n; i++) {
+      c->tags[i] = use ? i % (unsigned)c->assoc : 0;
+      if (use) {
+         c->line[i].use.count = c->line[i].use.mask = 0;
+         c->line[i].owned = 0;
+         c->line[i].ll_slot = 0;
+         c->line[i].owner.slot = c->line[i].owner.node = 0;
+         if (c->ext)
+            c->ext[i].obj = 0, c->ext[i].obj_off = 0;
+      }
+      if (c->dirty)
+         c->dirty[i] = 0;
+   }
 }
 
 static void init_cache(cs_cache *c, const cs_geometry *g, int use,
                        int with_dirty, int owner_ext)
 {
-  const char *err = cs_geometry_check(g);
-  int tag_shift;
+   const char *err = cs_geometry_check(g);
+   int tag_shift;
 
-  if (err)
-    cs_fail(err);
-  c->size = g->size;
-  c->assoc = g->assoc;
-  c->line_size = g->line_size;
-  c->sets = g->size / g->line_size / g->assoc;
-  c->sets_mask = (uint32_t)c->sets - 1;
-  c->line_mask = (uint32_t)c->line_size - 1;
-  c->line_bits = log2_exact((uint32_t)c->line_size);
-  tag_shift = c->line_bits + log2_exact((uint32_t)c->sets);
-  /* 32-bit mask on purpose: the reference's (see the file comment). */
-  c->tag_mask = (uint64_t)(uint32_t)~((1u << tag_shift) - 1);
-  c->tags = cs_alloc(sizeof(uint64_t) * n_slots(c));
-  if (use) {
-    /* Slot numbers live in the bits below the tag. */
-    if (tag_shift < 31 && (1 << tag_shift) < c->assoc)
-      cs_fail("cachesim: associativity too high for cache use statistics"
-              " (Unsupported cache configuration)");
-    c->line_mem = cs_alloc(sizeof(cs_line) * n_slots(c) + 32);
-    c->line = (cs_line *)(((uintptr_t)c->line_mem + 31) & ~(uintptr_t)31);
-    if (owner_ext)
-      c->ext = cs_alloc(sizeof(cs_owner_ext) * n_slots(c));
-    c->first_bits = cs_alloc(sizeof(uint32_t) * (unsigned)c->line_size);
-    c->last_bits = cs_alloc(sizeof(uint32_t) * (unsigned)c->line_size);
-    init_use_masks(c);
-  }
-  if (with_dirty)
-    c->dirty = cs_alloc(n_slots(c));
-  empty_cache(c, use);
+   if (err)
+      cs_fail(err);
+   c->size = g->size;
+   c->assoc = g->assoc;
+   c->line_size = g->line_size;
+   c->sets = g->size / g->line_size / g->assoc;
+   c->sets_mask = (uint32_t)c->sets - 1;
+   c->line_mask = (uint32_t)c->line_size - 1;
+   c->line_bits = log2_exact((uint32_t)c->line_size);
+   tag_shift = c->line_bits + log2_exact((uint32_t)c->sets);
+   /* 32-bit mask on purpose: the reference's (see the file comment). */
+   c->tag_mask = (uint64_t)(uint32_t)~((1u << tag_shift) - 1);
+   c->tags = cs_alloc(sizeof(uint64_t) * n_slots(c));
+   if (use) {
+      /* Slot numbers live in the bits below the tag. */
+      if (tag_shift < 31 && (1 << tag_shift) < c->assoc)
+         cs_fail("cachesim: associativity too high for cache use statistics"
+                 " (Unsupported cache configuration)");
+      c->line_mem = cs_alloc(sizeof(cs_line) * n_slots(c) + 32);
+      c->line = (cs_line *)(((uintptr_t)c->line_mem + 31) & ~(uintptr_t)31);
+      if (owner_ext)
+         c->ext = cs_alloc(sizeof(cs_owner_ext) * n_slots(c));
+      c->first_bits = cs_alloc(sizeof(uint32_t) * (unsigned)c->line_size);
+      c->last_bits = cs_alloc(sizeof(uint32_t) * (unsigned)c->line_size);
+      init_use_masks(c);
+   }
+   if (with_dirty)
+      c->dirty = cs_alloc(n_slots(c));
+   empty_cache(c, use);
 }
 
 static void free_cache(cs_cache *c)
 {
-  cs_free(c->tags);
-  if (c->line) {
-    cs_free(c->line_mem);
-    if (c->ext)
-      cs_free(c->ext);
-    cs_free(c->first_bits);
-    cs_free(c->last_bits);
-  }
-  if (c->dirty)
-    cs_free(c->dirty);
+   cs_free(c->tags);
+   if (c->line) {
+      cs_free(c->line_mem);
+      if (c->ext)
+         cs_free(c->ext);
+      cs_free(c->first_bits);
+      cs_free(c->last_bits);
+   }
+   if (c->dirty)
+      cs_free(c->dirty);
 }
 
 static void prefetch_reset(cs_sim *s)
 {
-  int i;
-  for (i = 0; i < CS_PF_STREAMS; i++) {
-    s->pf_last[i] = 0;
-    s->pf_seq[i] = 0;
-  }
+   int i;
+   for (i = 0; i < CS_PF_STREAMS; i++) {
+      s->pf_last[i] = 0;
+      s->pf_seq[i] = 0;
+   }
 }
 
 cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
                const cs_geometry *ll, cs_options opt, const cs_hooks *hooks)
 {
-  cs_sim *s = cs_alloc(sizeof(cs_sim));
+   cs_sim *s = cs_alloc(sizeof(cs_sim));
 
-  s->use = opt.cacheuse != 0;
-  s->wb = opt.wb != 0;
-  s->hwpref = opt.hwpref != 0;
-  s->collect = 1;
-  if (hooks)
-    s->hooks = *hooks;
-  init_cache(&s->i1, i1, s->use, 0, opt.owner_ext);
-  init_cache(&s->d1, d1, s->use, 0, opt.owner_ext);
-  /* Without cacheuse the dirty bit lives in the tag (bit 0). */
-  init_cache(&s->ll, ll, s->use, s->use && s->wb, opt.owner_ext);
-  prefetch_reset(s);
-  return s;
+   s->use = opt.cacheuse != 0;
+   s->wb = opt.wb != 0;
+   s->hwpref = opt.hwpref != 0;
+   s->collect = 1;
+   if (hooks)
+      s->hooks = *hooks;
+   init_cache(&s->i1, i1, s->use, 0, opt.owner_ext);
+   init_cache(&s->d1, d1, s->use, 0, opt.owner_ext);
+   /* Without cacheuse the dirty bit lives in the tag (bit 0). */
+   init_cache(&s->ll, ll, s->use, s->use && s->wb, opt.owner_ext);
+   prefetch_reset(s);
+   return s;
 }
 
 void cs_delete(cs_sim *s)
 {
-  if (!s)
-    return;
-  free_cache(&s->i1);
-  free_cache(&s->d1);
-  free_cache(&s->ll);
-  cs_free(s);
+   if (!s)
+      return;
+   free_cache(&s->i1);
+   free_cache(&s->d1);
+   free_cache(&s->ll);
+   cs_free(s);
 }
 
 void cs_set_collect(cs_sim *s, int collecting)
 {
-  s->collect = collecting != 0;
+   s->collect = collecting != 0;
 }
 
 uint64_t cs_prefetches(cs_sim *s)
 {
-  return s->pf_up + s->pf_down;
+   return s->pf_up + s->pf_down;
 }
 
 void cs_prefetch_counts(cs_sim *s, uint64_t *up, uint64_t *down)
 {
-  if (up) *up = s->pf_up;
-  if (down) *down = s->pf_down;
+   if (up) *up = s->pf_up;
+   if (down) *down = s->pf_down;
 }
 
 void cs_set_ll_observer(cs_sim *s, cs_ll_observer fn, void *ctx)
 {
-  s->ll_obs = fn;
-  s->ll_obs_ctx = ctx;
+   s->ll_obs = fn;
+   s->ll_obs_ctx = ctx;
 }
 
 /* Tells the LL observer about the lines of [a, a+size-1] that the LL
@@ -357,20 +357,20 @@ void cs_set_ll_observer(cs_sim *s, cs_ll_observer fn, void *ctx)
 static void observe_ll(cs_sim *s, uint64_t a, unsigned size, int by_sets,
                        int kind)
 {
-  uint64_t line1, line2;
+   uint64_t line1, line2;
 
-  if (!s->ll_obs)
-    return;
-  line1 = a >> s->ll.line_bits;
-  line2 = (a + size - 1) >> s->ll.line_bits;
-  s->ll_obs(s->ll_obs_ctx, line1, kind);
-  if (line2 != line1 && (!by_sets || s->ll.sets_mask != 0))
-    s->ll_obs(s->ll_obs_ctx, line2, kind);
+   if (!s->ll_obs)
+      return;
+   line1 = a >> s->ll.line_bits;
+   line2 = (a + size - 1) >> s->ll.line_bits;
+   s->ll_obs(s->ll_obs_ctx, line1, kind);
+   if (line2 != line1 && (!by_sets || s->ll.sets_mask != 0))
+      s->ll_obs(s->ll_obs_ctx, line2, kind);
 }
 
 static void too_wide(void)
 {
-  cs_fail("cachesim: access straddles more than two cache lines");
+   cs_fail("cachesim: access straddles more than two cache lines");
 }
 
 /* ------------------------------------------------------------------------
@@ -379,39 +379,39 @@ static void too_wide(void)
 
 static int plain_set_ref(cs_cache *c, uint64_t line)
 {
-  uint64_t *set = &c->tags[(line & c->sets_mask) * (uint64_t)c->assoc];
-  int i, j;
+   uint64_t *set = &c->tags[(line & c->sets_mask) * (uint64_t)c->assoc];
+   int i, j;
 
-  /* MRU way first: by far the most frequent hit. */
-  if (set[0] == line)
-    return HIT;
-  for (i = 1; i < c->assoc; i++) {
-    if (set[i] == line) {
-      for (j = i; j > 0; j--)
-        set[j] = set[j - 1];
-      set[0] = line;
+   /* MRU way first: by far the most frequent hit. */
+   if (set[0] == line)
       return HIT;
-    }
-  }
-  for (j = c->assoc - 1; j > 0; j--)
-    set[j] = set[j - 1];
-  set[0] = line;
-  return MISS;
+   for (i = 1; i < c->assoc; i++) {
+      if (set[i] == line) {
+         for (j = i; j > 0; j--)
+            set[j] = set[j - 1];
+         set[0] = line;
+         return HIT;
+      }
+   }
+   for (j = c->assoc - 1; j > 0; j--)
+      set[j] = set[j - 1];
+   set[0] = line;
+   return MISS;
 }
 
 static int plain_ref(cs_cache *c, uint64_t a, unsigned size)
 {
-  uint64_t line1 = a >> c->line_bits;
-  uint64_t line2 = (a + size - 1) >> c->line_bits;
-  int r1, r2;
+   uint64_t line1 = a >> c->line_bits;
+   uint64_t line2 = (a + size - 1) >> c->line_bits;
+   int r1, r2;
 
-  if (line1 == line2)
-    return plain_set_ref(c, line1);
-  if (line1 + 1 != line2)
-    too_wide();
-  r1 = plain_set_ref(c, line1);
-  r2 = plain_set_ref(c, line2);
-  return r1 == MISS || r2 == MISS ? MISS : HIT;
+   if (line1 == line2)
+      return plain_set_ref(c, line1);
+   if (line1 + 1 != line2)
+      too_wide();
+   r1 = plain_set_ref(c, line1);
+   r2 = plain_set_ref(c, line2);
+   return r1 == MISS || r2 == MISS ? MISS : HIT;
 }
 
 /* ------------------------------------------------------------------------
@@ -422,46 +422,46 @@ static int plain_ref(cs_cache *c, uint64_t a, unsigned size)
 static int wb_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
                       uint64_t dirty)
 {
-  uint64_t *set = &c->tags[set_no * (uint64_t)c->assoc];
-  uint64_t e;
-  int i, j;
+   uint64_t *set = &c->tags[set_no * (uint64_t)c->assoc];
+   uint64_t e;
+   int i, j;
 
-  if (tag == (set[0] & ~(uint64_t)1)) {
-    set[0] |= dirty;
-    return HIT;
-  }
-  for (i = 1; i < c->assoc; i++) {
-    if (tag == (set[i] & ~(uint64_t)1)) {
-      e = set[i] | dirty;
-      for (j = i; j > 0; j--)
-        set[j] = set[j - 1];
-      set[0] = e;
+   if (tag == (set[0] & ~(uint64_t)1)) {
+      set[0] |= dirty;
       return HIT;
-    }
-  }
-  e = set[c->assoc - 1];
-  for (j = c->assoc - 1; j > 0; j--)
-    set[j] = set[j - 1];
-  set[0] = tag | dirty;
-  return (e & 1) ? MISS_DIRTY : MISS;
+   }
+   for (i = 1; i < c->assoc; i++) {
+      if (tag == (set[i] & ~(uint64_t)1)) {
+         e = set[i] | dirty;
+         for (j = i; j > 0; j--)
+            set[j] = set[j - 1];
+         set[0] = e;
+         return HIT;
+      }
+   }
+   e = set[c->assoc - 1];
+   for (j = c->assoc - 1; j > 0; j--)
+      set[j] = set[j - 1];
+   set[0] = tag | dirty;
+   return (e & 1) ? MISS_DIRTY : MISS;
 }
 
 static int wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
 {
-  uint32_t set1 = (uint32_t)(a >> c->line_bits) & c->sets_mask;
-  uint32_t set2 = (uint32_t)((a + size - 1) >> c->line_bits) & c->sets_mask;
-  uint64_t dirty = is_write ? 1 : 0;
-  int r1, r2;
+   uint32_t set1 = (uint32_t)(a >> c->line_bits) & c->sets_mask;
+   uint32_t set2 = (uint32_t)((a + size - 1) >> c->line_bits) & c->sets_mask;
+   uint64_t dirty = is_write ? 1 : 0;
+   int r1, r2;
 
-  if (set1 == set2)
-    return wb_set_ref(c, set1, a & c->tag_mask, dirty);
-  if (((set1 + 1) & c->sets_mask) != set2)
-    too_wide();
-  r1 = wb_set_ref(c, set1, a & c->tag_mask, dirty);
-  r2 = wb_set_ref(c, set2, (a + size - 1) & c->tag_mask, dirty);
-  if (r1 == MISS_DIRTY || r2 == MISS_DIRTY)
-    return MISS_DIRTY;
-  return r1 == MISS || r2 == MISS ? MISS : HIT;
+   if (set1 == set2)
+      return wb_set_ref(c, set1, a & c->tag_mask, dirty);
+   if (((set1 + 1) & c->sets_mask) != set2)
+      too_wide();
+   r1 = wb_set_ref(c, set1, a & c->tag_mask, dirty);
+   r2 = wb_set_ref(c, set2, (a + size - 1) & c->tag_mask, dirty);
+   if (r1 == MISS_DIRTY || r2 == MISS_DIRTY)
+      return MISS_DIRTY;
+   return r1 == MISS || r2 == MISS ? MISS : HIT;
 }
 
 /* ------------------------------------------------------------------------
@@ -475,66 +475,66 @@ static int wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
 static uint32_t use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
                             int *hit)
 {
-  uint64_t *set = &c->tags[set_no * (uint64_t)c->assoc];
-  uint64_t e;
-  int i;
+   uint64_t *set = &c->tags[set_no * (uint64_t)c->assoc];
+   uint64_t e;
+   int i;
 
-  for (i = 0; i < c->assoc; i++)
-    if ((set[i] & c->tag_mask) == tag)
-      break;
-  *hit = i < c->assoc;
-  if (!*hit)
-    i = c->assoc - 1;
-  e = set[i];
-  for (; i > 0; i--)
-    set[i] = set[i - 1];
-  set[0] = *hit ? e : tag | (e & ~c->tag_mask);
-  return set_no * (uint32_t)c->assoc + (uint32_t)(e & ~c->tag_mask);
+   for (i = 0; i < c->assoc; i++)
+      if ((set[i] & c->tag_mask) == tag)
+         break;
+   *hit = i < c->assoc;
+   if (!*hit)
+      i = c->assoc - 1;
+   e = set[i];
+   for (; i > 0; i--)
+      set[i] = set[i - 1];
+   set[0] = *hit ? e : tag | (e & ~c->tag_mask);
+   return set_no * (uint32_t)c->assoc + (uint32_t)(e & ~c->tag_mask);
 }
 
 static uint32_t popcount32(uint32_t x)
 {
-  x = x - ((x >> 1) & 0x55555555u);
-  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-  x = (x + (x >> 4)) & 0x0f0f0f0fu;
-  return (x * 0x01010101u) >> 24;
+   x = x - ((x >> 1) & 0x55555555u);
+   x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+   x = (x + (x >> 4)) & 0x0f0f0f0fu;
+   return (x * 0x01010101u) >> 24;
 }
 
 /* Unused bytes of a line: the unset mask bits, scaled to the line size. */
 static uint32_t spatial_loss(const cs_cache *c, uint32_t mask)
 {
-  return ((32 - popcount32(mask)) * (uint32_t)c->line_size) >> 5;
+   return ((32 - popcount32(mask)) * (uint32_t)c->line_size) >> 5;
 }
 
 /* The owner of line i as the hooks see it: the line's slot and node, and
    the side array's part when there is one. */
 static const cs_owner *owner_view(const cs_cache *c, uint32_t i, cs_owner *o)
 {
-  o->slot = c->line[i].owner.slot;
-  o->node = c->line[i].owner.node;
-  o->obj = c->ext ? c->ext[i].obj : 0;
-  o->obj_off = c->ext ? c->ext[i].obj_off : 0;
-  return o;
+   o->slot = c->line[i].owner.slot;
+   o->node = c->line[i].owner.node;
+   o->obj = c->ext ? c->ext[i].obj : 0;
+   o->obj_off = c->ext ? c->ext[i].obj_off : 0;
+   return o;
 }
 
 static void set_owner(cs_cache *c, uint32_t i, const cs_owner *o)
 {
-  c->line[i].owner.slot = o->slot;
-  c->line[i].owner.node = o->node;
-  if (c->ext) {
-    c->ext[i].obj = o->obj;
-    c->ext[i].obj_off = o->obj_off;
-  }
+   c->line[i].owner.slot = o->slot;
+   c->line[i].owner.node = o->node;
+   if (c->ext) {
+      c->ext[i].obj = o->obj;
+      c->ext[i].obj_off = o->obj_off;
+   }
 }
 
 static void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
                          uint32_t accost, uint32_t sploss)
 {
-  cs_owner o;
-  c->line[i].owned = 0;
-  if (s->hooks.on_evict)
-    s->hooks.on_evict(s->hooks.ctx, level, owner_view(c, i, &o), accost,
-                      sploss);
+   cs_owner o;
+   c->line[i].owned = 0;
+   if (s->hooks.on_evict)
+      s->hooks.on_evict(s->hooks.ctx, level, owner_view(c, i, &o), accost,
+                        sploss);
 }
 
 /* An owned L1 line leaves: metrics to its owner and, while collecting,
@@ -542,50 +542,50 @@ static void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
    order: before the new line's LL lookup). */
 static void evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
 {
-  cs_line *ln = &c->line[slot];
-  cs_use *u = &ln->use;
-  uint32_t accost = 0, sploss = 0;
+   cs_line *ln = &c->line[slot];
+   cs_use *u = &ln->use;
+   uint32_t accost = 0, sploss = 0;
 
-  if (!ln->owned)
-    return;
-  if (u->count > 0 && s->collect) {
-    cs_use *llu = &s->ll.line[ln->ll_slot].use;
-    accost = 1000 / u->count;
-    sploss = spatial_loss(c, u->mask);
-    llu->mask |= u->mask;
-    llu->count += u->count;
-  }
-  report_evict(s, 1, c, slot, accost, sploss);
+   if (!ln->owned)
+      return;
+   if (u->count > 0 && s->collect) {
+      cs_use *llu = &s->ll.line[ln->ll_slot].use;
+      accost = 1000 / u->count;
+      sploss = spatial_loss(c, u->mask);
+      llu->mask |= u->mask;
+      llu->count += u->count;
+   }
+   report_evict(s, 1, c, slot, accost, sploss);
 }
 
 static void evict_ll(cs_sim *s, uint32_t slot)
 {
-  cs_line *ln = &s->ll.line[slot];
-  cs_use *u = &ln->use;
-  uint32_t accost = 0, sploss = 0;
+   cs_line *ln = &s->ll.line[slot];
+   cs_use *u = &ln->use;
+   uint32_t accost = 0, sploss = 0;
 
-  if (!ln->owned)
-    return;
-  if (u->count > 0 && s->collect) {
-    accost = 1000 / u->count;
-    sploss = spatial_loss(&s->ll, u->mask);
-  }
-  report_evict(s, 2, &s->ll, slot, accost, sploss);
+   if (!ln->owned)
+      return;
+   if (u->count > 0 && s->collect) {
+      accost = 1000 / u->count;
+      sploss = spatial_loss(&s->ll, u->mask);
+   }
+   report_evict(s, 2, &s->ll, slot, accost, sploss);
 }
 
 static void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
                       uint32_t count, uint32_t mask, const cs_owner *owner)
 {
-  static const cs_owner nobody;
-  cs_line *ln = &c->line[slot];
-  cs_owner o;
+   static const cs_owner nobody;
+   cs_line *ln = &c->line[slot];
+   cs_owner o;
 
-  ln->use.count = count;
-  ln->use.mask = mask;
-  set_owner(c, slot, owner ? owner : &nobody);
-  ln->owned = 1;
-  if (s->hooks.on_load)
-    s->hooks.on_load(s->hooks.ctx, level, owner_view(c, slot, &o));
+   ln->use.count = count;
+   ln->use.mask = mask;
+   set_owner(c, slot, owner ? owner : &nobody);
+   ln->owned = 1;
+   if (s->hooks.on_load)
+      s->hooks.on_load(s->hooks.ctx, level, owner_view(c, slot, &o));
 }
 
 /* One line in LL with cacheuse.  link (if not NULL) receives the LL slot,
@@ -594,27 +594,27 @@ static void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
 static unsigned use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
                            const cs_owner *owner, int is_write)
 {
-  cs_cache *c = &s->ll;
-  uint32_t set_no = (uint32_t)(memline >> c->line_bits) & c->sets_mask;
-  unsigned res = CS_LL_MISS;
-  int hit;
-  uint32_t slot = use_set_ref(c, set_no, memline & c->tag_mask, &hit);
+   cs_cache *c = &s->ll;
+   uint32_t set_no = (uint32_t)(memline >> c->line_bits) & c->sets_mask;
+   unsigned res = CS_LL_MISS;
+   int hit;
+   uint32_t slot = use_set_ref(c, set_no, memline & c->tag_mask, &hit);
 
-  if (link)
-    *link = slot;
-  if (hit) {
-    if (c->dirty && is_write)
-      c->dirty[slot] = 1;
-    return 0;
-  }
-  if (c->dirty) {
-    if (c->dirty[slot])
-      res |= CS_LL_DIRTY_MISS;
-    c->dirty[slot] = (uint8_t)(is_write != 0);
-  }
-  evict_ll(s, slot);
-  load_line(s, c, 2, slot, 0, 0, owner);
-  return res;
+   if (link)
+      *link = slot;
+   if (hit) {
+      if (c->dirty && is_write)
+         c->dirty[slot] = 1;
+      return 0;
+   }
+   if (c->dirty) {
+      if (c->dirty[slot])
+         res |= CS_LL_DIRTY_MISS;
+      c->dirty[slot] = (uint8_t)(is_write != 0);
+   }
+   evict_ll(s, slot);
+   load_line(s, c, 2, slot, 0, 0, owner);
+   return res;
 }
 
 static void prefetch(cs_sim *s, uint64_t a, const cs_owner *owner);
@@ -624,57 +624,57 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
                             uint64_t a, uint32_t bits, const cs_owner *owner,
                             int is_write)
 {
-  uint64_t memline = a & ~(uint64_t)c->line_mask;
-  int hit;
-  uint32_t slot = use_set_ref(c, set_no, a & c->tag_mask, &hit);
+   uint64_t memline = a & ~(uint64_t)c->line_mask;
+   int hit;
+   uint32_t slot = use_set_ref(c, set_no, a & c->tag_mask, &hit);
 
-  if (hit) {
-    c->line[slot].use.count++;
-    c->line[slot].use.mask |= bits;
-    if (s->wb && is_write) {   /* write-through; the L1 line keeps its link */
-      observe_ll(s, memline, 1, 0, CS_LL_DEMAND);
-      use_ll_ref(s, memline, 0, owner, 1);
-    }
-    return 0;
-  }
-  evict_l1(s, c, slot);
-  load_line(s, c, 1, slot, 1, bits, owner);
-  if (memline == 0)            /* the reference's flush marker */
-    return CS_L1_MISS;
-  if (s->pf_pending) {
-    s->pf_pending = 0;
-    prefetch(s, s->pf_addr, owner);
-  }
-  observe_ll(s, memline, 1, 0, CS_LL_DEMAND);
-  return CS_L1_MISS | use_ll_ref(s, memline, &c->line[slot].ll_slot, owner,
-                                 is_write);
+   if (hit) {
+      c->line[slot].use.count++;
+      c->line[slot].use.mask |= bits;
+      if (s->wb && is_write) {   /* write-through; the L1 line keeps its link */
+         observe_ll(s, memline, 1, 0, CS_LL_DEMAND);
+         use_ll_ref(s, memline, 0, owner, 1);
+      }
+      return 0;
+   }
+   evict_l1(s, c, slot);
+   load_line(s, c, 1, slot, 1, bits, owner);
+   if (memline == 0)            /* the reference's flush marker */
+      return CS_L1_MISS;
+   if (s->pf_pending) {
+      s->pf_pending = 0;
+      prefetch(s, s->pf_addr, owner);
+   }
+   observe_ll(s, memline, 1, 0, CS_LL_DEMAND);
+   return CS_L1_MISS | use_ll_ref(s, memline, &c->line[slot].ll_slot, owner,
+                                  is_write);
 }
 
 static unsigned use_access(cs_sim *s, cs_cache *c, uint64_t a, unsigned size,
                            const cs_owner *owner, int is_write)
 {
-  uint64_t end = a + size - 1;
-  uint32_t set1 = (uint32_t)(a >> c->line_bits) & c->sets_mask;
-  uint32_t set2 = (uint32_t)(end >> c->line_bits) & c->sets_mask;
-  uint32_t first = c->first_bits[a & c->line_mask];
-  uint32_t last = c->last_bits[end & c->line_mask];
-  unsigned r;
+   uint64_t end = a + size - 1;
+   uint32_t set1 = (uint32_t)(a >> c->line_bits) & c->sets_mask;
+   uint32_t set2 = (uint32_t)(end >> c->line_bits) & c->sets_mask;
+   uint32_t first = c->first_bits[a & c->line_mask];
+   uint32_t last = c->last_bits[end & c->line_mask];
+   unsigned r;
 
-  s->pf_pending = 0;
-  if (s->hwpref) {
-    if (s->wb && is_write) {
-      prefetch(s, a, owner);
-    } else {
-      s->pf_pending = 1;
-      s->pf_addr = a;
-    }
-  }
-  if (set1 == set2)
-    return use_l1_line(s, c, set1, a, first & last, owner, is_write);
-  if (((set1 + 1) & c->sets_mask) != set2)
-    too_wide();
-  r = use_l1_line(s, c, set1, a, first, owner, is_write);
-  return r | use_l1_line(s, c, set2, end, last, owner, is_write);
+   s->pf_pending = 0;
+   if (s->hwpref) {
+      if (s->wb && is_write) {
+         prefetch(s, a, owner);
+      } else {
+         s->pf_pending = 1;
+         s->pf_addr = a;
+      }
+   }
+   if (set1 == set2)
+      return use_l1_line(s, c, set1, a, first & last, owner, is_write);
+   if (((set1 + 1) & c->sets_mask) != set2)
+      too_wide();
+   r = use_l1_line(s, c, set1, a, first, owner, is_write);
+   return r | use_l1_line(s, c, set2, end, last, owner, is_write);
 }
 
 /* ------------------------------------------------------------------------
@@ -683,49 +683,49 @@ static unsigned use_access(cs_sim *s, cs_cache *c, uint64_t a, unsigned size,
 
 static void prefetch_ref(cs_sim *s, uint64_t a, const cs_owner *owner)
 {
-  if (s->use) {
-    observe_ll(s, a, 1, 0, CS_LL_PREFETCH);
-    use_ll_ref(s, a & ~(uint64_t)s->ll.line_mask, 0, owner, 0);
-  } else {
-    observe_ll(s, a, 1, 0, s->wb ? CS_LL_PREFETCH_BLIND : CS_LL_PREFETCH);
-    plain_ref(&s->ll, a, 1);   /* also with wb: the reference's lookup */
-  }
+   if (s->use) {
+      observe_ll(s, a, 1, 0, CS_LL_PREFETCH);
+      use_ll_ref(s, a & ~(uint64_t)s->ll.line_mask, 0, owner, 0);
+   } else {
+      observe_ll(s, a, 1, 0, s->wb ? CS_LL_PREFETCH_BLIND : CS_LL_PREFETCH);
+      plain_ref(&s->ll, a, 1);   /* also with wb: the reference's lookup */
+   }
 }
 
 static void prefetch(cs_sim *s, uint64_t a, const cs_owner *owner)
 {
-  uint32_t stream = (uint32_t)(a >> 12) % CS_PF_STREAMS;
-  uint32_t line = (uint32_t)(a >> s->ll.line_bits);
-  uint32_t last = s->pf_last[stream];
-  int32_t *seq = &s->pf_seq[stream];
+   uint32_t stream = (uint32_t)(a >> 12) % CS_PF_STREAMS;
+   uint32_t line = (uint32_t)(a >> s->ll.line_bits);
+   uint32_t last = s->pf_last[stream];
+   int32_t *seq = &s->pf_seq[stream];
 
-  if (line == last)
-    return;
-  if (*seq == 0) {
-    if (last + 1 == line)
-      (*seq)++;
-    else if (last - 1 == line)
-      (*seq)--;
-  } else if (*seq > 0) {
-    if (last + 1 == line) {
-      if (++*seq >= 2) {
-        s->pf_up++;
-        prefetch_ref(s, a + 5 * (uint64_t)s->ll.line_size, owner);
+   if (line == last)
+      return;
+   if (*seq == 0) {
+      if (last + 1 == line)
+         (*seq)++;
+      else if (last - 1 == line)
+         (*seq)--;
+   } else if (*seq > 0) {
+      if (last + 1 == line) {
+         if (++*seq >= 2) {
+            s->pf_up++;
+            prefetch_ref(s, a + 5 * (uint64_t)s->ll.line_size, owner);
+         }
+      } else {
+         *seq = 0;
       }
-    } else {
-      *seq = 0;
-    }
-  } else {
-    if (last - 1 == line) {
-      if (--*seq <= -2) {
-        s->pf_down++;
-        prefetch_ref(s, a - 5 * (uint64_t)s->ll.line_size, owner);
+   } else {
+      if (last - 1 == line) {
+         if (--*seq <= -2) {
+            s->pf_down++;
+            prefetch_ref(s, a - 5 * (uint64_t)s->ll.line_size, owner);
+         }
+      } else {
+         *seq = 0;
       }
-    } else {
-      *seq = 0;
-    }
-  }
-  s->pf_last[stream] = line;
+   }
+   s->pf_last[stream] = line;
 }
 
 /* ------------------------------------------------------------------------
@@ -735,36 +735,36 @@ static void prefetch(cs_sim *s, uint64_t a, const cs_owner *owner)
 static unsigned plain_access(cs_sim *s, cs_cache *c, uint64_t a,
                              unsigned size, int is_write)
 {
-  int wb_write = s->wb && is_write;
+   int wb_write = s->wb && is_write;
 
-  if (s->hwpref && wb_write)
-    prefetch(s, a, 0);
-  if (plain_ref(c, a, size) == HIT) {
-    if (wb_write) {            /* write-through makes the LL line dirty */
-      observe_ll(s, a, size, 1, CS_LL_DEMAND);
-      wb_ref(&s->ll, a, size, 1);
-    }
-    return 0;
-  }
-  if (s->hwpref && !wb_write)
-    prefetch(s, a, 0);
-  observe_ll(s, a, size, s->wb, CS_LL_DEMAND);
-  if (!s->wb)
-    return plain_ref(&s->ll, a, size) == HIT ? CS_L1_MISS
-                                              : CS_L1_MISS | CS_LL_MISS;
-  switch (wb_ref(&s->ll, a, size, is_write)) {
-  case HIT:  return CS_L1_MISS;
-  case MISS: return CS_L1_MISS | CS_LL_MISS;
-  default:   return CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS;
-  }
+   if (s->hwpref && wb_write)
+      prefetch(s, a, 0);
+   if (plain_ref(c, a, size) == HIT) {
+      if (wb_write) {            /* write-through makes the LL line dirty */
+         observe_ll(s, a, size, 1, CS_LL_DEMAND);
+         wb_ref(&s->ll, a, size, 1);
+      }
+      return 0;
+   }
+   if (s->hwpref && !wb_write)
+      prefetch(s, a, 0);
+   observe_ll(s, a, size, s->wb, CS_LL_DEMAND);
+   if (!s->wb)
+      return plain_ref(&s->ll, a, size) == HIT ? CS_L1_MISS
+                                                                     : CS_L1_MISS | CS_LL_MISS;
+   switch (wb_ref(&s->ll, a, size, is_write)) {
+   case HIT:  return CS_L1_MISS;
+   case MISS: return CS_L1_MISS | CS_LL_MISS;
+   default:   return CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS;
+   }
 }
 
 unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
                     const cs_owner *owner, int is_write)
 {
-  if (s->use)
-    return use_access(s, l1, a, size, owner, is_write);
-  return plain_access(s, l1, a, size, is_write);
+   if (s->use)
+      return use_access(s, l1, a, size, owner, is_write);
+   return plain_access(s, l1, a, size, is_write);
 }
 
 /* ------------------------------------------------------------------------
@@ -773,63 +773,63 @@ unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
 
 void cs_flush(cs_sim *s)
 {
-  unsigned i;
+   unsigned i;
 
-  if (s->use) {
-    for (i = 0; i < n_slots(&s->i1); i++)
-      evict_l1(s, &s->i1, i);
-    for (i = 0; i < n_slots(&s->d1); i++)
-      evict_l1(s, &s->d1, i);
-    for (i = 0; i < n_slots(&s->ll); i++)
-      evict_ll(s, i);
-  }
-  empty_cache(&s->i1, s->use);
-  empty_cache(&s->d1, s->use);
-  empty_cache(&s->ll, s->use);
+   if (s->use) {
+      for (i = 0; i < n_slots(&s->i1); i++)
+         evict_l1(s, &s->i1, i);
+      for (i = 0; i < n_slots(&s->d1); i++)
+         evict_l1(s, &s->d1, i);
+      for (i = 0; i < n_slots(&s->ll); i++)
+         evict_ll(s, i);
+   }
+   empty_cache(&s->i1, s->use);
+   empty_cache(&s->d1, s->use);
+   empty_cache(&s->ll, s->use);
 }
 
 static void drop_owners(cs_sim *s, cs_cache *c, int level)
 {
-  unsigned i;
-  for (i = 0; i < n_slots(c); i++)
-    if (c->line[i].owned)
-      report_evict(s, level, c, i, 0, 0);
+   unsigned i;
+   for (i = 0; i < n_slots(c); i++)
+      if (c->line[i].owned)
+         report_evict(s, level, c, i, 0, 0);
 }
 
 static void forget_in(cs_cache *c, int level,
                       int (*forget)(void *, int, const cs_owner *), void *ctx)
 {
-  static const cs_owner nobody;
-  unsigned i;
-  for (i = 0; i < n_slots(c); i++) {
-    cs_line *ln = &c->line[i];
-    cs_owner o;
-    if (ln->owned && (ln->owner.slot || ln->owner.node)
-        && forget(ctx, level, owner_view(c, i, &o)))
-      set_owner(c, i, &nobody);      /* still owned: it merges and reports */
-  }
+   static const cs_owner nobody;
+   unsigned i;
+   for (i = 0; i < n_slots(c); i++) {
+      cs_line *ln = &c->line[i];
+      cs_owner o;
+      if (ln->owned && (ln->owner.slot || ln->owner.node)
+          && forget(ctx, level, owner_view(c, i, &o)))
+         set_owner(c, i, &nobody);      /* still owned: it merges and reports */
+   }
 }
 
 void cs_forget_owners(cs_sim *s,
                       int (*forget)(void *ctx, int level, const cs_owner *),
                       void *ctx)
 {
-  if (!s->use)
-    return;
-  forget_in(&s->i1, 1, forget, ctx);
-  forget_in(&s->d1, 1, forget, ctx);
-  forget_in(&s->ll, 2, forget, ctx);
+   if (!s->use)
+      return;
+   forget_in(&s->i1, 1, forget, ctx);
+   forget_in(&s->d1, 1, forget, ctx);
+   forget_in(&s->ll, 2, forget, ctx);
 }
 
 void cs_clear(cs_sim *s)
 {
-  if (s->use) {
-    drop_owners(s, &s->i1, 1);
-    drop_owners(s, &s->d1, 1);
-    drop_owners(s, &s->ll, 2);
-  }
-  empty_cache(&s->i1, s->use);
-  empty_cache(&s->d1, s->use);
-  empty_cache(&s->ll, s->use);
-  prefetch_reset(s);
+   if (s->use) {
+      drop_owners(s, &s->i1, 1);
+      drop_owners(s, &s->d1, 1);
+      drop_owners(s, &s->ll, 2);
+   }
+   empty_cache(&s->i1, s->use);
+   empty_cache(&s->d1, s->use);
+   empty_cache(&s->ll, s->use);
+   prefetch_reset(s);
 }

@@ -52,15 +52,15 @@ int cs_geometry_desc(const cs_geometry *g, char *buf, int bufsize);
 typedef struct { void *slot; void *node; void *obj; uint32_t obj_off; } cs_owner;
 
 typedef struct cs_hooks {
-  void *ctx;
-  /* A line was loaded into level (1 = I1/D1, 2 = LL) with this owner. */
-  void (*on_load)(void *ctx, int level, const cs_owner *owner);
-  /* A line loaded with owner leaves level (eviction, cs_flush, cs_clear).
-     accost = 1000/count and sploss = ((32 - bits set) * line_size) / 32 if
-     the line was used (count > 0) and collection is on; otherwise both 0.
-     Called exactly once per on_load, so the tool can drop its reference. */
-  void (*on_evict)(void *ctx, int level, const cs_owner *owner,
-                   uint32_t accost, uint32_t sploss);
+   void *ctx;
+   /* A line was loaded into level (1 = I1/D1, 2 = LL) with this owner. */
+   void (*on_load)(void *ctx, int level, const cs_owner *owner);
+   /* A line loaded with owner leaves level (eviction, cs_flush, cs_clear).
+      accost = 1000/count and sploss = ((32 - bits set) * line_size) / 32 if
+      the line was used (count > 0) and collection is on; otherwise both 0.
+      Called exactly once per on_load, so the tool can drop its reference. */
+   void (*on_evict)(void *ctx, int level, const cs_owner *owner,
+                    uint32_t accost, uint32_t sploss);
 } cs_hooks;
 
 /* ---- the simulator ------------------------------------------------------ */

@@ -12,8 +12,8 @@
 
 /* Use data of one line (cacheuse only). */
 typedef struct {
-  uint32_t count;   /* accesses while in this cache (L1: from 1; LL: merged) */
-  uint32_t mask;    /* bytes touched, line_size/32 bytes per bit */
+   uint32_t count;   /* accesses while in this cache (L1: from 1; LL: merged) */
+   uint32_t mask;    /* bytes touched, line_size/32 bytes per bit */
 } cs_use;
 
 /* One line's use data and who loaded it (cacheuse only).  32 bytes,
@@ -21,10 +21,10 @@ typedef struct {
    cache line (the LL arrays are megabytes, so each touch is a host miss).
    The data objects' part of the owner, when kept, is in cs_cache.ext. */
 typedef struct {
-  cs_use   use;
-  struct { void *slot, *node; } owner;   /* cs_owner's first two fields */
-  uint32_t ll_slot; /* L1 only: LL slot the line was linked to at load */
-  uint32_t owned;   /* loaded by an access since the last flush/clear */
+   cs_use   use;
+   struct { void *slot, *node; } owner;   /* cs_owner's first two fields */
+   uint32_t ll_slot; /* L1 only: LL slot the line was linked to at load */
+   uint32_t owned;   /* loaded by an access since the last flush/clear */
 } cs_line;
 
 /* The rest of a line's owner (cs_options.owner_ext). */
@@ -35,35 +35,35 @@ typedef struct { void *obj; uint32_t obj_off; } cs_owner_ext;
    number, or the address's tag bits with a dirty flag or a slot number in
    the low bits. */
 typedef struct {
-  uint64_t *tags;
-  uint64_t  tag_mask;     /* address bits that form the tag (wb/cacheuse) */
-  uint32_t  sets_mask;    /* sets - 1 */
-  uint32_t  line_mask;    /* line_size - 1 */
-  int       assoc, line_bits, line_size, size, sets;
-  /* cacheuse only */
-  cs_line  *line;         /* per slot (set * assoc + way number) */
-  void     *line_mem;     /* line's allocation (line is aligned in it) */
-  cs_owner_ext *ext;      /* per slot, or NULL: see cs_options.owner_ext */
-  uint32_t *first_bits;   /* [offset]: mask bits from offset to line end */
-  uint32_t *last_bits;    /* [offset]: mask bits from line start to offset */
-  uint8_t  *dirty;        /* per slot; LL with cacheuse + write-back only */
+   uint64_t *tags;
+   uint64_t  tag_mask;     /* address bits that form the tag (wb/cacheuse) */
+   uint32_t  sets_mask;    /* sets - 1 */
+   uint32_t  line_mask;    /* line_size - 1 */
+   int       assoc, line_bits, line_size, size, sets;
+   /* cacheuse only */
+   cs_line  *line;         /* per slot (set * assoc + way number) */
+   void     *line_mem;     /* line's allocation (line is aligned in it) */
+   cs_owner_ext *ext;      /* per slot, or NULL: see cs_options.owner_ext */
+   uint32_t *first_bits;   /* [offset]: mask bits from offset to line end */
+   uint32_t *last_bits;    /* [offset]: mask bits from line start to offset */
+   uint8_t  *dirty;        /* per slot; LL with cacheuse + write-back only */
 } cs_cache;
 
 #define CS_PF_STREAMS 8
 
 struct cs_sim {
-  cs_cache i1, d1, ll;
-  int      use, wb, hwpref;
-  int      collect;
-  cs_hooks hooks;
-  /* hardware prefetcher: one sequence detector per stream */
-  uint32_t pf_last[CS_PF_STREAMS];
-  int32_t  pf_seq[CS_PF_STREAMS];
-  uint64_t pf_up, pf_down;
-  int      pf_pending;    /* cacheuse: prefetch at the access's 1st L1 miss */
-  uint64_t pf_addr;
-  cs_ll_observer ll_obs;  /* cs_set_ll_observer */
-  void    *ll_obs_ctx;
+   cs_cache i1, d1, ll;
+   int      use, wb, hwpref;
+   int      collect;
+   cs_hooks hooks;
+   /* hardware prefetcher: one sequence detector per stream */
+   uint32_t pf_last[CS_PF_STREAMS];
+   int32_t  pf_seq[CS_PF_STREAMS];
+   uint64_t pf_up, pf_down;
+   int      pf_pending;    /* cacheuse: prefetch at the access's 1st L1 miss */
+   uint64_t pf_addr;
+   cs_ll_observer ll_obs;  /* cs_set_ll_observer */
+   void    *ll_obs_ctx;
 };
 
 /* The slow path: everything but an MRU hit. */
@@ -75,61 +75,61 @@ unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
    the same line; a hit there changes no state at all. */
 static inline int cs__mru_hit(const cs_cache *c, uint64_t a, unsigned size)
 {
-  uint64_t line = a >> c->line_bits;
-  return line == ((a + size - 1) >> c->line_bits)
-         && c->tags[(line & c->sets_mask) * (uint64_t)c->assoc] == line;
+   uint64_t line = a >> c->line_bits;
+   return line == ((a + size - 1) >> c->line_bits)
+             && c->tags[(line & c->sets_mask) * (uint64_t)c->assoc] == line;
 }
 
 /* MRU hit with cacheuse: also count the access and mark the bytes used.
    A straddling access always takes the slow path. */
 static inline int cs__mru_hit_use(cs_cache *c, uint64_t a, unsigned size)
 {
-  uint32_t first = (uint32_t)a & c->line_mask;
-  uint32_t last  = first + size - 1;
-  uint64_t slot0, e;
-  cs_use *u;
+   uint32_t first = (uint32_t)a & c->line_mask;
+   uint32_t last  = first + size - 1;
+   uint64_t slot0, e;
+   cs_use *u;
 
-  if (last > c->line_mask)
-    return 0;
-  slot0 = ((a >> c->line_bits) & c->sets_mask) * (uint64_t)c->assoc;
-  e = c->tags[slot0];
-  if ((e & c->tag_mask) != (a & c->tag_mask))
-    return 0;
-  u = &c->line[slot0 + (e & ~c->tag_mask)].use;
-  u->count++;
-  u->mask |= c->first_bits[first] & c->last_bits[last];
-  return 1;
+   if (last > c->line_mask)
+      return 0;
+   slot0 = ((a >> c->line_bits) & c->sets_mask) * (uint64_t)c->assoc;
+   e = c->tags[slot0];
+   if ((e & c->tag_mask) != (a & c->tag_mask))
+      return 0;
+   u = &c->line[slot0 + (e & ~c->tag_mask)].use;
+   u->count++;
+   u->mask |= c->first_bits[first] & c->last_bits[last];
+   return 1;
 }
 
 static inline int cs__l1_mru_hit(cs_sim *s, cs_cache *c, uint64_t a,
                                  unsigned size)
 {
-  return s->use ? cs__mru_hit_use(c, a, size) : cs__mru_hit(c, a, size);
+   return s->use ? cs__mru_hit_use(c, a, size) : cs__mru_hit(c, a, size);
 }
 
 static inline unsigned cs_instr(cs_sim *s, uint64_t a, unsigned size,
                                 const cs_owner *owner)
 {
-  if (cs__l1_mru_hit(s, &s->i1, a, size))
-    return 0;
-  return cs__access(s, &s->i1, a, size, owner, 0);
+   if (cs__l1_mru_hit(s, &s->i1, a, size))
+      return 0;
+   return cs__access(s, &s->i1, a, size, owner, 0);
 }
 
 static inline unsigned cs_read(cs_sim *s, uint64_t a, unsigned size,
                                const cs_owner *owner)
 {
-  if (cs__l1_mru_hit(s, &s->d1, a, size))
-    return 0;
-  return cs__access(s, &s->d1, a, size, owner, 0);
+   if (cs__l1_mru_hit(s, &s->d1, a, size))
+      return 0;
+   return cs__access(s, &s->d1, a, size, owner, 0);
 }
 
 /* With write-back a D1 hit still writes through to LL, so no shortcut. */
 static inline unsigned cs_write(cs_sim *s, uint64_t a, unsigned size,
                                 const cs_owner *owner)
 {
-  if (!s->wb && cs__l1_mru_hit(s, &s->d1, a, size))
-    return 0;
-  return cs__access(s, &s->d1, a, size, owner, 1);
+   if (!s->wb && cs__l1_mru_hit(s, &s->d1, a, size))
+      return 0;
+   return cs__access(s, &s->d1, a, size, owner, 1);
 }
 
 /* Split form of the three accesses, for callers whose owner is costly to
@@ -139,35 +139,35 @@ static inline unsigned cs_write(cs_sim *s, uint64_t a, unsigned size,
    cs_read_hit(s, a, n) ? 0 : cs_read_miss(s, a, n, o), and likewise. */
 static inline int cs_instr_hit(cs_sim *s, uint64_t a, unsigned size)
 {
-  return cs__l1_mru_hit(s, &s->i1, a, size);
+   return cs__l1_mru_hit(s, &s->i1, a, size);
 }
 
 static inline int cs_read_hit(cs_sim *s, uint64_t a, unsigned size)
 {
-  return cs__l1_mru_hit(s, &s->d1, a, size);
+   return cs__l1_mru_hit(s, &s->d1, a, size);
 }
 
 static inline int cs_write_hit(cs_sim *s, uint64_t a, unsigned size)
 {
-  return !s->wb && cs__l1_mru_hit(s, &s->d1, a, size);
+   return !s->wb && cs__l1_mru_hit(s, &s->d1, a, size);
 }
 
 static inline unsigned cs_instr_miss(cs_sim *s, uint64_t a, unsigned size,
                                      const cs_owner *owner)
 {
-  return cs__access(s, &s->i1, a, size, owner, 0);
+   return cs__access(s, &s->i1, a, size, owner, 0);
 }
 
 static inline unsigned cs_read_miss(cs_sim *s, uint64_t a, unsigned size,
                                     const cs_owner *owner)
 {
-  return cs__access(s, &s->d1, a, size, owner, 0);
+   return cs__access(s, &s->d1, a, size, owner, 0);
 }
 
 static inline unsigned cs_write_miss(cs_sim *s, uint64_t a, unsigned size,
                                      const cs_owner *owner)
 {
-  return cs__access(s, &s->d1, a, size, owner, 1);
+   return cs__access(s, &s->d1, a, size, owner, 1);
 }
 
 /* Fetches known to be I1 MRU hits: n instructions occupying the bytes
@@ -180,17 +180,17 @@ static inline unsigned cs_write_miss(cs_sim *s, uint64_t a, unsigned size,
 static inline void cs_instr_hits(cs_sim *s, uint64_t a, uint64_t end,
                                  unsigned n)
 {
-  cs_cache *c = &s->i1;
-  uint64_t slot0, e;
-  cs_use *u;
+   cs_cache *c = &s->i1;
+   uint64_t slot0, e;
+   cs_use *u;
 
-  if (!s->use)
-    return;
-  slot0 = ((a >> c->line_bits) & c->sets_mask) * (uint64_t)c->assoc;
-  e = c->tags[slot0];
-  u = &c->line[slot0 + (e & ~c->tag_mask)].use;
-  u->count += n;
-  u->mask |= c->first_bits[a & c->line_mask] & c->last_bits[end & c->line_mask];
+   if (!s->use)
+      return;
+   slot0 = ((a >> c->line_bits) & c->sets_mask) * (uint64_t)c->assoc;
+   e = c->tags[slot0];
+   u = &c->line[slot0 + (e & ~c->tag_mask)].use;
+   u->count += n;
+   u->mask |= c->first_bits[a & c->line_mask] & c->last_bits[end & c->line_mask];
 }
 
 #endif /* CACHESIM_INLINE_H */

@@ -21,16 +21,16 @@
 #define LSET_CHUNK_LINES (1u << LSET_CHUNK_BITS)
 
 typedef struct {
-  uint64_t  key;            /* chunk number + 1; 0 = empty slot */
-  uint64_t *bits;
+   uint64_t  key;            /* chunk number + 1; 0 = empty slot */
+   uint64_t *bits;
 } lset_slot;
 
 typedef struct {
-  lset_slot *slot;
-  uint32_t   mask;          /* slots - 1 */
-  uint32_t   chunks;
-  uint64_t   last_key[2];    /* [0] the most recent chunk; 0 = none */
-  uint64_t  *last_bits[2];
+   lset_slot *slot;
+   uint32_t   mask;          /* slots - 1 */
+   uint32_t   chunks;
+   uint64_t   last_key[2];    /* [0] the most recent chunk; 0 = none */
+   uint64_t  *last_bits[2];
 } lineset;
 
 lineset *lset_new(void);

@@ -37,24 +37,24 @@
 #define LS_ABSENT (-1)
 
 typedef struct {
-  uint64_t line;
-  uint32_t prev, next;      /* towards the MRU / the LRU end; 0 = sentinel */
-  uint32_t hnext;           /* hash chain, 0 = end */
-  uint32_t bucket;          /* bucket of the line's current position */
+   uint64_t line;
+   uint32_t prev, next;      /* towards the MRU / the LRU end; 0 = sentinel */
+   uint32_t hnext;           /* hash chain, 0 = end */
+   uint32_t bucket;          /* bucket of the line's current position */
 } ls_node;
 
 typedef struct {
-  ls_node  *node;           /* node[0]: sentinel, next = MRU, prev = LRU */
-  uint32_t  n_alloc;        /* nodes allocated (node[0] included) */
-  uint32_t  n_used;         /* nodes handed out (node[0] included) */
-  uint32_t *table;          /* hash heads (node indices) */
-  uint32_t  table_bits;
-  uint32_t  capacity;       /* most lines kept */
-  uint32_t  count;          /* lines in the stack */
-  int       n_buckets;      /* K */
-  uint32_t  edge[LS_MAX_BUCKETS + 1];
-  uint32_t  tail[LS_MAX_BUCKETS]; /* last node of bucket j, while full */
-  uint64_t  mru_line;       /* valid when count > 0 */
+   ls_node  *node;           /* node[0]: sentinel, next = MRU, prev = LRU */
+   uint32_t  n_alloc;        /* nodes allocated (node[0] included) */
+   uint32_t  n_used;         /* nodes handed out (node[0] included) */
+   uint32_t *table;          /* hash heads (node indices) */
+   uint32_t  table_bits;
+   uint32_t  capacity;       /* most lines kept */
+   uint32_t  count;          /* lines in the stack */
+   int       n_buckets;      /* K */
+   uint32_t  edge[LS_MAX_BUCKETS + 1];
+   uint32_t  tail[LS_MAX_BUCKETS]; /* last node of bucket j, while full */
+   uint64_t  mru_line;       /* valid when count > 0 */
 } ls_stack;
 
 /* capacity >= 1.  pow2_buckets = 0: one bucket; 1: edges 0, 1, 2, 4, ...
@@ -75,7 +75,7 @@ int       ls_ref_far(ls_stack *, uint64_t line);
    report bucket 0). */
 static inline int ls_is_mru(const ls_stack *s, uint64_t line)
 {
-  return s->count > 0 && s->mru_line == line;
+   return s->count > 0 && s->mru_line == line;
 }
 
 static inline int ls_buckets(const ls_stack *s) { return s->n_buckets; }

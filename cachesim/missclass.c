@@ -6,91 +6,91 @@
 
 static int log2_of(uint32_t x)
 {
-  int i = 0;
-  while ((1u << i) < x)
-    i++;
-  return i;
+   int i = 0;
+   while ((1u << i) < x)
+      i++;
+   return i;
 }
 
 static void level_init(mc_level *l, const cs_geometry *g, int by_sets)
 {
-  const char *err = cs_geometry_check(g);
+   const char *err = cs_geometry_check(g);
 
-  if (err)
-    cs_fail(err);
-  l->fa = ls_new((uint32_t)(g->size / g->line_size), 0);
-  l->seen = lset_new();
-  l->line_bits = log2_of((uint32_t)g->line_size);
-  l->sets_mask = (uint32_t)(g->size / g->line_size / g->assoc) - 1;
-  l->straddle_by_sets = by_sets;
+   if (err)
+      cs_fail(err);
+   l->fa = ls_new((uint32_t)(g->size / g->line_size), 0);
+   l->seen = lset_new();
+   l->line_bits = log2_of((uint32_t)g->line_size);
+   l->sets_mask = (uint32_t)(g->size / g->line_size / g->assoc) - 1;
+   l->straddle_by_sets = by_sets;
 }
 
 static void level_free(mc_level *l)
 {
-  ls_delete(l->fa);
-  lset_delete(l->seen);
+   ls_delete(l->fa);
+   lset_delete(l->seen);
 }
 
 static void level_clear(mc_level *l)
 {
-  ls_clear(l->fa);
-  lset_clear(l->seen);
+   ls_clear(l->fa);
+   lset_clear(l->seen);
 }
 
 mc_sim *mc_new(const cs_geometry *i1, const cs_geometry *d1,
                const cs_geometry *ll, int l1_straddle_by_sets)
 {
-  mc_sim *m = cs_alloc(sizeof(mc_sim));
+   mc_sim *m = cs_alloc(sizeof(mc_sim));
 
-  level_init(&m->i1, i1, l1_straddle_by_sets);
-  level_init(&m->d1, d1, l1_straddle_by_sets);
-  /* LL references come line by line from the observer. */
-  level_init(&m->ll, ll, 0);
-  return m;
+   level_init(&m->i1, i1, l1_straddle_by_sets);
+   level_init(&m->d1, d1, l1_straddle_by_sets);
+   /* LL references come line by line from the observer. */
+   level_init(&m->ll, ll, 0);
+   return m;
 }
 
 void mc_delete(mc_sim *m)
 {
-  if (!m)
-    return;
-  level_free(&m->i1);
-  level_free(&m->d1);
-  level_free(&m->ll);
-  cs_free(m);
+   if (!m)
+      return;
+   level_free(&m->i1);
+   level_free(&m->d1);
+   level_free(&m->ll);
+   cs_free(m);
 }
 
 void mc_clear(mc_sim *m)
 {
-  level_clear(&m->i1);
-  level_clear(&m->d1);
-  level_clear(&m->ll);
-  m->ll_flags = 0;
+   level_clear(&m->i1);
+   level_clear(&m->d1);
+   level_clear(&m->ll);
+   m->ll_flags = 0;
 }
 
 /* One line referenced at a level; far: see ls_ref_far. */
 static inline unsigned ref_line(mc_level *l, uint64_t line, int far)
 {
-  if ((far ? ls_ref_far(l->fa, line) : ls_ref(l->fa, line)) != LS_ABSENT)
-    return 0;
-  /* lines in the shadow are always in `seen`: only test on a shadow miss */
-  return MC_FA_MISS | (lset_test_and_add(l->seen, line) ? 0 : MC_FIRST);
+   if ((far ? ls_ref_far(l->fa, line) : ls_ref(l->fa, line)) != LS_ABSENT)
+      return 0;
+   /* lines in the shadow are always in `seen`: only test on a shadow miss */
+   return MC_FA_MISS | (lset_test_and_add(l->seen, line) ? 0 : MC_FIRST);
 }
 
 static inline unsigned level_ref(mc_level *l, uint64_t a, unsigned size,
                                  int far)
 {
-  uint64_t line1 = a >> l->line_bits;
-  uint64_t line2 = (a + size - 1) >> l->line_bits;
-  unsigned f = ref_line(l, line1, far);
+   uint64_t line1 = a >> l->line_bits;
+   uint64_t line2 = (a + size - 1) >> l->line_bits;
+   unsigned f = ref_line(l, line1, far);
 
-  if (line2 != line1 && (!l->straddle_by_sets || l->sets_mask != 0))
-    f |= ref_line(l, line2, far);
-  return f;
+   if (line2 != line1 && (!l->straddle_by_sets || l->sets_mask != 0))
+      f |= ref_line(l, line2, far);
+   return f;
 }
 
 unsigned mc_level_ref(mc_level *l, uint64_t a, unsigned size)
 {
-  return level_ref(l, a, size, 0);
+   return level_ref(l, a, size, 0);
 }
 
 /* A prefetch that can never be hit by a demand access (see missclass.h):
@@ -99,31 +99,31 @@ unsigned mc_level_ref(mc_level *l, uint64_t a, unsigned size)
 
 void mc_observe_ll(void *mc, uint64_t line, int kind)
 {
-  mc_sim *m = mc;
+   mc_sim *m = mc;
 
-  switch (kind) {
-  case CS_LL_DEMAND:
-    m->ll_flags |= ref_line(&m->ll, line, 0);
-    break;
-  case CS_LL_PREFETCH:
-    ref_line(&m->ll, line, 0);
-    break;
-  default:                  /* CS_LL_PREFETCH_BLIND */
-    ls_ref(m->ll.fa, line | UNMATCHABLE);
-    break;
-  }
+   switch (kind) {
+   case CS_LL_DEMAND:
+      m->ll_flags |= ref_line(&m->ll, line, 0);
+      break;
+   case CS_LL_PREFETCH:
+      ref_line(&m->ll, line, 0);
+      break;
+   default:                  /* CS_LL_PREFETCH_BLIND */
+      ls_ref(m->ll.fa, line | UNMATCHABLE);
+      break;
+   }
 }
 
 unsigned mc__access(mc_sim *m, mc_level *l1, uint64_t a, unsigned size,
                     unsigned r)
 {
-  /* an L1 miss: the lines are not among the L1's few most recent ones */
-  unsigned f = level_ref(l1, a, size, (r & CS_L1_MISS) != 0), res = MC_NONE;
+   /* an L1 miss: the lines are not among the L1's few most recent ones */
+   unsigned f = level_ref(l1, a, size, (r & CS_L1_MISS) != 0), res = MC_NONE;
 
-  if (r & CS_L1_MISS)
-    res = mc_class_of(f);
-  if (r & CS_LL_MISS)
-    res |= mc_class_of(m->ll_flags) << 2;
-  m->ll_flags = 0;
-  return res;
+   if (r & CS_L1_MISS)
+      res = mc_class_of(f);
+   if (r & CS_LL_MISS)
+      res |= mc_class_of(m->ll_flags) << 2;
+   m->ll_flags = 0;
+   return res;
 }

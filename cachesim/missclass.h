@@ -49,16 +49,16 @@ enum { MC_NONE = 0, MC_COMPULSORY = 1, MC_CAPACITY = 2, MC_CONFLICT = 3 };
 enum { MC_FIRST = 1, MC_FA_MISS = 2 };
 
 typedef struct {
-  ls_stack *fa;             /* fully associative LRU shadow */
-  lineset  *seen;           /* lines ever referenced at this level */
-  int       line_bits;
-  int       straddle_by_sets; /* 2nd line looked up only in another set */
-  uint32_t  sets_mask;
+   ls_stack *fa;             /* fully associative LRU shadow */
+   lineset  *seen;           /* lines ever referenced at this level */
+   int       line_bits;
+   int       straddle_by_sets; /* 2nd line looked up only in another set */
+   uint32_t  sets_mask;
 } mc_level;
 
 typedef struct {
-  mc_level i1, d1, ll;
-  unsigned ll_flags;        /* MC_* of the running access's LL references */
+   mc_level i1, d1, ll;
+   unsigned ll_flags;        /* MC_* of the running access's LL references */
 } mc_sim;
 
 /* Geometries must pass cs_geometry_check.  l1_straddle_by_sets: the cache
@@ -79,9 +79,9 @@ unsigned mc_level_ref(mc_level *, uint64_t addr, unsigned size);
 
 static inline unsigned mc_class_of(unsigned flags)
 {
-  if (flags & MC_FIRST)
-    return MC_COMPULSORY;
-  return (flags & MC_FA_MISS) ? MC_CAPACITY : MC_CONFLICT;
+   if (flags & MC_FIRST)
+      return MC_COMPULSORY;
+   return (flags & MC_FA_MISS) ? MC_CAPACITY : MC_CONFLICT;
 }
 
 unsigned mc__access(mc_sim *, mc_level *l1, uint64_t a, unsigned size,
@@ -93,14 +93,14 @@ unsigned mc__access(mc_sim *, mc_level *l1, uint64_t a, unsigned size,
 static inline unsigned mc_access(mc_sim *m, mc_level *l1, uint64_t a,
                                  unsigned size, unsigned r)
 {
-  uint64_t line = a >> l1->line_bits;
+   uint64_t line = a >> l1->line_bits;
 
-  if (!(r & CS_L1_MISS) && line == ((a + size - 1) >> l1->line_bits)
-      && ls_is_mru(l1->fa, line)) {
-    m->ll_flags = 0;        /* write-through references of a hit */
-    return 0;
-  }
-  return mc__access(m, l1, a, size, r);
+   if (!(r & CS_L1_MISS) && line == ((a + size - 1) >> l1->line_bits)
+       && ls_is_mru(l1->fa, line)) {
+      m->ll_flags = 0;        /* write-through references of a hit */
+      return 0;
+   }
+   return mc__access(m, l1, a, size, r);
 }
 
 #endif /* MISSCLASS_H */

@@ -41,10 +41,10 @@
 #include "lineset.h"
 
 typedef struct {
-  ls_stack *stack;
-  lineset  *seen;
-  int       line_bits;
-  int       n_finite;       /* buckets 0 .. n_finite-1 hold finite d < L */
+   ls_stack *stack;
+   lineset  *seen;
+   int       line_bits;
+   int       n_finite;       /* buckets 0 .. n_finite-1 hold finite d < L */
 } rd_sim;
 
 /* lines >= 1 (the stack's size L), line_size a power of two. */
@@ -59,7 +59,7 @@ static inline int rd_buckets(const rd_sim *r) { return r->n_finite + 2; }
 /* Smallest distance of bucket j < rd_cold (rd_far's is L). */
 static inline uint32_t rd_lower_edge(const rd_sim *r, int j)
 {
-  return ls_edge(r->stack, j);
+   return ls_edge(r->stack, j);
 }
 
 int rd__access(rd_sim *, uint64_t a, unsigned size);
@@ -67,11 +67,11 @@ int rd__access(rd_sim *, uint64_t a, unsigned size);
 /* One data access of size bytes at a; returns its bucket. */
 static inline int rd_access(rd_sim *r, uint64_t a, unsigned size)
 {
-  uint64_t line = a >> r->line_bits;
+   uint64_t line = a >> r->line_bits;
 
-  if (line == ((a + size - 1) >> r->line_bits) && ls_is_mru(r->stack, line))
-    return 0;
-  return rd__access(r, a, size);
+   if (line == ((a + size - 1) >> r->line_bits) && ls_is_mru(r->stack, line))
+      return 0;
+   return rd__access(r, a, size);
 }
 
 #endif /* REUSEDIST_H */

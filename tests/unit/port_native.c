@@ -14,20 +14,20 @@ void  bd_fail(const char *msg) __attribute__((noreturn));
 
 void *bd_alloc(unsigned long bytes)
 {
-    void *p = calloc(1, bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "bd_alloc: out of memory (%lu bytes)\n", bytes);
-        abort();
-    }
-    return p;
+   void *p = calloc(1, bytes ? bytes : 1);
+   if (!p) {
+      fprintf(stderr, "bd_alloc: out of memory (%lu bytes)\n", bytes);
+      abort();
+   }
+   return p;
 }
 
 void bd_free(void *p) { free(p); }
 
 void bd_fail(const char *msg)
 {
-    fprintf(stderr, "backdate failure: %s\n", msg);
-    abort();
+   fprintf(stderr, "backdate failure: %s\n", msg);
+   abort();
 }
 
 /* ---- cachesim/ ---------------------------------------------------------- */
@@ -37,12 +37,12 @@ void  cs_fail(const char *msg) __attribute__((noreturn));
 
 void *cs_alloc(unsigned long bytes)
 {
-    void *p = calloc(1, bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "cs_alloc: out of memory (%lu bytes)\n", bytes);
-        abort();
-    }
-    return p;
+   void *p = calloc(1, bytes ? bytes : 1);
+   if (!p) {
+      fprintf(stderr, "cs_alloc: out of memory (%lu bytes)\n", bytes);
+      abort();
+   }
+   return p;
 }
 
 void cs_free(void *p) { free(p); }
@@ -50,6 +50,6 @@ void cs_free(void *p) { free(p); }
 /* Weak, so a test may replace it (e.g. to catch an expected failure). */
 __attribute__((weak)) void cs_fail(const char *msg)
 {
-    fprintf(stderr, "cachesim failure: %s\n", msg);
-    abort();
+   fprintf(stderr, "cachesim failure: %s\n", msg);
+   abort();
 }

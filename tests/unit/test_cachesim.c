@@ -35,19 +35,19 @@ static int n_ev, n_load, n_evict;
 
 static void on_load(void *ctx, int level, const cs_owner *o)
 {
-  (void)ctx;
-  if (n_ev < 4096)
-    ev[n_ev++] = (event){ 'L', level, (long)(uintptr_t)o->slot, 0, 0 };
-  n_load++;
+   (void)ctx;
+   if (n_ev < 4096)
+      ev[n_ev++] = (event){ 'L', level, (long)(uintptr_t)o->slot, 0, 0 };
+   n_load++;
 }
 
 static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t ac,
                      uint32_t sp)
 {
-  (void)ctx;
-  if (n_ev < 4096)
-    ev[n_ev++] = (event){ 'E', level, (long)(uintptr_t)o->slot, ac, sp };
-  n_evict++;
+   (void)ctx;
+   if (n_ev < 4096)
+      ev[n_ev++] = (event){ 'E', level, (long)(uintptr_t)o->slot, ac, sp };
+   n_evict++;
 }
 
 static const cs_hooks hooks = { 0, on_load, on_evict };
@@ -57,749 +57,749 @@ static void reset_events(void) { n_ev = n_load = n_evict = 0; }
 /* Index of the first eviction event at level from owner, or -1. */
 static int find_evict(int level, long owner)
 {
-  int i;
-  for (i = 0; i < n_ev; i++)
-    if (ev[i].kind == 'E' && ev[i].level == level && ev[i].owner == owner)
-      return i;
-  return -1;
+   int i;
+   for (i = 0; i < n_ev; i++)
+      if (ev[i].kind == 'E' && ev[i].level == level && ev[i].owner == owner)
+         return i;
+   return -1;
 }
 
 static cs_owner own(long id)
 {
-  cs_owner o = { (void *)(uintptr_t)id, 0, 0, 0 };
-  return o;
+   cs_owner o = { (void *)(uintptr_t)id, 0, 0, 0 };
+   return o;
 }
 
 static const cs_geometry L1 = { 512, 2, 64 }, LL = { 1024, 2, 64 },
-                         LL4 = { 2048, 4, 64 };
+                                     LL4 = { 2048, 4, 64 };
 
 static cs_sim *mk(const cs_geometry *l1, const cs_geometry *ll, int wb,
                   int hwpref, int use)
 {
-  cs_options o = { wb, hwpref, use, 0 };
-  reset_events();
-  return cs_new(l1, l1, ll, o, use ? &hooks : 0);
+   cs_options o = { wb, hwpref, use, 0 };
+   reset_events();
+   return cs_new(l1, l1, ll, o, use ? &hooks : 0);
 }
 
 /* ======================================================================== */
 
 static void test_geometry_check(void)
 {
-  const char *set_msg = "Cache set count is not a power of two.\n";
-  begin();
-  /* defaults are valid */
-  CHECK("65536,2,64 ok", cs_geometry_check(&(cs_geometry){65536, 2, 64}) == 0, 1);
-  CHECK("262144,8,64 ok", cs_geometry_check(&(cs_geometry){262144, 8, 64}) == 0, 1);
-  /* fully associative (1 set) is accepted: 1024/64/16 = 1 = 2^0 */
-  CHECK("1024,16,64 ok", cs_geometry_check(&(cs_geometry){1024, 16, 64}) == 0, 1);
-  /* 65536 % (3*64) = 64 != 0 */
-  CHECK("65536,3,64", strcmp(cs_geometry_check(&(cs_geometry){65536, 3, 64}), set_msg), 0);
-  /* 384/64/2 = 3 sets */
-  CHECK("384,2,64", strcmp(cs_geometry_check(&(cs_geometry){384, 2, 64}), set_msg), 0);
-  /* set count is checked before the line size: 1024 % 96 = 64 */
-  CHECK("1024,2,48", strcmp(cs_geometry_check(&(cs_geometry){1024, 2, 48}), set_msg), 0);
-  /* 384 % 96 = 0, 4 sets, but 48 is no power of two */
-  CHECK("384,2,48", strcmp(cs_geometry_check(&(cs_geometry){384, 2, 48}),
-                           "Cache line size is not a power of two.\n"), 0);
-  /* 256/8/2 = 16 sets, line 8 < 16 */
-  CHECK("256,2,8", strcmp(cs_geometry_check(&(cs_geometry){256, 2, 8}),
-                          "Cache line size is too small.\n"), 0);
-  /* 64/64/1 = 1 set, but size == line */
-  CHECK("64,1,64", strcmp(cs_geometry_check(&(cs_geometry){64, 1, 64}),
-                          "Cache size <= line size.\n"), 0);
-  /* assoc 4 > 128/64: 128 % 256 != 0, so the set-count message comes first
-     (the "associativity > size/line" check cannot trigger before it) */
-  CHECK("128,4,64", strcmp(cs_geometry_check(&(cs_geometry){128, 4, 64}), set_msg), 0);
-  CHECK("line 0", strcmp(cs_geometry_check(&(cs_geometry){1024, 2, 0}),
-                         "Cache line size is zero.\n"), 0);
-  /* absurd values must not trap (INT_MIN / -1) */
-  CHECK("INT_MIN,1,-1", cs_geometry_check(&(cs_geometry){-2147483647 - 1, 1, -1}) != 0, 1);
-  CHECK("negative size", strcmp(cs_geometry_check(&(cs_geometry){-65536, 2, 64}), set_msg), 0);
-  CHECK("assoc 0", strcmp(cs_geometry_check(&(cs_geometry){1024, 0, 64}),
-                          "Cache associativity is zero.\n"), 0);
-  end("geometry_check");
+   const char *set_msg = "Cache set count is not a power of two.\n";
+   begin();
+   /* defaults are valid */
+   CHECK("65536,2,64 ok", cs_geometry_check(&(cs_geometry){65536, 2, 64}) == 0, 1);
+   CHECK("262144,8,64 ok", cs_geometry_check(&(cs_geometry){262144, 8, 64}) == 0, 1);
+   /* fully associative (1 set) is accepted: 1024/64/16 = 1 = 2^0 */
+   CHECK("1024,16,64 ok", cs_geometry_check(&(cs_geometry){1024, 16, 64}) == 0, 1);
+   /* 65536 % (3*64) = 64 != 0 */
+   CHECK("65536,3,64", strcmp(cs_geometry_check(&(cs_geometry){65536, 3, 64}), set_msg), 0);
+   /* 384/64/2 = 3 sets */
+   CHECK("384,2,64", strcmp(cs_geometry_check(&(cs_geometry){384, 2, 64}), set_msg), 0);
+   /* set count is checked before the line size: 1024 % 96 = 64 */
+   CHECK("1024,2,48", strcmp(cs_geometry_check(&(cs_geometry){1024, 2, 48}), set_msg), 0);
+   /* 384 % 96 = 0, 4 sets, but 48 is no power of two */
+   CHECK("384,2,48", strcmp(cs_geometry_check(&(cs_geometry){384, 2, 48}),
+                            "Cache line size is not a power of two.\n"), 0);
+   /* 256/8/2 = 16 sets, line 8 < 16 */
+   CHECK("256,2,8", strcmp(cs_geometry_check(&(cs_geometry){256, 2, 8}),
+                           "Cache line size is too small.\n"), 0);
+   /* 64/64/1 = 1 set, but size == line */
+   CHECK("64,1,64", strcmp(cs_geometry_check(&(cs_geometry){64, 1, 64}),
+                           "Cache size <= line size.\n"), 0);
+   /* assoc 4 > 128/64: 128 % 256 != 0, so the set-count message comes first
+      (the "associativity > size/line" check cannot trigger before it) */
+   CHECK("128,4,64", strcmp(cs_geometry_check(&(cs_geometry){128, 4, 64}), set_msg), 0);
+   CHECK("line 0", strcmp(cs_geometry_check(&(cs_geometry){1024, 2, 0}),
+                          "Cache line size is zero.\n"), 0);
+   /* absurd values must not trap (INT_MIN / -1) */
+   CHECK("INT_MIN,1,-1", cs_geometry_check(&(cs_geometry){-2147483647 - 1, 1, -1}) != 0, 1);
+   CHECK("negative size", strcmp(cs_geometry_check(&(cs_geometry){-65536, 2, 64}), set_msg), 0);
+   CHECK("assoc 0", strcmp(cs_geometry_check(&(cs_geometry){1024, 0, 64}),
+                           "Cache associativity is zero.\n"), 0);
+   end("geometry_check");
 }
 
 static void test_geometry_fixup(void)
 {
-  cs_geometry g;
-  int changed;
-  char buf[64];
+   cs_geometry g;
+   int changed;
+   char buf[64];
 
-  begin();
-  /* 300 MiB = 314572800 B, 20-way: sets = 314572800/1280 = 245760, down
-     to 131072; 245760/131072 = 1.875; 1.875*20 = 37.5, rounded 38;
-     size = 64*38*131072 = 318767104. */
-  g = (cs_geometry){ 314572800, 20, 64 };
-  cs_geometry_fixup_host(&g, &changed);
-  CHECK("300M size", g.size, 318767104);
-  CHECK("300M assoc", g.assoc, 38);
-  CHECK("300M line", g.line_size, 64);
-  CHECK("300M changed", changed, 1);
-  /* 12 MiB 16-way: 12288 sets -> 8192, assoc 16*1.5 = 24, size unchanged */
-  g = (cs_geometry){ 12582912, 16, 64 };
-  cs_geometry_fixup_host(&g, &changed);
-  CHECK("12M size", g.size, 12582912);
-  CHECK("12M assoc", g.assoc, 24);
-  CHECK("12M changed", changed, 1);
-  /* 40370176 B 11-way (a reference log shows "simulated LL cache:
-     line_size 64 assoc 19 total_size 39,845,888"): 57344 sets -> 32768,
-     1.75*11 = 19.25 -> 19; 64*19*32768 = 39845888 */
-  g = (cs_geometry){ 40370176, 11, 64 };
-  cs_geometry_fixup_host(&g, &changed);
-  CHECK("40M size", g.size, 39845888);
-  CHECK("40M assoc", g.assoc, 19);
-  /* 5 MiB 48-way: 5242880/3072 = 1706 sets -> 1024; 1706/1024*48 =
-     79.97 -> 80; 64*80*1024 = 5242880 */
-  g = (cs_geometry){ 5242880, 48, 64 };
-  cs_geometry_fixup_host(&g, &changed);
-  CHECK("5M size", g.size, 5242880);
-  CHECK("5M assoc", g.assoc, 80);
-  /* power-of-two sets: untouched */
-  g = (cs_geometry){ 262144, 8, 64 };
-  cs_geometry_fixup_host(&g, &changed);
-  CHECK("256K size", g.size, 262144);
-  CHECK("256K assoc", g.assoc, 8);
-  CHECK("256K changed", changed, 0);
-  /* power-of-two sets but a size that is no multiple: 262244/512 = 512
-     sets, size trimmed to 64*8*512 = 262144 */
-  g = (cs_geometry){ 262244, 8, 64 };
-  cs_geometry_fixup_host(&g, &changed);
-  CHECK("trim size", g.size, 262144);
-  CHECK("trim changed", changed, 1);
-  /* defaults */
-  {
-    cs_geometry i1, d1, ll;
-    cs_geometry_defaults(&i1, &d1, &ll);
-    CHECK("def I1", i1.size == 65536 && i1.assoc == 2 && i1.line_size == 64, 1);
-    CHECK("def D1", d1.size == 65536 && d1.assoc == 2 && d1.line_size == 64, 1);
-    CHECK("def LL", ll.size == 262144 && ll.assoc == 8 && ll.line_size == 64, 1);
-  }
-  cs_geometry_desc(&(cs_geometry){65536, 2, 64}, buf, sizeof buf);
-  CHECK("desc", strcmp(buf, "65536 B, 64 B, 2-way associative"), 0);
-  cs_geometry_desc(&(cs_geometry){1024, 1, 64}, buf, sizeof buf);
-  CHECK("desc dm", strcmp(buf, "1024 B, 64 B, direct-mapped"), 0);
-  cs_geometry_desc(&(cs_geometry){65536, 2, 64}, buf, 6);
-  CHECK("desc trunc", strcmp(buf, "65536"), 0);
-  end("geometry_fixup_defaults_desc");
+   begin();
+   /* 300 MiB = 314572800 B, 20-way: sets = 314572800/1280 = 245760, down
+      to 131072; 245760/131072 = 1.875; 1.875*20 = 37.5, rounded 38;
+      size = 64*38*131072 = 318767104. */
+   g = (cs_geometry){ 314572800, 20, 64 };
+   cs_geometry_fixup_host(&g, &changed);
+   CHECK("300M size", g.size, 318767104);
+   CHECK("300M assoc", g.assoc, 38);
+   CHECK("300M line", g.line_size, 64);
+   CHECK("300M changed", changed, 1);
+   /* 12 MiB 16-way: 12288 sets -> 8192, assoc 16*1.5 = 24, size unchanged */
+   g = (cs_geometry){ 12582912, 16, 64 };
+   cs_geometry_fixup_host(&g, &changed);
+   CHECK("12M size", g.size, 12582912);
+   CHECK("12M assoc", g.assoc, 24);
+   CHECK("12M changed", changed, 1);
+   /* 40370176 B 11-way (a reference log shows "simulated LL cache:
+      line_size 64 assoc 19 total_size 39,845,888"): 57344 sets -> 32768,
+      1.75*11 = 19.25 -> 19; 64*19*32768 = 39845888 */
+   g = (cs_geometry){ 40370176, 11, 64 };
+   cs_geometry_fixup_host(&g, &changed);
+   CHECK("40M size", g.size, 39845888);
+   CHECK("40M assoc", g.assoc, 19);
+   /* 5 MiB 48-way: 5242880/3072 = 1706 sets -> 1024; 1706/1024*48 =
+      79.97 -> 80; 64*80*1024 = 5242880 */
+   g = (cs_geometry){ 5242880, 48, 64 };
+   cs_geometry_fixup_host(&g, &changed);
+   CHECK("5M size", g.size, 5242880);
+   CHECK("5M assoc", g.assoc, 80);
+   /* power-of-two sets: untouched */
+   g = (cs_geometry){ 262144, 8, 64 };
+   cs_geometry_fixup_host(&g, &changed);
+   CHECK("256K size", g.size, 262144);
+   CHECK("256K assoc", g.assoc, 8);
+   CHECK("256K changed", changed, 0);
+   /* power-of-two sets but a size that is no multiple: 262244/512 = 512
+      sets, size trimmed to 64*8*512 = 262144 */
+   g = (cs_geometry){ 262244, 8, 64 };
+   cs_geometry_fixup_host(&g, &changed);
+   CHECK("trim size", g.size, 262144);
+   CHECK("trim changed", changed, 1);
+   /* defaults */
+   {
+      cs_geometry i1, d1, ll;
+      cs_geometry_defaults(&i1, &d1, &ll);
+      CHECK("def I1", i1.size == 65536 && i1.assoc == 2 && i1.line_size == 64, 1);
+      CHECK("def D1", d1.size == 65536 && d1.assoc == 2 && d1.line_size == 64, 1);
+      CHECK("def LL", ll.size == 262144 && ll.assoc == 8 && ll.line_size == 64, 1);
+   }
+   cs_geometry_desc(&(cs_geometry){65536, 2, 64}, buf, sizeof buf);
+   CHECK("desc", strcmp(buf, "65536 B, 64 B, 2-way associative"), 0);
+   cs_geometry_desc(&(cs_geometry){1024, 1, 64}, buf, sizeof buf);
+   CHECK("desc dm", strcmp(buf, "1024 B, 64 B, direct-mapped"), 0);
+   cs_geometry_desc(&(cs_geometry){65536, 2, 64}, buf, 6);
+   CHECK("desc trunc", strcmp(buf, "65536"), 0);
+   end("geometry_fixup_defaults_desc");
 }
 
 /* Sums of the L1 and LL miss bits of n reads at line starts. */
 static void sweep(cs_sim *s, int from, int n, int *l1, int *ll)
 {
-  int k;
-  *l1 = *ll = 0;
-  for (k = from; k < from + n; k++) {
-    unsigned r = cs_read(s, LINE(k), 4, 0);
-    *l1 += r & 1;
-    *ll += (r >> 1) & 1;
-  }
+   int k;
+   *l1 = *ll = 0;
+   for (k = from; k < from + n; k++) {
+      unsigned r = cs_read(s, LINE(k), 4, 0);
+      *l1 += r & 1;
+      *ll += (r >> 1) & 1;
+   }
 }
 
 static void test_sequential_sweep(void)
 {
-  cs_sim *s;
-  int m1, m2;
+   cs_sim *s;
+   int m1, m2;
 
-  begin();
-  /* 8 lines = the whole L1 (2 lines per set): cold pass misses everywhere,
-     second pass hits everywhere. */
-  s = mk(&L1, &LL4, 0, 0, 0);
-  sweep(s, 0, 8, &m1, &m2);
-  CHECK("8 cold L1", m1, 8);
-  CHECK("8 cold LL", m2, 8);
-  sweep(s, 0, 8, &m1, &m2);
-  CHECK("8 warm L1", m1, 0);
-  CHECK("8 warm LL", m2, 0);
-  cs_delete(s);
-  /* 16 lines: 4 per L1 set (2 ways) -> LRU thrashes, every access of the
-     second pass misses L1; LL4 holds 2 per set of 4 ways -> all LL hits. */
-  s = mk(&L1, &LL4, 0, 0, 0);
-  sweep(s, 0, 16, &m1, &m2);
-  CHECK("16 cold L1", m1, 16);
-  CHECK("16 cold LL", m2, 16);
-  sweep(s, 0, 16, &m1, &m2);
-  CHECK("16 warm L1", m1, 16);
-  CHECK("16 warm LL", m2, 0);
-  /* instruction side is a separate L1: same sweep as fetches, cold in I1
-     but warm in LL */
-  {
-    int k, i1 = 0, il = 0;
-    for (k = 0; k < 16; k++) {
-      unsigned r = cs_instr(s, LINE(k), 4, 0);
-      i1 += r & 1;
-      il += (r >> 1) & 1;
-    }
-    CHECK("I1 cold", i1, 16);
-    CHECK("I via LL warm", il, 0);
-  }
-  cs_delete(s);
-  end("sequential_sweep");
+   begin();
+   /* 8 lines = the whole L1 (2 lines per set): cold pass misses everywhere,
+      second pass hits everywhere. */
+   s = mk(&L1, &LL4, 0, 0, 0);
+   sweep(s, 0, 8, &m1, &m2);
+   CHECK("8 cold L1", m1, 8);
+   CHECK("8 cold LL", m2, 8);
+   sweep(s, 0, 8, &m1, &m2);
+   CHECK("8 warm L1", m1, 0);
+   CHECK("8 warm LL", m2, 0);
+   cs_delete(s);
+   /* 16 lines: 4 per L1 set (2 ways) -> LRU thrashes, every access of the
+      second pass misses L1; LL4 holds 2 per set of 4 ways -> all LL hits. */
+   s = mk(&L1, &LL4, 0, 0, 0);
+   sweep(s, 0, 16, &m1, &m2);
+   CHECK("16 cold L1", m1, 16);
+   CHECK("16 cold LL", m2, 16);
+   sweep(s, 0, 16, &m1, &m2);
+   CHECK("16 warm L1", m1, 16);
+   CHECK("16 warm LL", m2, 0);
+   /* instruction side is a separate L1: same sweep as fetches, cold in I1
+      but warm in LL */
+   {
+      int k, i1 = 0, il = 0;
+      for (k = 0; k < 16; k++) {
+         unsigned r = cs_instr(s, LINE(k), 4, 0);
+         i1 += r & 1;
+         il += (r >> 1) & 1;
+      }
+      CHECK("I1 cold", i1, 16);
+      CHECK("I via LL warm", il, 0);
+   }
+   cs_delete(s);
+   end("sequential_sweep");
 }
 
 static void test_strides_conflicts(void)
 {
-  cs_sim *s = mk(&L1, &LL4, 0, 0, 0);
-  int round, k, m1 = 0, m2 = 0;
-  unsigned r;
+   cs_sim *s = mk(&L1, &LL4, 0, 0, 0);
+   int round, k, m1 = 0, m2 = 0;
+   unsigned r;
 
-  begin();
-  /* Stride 256 B = 4 lines: lines 0, 4, 8 all in L1 set 0 (2 ways): one
-     more than the associativity, so with LRU every access misses L1 from
-     the second round on.  In LL4 they are in sets 0, 4, 0 -> fit. */
-  for (round = 0; round < 5; round++)
-    for (k = 0; k < 3; k++) {
-      r = cs_read(s, LINE(4 * k), 8, 0);
-      if (round > 0) {
-        m1 += r & 1;
-        m2 += (r >> 1) & 1;
+   begin();
+   /* Stride 256 B = 4 lines: lines 0, 4, 8 all in L1 set 0 (2 ways): one
+      more than the associativity, so with LRU every access misses L1 from
+      the second round on.  In LL4 they are in sets 0, 4, 0 -> fit. */
+   for (round = 0; round < 5; round++)
+      for (k = 0; k < 3; k++) {
+         r = cs_read(s, LINE(4 * k), 8, 0);
+         if (round > 0) {
+            m1 += r & 1;
+            m2 += (r >> 1) & 1;
+         }
       }
-    }
-  CHECK("3 in 2-way L1 misses", m1, 12);
-  CHECK("3 in 2-way LL misses", m2, 0);
-  cs_delete(s);
-  /* Exactly the associativity: 2 lines in set 0 -> hits after round 1. */
-  s = mk(&L1, &LL4, 0, 0, 0);
-  m1 = 0;
-  for (round = 0; round < 5; round++)
-    for (k = 0; k < 2; k++) {
-      r = cs_read(s, LINE(4 * k), 8, 0);
-      if (round > 0)
-        m1 += r & 1;
-    }
-  CHECK("2 in 2-way L1 misses", m1, 0);
-  /* Stride 64 B over 4 lines: 4 different sets -> 4 misses then hits. */
-  m1 = 0;
-  for (round = 0; round < 3; round++)
-    for (k = 100; k < 104; k++)
-      m1 += cs_read(s, LINE(k), 1, 0) & 1;
-  CHECK("stride 64", m1, 4);
-  cs_delete(s);
-  end("strides_conflicts");
+   CHECK("3 in 2-way L1 misses", m1, 12);
+   CHECK("3 in 2-way LL misses", m2, 0);
+   cs_delete(s);
+   /* Exactly the associativity: 2 lines in set 0 -> hits after round 1. */
+   s = mk(&L1, &LL4, 0, 0, 0);
+   m1 = 0;
+   for (round = 0; round < 5; round++)
+      for (k = 0; k < 2; k++) {
+         r = cs_read(s, LINE(4 * k), 8, 0);
+         if (round > 0)
+            m1 += r & 1;
+      }
+   CHECK("2 in 2-way L1 misses", m1, 0);
+   /* Stride 64 B over 4 lines: 4 different sets -> 4 misses then hits. */
+   m1 = 0;
+   for (round = 0; round < 3; round++)
+      for (k = 100; k < 104; k++)
+         m1 += cs_read(s, LINE(k), 1, 0) & 1;
+   CHECK("stride 64", m1, 4);
+   cs_delete(s);
+   end("strides_conflicts");
 }
 
 static void test_lru_order(void)
 {
-  /* 4-way D1: 1024,4,64 -> 4 sets; A..E = lines 0,4,8,12,16 all set 0 */
-  cs_geometry d4 = { 1024, 4, 64 };
-  cs_sim *s = mk(&d4, &LL4, 0, 0, 0);
-  enum { A = 0, B = 4, C = 8, D = 12, E = 16 };
+   /* 4-way D1: 1024,4,64 -> 4 sets; A..E = lines 0,4,8,12,16 all set 0 */
+   cs_geometry d4 = { 1024, 4, 64 };
+   cs_sim *s = mk(&d4, &LL4, 0, 0, 0);
+   enum { A = 0, B = 4, C = 8, D = 12, E = 16 };
 
-  begin();
-  CHECK("A", cs_read(s, LINE(A), 4, 0) & 1, 1);
-  CHECK("B", cs_read(s, LINE(B), 4, 0) & 1, 1);
-  CHECK("C", cs_read(s, LINE(C), 4, 0) & 1, 1);
-  CHECK("D", cs_read(s, LINE(D), 4, 0) & 1, 1);   /* D C B A */
-  CHECK("B hit", cs_read(s, LINE(B), 4, 0), 0);    /* B D C A */
-  CHECK("A hit", cs_write(s, LINE(A), 4, 0), 0);   /* A B D C */
-  CHECK("E miss", cs_read(s, LINE(E), 4, 0) & 1, 1); /* E A B D, C out */
-  CHECK("D hit", cs_read(s, LINE(D), 4, 0), 0);    /* D E A B */
-  CHECK("C miss", cs_read(s, LINE(C), 4, 0) & 1, 1); /* C D E A, B out */
-  CHECK("B miss", cs_read(s, LINE(B), 4, 0) & 1, 1); /* B C D E, A out */
-  CHECK("E hit", cs_read(s, LINE(E), 4, 0), 0);    /* E B C D */
-  CHECK("A miss", cs_read(s, LINE(A), 4, 0) & 1, 1); /* A E B C, D out */
-  CHECK("D miss", cs_read(s, LINE(D), 4, 0) & 1, 1);
-  /* the tags themselves, MRU first: D A E B (line numbers, plain mode) */
-  CHECK("tag0", s->d1.tags[0], 0x4000 + D);
-  CHECK("tag1", s->d1.tags[1], 0x4000 + A);
-  CHECK("tag2", s->d1.tags[2], 0x4000 + E);
-  CHECK("tag3", s->d1.tags[3], 0x4000 + B);
-  cs_delete(s);
-  end("lru_order");
+   begin();
+   CHECK("A", cs_read(s, LINE(A), 4, 0) & 1, 1);
+   CHECK("B", cs_read(s, LINE(B), 4, 0) & 1, 1);
+   CHECK("C", cs_read(s, LINE(C), 4, 0) & 1, 1);
+   CHECK("D", cs_read(s, LINE(D), 4, 0) & 1, 1);   /* D C B A */
+   CHECK("B hit", cs_read(s, LINE(B), 4, 0), 0);    /* B D C A */
+   CHECK("A hit", cs_write(s, LINE(A), 4, 0), 0);   /* A B D C */
+   CHECK("E miss", cs_read(s, LINE(E), 4, 0) & 1, 1); /* E A B D, C out */
+   CHECK("D hit", cs_read(s, LINE(D), 4, 0), 0);    /* D E A B */
+   CHECK("C miss", cs_read(s, LINE(C), 4, 0) & 1, 1); /* C D E A, B out */
+   CHECK("B miss", cs_read(s, LINE(B), 4, 0) & 1, 1); /* B C D E, A out */
+   CHECK("E hit", cs_read(s, LINE(E), 4, 0), 0);    /* E B C D */
+   CHECK("A miss", cs_read(s, LINE(A), 4, 0) & 1, 1); /* A E B C, D out */
+   CHECK("D miss", cs_read(s, LINE(D), 4, 0) & 1, 1);
+   /* the tags themselves, MRU first: D A E B (line numbers, plain mode) */
+   CHECK("tag0", s->d1.tags[0], 0x4000 + D);
+   CHECK("tag1", s->d1.tags[1], 0x4000 + A);
+   CHECK("tag2", s->d1.tags[2], 0x4000 + E);
+   CHECK("tag3", s->d1.tags[3], 0x4000 + B);
+   cs_delete(s);
+   end("lru_order");
 }
 
 static void test_straddle(void)
 {
-  cs_sim *s = mk(&L1, &LL, 0, 0, 0);
-  unsigned r;
+   cs_sim *s = mk(&L1, &LL, 0, 0, 0);
+   unsigned r;
 
-  begin();
-  /* 8 bytes at offset 60 of line 0: lines 0 and 1; cold: ONE access,
-     a miss in L1 and LL */
-  r = cs_read(s, LINE(0) + 60, 8, 0);
-  CHECK("cold straddle", r, CS_L1_MISS | CS_LL_MISS);
-  CHECK("line 0 in", cs_read(s, LINE(0), 4, 0), 0);
-  CHECK("line 1 in", cs_read(s, LINE(1), 4, 0), 0);
-  /* L1 set 0 now [0]; add line 4 -> [4, 0]; straddle touches 0 -> [0, 4];
-     then line 8 evicts the LRU, which must be 4, not 0 */
-  cs_read(s, LINE(4), 4, 0);
-  CHECK("both hit", cs_read(s, LINE(0) + 62, 4, 0), 0);
-  cs_read(s, LINE(8), 4, 0);
-  CHECK("0 kept MRU by straddle", cs_read(s, LINE(0), 4, 0), 0);
-  CHECK("4 evicted", cs_read(s, LINE(4), 4, 0) & 1, 1);
-  cs_delete(s);
+   begin();
+   /* 8 bytes at offset 60 of line 0: lines 0 and 1; cold: ONE access,
+      a miss in L1 and LL */
+   r = cs_read(s, LINE(0) + 60, 8, 0);
+   CHECK("cold straddle", r, CS_L1_MISS | CS_LL_MISS);
+   CHECK("line 0 in", cs_read(s, LINE(0), 4, 0), 0);
+   CHECK("line 1 in", cs_read(s, LINE(1), 4, 0), 0);
+   /* L1 set 0 now [0]; add line 4 -> [4, 0]; straddle touches 0 -> [0, 4];
+      then line 8 evicts the LRU, which must be 4, not 0 */
+   cs_read(s, LINE(4), 4, 0);
+   CHECK("both hit", cs_read(s, LINE(0) + 62, 4, 0), 0);
+   cs_read(s, LINE(8), 4, 0);
+   CHECK("0 kept MRU by straddle", cs_read(s, LINE(0), 4, 0), 0);
+   CHECK("4 evicted", cs_read(s, LINE(4), 4, 0) & 1, 1);
+   cs_delete(s);
 
-  /* Second line misses L1 only: without cacheuse the whole access goes
-     to LL, so LL sees BOTH lines (line n0 moves to MRU in LL set 0). */
-  s = mk(&L1, &LL, 0, 0, 0);
-  cs_read(s, LINE(0), 4, 0);          /* LL set 0: [0]     D1 set 0: [0]   */
-  cs_read(s, LINE(8), 4, 0);          /* LL set 0: [8, 0]  D1 set 0: [8, 0] */
-  r = cs_read(s, LINE(0) + 63, 2, 0); /* D1: 0 hits, 1 misses */
-  CHECK("half miss", r, CS_L1_MISS | CS_LL_MISS);
-  CHECK("LL MRU is line 0", s->ll.tags[0], 0x4000);
-  CHECK("LL 2nd is line 8", s->ll.tags[1], 0x4008);
-  cs_delete(s);
+   /* Second line misses L1 only: without cacheuse the whole access goes
+      to LL, so LL sees BOTH lines (line n0 moves to MRU in LL set 0). */
+   s = mk(&L1, &LL, 0, 0, 0);
+   cs_read(s, LINE(0), 4, 0);          /* LL set 0: [0]     D1 set 0: [0]   */
+   cs_read(s, LINE(8), 4, 0);          /* LL set 0: [8, 0]  D1 set 0: [8, 0] */
+   r = cs_read(s, LINE(0) + 63, 2, 0); /* D1: 0 hits, 1 misses */
+   CHECK("half miss", r, CS_L1_MISS | CS_LL_MISS);
+   CHECK("LL MRU is line 0", s->ll.tags[0], 0x4000);
+   CHECK("LL 2nd is line 8", s->ll.tags[1], 0x4008);
+   cs_delete(s);
 
-  /* Same with cacheuse: only the missing line goes to LL: [8, 0] stays. */
-  s = mk(&L1, &LL, 0, 0, 1);
-  cs_read(s, LINE(0), 4, 0);
-  cs_read(s, LINE(8), 4, 0);
-  r = cs_read(s, LINE(0) + 63, 2, 0);
-  CHECK("use half miss", r, CS_L1_MISS | CS_LL_MISS);
-  CHECK("use LL MRU still 8", s->ll.tags[0] & s->ll.tag_mask, (uint64_t)LINE(8));
-  cs_delete(s);
+   /* Same with cacheuse: only the missing line goes to LL: [8, 0] stays. */
+   s = mk(&L1, &LL, 0, 0, 1);
+   cs_read(s, LINE(0), 4, 0);
+   cs_read(s, LINE(8), 4, 0);
+   r = cs_read(s, LINE(0) + 63, 2, 0);
+   CHECK("use half miss", r, CS_L1_MISS | CS_LL_MISS);
+   CHECK("use LL MRU still 8", s->ll.tags[0] & s->ll.tag_mask, (uint64_t)LINE(8));
+   cs_delete(s);
 
-  /* Instruction fetch straddle, 15 bytes at offset 50 */
-  s = mk(&L1, &LL, 0, 0, 0);
-  CHECK("instr straddle", cs_instr(s, LINE(3) + 50, 15, 0), CS_L1_MISS | CS_LL_MISS);
-  CHECK("instr line 4", cs_instr(s, LINE(4), 1, 0), 0);
-  cs_delete(s);
-  end("straddle");
+   /* Instruction fetch straddle, 15 bytes at offset 50 */
+   s = mk(&L1, &LL, 0, 0, 0);
+   CHECK("instr straddle", cs_instr(s, LINE(3) + 50, 15, 0), CS_L1_MISS | CS_LL_MISS);
+   CHECK("instr line 4", cs_instr(s, LINE(4), 1, 0), 0);
+   cs_delete(s);
+   end("straddle");
 }
 
 /* The use mask of the only D1 line with a non-zero count (-1 if none or
    several). */
 static long only_mask(cs_sim *s)
 {
-  unsigned i, n = (unsigned)(s->d1.sets * s->d1.assoc);
-  long m = -1;
-  for (i = 0; i < n; i++)
-    if (s->d1.line[i].use.count) {
-      if (m != -1)
-        return -1;
-      m = s->d1.line[i].use.mask;
-    }
-  return m;
+   unsigned i, n = (unsigned)(s->d1.sets * s->d1.assoc);
+   long m = -1;
+   for (i = 0; i < n; i++)
+      if (s->d1.line[i].use.count) {
+         if (m != -1)
+            return -1;
+         m = s->d1.line[i].use.mask;
+      }
+   return m;
 }
 
 /* Expected bits by the rule "line_size/32 bytes per bit, or 32/line_size
    bits per byte", byte by byte. */
 static uint32_t want_mask(int line, int first, int last)
 {
-  uint32_t m = 0;
-  int b, k;
-  for (b = first; b <= last; b++) {
-    if (line >= 32) {
-      m |= 1u << (b / (line / 32));
-    } else {
-      for (k = 0; k < 32 / line; k++)
-        m |= 1u << (b * (32 / line) + k);
-    }
-  }
-  return m;
+   uint32_t m = 0;
+   int b, k;
+   for (b = first; b <= last; b++) {
+      if (line >= 32) {
+         m |= 1u << (b / (line / 32));
+      } else {
+         for (k = 0; k < 32 / line; k++)
+            m |= 1u << (b * (32 / line) + k);
+      }
+   }
+   return m;
 }
 
 static void test_use_masks(void)
 {
-  static const int lines[] = { 16, 32, 64, 128 };
-  unsigned li;
-  int off, size;
+   static const int lines[] = { 16, 32, 64, 128 };
+   unsigned li;
+   int off, size;
 
-  begin();
-  for (li = 0; li < sizeof lines / sizeof lines[0]; li++) {
-    int ls = lines[li];
-    cs_geometry g = { ls * 8, 2, ls };
-    for (off = 0; off < ls; off++)
-      for (size = 1; off + size <= ls && size <= 16; size++) {
-        cs_owner o = own(1);
-        cs_sim *s = mk(&g, &LL4, 0, 0, 1);
-        cs_read(s, BASE + (uint64_t)off, (unsigned)size, &o);
-        if (only_mask(s) != (long)want_mask(ls, off, off + size - 1)) {
-          CHECK("mask", only_mask(s), want_mask(ls, off, off + size - 1));
-          printf("  line %d off %d size %d\n", ls, off, size);
-        }
-        cs_delete(s);
+   begin();
+   for (li = 0; li < sizeof lines / sizeof lines[0]; li++) {
+      int ls = lines[li];
+      cs_geometry g = { ls * 8, 2, ls };
+      for (off = 0; off < ls; off++)
+         for (size = 1; off + size <= ls && size <= 16; size++) {
+            cs_owner o = own(1);
+            cs_sim *s = mk(&g, &LL4, 0, 0, 1);
+            cs_read(s, BASE + (uint64_t)off, (unsigned)size, &o);
+            if (only_mask(s) != (long)want_mask(ls, off, off + size - 1)) {
+               CHECK("mask", only_mask(s), want_mask(ls, off, off + size - 1));
+               printf("  line %d off %d size %d\n", ls, off, size);
+            }
+            cs_delete(s);
+         }
+   }
+   /* hand-checked samples, 64-byte lines (2 bytes per bit) */
+   CHECK("64: 0+1", want_mask(64, 0, 0), 0x1);
+   CHECK("64: 1+2", want_mask(64, 1, 2), 0x3);       /* bytes 1,2: bits 0,1 */
+   CHECK("64: 60+4", want_mask(64, 60, 63), 0xc0000000u);
+   CHECK("16: 3+1", want_mask(16, 3, 3), 0xc0);      /* bits 6,7 */
+   CHECK("128: 4..11", want_mask(128, 4, 11), 0x6); /* bits 1,2 */
+   {
+      /* straddle: offset 60, 8 bytes -> first line bits 30,31; second line
+         bytes 0..3 -> bits 0,1 */
+      cs_owner o = own(1);
+      cs_sim *s = mk(&L1, &LL4, 0, 0, 1);
+      unsigned i, n = 8, seen = 0;
+      cs_read(s, LINE(0) + 60, 8, &o);
+      for (i = 0; i < n; i++) {
+         if (s->d1.line[i].use.count == 1 && s->d1.line[i].use.mask == 0xc0000000u)
+            seen |= 1;
+         if (s->d1.line[i].use.count == 1 && s->d1.line[i].use.mask == 0x3u)
+            seen |= 2;
       }
-  }
-  /* hand-checked samples, 64-byte lines (2 bytes per bit) */
-  CHECK("64: 0+1", want_mask(64, 0, 0), 0x1);
-  CHECK("64: 1+2", want_mask(64, 1, 2), 0x3);       /* bytes 1,2: bits 0,1 */
-  CHECK("64: 60+4", want_mask(64, 60, 63), 0xc0000000u);
-  CHECK("16: 3+1", want_mask(16, 3, 3), 0xc0);      /* bits 6,7 */
-  CHECK("128: 4..11", want_mask(128, 4, 11), 0x6); /* bits 1,2 */
-  {
-    /* straddle: offset 60, 8 bytes -> first line bits 30,31; second line
-       bytes 0..3 -> bits 0,1 */
-    cs_owner o = own(1);
-    cs_sim *s = mk(&L1, &LL4, 0, 0, 1);
-    unsigned i, n = 8, seen = 0;
-    cs_read(s, LINE(0) + 60, 8, &o);
-    for (i = 0; i < n; i++) {
-      if (s->d1.line[i].use.count == 1 && s->d1.line[i].use.mask == 0xc0000000u)
-        seen |= 1;
-      if (s->d1.line[i].use.count == 1 && s->d1.line[i].use.mask == 0x3u)
-        seen |= 2;
-    }
-    CHECK("straddle masks", seen, 3);
-    /* hits accumulate: bytes 8..9 of line 0 -> bit 4 */
-    cs_read(s, LINE(0) + 8, 2, &o);
-    seen = 0;
-    for (i = 0; i < n; i++)
-      if (s->d1.line[i].use.count == 2 && s->d1.line[i].use.mask == 0xc0000010u)
-        seen = 1;
-    CHECK("hit accumulates", seen, 1);
-    cs_delete(s);
-  }
-  end("use_masks");
+      CHECK("straddle masks", seen, 3);
+      /* hits accumulate: bytes 8..9 of line 0 -> bit 4 */
+      cs_read(s, LINE(0) + 8, 2, &o);
+      seen = 0;
+      for (i = 0; i < n; i++)
+         if (s->d1.line[i].use.count == 2 && s->d1.line[i].use.mask == 0xc0000010u)
+            seen = 1;
+      CHECK("hit accumulates", seen, 1);
+      cs_delete(s);
+   }
+   end("use_masks");
 }
 
 static void test_accost_sploss(void)
 {
-  cs_sim *s = mk(&L1, &LL, 0, 0, 1);
-  cs_owner a = own(10), a2 = own(11), b = own(20), c = own(30), d = own(40);
-  int i;
+   cs_sim *s = mk(&L1, &LL, 0, 0, 1);
+   cs_owner a = own(10), a2 = own(11), b = own(20), c = own(30), d = own(40);
+   int i;
 
-  begin();
-  /* Line n0 (D1 set 0, LL set 0) read 3 times, 4 bytes at 0, 8, 16:
-     bits {0,1}, {4,5}, {8,9} -> 6 bits; count 3.  Only the first access's
-     owner (a) owns the line. */
-  CHECK("load", cs_read(s, LINE(0), 4, &a), CS_L1_MISS | CS_LL_MISS);
-  CHECK("hit1", cs_read(s, LINE(0) + 8, 4, &a2), 0);
-  CHECK("hit2", cs_read(s, LINE(0) + 16, 4, &a2), 0);
-  /* loads so far: D1 (a), LL (a) */
-  CHECK("loads", n_load, 2);
-  CHECK("load L1 owner", ev[0].level == 1 && ev[0].owner == 10, 1);
-  CHECK("load LL owner", ev[1].level == 2 && ev[1].owner == 10, 1);
-  /* line n0+4: D1 set 0 (LL set 4), 4 bytes at offset 0 -> bits 0,1 */
-  cs_read(s, LINE(4), 4, &b);
-  /* line n0+8: D1 set 0, LL set 0 -> D1 evicts n0 (LRU):
-     AcCost1 = 1000/3 = 333, SpLoss1 = (32-6)*64/32 = 52; merged into LL
-     line n0 (count 0+3, 6 bits).  LL set 0 [n0, init] -> init evicted
-     (no owner, no report); LL set 0 = [n0+8, n0]. */
-  reset_events();
-  cs_read(s, LINE(8), 64, &c);    /* all 64 bytes: full mask */
-  i = find_evict(1, 10);
-  CHECK("evict n0 L1 reported", i >= 0, 1);
-  if (i >= 0) {
-    CHECK("AcCost1 k=3", ev[i].ac, 333);
-    CHECK("SpLoss1 b=12", ev[i].sp, 52);
-  }
-  CHECK("no LL evict yet", find_evict(2, 10), -1);
-  /* line n0+16: D1 set 0 evicts n0+4 (count 1, 2 bits: 1000, 60);
-     LL set 0 [n0+8, n0] evicts n0: count 3, 6 bits -> 333, 52 */
-  reset_events();
-  cs_read(s, LINE(16), 1, &d);
-  i = find_evict(1, 20);
-  CHECK("n0+4 reported", i >= 0, 1);
-  if (i >= 0) {
-    CHECK("AcCost1 k=1", ev[i].ac, 1000);
-    CHECK("SpLoss1 b=4", ev[i].sp, 60);
-  }
-  i = find_evict(2, 10);
-  CHECK("n0 LL reported", i >= 0, 1);
-  if (i >= 0) {
-    CHECK("AcCost2", ev[i].ac, 333);
-    CHECK("SpLoss2", ev[i].sp, 52);
-  }
-  /* line n0+24 (D1 set 0, LL set 0): D1 evicts n0+8 (1 access, 64 bytes:
-     1000, 0), merged into LL n0+8; LL [n0+16, n0+8] evicts n0+8: 1000, 0 */
-  reset_events();
-  for (i = 0; i < 6; i++)          /* 7 accesses of 1 byte at offset 0 */
-    cs_read(s, LINE(24), 1, &a);
-  cs_read(s, LINE(24), 1, &a);
-  i = find_evict(1, 30);
-  CHECK("full line L1", i >= 0 && ev[i].ac == 1000 && ev[i].sp == 0, 1);
-  i = find_evict(2, 30);
-  CHECK("full line LL", i >= 0 && ev[i].ac == 1000 && ev[i].sp == 0, 1);
-  /* flush: D1 n0+24 has count 7, 1 bit -> 1000/7 = 142, (31*64)/32 = 62;
-     D1 n0+16 count 1, 1 bit -> 1000, 62 */
-  reset_events();
-  cs_flush(s);
-  i = find_evict(1, 10);
-  CHECK("k=7", i >= 0 && ev[i].ac == 142 && ev[i].sp == 62, 1);
-  i = find_evict(1, 40);
-  CHECK("1 byte", i >= 0 && ev[i].ac == 1000 && ev[i].sp == 62, 1);
-  cs_delete(s);
+   begin();
+   /* Line n0 (D1 set 0, LL set 0) read 3 times, 4 bytes at 0, 8, 16:
+      bits {0,1}, {4,5}, {8,9} -> 6 bits; count 3.  Only the first access's
+      owner (a) owns the line. */
+   CHECK("load", cs_read(s, LINE(0), 4, &a), CS_L1_MISS | CS_LL_MISS);
+   CHECK("hit1", cs_read(s, LINE(0) + 8, 4, &a2), 0);
+   CHECK("hit2", cs_read(s, LINE(0) + 16, 4, &a2), 0);
+   /* loads so far: D1 (a), LL (a) */
+   CHECK("loads", n_load, 2);
+   CHECK("load L1 owner", ev[0].level == 1 && ev[0].owner == 10, 1);
+   CHECK("load LL owner", ev[1].level == 2 && ev[1].owner == 10, 1);
+   /* line n0+4: D1 set 0 (LL set 4), 4 bytes at offset 0 -> bits 0,1 */
+   cs_read(s, LINE(4), 4, &b);
+   /* line n0+8: D1 set 0, LL set 0 -> D1 evicts n0 (LRU):
+      AcCost1 = 1000/3 = 333, SpLoss1 = (32-6)*64/32 = 52; merged into LL
+      line n0 (count 0+3, 6 bits).  LL set 0 [n0, init] -> init evicted
+      (no owner, no report); LL set 0 = [n0+8, n0]. */
+   reset_events();
+   cs_read(s, LINE(8), 64, &c);    /* all 64 bytes: full mask */
+   i = find_evict(1, 10);
+   CHECK("evict n0 L1 reported", i >= 0, 1);
+   if (i >= 0) {
+      CHECK("AcCost1 k=3", ev[i].ac, 333);
+      CHECK("SpLoss1 b=12", ev[i].sp, 52);
+   }
+   CHECK("no LL evict yet", find_evict(2, 10), -1);
+   /* line n0+16: D1 set 0 evicts n0+4 (count 1, 2 bits: 1000, 60);
+      LL set 0 [n0+8, n0] evicts n0: count 3, 6 bits -> 333, 52 */
+   reset_events();
+   cs_read(s, LINE(16), 1, &d);
+   i = find_evict(1, 20);
+   CHECK("n0+4 reported", i >= 0, 1);
+   if (i >= 0) {
+      CHECK("AcCost1 k=1", ev[i].ac, 1000);
+      CHECK("SpLoss1 b=4", ev[i].sp, 60);
+   }
+   i = find_evict(2, 10);
+   CHECK("n0 LL reported", i >= 0, 1);
+   if (i >= 0) {
+      CHECK("AcCost2", ev[i].ac, 333);
+      CHECK("SpLoss2", ev[i].sp, 52);
+   }
+   /* line n0+24 (D1 set 0, LL set 0): D1 evicts n0+8 (1 access, 64 bytes:
+      1000, 0), merged into LL n0+8; LL [n0+16, n0+8] evicts n0+8: 1000, 0 */
+   reset_events();
+   for (i = 0; i < 6; i++)          /* 7 accesses of 1 byte at offset 0 */
+      cs_read(s, LINE(24), 1, &a);
+   cs_read(s, LINE(24), 1, &a);
+   i = find_evict(1, 30);
+   CHECK("full line L1", i >= 0 && ev[i].ac == 1000 && ev[i].sp == 0, 1);
+   i = find_evict(2, 30);
+   CHECK("full line LL", i >= 0 && ev[i].ac == 1000 && ev[i].sp == 0, 1);
+   /* flush: D1 n0+24 has count 7, 1 bit -> 1000/7 = 142, (31*64)/32 = 62;
+      D1 n0+16 count 1, 1 bit -> 1000, 62 */
+   reset_events();
+   cs_flush(s);
+   i = find_evict(1, 10);
+   CHECK("k=7", i >= 0 && ev[i].ac == 142 && ev[i].sp == 62, 1);
+   i = find_evict(1, 40);
+   CHECK("1 byte", i >= 0 && ev[i].ac == 1000 && ev[i].sp == 62, 1);
+   cs_delete(s);
 
-  /* 16-byte lines: 2 bits per byte; 1 byte used -> 30 bits unused ->
-     30*16/32 = 15 bytes lost; 128-byte lines: 4 bytes per bit, 1 byte ->
-     31 bits unused -> 31*128/32 = 124 */
-  {
-    cs_geometry g16 = { 128, 2, 16 }, g128 = { 1024, 2, 128 };
-    cs_geometry ll16 = { 1024, 2, 16 }, ll128 = { 4096, 2, 128 };
-    cs_options o = { 0, 0, 1, 0 };
-    s = cs_new(&g16, &g16, &ll16, o, &hooks);
-    reset_events();
-    cs_read(s, BASE + 5, 1, &a);
-    cs_flush(s);
-    i = find_evict(1, 10);
-    CHECK("16B sploss", i >= 0 && ev[i].ac == 1000 && ev[i].sp == 15, 1);
-    cs_delete(s);
-    s = cs_new(&g128, &g128, &ll128, o, &hooks);
-    reset_events();
-    cs_read(s, BASE + 5, 1, &a);
-    cs_flush(s);
-    i = find_evict(1, 10);
-    CHECK("128B sploss", i >= 0 && ev[i].ac == 1000 && ev[i].sp == 124, 1);
-    cs_delete(s);
-  }
-  end("accost_sploss");
+   /* 16-byte lines: 2 bits per byte; 1 byte used -> 30 bits unused ->
+      30*16/32 = 15 bytes lost; 128-byte lines: 4 bytes per bit, 1 byte ->
+      31 bits unused -> 31*128/32 = 124 */
+   {
+      cs_geometry g16 = { 128, 2, 16 }, g128 = { 1024, 2, 128 };
+      cs_geometry ll16 = { 1024, 2, 16 }, ll128 = { 4096, 2, 128 };
+      cs_options o = { 0, 0, 1, 0 };
+      s = cs_new(&g16, &g16, &ll16, o, &hooks);
+      reset_events();
+      cs_read(s, BASE + 5, 1, &a);
+      cs_flush(s);
+      i = find_evict(1, 10);
+      CHECK("16B sploss", i >= 0 && ev[i].ac == 1000 && ev[i].sp == 15, 1);
+      cs_delete(s);
+      s = cs_new(&g128, &g128, &ll128, o, &hooks);
+      reset_events();
+      cs_read(s, BASE + 5, 1, &a);
+      cs_flush(s);
+      i = find_evict(1, 10);
+      CHECK("128B sploss", i >= 0 && ev[i].ac == 1000 && ev[i].sp == 124, 1);
+      cs_delete(s);
+   }
+   end("accost_sploss");
 }
 
 static void test_flush(void)
 {
-  cs_sim *s = mk(&L1, &LL, 0, 0, 1);
-  cs_owner di = own(1), dd = own(2), x = own(3);
-  int i, ei, ed, el, ell;
+   cs_sim *s = mk(&L1, &LL, 0, 0, 1);
+   cs_owner di = own(1), dd = own(2), x = own(3);
+   int i, ei, ed, el, ell;
 
-  begin();
-  /* an instruction line (owner 1) fetched once, 4 bytes: I1 count 1;
-     a data line (owner 2) read twice (bytes 0..3 and 32..35: bits 0,1,16,17):
-     D1 count 2 */
-  cs_instr(s, LINE(1), 4, &di);
-  cs_read(s, LINE(2), 4, &dd);
-  cs_read(s, LINE(2) + 32, 4, &x);
-  reset_events();
-  cs_flush(s);
-  /* I1: 1000, (32-2)*2 = 60; D1: 1000/2 = 500, (32-4)*2 = 56; then LL:
-     each LL line got its L1 copy merged: same values. */
-  ei = find_evict(1, 1);
-  ed = find_evict(1, 2);
-  CHECK("I1 flushed", ei >= 0 && ev[ei].ac == 1000 && ev[ei].sp == 60, 1);
-  CHECK("D1 flushed", ed >= 0 && ev[ed].ac == 500 && ev[ed].sp == 56, 1);
-  el = find_evict(2, 1);
-  ell = find_evict(2, 2);
-  CHECK("LL(I) flushed", el >= 0 && ev[el].ac == 1000 && ev[el].sp == 60, 1);
-  CHECK("LL(D) flushed", ell >= 0 && ev[ell].ac == 500 && ev[ell].sp == 56, 1);
-  CHECK("order I1 < D1 < LL", ei < ed && ed < el && ed < ell, 1);
-  CHECK("4 evictions", n_evict, 4);
-  /* empty afterwards: a second flush reports nothing, accesses miss */
-  reset_events();
-  cs_flush(s);
-  CHECK("2nd flush", n_evict, 0);
-  CHECK("empty", cs_read(s, LINE(2), 4, &dd), CS_L1_MISS | CS_LL_MISS);
-  cs_delete(s);
+   begin();
+   /* an instruction line (owner 1) fetched once, 4 bytes: I1 count 1;
+      a data line (owner 2) read twice (bytes 0..3 and 32..35: bits 0,1,16,17):
+      D1 count 2 */
+   cs_instr(s, LINE(1), 4, &di);
+   cs_read(s, LINE(2), 4, &dd);
+   cs_read(s, LINE(2) + 32, 4, &x);
+   reset_events();
+   cs_flush(s);
+   /* I1: 1000, (32-2)*2 = 60; D1: 1000/2 = 500, (32-4)*2 = 56; then LL:
+      each LL line got its L1 copy merged: same values. */
+   ei = find_evict(1, 1);
+   ed = find_evict(1, 2);
+   CHECK("I1 flushed", ei >= 0 && ev[ei].ac == 1000 && ev[ei].sp == 60, 1);
+   CHECK("D1 flushed", ed >= 0 && ev[ed].ac == 500 && ev[ed].sp == 56, 1);
+   el = find_evict(2, 1);
+   ell = find_evict(2, 2);
+   CHECK("LL(I) flushed", el >= 0 && ev[el].ac == 1000 && ev[el].sp == 60, 1);
+   CHECK("LL(D) flushed", ell >= 0 && ev[ell].ac == 500 && ev[ell].sp == 56, 1);
+   CHECK("order I1 < D1 < LL", ei < ed && ed < el && ed < ell, 1);
+   CHECK("4 evictions", n_evict, 4);
+   /* empty afterwards: a second flush reports nothing, accesses miss */
+   reset_events();
+   cs_flush(s);
+   CHECK("2nd flush", n_evict, 0);
+   CHECK("empty", cs_read(s, LINE(2), 4, &dd), CS_L1_MISS | CS_LL_MISS);
+   cs_delete(s);
 
-  /* collection off: every owner still gets on_evict, with 0, 0, and no
-     merge (LL line of the data stays at count 0) */
-  s = mk(&L1, &LL, 0, 0, 1);
-  cs_read(s, LINE(2), 4, &dd);
-  cs_set_collect(s, 0);
-  reset_events();
-  cs_flush(s);
-  CHECK("off: 2 evictions", n_evict, 2);
-  for (i = 0; i < n_ev; i++)
-    CHECK("off: zero", ev[i].ac + ev[i].sp, 0);
-  cs_delete(s);
+   /* collection off: every owner still gets on_evict, with 0, 0, and no
+      merge (LL line of the data stays at count 0) */
+   s = mk(&L1, &LL, 0, 0, 1);
+   cs_read(s, LINE(2), 4, &dd);
+   cs_set_collect(s, 0);
+   reset_events();
+   cs_flush(s);
+   CHECK("off: 2 evictions", n_evict, 2);
+   for (i = 0; i < n_ev; i++)
+      CHECK("off: zero", ev[i].ac + ev[i].sp, 0);
+   cs_delete(s);
 
-  /* cs_clear: owners dropped with 0, 0 even while collecting */
-  s = mk(&L1, &LL, 0, 0, 1);
-  cs_read(s, LINE(2), 4, &dd);
-  cs_instr(s, LINE(3), 4, &di);
-  reset_events();
-  cs_clear(s);
-  CHECK("clear: 4 evictions", n_evict, 4);
-  for (i = 0; i < n_ev; i++)
-    CHECK("clear: zero", ev[i].ac + ev[i].sp, 0);
-  CHECK("clear: empty", cs_read(s, LINE(2), 4, &dd), CS_L1_MISS | CS_LL_MISS);
-  cs_delete(s);
-  end("final_flush_and_clear");
+   /* cs_clear: owners dropped with 0, 0 even while collecting */
+   s = mk(&L1, &LL, 0, 0, 1);
+   cs_read(s, LINE(2), 4, &dd);
+   cs_instr(s, LINE(3), 4, &di);
+   reset_events();
+   cs_clear(s);
+   CHECK("clear: 4 evictions", n_evict, 4);
+   for (i = 0; i < n_ev; i++)
+      CHECK("clear: zero", ev[i].ac + ev[i].sp, 0);
+   CHECK("clear: empty", cs_read(s, LINE(2), 4, &dd), CS_L1_MISS | CS_LL_MISS);
+   cs_delete(s);
+   end("final_flush_and_clear");
 }
 
 /* The reference merges an evicted L1 line into the LL SLOT it was linked
    to when loaded, even if LL has refilled that slot with another line. */
 static void test_merge_to_stale_slot(void)
 {
-  cs_sim *s = mk(&L1, &LL, 0, 0, 1);
-  cs_owner a = own(1), i8 = own(2), i16 = own(3), o = own(4);
-  int e;
+   cs_sim *s = mk(&L1, &LL, 0, 0, 1);
+   cs_owner a = own(1), i8 = own(2), i16 = own(3), o = own(4);
+   int e;
 
-  begin();
-  /* LL set 0 starts with ways 0,1 (slots 0,1), way 0 MRU.
-     read n0 twice: D1 count 2; LL miss takes LRU slot 1 -> [n0(s1), s0] */
-  cs_read(s, LINE(0), 4, &a);
-  cs_read(s, LINE(0) + 4, 4, &a);
-  /* fetch n0+8, n0+16 (I1 is separate; both LL set 0):
-     n0+8 -> slot 0: [n0+8(s0), n0(s1)]; n0+16 evicts n0 from slot 1 */
-  cs_instr(s, LINE(8), 4, &i8);
-  cs_instr(s, LINE(16), 4, &i16);
-  /* evict n0 from D1 (set 0) with n0+4 and n0+12 (LL set 4): its count 2
-     is merged into slot 1, which now holds n0+16 */
-  cs_read(s, LINE(4), 4, &o);
-  cs_read(s, LINE(12), 4, &o);
-  reset_events();
-  cs_flush(s);
-  /* LL n0+16 (owner 3): its own I1 copy merges count 1 at flush, plus the
-     stale merge of 2 -> count 3 -> 1000/3 = 333 */
-  e = find_evict(2, 3);
-  CHECK("stale merge", e >= 0 ? (long)ev[e].ac : -1, 333);
-  cs_delete(s);
-  end("merge_to_stale_slot");
+   begin();
+   /* LL set 0 starts with ways 0,1 (slots 0,1), way 0 MRU.
+      read n0 twice: D1 count 2; LL miss takes LRU slot 1 -> [n0(s1), s0] */
+   cs_read(s, LINE(0), 4, &a);
+   cs_read(s, LINE(0) + 4, 4, &a);
+   /* fetch n0+8, n0+16 (I1 is separate; both LL set 0):
+      n0+8 -> slot 0: [n0+8(s0), n0(s1)]; n0+16 evicts n0 from slot 1 */
+   cs_instr(s, LINE(8), 4, &i8);
+   cs_instr(s, LINE(16), 4, &i16);
+   /* evict n0 from D1 (set 0) with n0+4 and n0+12 (LL set 4): its count 2
+      is merged into slot 1, which now holds n0+16 */
+   cs_read(s, LINE(4), 4, &o);
+   cs_read(s, LINE(12), 4, &o);
+   reset_events();
+   cs_flush(s);
+   /* LL n0+16 (owner 3): its own I1 copy merges count 1 at flush, plus the
+      stale merge of 2 -> count 3 -> 1000/3 = 333 */
+   e = find_evict(2, 3);
+   CHECK("stale merge", e >= 0 ? (long)ev[e].ac : -1, 333);
+   cs_delete(s);
+   end("merge_to_stale_slot");
 }
 
 static void test_write_back(void)
 {
-  cs_sim *s = mk(&L1, &LL, 1, 0, 0);
-  unsigned r;
+   cs_sim *s = mk(&L1, &LL, 1, 0, 0);
+   unsigned r;
 
-  begin();
-  /* write n0: cold -> L1+LL miss, LL line dirty */
-  CHECK("cold write", cs_write(s, LINE(0), 4, 0), CS_L1_MISS | CS_LL_MISS);
-  /* n0+8, n0+16 are in LL set 0 (2-way): the second evicts dirty n0 */
-  CHECK("read n0+8", cs_read(s, LINE(8), 4, 0), CS_L1_MISS | CS_LL_MISS);
-  r = cs_read(s, LINE(16), 4, 0);
-  CHECK("dirty evict", r, CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS);
-  /* clean evictions are not dirty: n0+24 evicts n0+8 (clean) */
-  CHECK("clean evict", cs_read(s, LINE(24), 4, 0), CS_L1_MISS | CS_LL_MISS);
-  cs_delete(s);
+   begin();
+   /* write n0: cold -> L1+LL miss, LL line dirty */
+   CHECK("cold write", cs_write(s, LINE(0), 4, 0), CS_L1_MISS | CS_LL_MISS);
+   /* n0+8, n0+16 are in LL set 0 (2-way): the second evicts dirty n0 */
+   CHECK("read n0+8", cs_read(s, LINE(8), 4, 0), CS_L1_MISS | CS_LL_MISS);
+   r = cs_read(s, LINE(16), 4, 0);
+   CHECK("dirty evict", r, CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS);
+   /* clean evictions are not dirty: n0+24 evicts n0+8 (clean) */
+   CHECK("clean evict", cs_read(s, LINE(24), 4, 0), CS_L1_MISS | CS_LL_MISS);
+   cs_delete(s);
 
-  /* A D1 write HIT writes through: makes the LL line dirty and moves it
-     to MRU in LL.  P = n0+1, Q = n0+9 (D1 set 1: [Q, P]; LL set 1: [Q, P]) */
-  s = mk(&L1, &LL, 1, 0, 0);
-  cs_read(s, LINE(1), 4, 0);
-  cs_read(s, LINE(9), 4, 0);
-  CHECK("write hit", cs_write(s, LINE(1), 4, 0), 0); /* LL: [P*, Q] */
-  /* R = n0+17: LL evicts LRU = Q (clean) -- not P, thanks to the write */
-  CHECK("Q evicted clean", cs_read(s, LINE(17), 4, 0), CS_L1_MISS | CS_LL_MISS);
-  /* S = n0+25: LL [R, P*] evicts P, dirty from the write-through */
-  CHECK("P evicted dirty", cs_read(s, LINE(25), 4, 0),
-        CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS);
-  /* instruction fetches can also evict a dirty line (ILdmr): write T =
-     n0+33 (LL set 1 [T*, S]), fetch n0+41, n0+49 -> second evicts T */
-  cs_write(s, LINE(33), 4, 0);
-  cs_instr(s, LINE(41), 4, 0);
-  CHECK("ILdmr", cs_instr(s, LINE(49), 4, 0),
-        CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS);
-  cs_delete(s);
+   /* A D1 write HIT writes through: makes the LL line dirty and moves it
+      to MRU in LL.  P = n0+1, Q = n0+9 (D1 set 1: [Q, P]; LL set 1: [Q, P]) */
+   s = mk(&L1, &LL, 1, 0, 0);
+   cs_read(s, LINE(1), 4, 0);
+   cs_read(s, LINE(9), 4, 0);
+   CHECK("write hit", cs_write(s, LINE(1), 4, 0), 0); /* LL: [P*, Q] */
+   /* R = n0+17: LL evicts LRU = Q (clean) -- not P, thanks to the write */
+   CHECK("Q evicted clean", cs_read(s, LINE(17), 4, 0), CS_L1_MISS | CS_LL_MISS);
+   /* S = n0+25: LL [R, P*] evicts P, dirty from the write-through */
+   CHECK("P evicted dirty", cs_read(s, LINE(25), 4, 0),
+         CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS);
+   /* instruction fetches can also evict a dirty line (ILdmr): write T =
+      n0+33 (LL set 1 [T*, S]), fetch n0+41, n0+49 -> second evicts T */
+   cs_write(s, LINE(33), 4, 0);
+   cs_instr(s, LINE(41), 4, 0);
+   CHECK("ILdmr", cs_instr(s, LINE(49), 4, 0),
+         CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS);
+   cs_delete(s);
 
-  /* Reference quirk: with write-back, LL tags ignore address bits 32..63
-     (32-bit tag mask); D1 compares full line numbers. */
-  s = mk(&L1, &LL, 1, 0, 0);
-  cs_read(s, LINE(0), 4, 0);
-  CHECK("alias wb", cs_read(s, LINE(0) + (1ull << 32), 4, 0), CS_L1_MISS);
-  cs_delete(s);
-  s = mk(&L1, &LL, 0, 0, 0);
-  cs_read(s, LINE(0), 4, 0);
-  CHECK("no alias plain", cs_read(s, LINE(0) + (1ull << 32), 4, 0),
-        CS_L1_MISS | CS_LL_MISS);
-  cs_delete(s);
-  end("write_back");
+   /* Reference quirk: with write-back, LL tags ignore address bits 32..63
+      (32-bit tag mask); D1 compares full line numbers. */
+   s = mk(&L1, &LL, 1, 0, 0);
+   cs_read(s, LINE(0), 4, 0);
+   CHECK("alias wb", cs_read(s, LINE(0) + (1ull << 32), 4, 0), CS_L1_MISS);
+   cs_delete(s);
+   s = mk(&L1, &LL, 0, 0, 0);
+   cs_read(s, LINE(0), 4, 0);
+   CHECK("no alias plain", cs_read(s, LINE(0) + (1ull << 32), 4, 0),
+         CS_L1_MISS | CS_LL_MISS);
+   cs_delete(s);
+   end("write_back");
 }
 
 static void test_prefetch(void)
 {
-  /* LL4 2048 B: 8 sets x 4 ways, big enough to keep the prefetched lines.
-     Page-aligned base: BASE is 0x100000, stream (BASE>>12)%8 = 0. */
-  cs_sim *s = mk(&L1, &LL4, 0, 1, 0);
-  uint64_t up, down;
+   /* LL4 2048 B: 8 sets x 4 ways, big enough to keep the prefetched lines.
+      Page-aligned base: BASE is 0x100000, stream (BASE>>12)%8 = 0. */
+   cs_sim *s = mk(&L1, &LL4, 0, 1, 0);
+   uint64_t up, down;
 
-  begin();
-  /* reads of lines 0,1,2,3 (all L1 misses): detector starts at line 0
-     (number 0, not adjacent to 0x4000): run 0; line 1: run 1; line 2:
-     run 2 -> prefetch line 2+5 = 7; line 3: run 3 -> prefetch line 8 */
-  cs_read(s, LINE(0), 4, 0);
-  cs_read(s, LINE(1), 4, 0);
-  CHECK("no prefetch at run 1", cs_prefetches(s), 0);
-  cs_read(s, LINE(2), 4, 0);
-  CHECK("prefetch at run 2", cs_prefetches(s), 1);
-  cs_read(s, LINE(3), 4, 0);
-  CHECK("prefetch at run 3", cs_prefetches(s), 2);
-  /* line 7 and 8 are in LL now: L1 miss, LL hit */
-  CHECK("line 7 prefetched", cs_read(s, LINE(7), 4, 0), CS_L1_MISS);
-  CHECK("line 8 prefetched", cs_read(s, LINE(8), 4, 0), CS_L1_MISS);
-  /* the jump 3 -> 7 reset the run; 7 -> 8 is run 1 -> no prefetch */
-  CHECK("run reset", cs_prefetches(s), 2);
-  CHECK("line 9 not prefetched", cs_read(s, LINE(9), 4, 0) & CS_LL_MISS,
-        CS_LL_MISS);
-  /* the 9 read was the run's 2nd step -> prefetch up (line 14) */
-  cs_prefetch_counts(s, &up, &down);
-  CHECK("up", up, 3);
-  CHECK("down", down, 0);
-  /* L1 hits do not drive the detector */
-  cs_read(s, LINE(9), 4, 0);
-  cs_read(s, LINE(9), 4, 0);
-  CHECK("hits ignored", cs_prefetches(s), 3);
-  cs_delete(s);
+   begin();
+   /* reads of lines 0,1,2,3 (all L1 misses): detector starts at line 0
+      (number 0, not adjacent to 0x4000): run 0; line 1: run 1; line 2:
+      run 2 -> prefetch line 2+5 = 7; line 3: run 3 -> prefetch line 8 */
+   cs_read(s, LINE(0), 4, 0);
+   cs_read(s, LINE(1), 4, 0);
+   CHECK("no prefetch at run 1", cs_prefetches(s), 0);
+   cs_read(s, LINE(2), 4, 0);
+   CHECK("prefetch at run 2", cs_prefetches(s), 1);
+   cs_read(s, LINE(3), 4, 0);
+   CHECK("prefetch at run 3", cs_prefetches(s), 2);
+   /* line 7 and 8 are in LL now: L1 miss, LL hit */
+   CHECK("line 7 prefetched", cs_read(s, LINE(7), 4, 0), CS_L1_MISS);
+   CHECK("line 8 prefetched", cs_read(s, LINE(8), 4, 0), CS_L1_MISS);
+   /* the jump 3 -> 7 reset the run; 7 -> 8 is run 1 -> no prefetch */
+   CHECK("run reset", cs_prefetches(s), 2);
+   CHECK("line 9 not prefetched", cs_read(s, LINE(9), 4, 0) & CS_LL_MISS,
+         CS_LL_MISS);
+   /* the 9 read was the run's 2nd step -> prefetch up (line 14) */
+   cs_prefetch_counts(s, &up, &down);
+   CHECK("up", up, 3);
+   CHECK("down", down, 0);
+   /* L1 hits do not drive the detector */
+   cs_read(s, LINE(9), 4, 0);
+   cs_read(s, LINE(9), 4, 0);
+   CHECK("hits ignored", cs_prefetches(s), 3);
+   cs_delete(s);
 
-  /* downwards, in another page (stream 1): lines 0x4040+10, +9, +8 ->
-     runs 0, -1, -2 -> one prefetch of line +3 */
-  s = mk(&L1, &LL4, 0, 1, 0);
-  cs_read(s, LINE(64 + 10), 4, 0);
-  cs_read(s, LINE(64 + 9), 4, 0);
-  cs_read(s, LINE(64 + 8), 4, 0);
-  cs_prefetch_counts(s, &up, &down);
-  CHECK("down run", down, 1);
-  CHECK("down line prefetched", cs_read(s, LINE(64 + 3), 4, 0), CS_L1_MISS);
-  cs_delete(s);
+   /* downwards, in another page (stream 1): lines 0x4040+10, +9, +8 ->
+      runs 0, -1, -2 -> one prefetch of line +3 */
+   s = mk(&L1, &LL4, 0, 1, 0);
+   cs_read(s, LINE(64 + 10), 4, 0);
+   cs_read(s, LINE(64 + 9), 4, 0);
+   cs_read(s, LINE(64 + 8), 4, 0);
+   cs_prefetch_counts(s, &up, &down);
+   CHECK("down run", down, 1);
+   CHECK("down line prefetched", cs_read(s, LINE(64 + 3), 4, 0), CS_L1_MISS);
+   cs_delete(s);
 
-  /* Writes.  Warm lines 2,1,0 by descending reads (runs 0,-1,-2 ->
-     1 down prefetch).  Then write 0,1,2 (D1 hits) and 3 (D1 miss).
-     - wb: the detector runs BEFORE the D1 lookup, also on hits:
-       0 = last (skip); 1: run -2 broken -> 0; 2: run 1; 3: run 2 -> up.
-     - no wb: only the miss on 3 reaches it: 0 -> 3 not adjacent, run -2
-       broken -> 0, no prefetch. */
-  {
-    int wb;
-    for (wb = 0; wb <= 1; wb++) {
-      s = mk(&L1, &LL4, wb, 1, 0);
-      cs_read(s, LINE(2), 4, 0);
-      cs_read(s, LINE(1), 4, 0);
-      cs_read(s, LINE(0), 4, 0);
-      cs_write(s, LINE(0), 4, 0);
-      cs_write(s, LINE(1), 4, 0);
-      cs_write(s, LINE(2), 4, 0);
-      cs_write(s, LINE(3), 4, 0);
-      cs_prefetch_counts(s, &up, &down);
-      CHECK(wb ? "wb write down" : "write down", down, 1);
-      CHECK(wb ? "wb write up" : "write up", up, wb ? 1 : 0);
-      cs_delete(s);
-    }
-  }
-  /* instruction fetches drive the same detectors */
-  s = mk(&L1, &LL4, 0, 1, 0);
-  cs_instr(s, LINE(0), 4, 0);
-  cs_instr(s, LINE(1), 4, 0);
-  cs_instr(s, LINE(2), 4, 0);
-  CHECK("instr prefetch", cs_prefetches(s), 1);
-  /* cs_clear resets the detectors but not the counts */
-  cs_clear(s);
-  cs_instr(s, LINE(3), 4, 0);
-  CHECK("after clear", cs_prefetches(s), 1);
-  cs_delete(s);
-  end("prefetch");
+   /* Writes.  Warm lines 2,1,0 by descending reads (runs 0,-1,-2 ->
+      1 down prefetch).  Then write 0,1,2 (D1 hits) and 3 (D1 miss).
+      - wb: the detector runs BEFORE the D1 lookup, also on hits:
+        0 = last (skip); 1: run -2 broken -> 0; 2: run 1; 3: run 2 -> up.
+      - no wb: only the miss on 3 reaches it: 0 -> 3 not adjacent, run -2
+        broken -> 0, no prefetch. */
+   {
+      int wb;
+      for (wb = 0; wb <= 1; wb++) {
+         s = mk(&L1, &LL4, wb, 1, 0);
+         cs_read(s, LINE(2), 4, 0);
+         cs_read(s, LINE(1), 4, 0);
+         cs_read(s, LINE(0), 4, 0);
+         cs_write(s, LINE(0), 4, 0);
+         cs_write(s, LINE(1), 4, 0);
+         cs_write(s, LINE(2), 4, 0);
+         cs_write(s, LINE(3), 4, 0);
+         cs_prefetch_counts(s, &up, &down);
+         CHECK(wb ? "wb write down" : "write down", down, 1);
+         CHECK(wb ? "wb write up" : "write up", up, wb ? 1 : 0);
+         cs_delete(s);
+      }
+   }
+   /* instruction fetches drive the same detectors */
+   s = mk(&L1, &LL4, 0, 1, 0);
+   cs_instr(s, LINE(0), 4, 0);
+   cs_instr(s, LINE(1), 4, 0);
+   cs_instr(s, LINE(2), 4, 0);
+   CHECK("instr prefetch", cs_prefetches(s), 1);
+   /* cs_clear resets the detectors but not the counts */
+   cs_clear(s);
+   cs_instr(s, LINE(3), 4, 0);
+   CHECK("after clear", cs_prefetches(s), 1);
+   cs_delete(s);
+   end("prefetch");
 }
 
 /* Our extension: cacheuse together with wb and hwpref. */
 static void test_use_with_wb_hwpref(void)
 {
-  cs_sim *s = mk(&L1, &LL, 1, 0, 1);
-  cs_owner a = own(1), b = own(2);
-  int i;
+   cs_sim *s = mk(&L1, &LL, 1, 0, 1);
+   cs_owner a = own(1), b = own(2);
+   int i;
 
-  begin();
-  /* same scenario as write_back: dirty eviction reported */
-  cs_write(s, LINE(0), 4, &a);
-  cs_read(s, LINE(8), 4, &b);
-  CHECK("use+wb dirty", cs_read(s, LINE(16), 4, &b),
-        CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS);
-  cs_delete(s);
-  /* write hit writes through (LRU + dirty) as in write_back */
-  s = mk(&L1, &LL, 1, 0, 1);
-  cs_read(s, LINE(1), 4, &a);
-  cs_read(s, LINE(9), 4, &a);
-  CHECK("use+wb write hit", cs_write(s, LINE(1), 4, &a), 0);
-  CHECK("use+wb Q clean", cs_read(s, LINE(17), 4, &a), CS_L1_MISS | CS_LL_MISS);
-  CHECK("use+wb P dirty", cs_read(s, LINE(25), 4, &a),
-        CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS);
-  cs_delete(s);
-  /* hwpref: a prefetched LL line is loaded with count 0, owned by the
-     access that triggered it; it reports 0, 0 if never used */
-  s = mk(&L1, &LL4, 0, 1, 1);
-  cs_read(s, LINE(0), 4, &a);
-  cs_read(s, LINE(1), 4, &a);
-  reset_events();
-  cs_read(s, LINE(2), 4, &b);          /* run 2 -> prefetch line 7 */
-  /* loads: D1 line 2 (b), prefetched LL line 7 (b), LL line 2 (b) */
-  CHECK("pf loads", n_load, 3);
-  CHECK("pf hit in LL", cs_read(s, LINE(7), 4, &a), CS_L1_MISS);
-  reset_events();
-  cs_flush(s);
-  /* LL line 7 got D1 line 7's count 1 merged at flush (owner b) */
-  i = find_evict(2, 2);
-  CHECK("pf line reported", i >= 0, 1);
-  CHECK("loads == evictions", n_evict, 8); /* D1: 0,1,2,7; LL: 0,1,7,2 */
-  cs_delete(s);
-  end("cacheuse_with_wb_hwpref");
+   begin();
+   /* same scenario as write_back: dirty eviction reported */
+   cs_write(s, LINE(0), 4, &a);
+   cs_read(s, LINE(8), 4, &b);
+   CHECK("use+wb dirty", cs_read(s, LINE(16), 4, &b),
+         CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS);
+   cs_delete(s);
+   /* write hit writes through (LRU + dirty) as in write_back */
+   s = mk(&L1, &LL, 1, 0, 1);
+   cs_read(s, LINE(1), 4, &a);
+   cs_read(s, LINE(9), 4, &a);
+   CHECK("use+wb write hit", cs_write(s, LINE(1), 4, &a), 0);
+   CHECK("use+wb Q clean", cs_read(s, LINE(17), 4, &a), CS_L1_MISS | CS_LL_MISS);
+   CHECK("use+wb P dirty", cs_read(s, LINE(25), 4, &a),
+         CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS);
+   cs_delete(s);
+   /* hwpref: a prefetched LL line is loaded with count 0, owned by the
+      access that triggered it; it reports 0, 0 if never used */
+   s = mk(&L1, &LL4, 0, 1, 1);
+   cs_read(s, LINE(0), 4, &a);
+   cs_read(s, LINE(1), 4, &a);
+   reset_events();
+   cs_read(s, LINE(2), 4, &b);          /* run 2 -> prefetch line 7 */
+   /* loads: D1 line 2 (b), prefetched LL line 7 (b), LL line 2 (b) */
+   CHECK("pf loads", n_load, 3);
+   CHECK("pf hit in LL", cs_read(s, LINE(7), 4, &a), CS_L1_MISS);
+   reset_events();
+   cs_flush(s);
+   /* LL line 7 got D1 line 7's count 1 merged at flush (owner b) */
+   i = find_evict(2, 2);
+   CHECK("pf line reported", i >= 0, 1);
+   CHECK("loads == evictions", n_evict, 8); /* D1: 0,1,2,7; LL: 0,1,7,2 */
+   cs_delete(s);
+   end("cacheuse_with_wb_hwpref");
 }
 
 /* With cacheuse, hits on resident lines after a flush of another sim,
@@ -807,41 +807,41 @@ static void test_use_with_wb_hwpref(void)
    not change any miss count (tags are full addresses here, < 4 GiB). */
 static void test_use_same_counts(void)
 {
-  cs_sim *p = mk(&L1, &LL, 0, 0, 0);
-  cs_sim *u;
-  cs_options o = { 0, 0, 1, 0 };
-  cs_owner w = own(5);
-  unsigned x = 12345, i, diff = 0;
+   cs_sim *p = mk(&L1, &LL, 0, 0, 0);
+   cs_sim *u;
+   cs_options o = { 0, 0, 1, 0 };
+   cs_owner w = own(5);
+   unsigned x = 12345, i, diff = 0;
 
-  begin();
-  u = cs_new(&L1, &L1, &LL, o, &hooks);
-  for (i = 0; i < 20000; i++) {
-    uint64_t a;
-    unsigned size, r1, r2;
-    x = x * 1103515245u + 12345u;
-    a = BASE + (x >> 8) % 4096;
-    size = 1 + (x >> 3) % 8;
-    if (x & 1) {
-      r1 = cs_read(p, a, size, 0);
-      r2 = cs_read(u, a, size, &w);
-    } else if (x & 2) {
-      r1 = cs_write(p, a, size, 0);
-      r2 = cs_write(u, a, size, &w);
-    } else {
-      r1 = cs_instr(p, a, size, 0);
-      r2 = cs_instr(u, a, size, &w);
-    }
-    /* L1 results are identical; LL may differ only where the plain model
-       sends both lines of a half-missing straddle to LL */
-    if ((r1 & 1) != (r2 & 1))
-      diff++;
-  }
-  CHECK("L1 results equal", diff, 0);
-  cs_flush(u);
-  CHECK("every load evicted", n_load, n_evict);
-  cs_delete(u);
-  cs_delete(p);
-  end("cacheuse_l1_counts_equal_plain");
+   begin();
+   u = cs_new(&L1, &L1, &LL, o, &hooks);
+   for (i = 0; i < 20000; i++) {
+      uint64_t a;
+      unsigned size, r1, r2;
+      x = x * 1103515245u + 12345u;
+      a = BASE + (x >> 8) % 4096;
+      size = 1 + (x >> 3) % 8;
+      if (x & 1) {
+         r1 = cs_read(p, a, size, 0);
+         r2 = cs_read(u, a, size, &w);
+      } else if (x & 2) {
+         r1 = cs_write(p, a, size, 0);
+         r2 = cs_write(u, a, size, &w);
+      } else {
+         r1 = cs_instr(p, a, size, 0);
+         r2 = cs_instr(u, a, size, &w);
+      }
+      /* L1 results are identical; LL may differ only where the plain model
+         sends both lines of a half-missing straddle to LL */
+      if ((r1 & 1) != (r2 & 1))
+         diff++;
+   }
+   CHECK("L1 results equal", diff, 0);
+   cs_flush(u);
+   CHECK("every load evicted", n_load, n_evict);
+   cs_delete(u);
+   cs_delete(p);
+   end("cacheuse_l1_counts_equal_plain");
 }
 
 /* cs_forget_owners: forgotten lines report to nobody, and nothing else
@@ -849,95 +849,95 @@ static void test_use_same_counts(void)
    as in a simulator that forgot nothing. */
 static int forget_odd(void *ctx, int level, const cs_owner *o)
 {
-  (void)level;
-  ++*(int *)ctx;
-  return ((long)(uintptr_t)o->slot & 1) != 0;
+   (void)level;
+   ++*(int *)ctx;
+   return ((long)(uintptr_t)o->slot & 1) != 0;
 }
 
 static void forget_run(cs_sim *s, int forget, unsigned *results,
                        event *events, int *n_events, int *asked)
 {
-  int i, k = 0;
-  cs_owner o;
-  reset_events();
-  for (i = 0; i < 40; i++) {          /* owners 1..40, several sets */
-    o = own(i + 1);
-    results[k++] = cs_read(s, LINE(i * 3), 4 + (i % 8), &o);
-  }
-  if (forget)
-    cs_forget_owners(s, forget_odd, asked);
-  reset_events();
-  for (i = 0; i < 60; i++) {          /* owners 100.., evicting the above */
-    o = own(100 + 2 * i);
-    results[k++] = cs_read(s, LINE(i * 5 + 1), 8, &o);
-    results[k++] = cs_instr(s, LINE(i * 7), 4, &o);
-  }
-  cs_flush(s);
-  memcpy(events, ev, sizeof(event) * n_ev);
-  *n_events = n_ev;
+   int i, k = 0;
+   cs_owner o;
+   reset_events();
+   for (i = 0; i < 40; i++) {          /* owners 1..40, several sets */
+      o = own(i + 1);
+      results[k++] = cs_read(s, LINE(i * 3), 4 + (i % 8), &o);
+   }
+   if (forget)
+      cs_forget_owners(s, forget_odd, asked);
+   reset_events();
+   for (i = 0; i < 60; i++) {          /* owners 100.., evicting the above */
+      o = own(100 + 2 * i);
+      results[k++] = cs_read(s, LINE(i * 5 + 1), 8, &o);
+      results[k++] = cs_instr(s, LINE(i * 7), 4, &o);
+   }
+   cs_flush(s);
+   memcpy(events, ev, sizeof(event) * n_ev);
+   *n_events = n_ev;
 }
 
 static void test_forget_owners(void)
 {
-  static unsigned r_keep[200], r_forget[200];
-  static event e_keep[4096], e_forget[4096];
-  int n_keep, n_forget, asked = 0, i, same = 1, nobody = 0, odd_left = 0;
-  cs_sim *s;
+   static unsigned r_keep[200], r_forget[200];
+   static event e_keep[4096], e_forget[4096];
+   int n_keep, n_forget, asked = 0, i, same = 1, nobody = 0, odd_left = 0;
+   cs_sim *s;
 
-  begin();
-  s = mk(&L1, &LL4, 0, 0, 1);
-  forget_run(s, 0, r_keep, e_keep, &n_keep, &asked);
-  cs_delete(s);
-  s = mk(&L1, &LL4, 0, 0, 1);
-  forget_run(s, 1, r_forget, e_forget, &n_forget, &asked);
-  cs_delete(s);
+   begin();
+   s = mk(&L1, &LL4, 0, 0, 1);
+   forget_run(s, 0, r_keep, e_keep, &n_keep, &asked);
+   cs_delete(s);
+   s = mk(&L1, &LL4, 0, 0, 1);
+   forget_run(s, 1, r_forget, e_forget, &n_forget, &asked);
+   cs_delete(s);
 
-  CHECK("owners asked", asked > 0, 1);
-  CHECK("same results", memcmp(r_keep, r_forget, sizeof r_keep), 0);
-  CHECK("same number of evictions", n_forget, n_keep);
-  for (i = 0; i < n_keep && i < n_forget; i++) {
-    long want = e_keep[i].owner;
-    if (want < 100 && (want & 1))
-      want = 0;                       /* forgotten */
-    if (e_forget[i].owner == 0)
-      nobody++;
-    if (e_forget[i].owner < 100 && (e_forget[i].owner & 1))
-      odd_left++;
-    if (e_forget[i].kind != e_keep[i].kind || e_forget[i].level != e_keep[i].level
-        || e_forget[i].owner != want || e_forget[i].ac != e_keep[i].ac
-        || e_forget[i].sp != e_keep[i].sp)
-      same = 0;
-  }
-  CHECK("same metrics, forgotten owners NULL", same, 1);
-  CHECK("some evictions of forgotten lines", nobody > 0, 1);
-  CHECK("no forgotten owner reported", odd_left, 0);
+   CHECK("owners asked", asked > 0, 1);
+   CHECK("same results", memcmp(r_keep, r_forget, sizeof r_keep), 0);
+   CHECK("same number of evictions", n_forget, n_keep);
+   for (i = 0; i < n_keep && i < n_forget; i++) {
+      long want = e_keep[i].owner;
+      if (want < 100 && (want & 1))
+         want = 0;                       /* forgotten */
+      if (e_forget[i].owner == 0)
+         nobody++;
+      if (e_forget[i].owner < 100 && (e_forget[i].owner & 1))
+         odd_left++;
+      if (e_forget[i].kind != e_keep[i].kind || e_forget[i].level != e_keep[i].level
+          || e_forget[i].owner != want || e_forget[i].ac != e_keep[i].ac
+          || e_forget[i].sp != e_keep[i].sp)
+         same = 0;
+   }
+   CHECK("same metrics, forgotten owners NULL", same, 1);
+   CHECK("some evictions of forgotten lines", nobody > 0, 1);
+   CHECK("no forgotten owner reported", odd_left, 0);
 
-  /* without cacheuse there is nothing to forget */
-  asked = 0;
-  s = mk(&L1, &LL, 0, 0, 0);
-  cs_read(s, LINE(1), 4, 0);
-  cs_forget_owners(s, forget_odd, &asked);
-  CHECK("no use: nothing asked", asked, 0);
-  cs_delete(s);
-  end("forget_owners");
+   /* without cacheuse there is nothing to forget */
+   asked = 0;
+   s = mk(&L1, &LL, 0, 0, 0);
+   cs_read(s, LINE(1), 4, 0);
+   cs_forget_owners(s, forget_odd, &asked);
+   CHECK("no use: nothing asked", asked, 0);
+   cs_delete(s);
+   end("forget_owners");
 }
 
 int main(void)
 {
-  test_geometry_check();
-  test_geometry_fixup();
-  test_sequential_sweep();
-  test_strides_conflicts();
-  test_lru_order();
-  test_straddle();
-  test_use_masks();
-  test_accost_sploss();
-  test_flush();
-  test_merge_to_stale_slot();
-  test_write_back();
-  test_prefetch();
-  test_use_with_wb_hwpref();
-  test_use_same_counts();
-  test_forget_owners();
-  return failures ? 1 : 0;
+   test_geometry_check();
+   test_geometry_fixup();
+   test_sequential_sweep();
+   test_strides_conflicts();
+   test_lru_order();
+   test_straddle();
+   test_use_masks();
+   test_accost_sploss();
+   test_flush();
+   test_merge_to_stale_slot();
+   test_write_back();
+   test_prefetch();
+   test_use_with_wb_hwpref();
+   test_use_same_counts();
+   test_forget_owners();
+   return failures ? 1 : 0;
 }
