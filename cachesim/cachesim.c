@@ -771,7 +771,7 @@ unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
 ** Flush and clear
 */
 
-void cs_flush(cs_sim *s)
+void cs_flush_l1(cs_sim *s)
 {
    unsigned i;
 
@@ -780,11 +780,19 @@ void cs_flush(cs_sim *s)
          evict_l1(s, &s->i1, i);
       for (i = 0; i < n_slots(&s->d1); i++)
          evict_l1(s, &s->d1, i);
-      for (i = 0; i < n_slots(&s->ll); i++)
-         evict_ll(s, i);
    }
    empty_cache(&s->i1, s->use);
    empty_cache(&s->d1, s->use);
+}
+
+void cs_flush(cs_sim *s)
+{
+   unsigned i;
+
+   cs_flush_l1(s);
+   if (s->use)
+      for (i = 0; i < n_slots(&s->ll); i++)
+         evict_ll(s, i);
    empty_cache(&s->ll, s->use);
 }
 
@@ -832,4 +840,95 @@ void cs_clear(cs_sim *s)
    empty_cache(&s->d1, s->use);
    empty_cache(&s->ll, s->use);
    prefetch_reset(s);
+}
+
+/* ------------------------------------------------------------------------
+** Cores with private I1/D1 over one LL (--private-caches, coherence.c).
+** A core is a cs_sim of its own whose `ll` describes the SAME arrays as
+** the first core's: all LL state lives in those arrays, the descriptor
+** only holds constants, so copying it shares the cache.
+*/
+
+cs_sim *cs_new_core(const cs_sim *first)
+{
+   cs_sim *s = cs_alloc(sizeof(cs_sim));
+   cs_geometry i1 = { first->i1.size, first->i1.assoc, first->i1.line_size };
+   cs_geometry d1 = { first->d1.size, first->d1.assoc, first->d1.line_size };
+   int ext = first->i1.ext != 0;
+
+   s->use = first->use;
+   s->wb = first->wb;
+   s->hwpref = first->hwpref;
+   s->collect = first->collect;
+   s->hooks = first->hooks;
+   s->ll_obs = first->ll_obs;
+   s->ll_obs_ctx = first->ll_obs_ctx;
+   init_cache(&s->i1, &i1, s->use, 0, ext);
+   init_cache(&s->d1, &d1, s->use, 0, ext);
+   s->ll = first->ll;
+   prefetch_reset(s);
+   return s;
+}
+
+void cs_delete_core(cs_sim *s)
+{
+   if (!s)
+      return;
+   free_cache(&s->i1);
+   free_cache(&s->d1);
+   cs_free(s);
+}
+
+/* The way of set `set` (its first tag) holding the line of a, or -1.  The
+   comparison is the lookups' own (line numbers, or masked tags). */
+static int find_way(const cs_sim *s, const cs_cache *c, const uint64_t *set,
+                    uint64_t a)
+{
+   int i;
+
+   for (i = 0; i < c->assoc; i++)
+      if (s->use ? (set[i] & c->tag_mask) == (a & c->tag_mask)
+                 : set[i] == a >> c->line_bits)
+         return i;
+   return -1;
+}
+
+static uint64_t *set_of(const cs_cache *c, uint64_t a)
+{
+   return &c->tags[((a >> c->line_bits) & c->sets_mask) * (uint64_t)c->assoc];
+}
+
+int cs_d1_holds(const cs_sim *s, uint64_t a)
+{
+   return find_way(s, &s->d1, set_of(&s->d1, a), a) >= 0;
+}
+
+/* The line leaves like an evicted one (with cacheuse: reported and merged
+   into LL), its way becomes empty -- the tag of an empty cache -- and the
+   least recently used of its set, so the set's next miss fills it. */
+int cs_d1_invalidate(cs_sim *s, uint64_t a)
+{
+   cs_cache *c = &s->d1;
+   uint64_t *set = set_of(c, a), e;
+   int i = find_way(s, c, set, a);
+
+   if (i < 0)
+      return 0;
+   e = set[i];
+   if (s->use) {
+      uint32_t slot = (uint32_t)((a >> c->line_bits) & c->sets_mask)
+                      * (uint32_t)c->assoc + (uint32_t)(e & ~c->tag_mask);
+      static const cs_owner nobody;
+      evict_l1(s, c, slot);
+      c->line[slot].use.count = c->line[slot].use.mask = 0;
+      c->line[slot].owned = 0;
+      set_owner(c, slot, &nobody);
+      e &= ~c->tag_mask;          /* as empty_cache: slot number only */
+   } else {
+      e = 0;
+   }
+   for (; i < c->assoc - 1; i++)
+      set[i] = set[i + 1];
+   set[c->assoc - 1] = e;
+   return 1;
 }

@@ -129,6 +129,29 @@ void cs_forget_owners(cs_sim *,
 uint64_t cs_prefetches(cs_sim *);   /* up + down */
 void     cs_prefetch_counts(cs_sim *, uint64_t *up, uint64_t *down);
 
+/* ---- private caches (cores over one LL; see coherence.h) --------------- */
+
+/* A new core: I1 and D1 of its own, empty, with first's geometry,
+   options, hooks, collect flag and LL observer; its LL is first's (the
+   same lines, LRU state and dirty bits).  Delete every core made this way
+   (cs_delete_core) before first (cs_delete). */
+cs_sim *cs_new_core(const cs_sim *first);
+void    cs_delete_core(cs_sim *);
+
+/* cs_flush for I1 and D1 only.  With several cores, flush every core's
+   L1s first and then the LL once (cs_flush on one core): so every L1
+   line merges into an LL line that has not been flushed yet. */
+void cs_flush_l1(cs_sim *);
+
+/* Whether D1 holds the line of address a. */
+int cs_d1_holds(const cs_sim *, uint64_t a);
+
+/* Removes the line of address a from D1 (coherence invalidation): it
+   leaves as if evicted (with cacheuse on_evict reports it, its use merges
+   into LL while collecting) and its way becomes the set's least recently
+   used, empty.  Returns 1 if D1 held the line, else 0 (nothing changes). */
+int cs_d1_invalidate(cs_sim *, uint64_t a);
+
 /* ---- LL observer -------------------------------------------------------- */
 
 /* Every lookup the model makes in LL, in order, before it happens: line is

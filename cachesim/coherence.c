@@ -1,0 +1,464 @@
+/*
+** coherence.c -- the cores and the coherence directory of
+** --private-caches=yes (the model is stated in coherence.h).
+**
+** The directory is an open-addressing hash table of line entries (linear
+** probing).  Entries are removed only by a sweep, which rebuilds the
+** table: when it is 3/4 full, stale holders (cores whose D1 no longer has
+** the line) are dropped, and entries that nobody holds and no core lost
+** are dropped; the table doubles only if half of it is still in use.
+*/
+#include "coherence.h"
+
+/* A core that lost a line to another core's store, and the bytes written
+   by other cores since (bit per granule). */
+typedef struct {
+   uint32_t core;
+   uint64_t written;
+} cc_lost;
+
+typedef struct {
+   uint64_t line;      /* line number, CC_NO_LINE: unused */
+   uint64_t holders;   /* bit k % 64: core k may hold a valid D1 copy */
+   int32_t  owner;     /* core that may hold it modified, or -1 */
+   uint32_t n_lost, cap_lost;
+   cc_lost *lost;
+} cc_entry;
+
+struct cc_sys {
+   cc_core **cores;
+   unsigned  n_cores, cap_cores;
+   int       line_bits;       /* D1 line */
+   int       gran_shift;      /* bytes per mask bit = 1 << gran_shift */
+   cc_entry *tab;
+   uint64_t  tab_mask;        /* capacity - 1 */
+   uint64_t  used;            /* entries in the table */
+   cc_stats  st;
+};
+
+/* ------------------------------------------------------------------------
+** Cores
+*/
+
+static cc_core *core_new(cs_sim *sim, unsigned id)
+{
+   cc_core *c = cs_alloc(sizeof(cc_core));
+   unsigned i;
+
+   c->sim = sim;
+   c->id = id;
+   for (i = 0; i < CC_FILTER; i++)
+      c->owned[i] = CC_NO_LINE;
+   return c;
+}
+
+static void filter_set(cc_core *c, uint64_t line)
+{
+   c->owned[line & (CC_FILTER - 1)] = line;
+}
+
+static void filter_drop(cc_core *c, uint64_t line)
+{
+   if (c->owned[line & (CC_FILTER - 1)] == line)
+      c->owned[line & (CC_FILTER - 1)] = CC_NO_LINE;
+}
+
+static void filter_clear(cc_core *c)
+{
+   unsigned i;
+   for (i = 0; i < CC_FILTER; i++)
+      c->owned[i] = CC_NO_LINE;
+}
+
+static void grow_cores(cc_sys *sys, unsigned n)
+{
+   unsigned cap = sys->cap_cores ? sys->cap_cores : 8, i;
+   cc_core **a;
+
+   while (cap < n)
+      cap *= 2;
+   a = cs_alloc(sizeof(cc_core *) * cap);
+   for (i = 0; i < sys->n_cores; i++)
+      a[i] = sys->cores[i];
+   if (sys->cores)
+      cs_free(sys->cores);
+   sys->cores = a;
+   sys->cap_cores = cap;
+}
+
+cc_core *cc_core_of(cc_sys *sys, unsigned k)
+{
+   if (k < sys->n_cores && sys->cores[k])
+      return sys->cores[k];
+   if (k >= sys->cap_cores)
+      grow_cores(sys, k + 1);
+   if (k >= sys->n_cores)
+      sys->n_cores = k + 1;
+   sys->cores[k] = core_new(cs_new_core(sys->cores[0]->sim), k);
+   return sys->cores[k];
+}
+
+unsigned cc_n_cores(const cc_sys *sys)
+{
+   return sys->n_cores;
+}
+
+/* ------------------------------------------------------------------------
+** Directory
+*/
+
+static uint64_t hash_line(uint64_t line)
+{
+   line ^= line >> 29;
+   line *= 0xbf58476d1ce4e5b9ull;
+   return line ^ (line >> 32);
+}
+
+static void alloc_table(cc_sys *sys, uint64_t cap)
+{
+   uint64_t i;
+
+   sys->tab = cs_alloc(sizeof(cc_entry) * cap);
+   sys->tab_mask = cap - 1;
+   for (i = 0; i < cap; i++)
+      sys->tab[i].line = CC_NO_LINE;
+}
+
+static cc_entry *probe(cc_sys *sys, uint64_t line)
+{
+   uint64_t i = hash_line(line) & sys->tab_mask;
+
+   while (sys->tab[i].line != line && sys->tab[i].line != CC_NO_LINE)
+      i = (i + 1) & sys->tab_mask;
+   return &sys->tab[i];
+}
+
+static void free_entry(cc_entry *e)
+{
+   if (e->lost)
+      cs_free(e->lost);
+   e->lost = 0;
+   e->n_lost = e->cap_lost = 0;
+   e->line = CC_NO_LINE;
+}
+
+/* Calls f(sys, k, ctx) for every core k that bit b of a holder mask may
+   stand for (k % 64 == b). */
+#define FOR_CORES_OF_BIT(sys, b, k) \
+   for ((k) = (b); (k) < (sys)->n_cores; (k) += 64) if ((sys)->cores[k])
+
+/* Keeps only the holders that really hold the line; the owner too. */
+static void refresh_holders(cc_sys *sys, cc_entry *e)
+{
+   uint64_t bits = e->holders, now = 0;
+   uint64_t addr = e->line << sys->line_bits;
+   unsigned b, k;
+
+   for (b = 0; bits; b++, bits >>= 1) {
+      if (!(bits & 1))
+         continue;
+      FOR_CORES_OF_BIT(sys, b, k)
+         if (cs_d1_holds(sys->cores[k]->sim, addr))
+            now |= 1ull << b;
+   }
+   e->holders = now;
+   if (e->owner >= 0 && !cs_d1_holds(sys->cores[e->owner]->sim, addr)) {
+      filter_drop(sys->cores[e->owner], e->line);
+      e->owner = -1;
+   }
+}
+
+static void rehash(cc_sys *sys, uint64_t cap)
+{
+   cc_entry *old = sys->tab;
+   uint64_t i, n = sys->tab_mask + 1;
+
+   alloc_table(sys, cap);
+   for (i = 0; i < n; i++)
+      if (old[i].line != CC_NO_LINE)
+         *probe(sys, old[i].line) = old[i];
+   cs_free(old);
+}
+
+/* The table is 3/4 full: drop what is stale, double if still crowded. */
+static void sweep(cc_sys *sys)
+{
+   uint64_t i, n = sys->tab_mask + 1;
+
+   sys->st.sweeps++;
+   for (i = 0; i < n; i++) {
+      cc_entry *e = &sys->tab[i];
+      if (e->line == CC_NO_LINE)
+         continue;
+      refresh_holders(sys, e);
+      if (!e->holders && !e->n_lost && e->owner < 0) {
+         free_entry(e);
+         sys->used--;
+      }
+   }
+   rehash(sys, sys->used * 2 >= n ? n * 2 : n);
+}
+
+static cc_entry *entry_of(cc_sys *sys, uint64_t line)
+{
+   cc_entry *e = probe(sys, line);
+
+   if (e->line == line)
+      return e;
+   if ((sys->used + 1) * 4 > (sys->tab_mask + 1) * 3) {
+      sweep(sys);
+      e = probe(sys, line);
+   }
+   e->line = line;
+   e->holders = 0;
+   e->owner = -1;
+   sys->used++;
+   if (sys->used > sys->st.entries_max)
+      sys->st.entries_max = sys->used;
+   return e;
+}
+
+/* ------------------------------------------------------------------------
+** Lost records
+*/
+
+static void lost_add(cc_entry *e, uint32_t core, uint64_t written)
+{
+   if (e->n_lost == e->cap_lost) {
+      uint32_t cap = e->cap_lost ? e->cap_lost * 2 : 2, i;
+      cc_lost *a = cs_alloc(sizeof(cc_lost) * cap);
+      for (i = 0; i < e->n_lost; i++)
+         a[i] = e->lost[i];
+      if (e->lost)
+         cs_free(e->lost);
+      e->lost = a;
+      e->cap_lost = cap;
+   }
+   e->lost[e->n_lost].core = core;
+   e->lost[e->n_lost].written = written;
+   e->n_lost++;
+}
+
+/* Takes core's lost record of the line, if any: 1 and *written, else 0. */
+static int lost_take(cc_sys *sys, cc_entry *e, uint32_t core,
+                     uint64_t *written)
+{
+   uint32_t i;
+
+   for (i = 0; i < e->n_lost; i++) {
+      if (e->lost[i].core == core) {
+         *written = e->lost[i].written;
+         e->lost[i] = e->lost[--e->n_lost];
+         sys->st.lost_now--;
+         return 1;
+      }
+   }
+   return 0;
+}
+
+/* ------------------------------------------------------------------------
+** Accesses
+*/
+
+/* Mask bits of the bytes [first, last] of a line (offsets in the line). */
+static uint64_t byte_bits(const cc_sys *sys, unsigned first, unsigned last)
+{
+   unsigned f = first >> sys->gran_shift, l = last >> sys->gran_shift;
+   uint64_t hi = l >= 63 ? ~0ull : (2ull << l) - 1;
+   return hi & (~0ull << f);
+}
+
+/* Invalidates the line in every core of holder bit b but c; returns the
+   copies invalidated.  Each loses the line with the store's bytes. */
+static unsigned invalidate_bit(cc_sys *sys, cc_entry *e, unsigned b,
+                               cc_core *c, uint64_t bits)
+{
+   uint64_t addr = e->line << sys->line_bits;
+   unsigned k, n = 0;
+
+   FOR_CORES_OF_BIT(sys, b, k) {
+      cc_core *o = sys->cores[k];
+      if (o == c)
+         continue;
+      if (o->sim->collect != c->sim->collect)
+         cs_set_collect(o->sim, c->sim->collect);
+      if (cs_d1_invalidate(o->sim, addr)) {
+         lost_add(e, k, bits);
+         sys->st.lost_now++;
+         n++;
+      }
+      filter_drop(o, e->line);
+   }
+   return n;
+}
+
+/* A store of the bytes `bits` by c: c becomes the only holder and owner.
+   The filter may remember the line only while no core has a lost record
+   of it: those records must see every byte written. */
+static unsigned store_line(cc_sys *sys, cc_entry *e, cc_core *c, uint64_t bits)
+{
+   unsigned b, n = 0;
+   uint32_t i;
+
+   for (i = 0; i < e->n_lost; i++)
+      e->lost[i].written |= bits;
+   /* an owner's copy is the only one: no other core loaded it since */
+   if (e->owner != (int32_t)c->id) {
+      uint64_t h = e->holders;
+      for (b = 0; h; b++, h >>= 1)
+         if (h & 1)
+            n += invalidate_bit(sys, e, b, c, bits);
+      e->holders = 1ull << (c->id & 63);
+      e->owner = (int32_t)c->id;
+   }
+   if (!e->n_lost)
+      filter_set(c, e->line);
+   return n;
+}
+
+/* A load by c: a modified copy elsewhere becomes shared. */
+static void load_line(cc_sys *sys, cc_entry *e, cc_core *c)
+{
+   if (e->owner >= 0 && e->owner != (int32_t)c->id) {
+      filter_drop(sys->cores[e->owner], e->line);
+      e->owner = -1;
+   }
+   e->holders |= 1ull << (c->id & 63);
+}
+
+/* One line of an access: [first, last] are the bytes in it.  Returns the
+   line's class in bits 0-1 and its invalidations above. */
+static unsigned line_access(cc_sys *sys, cc_core *c, uint64_t line,
+                            unsigned first, unsigned last, int is_write)
+{
+   cc_entry *e = entry_of(sys, line);
+   uint64_t bits = byte_bits(sys, first, last), written;
+   unsigned cls = CC_NONE;
+
+   if (e->n_lost && lost_take(sys, e, c->id, &written))
+      cls = (written & bits) ? CC_TRUE : CC_FALSE;
+   if (!is_write) {
+      load_line(sys, e, c);
+      return cls;
+   }
+   return cls | store_line(sys, e, c, bits) << 2;
+}
+
+static unsigned merge_class(unsigned a, unsigned b)
+{
+   if (a == CC_TRUE || b == CC_TRUE)
+      return CC_TRUE;
+   return a | b;
+}
+
+unsigned cc__data(cc_sys *sys, cc_core *c, uint64_t a, unsigned size,
+                  unsigned r, int is_write)
+{
+   uint64_t end = a + size - 1;
+   uint64_t line1 = a >> sys->line_bits, line2 = end >> sys->line_bits;
+   unsigned mask = (1u << sys->line_bits) - 1;
+   unsigned r1, r2;
+
+   if (line1 == line2)
+      r1 = line_access(sys, c, line1, (unsigned)a & mask, (unsigned)end & mask,
+                       is_write);
+   else {
+      r1 = line_access(sys, c, line1, (unsigned)a & mask, mask, is_write);
+      r2 = line_access(sys, c, line2, 0, (unsigned)end & mask, is_write);
+      r1 = (CC_INV(r1) + CC_INV(r2)) << 2 | merge_class(CC_CLASS(r1),
+                                                        CC_CLASS(r2));
+   }
+   /* only a miss can be a coherence miss (a lost line is never held) */
+   if (!(r & CS_L1_MISS))
+      r1 &= ~3u;
+   return r1;
+}
+
+/* ------------------------------------------------------------------------
+** The system
+*/
+
+#define FIRST_TABLE 4096
+
+cc_sys *cc_new(cs_sim *first)
+{
+   cc_sys *sys = cs_alloc(sizeof(cc_sys));
+   int bits = first->d1.line_bits;
+
+   sys->line_bits = bits;
+   sys->gran_shift = bits > 6 ? bits - 6 : 0;
+   grow_cores(sys, 1);
+   sys->cores[0] = core_new(first, 0);
+   sys->n_cores = 1;
+   alloc_table(sys, FIRST_TABLE);
+   return sys;
+}
+
+static void forget_all(cc_sys *sys)
+{
+   uint64_t i, n = sys->tab_mask + 1;
+   unsigned k;
+
+   for (i = 0; i < n; i++)
+      if (sys->tab[i].line != CC_NO_LINE)
+         free_entry(&sys->tab[i]);
+   sys->used = 0;
+   sys->st.lost_now = 0;
+   for (k = 0; k < sys->n_cores; k++)
+      if (sys->cores[k])
+         filter_clear(sys->cores[k]);
+}
+
+void cc_delete(cc_sys *sys)
+{
+   unsigned k;
+
+   if (!sys)
+      return;
+   forget_all(sys);
+   cs_free(sys->tab);
+   for (k = 0; k < sys->n_cores; k++) {
+      if (!sys->cores[k])
+         continue;
+      if (k > 0)
+         cs_delete_core(sys->cores[k]->sim);
+      cs_free(sys->cores[k]);
+   }
+   cs_free(sys->cores);
+   cs_free(sys);
+}
+
+void cc_set_collect(cc_sys *sys, int collecting)
+{
+   unsigned k;
+   for (k = 0; k < sys->n_cores; k++)
+      if (sys->cores[k])
+         cs_set_collect(sys->cores[k]->sim, collecting);
+}
+
+void cc_flush(cc_sys *sys)
+{
+   unsigned k;
+
+   for (k = 1; k < sys->n_cores; k++)
+      if (sys->cores[k])
+         cs_flush_l1(sys->cores[k]->sim);
+   cs_flush(sys->cores[0]->sim);
+   forget_all(sys);
+}
+
+void cc_clear(cc_sys *sys)
+{
+   unsigned k;
+
+   for (k = 0; k < sys->n_cores; k++)
+      if (sys->cores[k])
+         cs_clear(sys->cores[k]->sim);
+   forget_all(sys);
+}
+
+void cc_get_stats(const cc_sys *sys, cc_stats *st)
+{
+   *st = sys->st;
+   st->entries = sys->used;
+}

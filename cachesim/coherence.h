@@ -1,0 +1,124 @@
+/*
+** coherence.h -- private caches and write-invalidate coherence
+** (--private-caches=yes): every thread is a core with its own I1 and D1
+** over the one shared LL, and a directory keeps the D1s coherent (MSI).
+**
+** The model.
+**  - Core k is a cs_sim (cs_new_core) whose LL is core 0's.  Accesses go
+**    to the running core's cs_sim exactly as with one core; afterwards
+**    cc_data() applies coherence to the lines of a data access.  With one
+**    core nothing ever changes in the caches, so the counts are exactly
+**    those of the single-core model.
+**  - Per line the directory keeps the cores that may hold it in D1
+**    (holders), the core that wrote it last and may hold it modified
+**    (owner), and for every core that LOST the line to another core's
+**    store and has not missed on it since, the bytes written by other
+**    cores from that store on (lost records).
+**  - A load by core c: if another core owns the line modified, its copy
+**    becomes shared (owner cleared); c becomes a holder.  A load that hits
+**    needs nothing: while c holds a valid copy no other core has written
+**    the line.
+**  - A store by c: every other core's D1 copy is invalidated
+**    (cs_d1_invalidate: the line leaves that cache as if evicted; one
+**    `Inv` per copy that was really there), each such core gets a lost
+**    record holding the bytes of this store, the bytes are added to every
+**    other lost record of the line, and c becomes its only holder and
+**    owner.  A store to a line c already owns needs nothing.  A core that
+**    owns a line and reloads it after evicting it owns it again (as MESI's
+**    exclusive state: no other core has read it since, so no other copy
+**    exists and no invalidation is lost).
+**  - A D1 miss of c on a line for which c has a lost record is a
+**    coherence miss (the record is consumed): TRUE sharing if the bytes of
+**    this access in that line overlap the bytes the record holds (written
+**    by other cores since c lost the line, the invalidating store
+**    included), FALSE sharing otherwise.  An access crossing two lines is
+**    one miss: true if either line is true sharing, else false if either
+**    line was lost.  Byte-exact for lines up to 64 bytes; longer lines
+**    keep one bit per line_size/64 bytes.
+**  - Instruction fetches are not kept coherent (code is not written while
+**    it runs, except by JIT compilers); I1 lines are never invalidated.
+**  - Silent evictions: a core's D1 evicts lines without telling the
+**    directory, so `holders` may name cores that no longer hold the line;
+**    invalidation checks the cache itself, so counts are exact.  When the
+**    directory fills up, a sweep drops such stale holders and entries
+**    nobody holds any more (lost records are kept until their miss).
+**  - holders is 64 bits: core k is bit k % 64, so beyond 64 cores a bit
+**    stands for several cores, all of which are checked (still exact).
+**
+** Cost: nothing unless enabled.  A load hit costs nothing, a store hit
+** one compare in the core's filter of lines it owns (CC_FILTER entries,
+** direct-mapped: an entry is present only while the core is the line's
+** owner and no core has a lost record of it, whose written bytes every
+** store must reach); misses and other stores look the line up in the
+** directory.
+*/
+#ifndef COHERENCE_H
+#define COHERENCE_H
+
+#include "cachesim.h"
+
+#define CC_FILTER_BITS 8
+#define CC_FILTER (1u << CC_FILTER_BITS)
+#define CC_NO_LINE (~(uint64_t)0)
+
+/* One core.  Callers keep a pointer to the running core (no lookup per
+   access) and treat the fields as private, except sim. */
+typedef struct cc_core {
+   cs_sim  *sim;                  /* its caches (LL shared) */
+   unsigned id;
+   uint64_t owned[CC_FILTER];     /* line numbers it owns, or CC_NO_LINE */
+} cc_core;
+
+typedef struct cc_sys cc_sys;
+
+/* A system whose core 0 is first (it stays the caller's: cc_delete does
+   not delete it).  First's D1 line size is the coherence granule. */
+cc_sys  *cc_new(cs_sim *first);
+/* Deletes the directory and every core but core 0. */
+void     cc_delete(cc_sys *);
+/* Core k, made (cs_new_core) on first use. */
+cc_core *cc_core_of(cc_sys *, unsigned k);
+/* Number of cores made so far (the highest k asked for + 1). */
+unsigned cc_n_cores(const cc_sys *);
+
+/* What cc_data returns: bits 0-1 the coherence class of the access's D1
+   miss (CC_NONE when it was no coherence miss), the rest the number of
+   D1 copies its store invalidated. */
+enum { CC_NONE = 0, CC_TRUE = 1, CC_FALSE = 2 };
+#define CC_CLASS(res) ((res) & 3u)
+#define CC_INV(res)   ((res) >> 2)
+
+unsigned cc__data(cc_sys *, cc_core *, uint64_t a, unsigned size,
+                  unsigned r, int is_write);
+
+/* Call after the running core c simulated a data access (cs_read /
+   cs_write on c->sim) with result r. */
+static inline unsigned cc_data(cc_sys *sys, cc_core *c, uint64_t a,
+                               unsigned size, unsigned r, int is_write)
+{
+   if (!(r & CS_L1_MISS)) {
+      uint64_t line = a >> c->sim->d1.line_bits;
+      if (!is_write)
+         return 0;
+      if (c->owned[line & (CC_FILTER - 1)] == line
+          && line == (a + size - 1) >> c->sim->d1.line_bits)
+         return 0;
+   }
+   return cc__data(sys, c, a, size, r, is_write);
+}
+
+/* Every core's caches: cs_flush (every L1, then the LL); cs_clear; and
+   the directory forgets everything (the caches are empty). */
+void cc_flush(cc_sys *);
+void cc_clear(cc_sys *);
+/* Collection state of every core (evictions of one core's lines can come
+   from another core's store: the running core's state applies). */
+void cc_set_collect(cc_sys *, int collecting);
+
+/* Statistics: directory entries now and at most, sweeps, lost records. */
+typedef struct {
+   uint64_t entries, entries_max, sweeps, lost_now;
+} cc_stats;
+void cc_get_stats(const cc_sys *, cc_stats *);
+
+#endif /* COHERENCE_H */
