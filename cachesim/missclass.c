@@ -59,6 +59,26 @@ void mc_delete(mc_sim *m)
    cs_free(m);
 }
 
+mc_sim *mc_new_core(const mc_sim *first, const cs_geometry *i1,
+                    const cs_geometry *d1, int l1_straddle_by_sets)
+{
+   mc_sim *m = cs_alloc(sizeof(mc_sim));
+
+   level_init(&m->i1, i1, l1_straddle_by_sets);
+   level_init(&m->d1, d1, l1_straddle_by_sets);
+   m->ll = first->ll;         /* the same shadow: its state is pointed to */
+   return m;
+}
+
+void mc_delete_core(mc_sim *m)
+{
+   if (!m)
+      return;
+   level_free(&m->i1);
+   level_free(&m->d1);
+   cs_free(m);
+}
+
 void mc_clear(mc_sim *m)
 {
    level_clear(&m->i1);

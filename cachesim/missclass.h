@@ -67,6 +67,14 @@ typedef struct {
 mc_sim *mc_new(const cs_geometry *i1, const cs_geometry *d1,
                const cs_geometry *ll, int l1_straddle_by_sets);
 void    mc_delete(mc_sim *);
+/* A core's classifier (--private-caches, see coherence.h): I1 and D1
+   shadows of its own, first's LL shadow (the LL is shared).  Give it to
+   that core's cs_sim with cs_set_ll_observer.  Delete every core made
+   this way (mc_delete_core) before first (mc_delete).  mc_clear on any
+   core clears the shared LL shadow too. */
+mc_sim *mc_new_core(const mc_sim *first, const cs_geometry *i1,
+                    const cs_geometry *d1, int l1_straddle_by_sets);
+void    mc_delete_core(mc_sim *);
 /* Forget everything: shadows empty, no line touched (the real caches were
    emptied). */
 void    mc_clear(mc_sim *);

@@ -458,6 +458,54 @@ static void random_run(const cs_geometry *i1, const cs_geometry *d1,
    mc_delete(mc);
 }
 
+/* Two cores (--private-caches): each has its own D1 shadow, the LL shadow
+   is shared like the LL.  Core 0 reads line 0: D1 and LL compulsory.
+   Core 1 reads it: a D1 miss, compulsory in ITS D1 (never touched there),
+   an LL hit (core 0 brought it in): no LL class.  Core 0 again: a hit.
+   Core 1 reads lines 4, 8 (D1 set 0, 2 ways: evicts line 0 from core 1
+   only) and line 0 again: a D1 miss, conflict (3 distinct lines fit
+   core 1's 8-line shadow), an LL hit; core 0 still hits. */
+static void test_cores(void)
+{
+   cs_options o = { 0, 0, 0, 0 };
+   cs_sim *cs0 = cs_new(&L1, &L1, &LL, o, 0);
+   mc_sim *mc0 = mc_new(&L1, &L1, &LL, 0);
+   cs_sim *cs1;
+   mc_sim *mc1;
+   unsigned r, c;
+
+   begin();
+   cs_set_ll_observer(cs0, mc_observe_ll, mc0);
+   cs1 = cs_new_core(cs0);
+   mc1 = mc_new_core(mc0, &L1, &L1, 0);
+   cs_set_ll_observer(cs1, mc_observe_ll, mc1);
+   r = cs_read(cs0, ADDR(0), 8, 0);
+   c = mc_access(mc0, &mc0->d1, ADDR(0), 8, r);
+   CHECK("core 0: D1 compulsory", c & 3, MC_COMPULSORY);
+   CHECK("core 0: LL compulsory", c >> 2, MC_COMPULSORY);
+   r = cs_read(cs1, ADDR(0), 8, 0);
+   c = mc_access(mc1, &mc1->d1, ADDR(0), 8, r);
+   CHECK("core 1: D1 miss, LL hit", r, CS_L1_MISS);
+   CHECK("core 1: D1 compulsory, no LL class", c, MC_COMPULSORY);
+   r = cs_read(cs0, ADDR(0), 8, 0);
+   CHECK("core 0 still holds it", r, 0);
+   r = cs_read(cs1, ADDR(4), 8, 0);
+   mc_access(mc1, &mc1->d1, ADDR(4), 8, r);
+   r = cs_read(cs1, ADDR(8), 8, 0);
+   mc_access(mc1, &mc1->d1, ADDR(8), 8, r);
+   r = cs_read(cs1, ADDR(0), 8, 0);
+   c = mc_access(mc1, &mc1->d1, ADDR(0), 8, r);
+   CHECK("core 1: line 0 evicted by its own set 0", r, CS_L1_MISS);
+   CHECK("core 1: conflict (fits its 8-line shadow)", c, MC_CONFLICT);
+   r = cs_read(cs0, ADDR(0), 8, 0);
+   CHECK("core 0 unaffected", r, 0);
+   mc_delete_core(mc1);
+   cs_delete_core(cs1);
+   mc_delete(mc0);
+   cs_delete(cs0);
+   end("cores: own D1 shadows, one LL shadow");
+}
+
 static void test_random(void)
 {
    static const cs_geometry l1a = { 512, 2, 64 }, lla = { 4096, 4, 64 },
@@ -487,5 +535,6 @@ int main(void)
    test_write_back();
    test_clear();
    test_random();
+   test_cores();
    return failures ? 1 : 0;
 }
