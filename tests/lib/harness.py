@@ -71,6 +71,14 @@ CLIENT_BUILD = {
     "transpose_naive": (["transpose.c"], "gcc", ["-O1"]),
     "transpose_blocked": (["transpose.c"], "gcc", ["-O1"]),
     "objects": (["objects.c"], "gcc", []),
+    # --private-caches: hand-over clients, one per pattern (-O2: bump() is
+    # one read-modify-write instruction)
+    "sharing_false": (["sharing.c"], "gcc",
+                      ["-O2", "-DPATTERN=0", "-pthread", "-Wl,-z,now"]),
+    "sharing_true": (["sharing.c"], "gcc",
+                     ["-O2", "-DPATTERN=1", "-pthread", "-Wl,-z,now"]),
+    "sharing_padded": (["sharing.c"], "gcc",
+                       ["-O2", "-DPATTERN=2", "-pthread", "-Wl,-z,now"]),
     "objects_cxx": (["objects_cxx.cc"], "g++", []),
 }
 
