@@ -98,6 +98,11 @@ cc_core *cc_core_of(cc_sys *sys, unsigned k)
    return sys->cores[k];
 }
 
+int cc_core_exists(const cc_sys *sys, unsigned k)
+{
+   return k < sys->n_cores && sys->cores[k] != 0;
+}
+
 unsigned cc_n_cores(const cc_sys *sys)
 {
    return sys->n_cores;

@@ -78,7 +78,9 @@ cc_sys  *cc_new(cs_sim *first);
 void     cc_delete(cc_sys *);
 /* Core k, made (cs_new_core) on first use. */
 cc_core *cc_core_of(cc_sys *, unsigned k);
-/* Number of cores made so far (the highest k asked for + 1). */
+/* Whether core k was made. */
+int      cc_core_exists(const cc_sys *, unsigned k);
+/* Number of core slots (the highest k asked for + 1; some may not exist). */
 unsigned cc_n_cores(const cc_sys *);
 
 /* What cc_data returns: bits 0-1 the coherence class of the access's D1

@@ -1,0 +1,79 @@
+/* callgrind-bd: --private-caches=yes, the glue between threads and the
+ * multi-core cache model (cores.h says what it owns; the model's rules are
+ * in cachesim/coherence.h).
+ *
+ * Events (immediate, of the accessing instruction, after all others):
+ *    D1Ts   D1 misses of a line this core lost to another thread's store,
+ *           touching bytes written by other threads since (true sharing)
+ *    D1Fs   the same, touching none of those bytes (false sharing)
+ *    Inv    other cores' D1 copies invalidated by this store
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "cores.h"
+
+cc_sys  *cb_cc;
+cc_core *cb_cc_core;
+
+void cb_cores_setup(cs_sim *first)
+{
+   Int e;
+   for (e = EV_D1Ts; e <= EV_Inv; e++) cb_ev_pos[e] = cb_n_events++;
+   cb_cc = cc_new(first);
+   cb_cc_core = cc_core_of(cb_cc, 0);
+}
+
+cs_sim *cb_cores_switch(ThreadId tid)
+{
+   Bool made = !cc_core_exists(cb_cc, tid - 1);
+   cb_cc_core = cc_core_of(cb_cc, tid - 1);
+   if (made && cb_clo.miss_class) cb_mc_new_core(tid - 1, cb_cc_core->sim);
+   return cb_cc_core->sim;
+}
+
+void cb_cores_count(ULong *slot, unsigned res, cb_obj_ref ref)
+{
+   ULong *run = cb_cur.cost;
+   UInt inv = CC_INV(res);
+   Int p;
+   if (CC_CLASS(res)) {
+      p = EVP(CC_CLASS(res) == CC_TRUE ? EV_D1Ts : EV_D1Fs);
+      slot[p]++; run[p]++;
+   }
+   if (inv) {
+      p = EVP(EV_Inv);
+      slot[p] += inv; run[p] += inv;
+   }
+   if (cb_clo.objects) cb_obj_count_coherence(ref, res);
+}
+
+void cb_cores_set_collect(Bool collecting)
+{
+   cc_set_collect(cb_cc, collecting);
+}
+
+void cb_cores_flush(void)
+{
+   cc_flush(cb_cc);
+}
+
+void cb_cores_clear(void)
+{
+   cc_clear(cb_cc);
+}
+
+void cb_cores_forget_owners(int (*forget)(void *, int, const cs_owner *), void *ctx)
+{
+   UInt k;
+   for (k = 0; k < cc_n_cores(cb_cc); k++)
+      if (cc_core_exists(cb_cc, k)) cs_forget_owners(cc_core_of(cb_cc, k)->sim, forget, ctx);
+}
+
+void cb_cores_print_stats(void)
+{
+   cc_stats st;
+   cc_get_stats(cb_cc, &st);
+   VG_(dmsg)("Private caches:    cores %u, directory entries now %llu, max %llu, sweeps %llu, lost lines %llu\n",
+             cc_n_cores(cb_cc), (ULong)st.entries, (ULong)st.entries_max,
+             (ULong)st.sweeps, (ULong)st.lost_now);
+}
