@@ -93,19 +93,29 @@ enum { CC_NONE = 0, CC_TRUE = 1, CC_FALSE = 2 };
 unsigned cc__data(cc_sys *, cc_core *, uint64_t a, unsigned size,
                   unsigned r, int is_write);
 
+/* Whether a data access of core c with result r needs no coherence work
+   (a load hit; a store hit of one line c owns): cc_data would return 0
+   without looking at the directory. */
+static inline int cc_nothing_to_do(const cc_core *c, uint64_t a,
+                                   unsigned size, unsigned r, int is_write)
+{
+   uint64_t line = a >> c->sim->d1.line_bits;
+
+   if (r & CS_L1_MISS)
+      return 0;
+   return !is_write || (c->owned[line & (CC_FILTER - 1)] == line
+                        && line == (a + size - 1) >> c->sim->d1.line_bits);
+}
+
 /* Call after the running core c simulated a data access (cs_read /
-   cs_write on c->sim) with result r. */
+   cs_write on c->sim) with result r.  A store's invalidations evict other
+   cores' lines under c's collect flag (cs_set_collect), so keep it
+   current before calling. */
 static inline unsigned cc_data(cc_sys *sys, cc_core *c, uint64_t a,
                                unsigned size, unsigned r, int is_write)
 {
-   if (!(r & CS_L1_MISS)) {
-      uint64_t line = a >> c->sim->d1.line_bits;
-      if (!is_write)
-         return 0;
-      if (c->owned[line & (CC_FILTER - 1)] == line
-          && line == (a + size - 1) >> c->sim->d1.line_bits)
-         return 0;
-   }
+   if (cc_nothing_to_do(c, a, size, r, is_write))
+      return 0;
    return cc__data(sys, c, a, size, r, is_write);
 }
 

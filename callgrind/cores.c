@@ -69,6 +69,19 @@ void cb_cores_forget_owners(int (*forget)(void *, int, const cs_owner *), void *
       if (cc_core_exists(cb_cc, k)) cs_forget_owners(cc_core_of(cb_cc, k)->sim, forget, ctx);
 }
 
+void cb_cores_prefetch_counts(ULong *up, ULong *down)
+{
+   UInt k;
+   *up = *down = 0;
+   for (k = 0; k < cc_n_cores(cb_cc); k++) {
+      uint64_t u, d;
+      if (!cc_core_exists(cb_cc, k)) continue;
+      cs_prefetch_counts(cc_core_of(cb_cc, k)->sim, &u, &d);
+      *up += u;
+      *down += d;
+   }
+}
+
 void cb_cores_print_stats(void)
 {
    cc_stats st;

@@ -41,8 +41,13 @@ void cb_cores_count(ULong *slot, unsigned res, cb_obj_ref ref);
 static inline unsigned cb_cores_data_access(ULong *slot, cb_obj_ref ref, Addr a,
                                             UWord size, unsigned r, Bool is_write)
 {
-   unsigned res = cc_data(cb_cc, cb_cc_core, a, (unsigned)size, r, is_write);
-   if (UNLIKELY(res != 0) && cb_cur.collect) cb_cores_count(slot, res, ref);
+   cs_sim *sim = cb_cc_core->sim;
+   unsigned res;
+   if (cc_nothing_to_do(cb_cc_core, a, (unsigned)size, r, is_write)) return 0;
+   /* invalidated lines leave other cores under the running context's flag */
+   if (UNLIKELY(sim->collect != cb_cur.collect)) cs_set_collect(sim, cb_cur.collect);
+   res = cc__data(cb_cc, cb_cc_core, a, (unsigned)size, r, is_write);
+   if (res && cb_cur.collect) cb_cores_count(slot, res, ref);
    return res;
 }
 
@@ -52,5 +57,6 @@ void cb_cores_flush(void);        /* every L1, then the LL; directory reset */
 void cb_cores_clear(void);        /* cs_clear of every core; directory reset */
 void cb_cores_forget_owners(int (*forget)(void *, int, const cs_owner *), void *ctx);
 void cb_cores_print_stats(void);  /* -v */
+void cb_cores_prefetch_counts(ULong *up, ULong *down);   /* all cores */
 
 #endif
