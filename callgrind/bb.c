@@ -78,10 +78,3 @@ BB *cb_get_bb(Addr addr, UInt instr_count, Bool *seen_before)
    if (++bb_entries > 2 * bb_table_size) resize_bb_table();
    return bb;
 }
-
-/* Address of the instruction holding the BB's final exit. */
-Addr cb_bb_jmpaddr(const BB *bb)
-{
-   if (bb->instr_count == 0) return bb->addr;
-   return bb->addr + bb->instr[bb->instr_count - 1].offset;
-}

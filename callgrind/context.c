@@ -1,10 +1,8 @@
-/* callgrind-bd: contexts and the function stack.
+/* callgrind-bd: contexts, interned.
  *
- * The function stack mirrors the call stack with the function of each
- * frame (a 0 entry separates a signal handler from what it interrupted).
- * A context is the top function plus up to `separate_callers` of the
- * functions below it; contexts are interned so that they compare by
- * pointer.
+ * A context is a function plus up to `separate_callers` of the functions
+ * below it on the function stack (callstack.c, cb_push_cxt, which builds
+ * them); contexts are interned here so that they compare by pointer.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -75,50 +73,4 @@ Context *cb_get_cxt(fn_node **top, UInt size)
    cb_stat.distinct_contexts++;
    if (++cxt_entries > 2 * cxt_table_size) resize_cxt_table();
    return c;
-}
-
-void cb_init_fn_stack(fn_stack *fs)
-{
-   fs->size = 64;
-   fs->bottom = CB_MALLOC("cb.fnstack", fs->size * sizeof(fn_node *));
-   fs->top = fs->bottom;
-   *fs->top = NULL;
-}
-
-static void ensure_fn_stack(fn_stack *fs)
-{
-   Int used = fs->top - fs->bottom;
-   if (used + 2 < fs->size) return;
-   fs->size *= 2;
-   fs->bottom = VG_(realloc)("cb.fnstack", fs->bottom, fs->size * sizeof(fn_node *));
-   fs->top = fs->bottom + used;
-}
-
-/* Enter function fn (NULL: a signal handler's separator). The context
- * being left is saved in the call stack slot that the next push fills. */
-void cb_push_cxt(fn_node *fn)
-{
-   call_entry *e;
-   UInt size, depth;
-
-   cb_ensure_call_stack(cb_calls->sp + 1);
-   e = &cb_calls->entry[cb_calls->sp];
-   e->cxt = cb_cur.cxt;
-   e->fn_sp = cb_fns->top - cb_fns->bottom;
-
-   /* Direct recursion keeps the context (its level is counted apart). */
-   if (fn && *cb_fns->top == fn) return;
-
-   ensure_fn_stack(cb_fns);
-   *++cb_fns->top = fn;
-   if (!fn) { cb_cur.cxt = NULL; return; }
-
-   /* the context: fn and up to separate_callers callers, not crossing a
-    * signal separator */
-   size = 1;
-   depth = cb_fns->top - cb_fns->bottom;
-   while (size <= (UInt)fn->separate_callers && size < depth
-          && cb_fns->top[-(Int)size] != NULL)
-      size++;
-   cb_cur.cxt = cb_get_cxt(cb_fns->top, size);
 }

@@ -35,14 +35,6 @@ static const HChar *out_name;
 static void out_flush(void) { cb_out_flush(&out); }
 static void out_str(const HChar *s) { cb_out_str(&out, s); }
 
-static void out_printf(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
-static void out_printf(const HChar *fmt, ...)
-{
-   va_list vargs;
-   va_start(vargs, fmt);
-   cb_out_vprintf(&out, fmt, vargs);
-   va_end(vargs);
-}
 
 /*------------------------------------------------------------*/
 /*--- Name compression                                     ---*/
@@ -76,16 +68,16 @@ static void out_name_line(const HChar *key, name_space *ns, const HChar *name)
 {
    UInt h;
    name_entry *e;
-   if (!cb_clo.compress_strings) { out_printf("%s=", key); out_str(name); out_str("\n"); return; }
+   if (!cb_clo.compress_strings) { cb_out_printf(&out, "%s=", key); out_str(name); out_str("\n"); return; }
    h = name_hash(name);
    for (e = ns->table[h]; e; e = e->next)
-      if (VG_(strcmp)(e->name, name) == 0) { out_printf("%s=(%u)\n", key, e->id); return; }
+      if (VG_(strcmp)(e->name, name) == 0) { cb_out_printf(&out, "%s=(%u)\n", key, e->id); return; }
    e = CB_MALLOC("cb.dump.name", sizeof *e);
    e->name = VG_(strdup)("cb.dump.name", name);
    e->id = ns->next_id++;
    e->next = ns->table[h];
    ns->table[h] = e;
-   out_printf("%s=(%u) ", key, e->id);
+   cb_out_printf(&out, "%s=(%u) ", key, e->id);
    out_str(name);
    out_str("\n");
 }
@@ -120,13 +112,13 @@ static void out_subpos(Addr now, Addr before, Bool hex)
 {
    Long diff = (Long)now - (Long)before;
    if (cb_clo.compress_pos && before > 0 && diff > -100 && diff < 100) {
-      if (diff > 0) out_printf("+%lld", diff);
+      if (diff > 0) cb_out_printf(&out, "+%lld", diff);
       else if (diff == 0) out_str("*");
-      else out_printf("%lld", diff);
+      else cb_out_printf(&out, "%lld", diff);
    } else if (hex) {
-      out_printf("%#lx", (UWord)now);
+      cb_out_printf(&out, "%#lx", (UWord)now);
    } else {
-      out_printf("%lu", (UWord)now);
+      cb_out_printf(&out, "%lu", (UWord)now);
    }
 }
 
@@ -147,7 +139,7 @@ static void out_costs_n(const ULong *c, Bool trim)
 {
    Int n = cb_n_events, i;
    while (trim && n > 1 && c[n - 1] == 0) n--;
-   for (i = 0; i < n; i++) out_printf(" %llu", c[i]);
+   for (i = 0; i < n; i++) cb_out_printf(&out, " %llu", c[i]);
    out_str("\n");
 }
 
@@ -227,8 +219,8 @@ static void out_jump(const JCC *j, const Pos *site, ULong executed)
       context_name(j->to, name, sizeof name);
       out_name_line("jfn", &ns_fn, name);
    }
-   if (j->kind == jk_CondJump) out_printf("jcnd=%llu/%llu ", j->call_counter, executed);
-   else out_printf("jump=%llu ", j->call_counter);
+   if (j->kind == jk_CondJump) cb_out_printf(&out, "jcnd=%llu/%llu ", j->call_counter, executed);
+   else cb_out_printf(&out, "jump=%llu ", j->call_counter);
    out_pos(&target, True);
    last_pos = keep;
    out_str("\n");
@@ -247,7 +239,7 @@ static void out_jcc(const JCC *j, const Pos *site)
    if (tfile != cur_fi) out_name_line("cfi", &ns_file, tfile->name);
    context_name(to, name, sizeof name);
    out_name_line("cfn", &ns_fn, name);
-   out_printf("calls=%llu ", j->call_counter);
+   cb_out_printf(&out, "calls=%llu ", j->call_counter);
    {
       Pos target = { tbb->addr - tbb->obj->offset, tbb->line, tfile };
       Pos keep = last_pos;
@@ -608,19 +600,19 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
    Int i;
    if (!appending) {
       out_str("# callgrind format\nversion: 1\ncreator: callgrind-bd-" CB_VERSION "\n");
-      out_printf("pid: %d\n", VG_(getpid)());
+      cb_out_printf(&out, "pid: %d\n", VG_(getpid)());
       write_cmd_line();
    }
-   out_printf("\npart: %d\n", cb_out_counter);
-   if (cb_clo.separate_threads) out_printf("thread: %d\n", tid);
+   cb_out_printf(&out, "\npart: %d\n", cb_out_counter);
+   if (cb_clo.separate_threads) cb_out_printf(&out, "thread: %d\n", tid);
    if (!appending) {
       out_str("\n");
-      cb_sim_write_desc(-1);
+      cb_sim_write_desc(&out);
    }
-   out_printf("\ndesc: Timerange: Basic block %llu - %llu\n",
+   cb_out_printf(&out, "\ndesc: Timerange: Basic block %llu - %llu\n",
               bbs_done_at_last_dump, cb_stat.bb_executions);
-   out_printf("desc: Trigger: %s\n", trigger ? trigger : "Program termination");
-   out_printf("\npositions:%s%s\n", cb_clo.dump_instr ? " instr" : "",
+   cb_out_printf(&out, "desc: Trigger: %s\n", trigger ? trigger : "Program termination");
+   cb_out_printf(&out, "\npositions:%s%s\n", cb_clo.dump_instr ? " instr" : "",
               cb_clo.dump_line ? " line" : "");
    out_str("events:");
    for (i = 0; i < EV_COUNT; i++)
@@ -629,10 +621,6 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
    out_costs_n(summary, False);
    out_str("\n\n");
 }
-
-/* Write-through used by sim.c for desc: lines. */
-void cb_dump_out_str(const HChar *s);
-void cb_dump_out_str(const HChar *s) { out_str(s); }
 
 static Bool open_profile(const HChar *name, Bool *appending)
 {
@@ -765,7 +753,7 @@ void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
    Bool final = (trigger == NULL);
    out_base_for_this_process();
    cb_exec_state_save();
-   if (!final) cb_sim_settle();
+   if (!final) cb_bd_settle();
    if (cb_clo.separate_threads) {
       if (current_thread_only) {
          dump_one(cb_cur.thread, trigger, final);

@@ -876,9 +876,9 @@ void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss)
 void cb_obj_post_clo_init(void)
 {
    if (!cb_clo.objects) return;
-   if (cb_clo.object_granularity > 0 && cb_clo.object_granularity < cb_sim_max_line_size()) {
+   if (cb_clo.object_granularity > 0 && cb_clo.object_granularity < cb_geometry_max_line_size()) {
       VG_(fmsg)("callgrind-bd: --object-granularity=%d is below the cache line size (%d)\n",
-                cb_clo.object_granularity, cb_sim_max_line_size());
+                cb_clo.object_granularity, cb_geometry_max_line_size());
       VG_(exit)(1);
    }
    if (cb_clo.object_granularity > 0 && cb_clo.separate_threads) {
@@ -917,6 +917,4 @@ void cb_obj_post_clo_init(void)
    bucket_unknown = cb_obj_new(OK_BUCKET, "[unknown]");
    cb_obj_allocator = cb_obj_new(OK_BUCKET, "[allocator]");
    bucket_code = cb_obj_new(OK_BUCKET, "[code]");
-   cb_obj_alloc_init();
-   cb_obj_dump_init();
 }

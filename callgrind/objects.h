@@ -224,7 +224,8 @@ void cb_obj_dump(const HChar *name, thread_info *only, const HChar *trigger,
                  Int part, Bool appending);
 void cb_obj_zero(thread_info *only);
 
-void cb_obj_post_clo_init(void);
-void cb_obj_fini(void);            /* the -v report */
+void cb_obj_post_clo_init(void);   /* objects.c: the tables */
+void cb_obj_dump_init(void);       /* objects_dump.c: the file can be made */
+void cb_obj_fini(void);            /* objects_dump.c: the -v report */
 
 #endif

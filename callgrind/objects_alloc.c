@@ -303,8 +303,3 @@ void cb_obj_frame_popping(call_entry *e)
       break;
    }
 }
-
-void cb_obj_alloc_init(void)
-{
-   VG_(memset)(site_table, 0, sizeof site_table);
-}

@@ -37,16 +37,7 @@ static cb_outfile out;           /* the objects profile being written */
 
 static void ostr(const HChar *s) { cb_out_str(&out, s); }
 
-static void oprintf(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
-static void oprintf(const HChar *fmt, ...)
-{
-   va_list ap;
-   va_start(ap, fmt);
-   cb_out_vprintf(&out, fmt, ap);
-   va_end(ap);
-}
-
-/* "key=name\n": names may be longer than oprintf's buffer. */
+/* "key=name\n": names may be longer than cb_out_printf's buffer. */
 static void oname(const HChar *key, const HChar *name)
 {
    ostr(key); ostr("="); ostr(name); ostr("\n");
@@ -59,7 +50,7 @@ static void ocosts(const ULong *c)
 {
    Int e;
    for (e = 0; e < OE_COUNT; e++)
-      if (cb_ev_pos[oe_event[e]] >= 0) oprintf(" %llu", c[e]);
+      if (cb_ev_pos[oe_event[e]] >= 0) cb_out_printf(&out, " %llu", c[e]);
    ostr("\n");
 }
 
@@ -239,14 +230,14 @@ static void write_object(const cb_obj *o)
    oname("fl", obj_fl(o));
    oname("fn", o->name);
    if (!(cb_obj_hist && o->hist)) {
-      oprintf("%u", o->line);
+      cb_out_printf(&out, "%u", o->line);
       ocosts(o->total);
       return;
    }
    for (g = 0; g < o->hist_n; g++) {
       const ULong *c = &o->hist[(SizeT)g * OE_COUNT];
       if (is_zero(c)) continue;
-      oprintf("%u", g + 1);
+      cb_out_printf(&out, "%u", g + 1);
       ocosts(c);
    }
 }
@@ -257,14 +248,14 @@ static void write_arc(const Arc *a)
       oname("cob", obj_ob(a->callee_obj));
       oname("cfi", obj_fl(a->callee_obj));
       oname("cfn", a->callee_obj->name);
-      oprintf("calls=%llu %u\n", a->calls, obj_first_line(a->callee_obj));
+      cb_out_printf(&out, "calls=%llu %u\n", a->calls, obj_first_line(a->callee_obj));
    } else {
       oname("cob", a->callee_fn->file->obj->name);
       oname("cfi", a->callee_fn->file->name);
       oname("cfn", a->callee_fn->name);
-      oprintf("calls=%llu 0\n", a->calls);
+      cb_out_printf(&out, "calls=%llu 0\n", a->calls);
    }
-   oprintf("%u", a->line);
+   cb_out_printf(&out, "%u", a->line);
    ocosts(a->cost);
 }
 
@@ -288,7 +279,7 @@ static void write_code_functions(void)
          /* code has no self cost here; one zero line gives its file a
           * line to annotate (else callgrind_annotate --inclusive=yes
           * warns about a chosen file without any cost line) */
-         oprintf("%u", a->file == cur->file ? a->line : 0);
+         cb_out_printf(&out, "%u", a->file == cur->file ? a->line : 0);
          ocosts(zero);
       }
       if (a->file != cur->file) oname("fi", a->file->name);
@@ -303,7 +294,7 @@ static void write_header(const ULong *total, const HChar *trigger, Int part, Boo
    Word i;
    if (!appending) {
       ostr("# callgrind format\nversion: 1\ncreator: callgrind-bd-" CB_VERSION " (data objects)\n");
-      oprintf("pid: %d\ncmd: ", VG_(getpid)());
+      cb_out_printf(&out, "pid: %d\ncmd: ", VG_(getpid)());
       if (VG_(args_the_exename)) { ostr(" "); ostr(VG_(args_the_exename)); }
       for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
          ostr(" ");
@@ -311,15 +302,15 @@ static void write_header(const ULong *total, const HChar *trigger, Int part, Boo
       }
       ostr("\n");
    }
-   oprintf("\npart: %d\n", part);
-   if (part_thread) oprintf("thread: %d\n", (Int)part_thread->tid);
+   cb_out_printf(&out, "\npart: %d\n", part);
+   if (part_thread) cb_out_printf(&out, "thread: %d\n", (Int)part_thread->tid);
    ostr("\n");
-   oprintf("desc: Data objects: %u objects, %llu call chains, %llu cells\n",
+   cb_out_printf(&out, "desc: Data objects: %u objects, %llu call chains, %llu cells\n",
            cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells);
-   if (cb_obj_hist) oprintf("desc: Data objects: %llu cell-chain pairs\n", cb_obj_n_pairs);
+   if (cb_obj_hist) cb_out_printf(&out, "desc: Data objects: %llu cell-chain pairs\n", cb_obj_n_pairs);
    if (cb_obj_hist)
-      oprintf("desc: Object granularity: %d bytes\n", cb_clo.object_granularity);
-   oprintf("desc: Object callers: %d\n", cb_clo.object_callers);
+      cb_out_printf(&out, "desc: Object granularity: %d bytes\n", cb_clo.object_granularity);
+   cb_out_printf(&out, "desc: Object callers: %d\n", cb_clo.object_callers);
    ostr("desc: Trigger: ");
    ostr(trigger ? trigger : "Program termination");
    ostr("\n\npositions: line\nevents:");
@@ -474,6 +465,7 @@ static void report(void)
  * the file made to check this is not one of them. */
 void cb_obj_dump_init(void)
 {
+   if (!cb_clo.objects) return;
    const HChar *fmt = cb_clo.out_format ? cb_clo.out_format : "callgrind.out.%p";
    HChar *base = VG_(expand_file_name)("--callgrind-out-file", fmt);
    HChar *name = CB_MALLOC("cb.obj.file", VG_(strlen)(base) + 16);

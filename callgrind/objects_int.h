@@ -65,9 +65,6 @@ void  cb_obj_find_held(thread_info *only);
 void  cb_obj_hist_without_held(void);
 void  cb_obj_start_part(thread_info *only);
 
-void cb_obj_alloc_init(void);        /* objects_alloc.c */
-void cb_obj_dump_init(void);         /* objects_dump.c */
-
 /* Source position of a call site (the instruction of the exit). */
 void cb_obj_site_pos(const cb_site *s, fn_node **fn, UInt *line, file_node **file);
 
