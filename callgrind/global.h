@@ -78,6 +78,8 @@ Bool cb_process_cmd_line_option(const HChar *arg);
 void cb_print_usage(void);
 void cb_print_debug_usage(void);
 void cb_options_post(void);
+struct fn_node;
+void cb_fn_config_apply(struct fn_node *fn);   /* per-function options */
 
 /*------------------------------------------------------------*/
 /*--- events.c: the event registry, cost arrays            ---*/
@@ -177,7 +179,6 @@ void      cb_debug_pos(Addr a, file_node *fn_file, obj_node *obj,
 obj_node *cb_get_obj_node(DebugInfo *di);
 void      cb_init_fn_tables(void);
 extern UInt cb_distinct_fns;
-void      cb_fn_config_apply(fn_node *fn);   /* options.c */
 
 /*------------------------------------------------------------*/
 /*--- bb.c: basic blocks                                   ---*/

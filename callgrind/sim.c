@@ -36,10 +36,11 @@ static bs_sim   *bsim;
  * every access. */
 #define HOT_POS(e) ((Int)(e))
 
-/* Cost slot of the running instruction: skipped code charges its caller. */
-static inline ULong *cost_slot(const SimInstr *ii)
+/* Cost slot of the running BBCC's instruction at a cost offset (index *
+ * cb_n_events): skipped code charges its caller. */
+static inline ULong *slot_at(UInt cost_offset)
 {
-   return cb_cur.nonskipped ? cb_cur.nonskipped->skipped : cb_cost_base + ii->cost_offset;
+   return cb_cur.nonskipped ? cb_cur.nonskipped->skipped : cb_cost_base + cost_offset;
 }
 
 /* Built only on an L1 miss: an MRU hit (almost every access) needs no
@@ -124,12 +125,6 @@ typedef struct SimCall {
    struct { UInt cost; UShort size; UChar write; } acc[3];
 } SimCall;
 
-/* Cost slot at a given offset in the running BBCC. */
-static inline ULong *slot_at(UInt cost_offset)
-{
-   return cb_cur.nonskipped ? cb_cur.nonskipped->skipped : cb_cost_base + cost_offset;
-}
-
 /* Ir of the group's n instructions after the first: they hit. Their cost
  * slots follow the first one's, cb_n_events apart. */
 static inline void count_more_fetches(UInt first_cost, UInt n)
@@ -185,7 +180,7 @@ static VG_REGPARM(2) void log_cond(SimInstr *ii, UWord taken)
 {
    unsigned miss = bs_cond(bsim, ii->addr, taken);
    if (cb_cur.collect) {
-      ULong *slot = cost_slot(ii), *run = cb_cur.cost;
+      ULong *slot = slot_at(ii->cost_offset), *run = cb_cur.cost;
       slot[cb_event_pos(EV_Bc)]++; run[cb_event_pos(EV_Bc)]++;
       slot[cb_event_pos(EV_Bcm)] += miss; run[cb_event_pos(EV_Bcm)] += miss;
    }
@@ -195,7 +190,7 @@ static VG_REGPARM(2) void log_ind(SimInstr *ii, Addr target)
 {
    unsigned miss = bs_indirect(bsim, ii->addr, target);
    if (cb_cur.collect) {
-      ULong *slot = cost_slot(ii), *run = cb_cur.cost;
+      ULong *slot = slot_at(ii->cost_offset), *run = cb_cur.cost;
       slot[cb_event_pos(EV_Bi)]++; run[cb_event_pos(EV_Bi)]++;
       slot[cb_event_pos(EV_Bim)] += miss; run[cb_event_pos(EV_Bim)] += miss;
    }
@@ -206,7 +201,7 @@ static VG_REGPARM(2) void log_ind(SimInstr *ii, Addr target)
 static VG_REGPARM(1) void log_bus(SimInstr *ii)
 {
    if (cb_cur.collect) {
-      cost_slot(ii)[cb_event_pos(EV_Ge)]++;
+      slot_at(ii->cost_offset)[cb_event_pos(EV_Ge)]++;
       cb_cur.cost[cb_event_pos(EV_Ge)]++;
    }
 }
@@ -250,30 +245,32 @@ static struct {
    SimCall *calls;
    IRExpr **call_arg;
    Int      n_calls, calls_size;
-} ib;
+} cur_block;                /* the block being instrumented */
 
 static void emit_call(const HChar *name, void *fn, Int regparms, IRExpr **args, IRExpr *guard)
 {
    IRDirty *di = unsafeIRDirty_0_N(regparms, name, VG_(fnptr_to_fnentry)(fn), args);
    if (guard) di->guard = guard;
-   addStmtToIRSB(ib.sb, IRStmt_Dirty(di));
+   addStmtToIRSB(cur_block.sb, IRStmt_Dirty(di));
 }
 
-static IRExpr *ii_arg(void) { return mkIRExpr_HWord((HWord)&ib.ii[ib.cur]); }
+static IRExpr *ii_arg(void) { return mkIRExpr_HWord((HWord)&cur_block.ii[cur_block.cur]); }
 
 /* A new descriptor in the block's list; its argument expression is
  * patched to the final copy by cb_sim_bb_end. */
 static IRExpr *new_call(SimCall **c)
 {
-   if (ib.n_calls == ib.calls_size) {
-      ib.calls_size = ib.calls_size ? 2 * ib.calls_size : 64;
-      ib.calls = VG_(realloc)("cb.sim.calls", ib.calls, ib.calls_size * sizeof(SimCall));
-      ib.call_arg = VG_(realloc)("cb.sim.calls", ib.call_arg, ib.calls_size * sizeof(IRExpr *));
+   if (cur_block.n_calls == cur_block.calls_size) {
+      Int size = cur_block.calls_size ? 2 * cur_block.calls_size : 64;
+      cur_block.calls_size = size;
+      cur_block.calls = VG_(realloc)("cb.sim.calls", cur_block.calls, size * sizeof(SimCall));
+      cur_block.call_arg = VG_(realloc)("cb.sim.calls", cur_block.call_arg,
+                                        size * sizeof(IRExpr *));
    }
-   *c = &ib.calls[ib.n_calls];
+   *c = &cur_block.calls[cur_block.n_calls];
    VG_(memset)(*c, 0, sizeof(SimCall));   /* padding too: compared by memcmp */
-   ib.call_arg[ib.n_calls] = mkIRExpr_HWord(0);
-   return ib.call_arg[ib.n_calls++];
+   cur_block.call_arg[cur_block.n_calls] = mkIRExpr_HWord(0);
+   return cur_block.call_arg[cur_block.n_calls++];
 }
 
 /* One call: the pending fetch group (if fetch) and accesses acc[0..n-1]. */
@@ -289,11 +286,11 @@ static void emit_sim_call(Bool fetch, Access *acc, Int n, IRExpr *guard)
    Int i;
 
    if (fetch) {
-      c->fetch_addr = ib.grp_addr;
-      c->fetch_size = ib.grp_size;
-      c->fetch_cost = ib.grp_first * cb_n_events;
-      c->n_fetch = ib.grp_n;
-      c->fetch_len = ib.grp_len;
+      c->fetch_addr = cur_block.grp_addr;
+      c->fetch_size = cur_block.grp_size;
+      c->fetch_cost = cur_block.grp_first * cb_n_events;
+      c->n_fetch = cur_block.grp_n;
+      c->fetch_len = cur_block.grp_len;
    }
    c->n_acc = n;
    for (i = 0; i < n; i++) {
@@ -313,37 +310,38 @@ static void emit_sim_call(Bool fetch, Access *acc, Int n, IRExpr *guard)
 /* Emit the pending fetch group and accesses, in program order. */
 void cb_sim_flush(IRSB *sbOut)
 {
-   Bool fetch = ib.grp_n > 0;
+   Bool fetch = cur_block.grp_n > 0;
    Int i, from = 0;
-   if (!cb_clo.simulate_cache || ib.cur < 0) return;
-   for (i = 0; i < ib.n_acc; i++) {
-      if (ib.acc[i].guard) {
-         if (fetch || i > from) emit_sim_call(fetch, &ib.acc[from], i - from, NULL);
-         emit_sim_call(False, &ib.acc[i], 1, ib.acc[i].guard);
+   if (!cb_clo.simulate_cache || cur_block.cur < 0) return;
+   for (i = 0; i < cur_block.n_acc; i++) {
+      if (cur_block.acc[i].guard) {
+         if (fetch || i > from) emit_sim_call(fetch, &cur_block.acc[from], i - from, NULL);
+         emit_sim_call(False, &cur_block.acc[i], 1, cur_block.acc[i].guard);
          fetch = False;
          from = i + 1;
       } else if (i + 1 - from == 3) {
-         emit_sim_call(fetch, &ib.acc[from], 3, NULL);
+         emit_sim_call(fetch, &cur_block.acc[from], 3, NULL);
          fetch = False;
          from = i + 1;
       }
    }
-   if (fetch || ib.n_acc > from) emit_sim_call(fetch, &ib.acc[from], ib.n_acc - from, NULL);
-   ib.n_acc = 0;
-   ib.grp_n = 0;
-   ib.grp_open = False;
+   if (fetch || cur_block.n_acc > from)
+      emit_sim_call(fetch, &cur_block.acc[from], cur_block.n_acc - from, NULL);
+   cur_block.n_acc = 0;
+   cur_block.grp_n = 0;
+   cur_block.grp_open = False;
 }
 
 void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
 {
-   ib.sb = sbOut;
-   ib.bb = bb;
-   ib.cur = -1;
-   ib.n_acc = 0;
-   ib.grp_first = ib.grp_n = 0;
-   ib.grp_open = False;
-   ib.n_calls = 0;
-   ib.ii = NULL;
+   cur_block.sb = sbOut;
+   cur_block.bb = bb;
+   cur_block.cur = -1;
+   cur_block.n_acc = 0;
+   cur_block.grp_first = cur_block.grp_n = 0;
+   cur_block.grp_open = False;
+   cur_block.n_calls = 0;
+   cur_block.ii = NULL;
    /* per-instruction info: only the branch predictor's and the bus event's
     * helpers, and the data objects' cells, need it */
    if (!cb_clo.branch_sim && !cb_clo.collect_bus && !cb_clo.objects) return;
@@ -351,7 +349,7 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
       bb->sim_instr = CB_MALLOC("cb.sim.ii", bb->instr_count * sizeof(SimInstr));
       VG_(memset)(bb->sim_instr, 0, bb->instr_count * sizeof(SimInstr));
    }
-   ib.ii = bb->sim_instr;
+   cur_block.ii = bb->sim_instr;
 }
 
 /* The block's call descriptors go to the BB. A retranslation of the same
@@ -359,53 +357,54 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
  * array (the old one may still serve an older translation, so it stays). */
 void cb_sim_bb_end(IRSB *sbOut)
 {
-   BB *bb = ib.bb;
+   BB *bb = cur_block.bb;
    Int i;
-   if (ib.n_calls == 0) return;
-   if (!bb->sim_calls || bb->n_sim_calls != (UInt)ib.n_calls
-       || VG_(memcmp)(bb->sim_calls, ib.calls, ib.n_calls * sizeof(SimCall)) != 0) {
-      bb->sim_calls = CB_MALLOC("cb.sim.calls", ib.n_calls * sizeof(SimCall));
-      VG_(memcpy)(bb->sim_calls, ib.calls, ib.n_calls * sizeof(SimCall));
-      bb->n_sim_calls = ib.n_calls;
+   if (cur_block.n_calls == 0) return;
+   if (!bb->sim_calls || bb->n_sim_calls != (UInt)cur_block.n_calls
+       || VG_(memcmp)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(SimCall)) != 0) {
+      bb->sim_calls = CB_MALLOC("cb.sim.calls", cur_block.n_calls * sizeof(SimCall));
+      VG_(memcpy)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(SimCall));
+      bb->n_sim_calls = cur_block.n_calls;
    }
-   for (i = 0; i < ib.n_calls; i++)
-      ib.call_arg[i]->Iex.Const.con->Ico.U64 = (ULong)(HWord)&bb->sim_calls[i];
-   ib.n_calls = 0;
+   for (i = 0; i < cur_block.n_calls; i++)
+      cur_block.call_arg[i]->Iex.Const.con->Ico.U64 = (ULong)(HWord)&bb->sim_calls[i];
+   cur_block.n_calls = 0;
 }
 
 /* Whether instruction [addr, addr+size) extends the open fetch group. */
 static Bool joins_group(Addr addr, UInt size)
 {
-   Addr start = ib.grp_addr;
-   if (ib.grp_n == 0 || !ib.grp_open || ib.grp_n >= MAX_GROUP) return False;
-   return addr == start + ib.grp_len
+   Addr start = cur_block.grp_addr;
+   if (cur_block.grp_n == 0 || !cur_block.grp_open || cur_block.grp_n >= MAX_GROUP) return False;
+   return addr == start + cur_block.grp_len
        && ((addr + size - 1) >> cb_geom.i1_line_bits) == (start >> cb_geom.i1_line_bits);
 }
 
 void cb_sim_instr(IRSB *sbOut, UInt idx, Addr addr, UInt size)
 {
    if (!cb_events_per_instr()) return;
-   if (ib.ii) {              /* branch simulation only */
-      ib.ii[idx].addr = addr;
-      ib.ii[idx].size = size;
-      ib.ii[idx].cost_offset = idx * cb_n_events;
+   if (cur_block.ii) {              /* branch simulation only */
+      cur_block.ii[idx].addr = addr;
+      cur_block.ii[idx].size = size;
+      cur_block.ii[idx].cost_offset = idx * cb_n_events;
    }
    if (cb_clo.simulate_cache) {
       if (joins_group(addr, size)) {
-         ib.grp_n++;
-         ib.grp_len += size;
+         cur_block.grp_n++;
+         cur_block.grp_len += size;
       } else {
          cb_sim_flush(sbOut);
-         ib.grp_first = idx;
-         ib.grp_addr = addr;
-         ib.grp_size = size;
-         ib.grp_n = 1;
-         ib.grp_len = size;
+         cur_block.grp_first = idx;
+         cur_block.grp_addr = addr;
+         cur_block.grp_size = size;
+         cur_block.grp_n = 1;
+         cur_block.grp_len = size;
          /* an instruction straddling two lines is looked up alone */
-         ib.grp_open = (addr >> cb_geom.i1_line_bits) == ((addr + size - 1) >> cb_geom.i1_line_bits);
+         cur_block.grp_open = (addr >> cb_geom.i1_line_bits)
+                              == ((addr + size - 1) >> cb_geom.i1_line_bits);
       }
    }
-   ib.cur = idx;
+   cur_block.cur = idx;
 }
 
 static Bool same_atom(IRExpr *a, IRExpr *b)
@@ -415,22 +414,22 @@ static Bool same_atom(IRExpr *a, IRExpr *b)
 
 static void add_access(Bool write, IRExpr *addr, Int size, IRExpr *guard)
 {
-   Access *last = ib.n_acc > 0 ? &ib.acc[ib.n_acc - 1] : NULL;
-   if (!cb_clo.simulate_cache || ib.cur < 0) return;
+   Access *last = cur_block.n_acc > 0 ? &cur_block.acc[cur_block.n_acc - 1] : NULL;
+   if (!cb_clo.simulate_cache || cur_block.cur < 0) return;
    if (size > cb_geom.min_line_size) size = cb_geom.min_line_size;
    /* read-modify-write by one instruction: one access, counted as a write */
-   if (write && !guard && last && last->instr == (UInt)ib.cur && !last->write && !last->guard
+   if (write && !guard && last && last->instr == (UInt)cur_block.cur && !last->write && !last->guard
        && last->size == size && same_atom(last->addr, addr)) {
       last->write = True;
       return;
    }
-   if (ib.n_acc == MAX_ACCESSES) cb_sim_flush(ib.sb);
-   ib.acc[ib.n_acc++] = (Access){ write, size, addr, guard, ib.cur };
+   if (cur_block.n_acc == MAX_ACCESSES) cb_sim_flush(cur_block.sb);
+   cur_block.acc[cur_block.n_acc++] = (Access){ write, size, addr, guard, cur_block.cur };
 }
 
 static void add_bus_event(void)
 {
-   if (cb_clo.collect_bus && ib.cur >= 0)
+   if (cb_clo.collect_bus && cur_block.cur >= 0)
       emit_call("log_bus", (void *)log_bus, 1, mkIRExprVec_1(ii_arg()), NULL);
 }
 
@@ -500,8 +499,8 @@ void cb_sim_exit(IRSB *sbOut, IRStmt *st)
    IRTemp t1, t2;
    IRExpr *taken;
    Addr next, dst;
-   if (!cb_clo.branch_sim || ib.cur < 0 || st->Ist.Exit.jk != Ijk_Boring) return;
-   next = ib.ii[ib.cur].addr + ib.ii[ib.cur].size;
+   if (!cb_clo.branch_sim || cur_block.cur < 0 || st->Ist.Exit.jk != Ijk_Boring) return;
+   next = cur_block.ii[cur_block.cur].addr + cur_block.ii[cur_block.cur].size;
    dst = (Addr)st->Ist.Exit.dst->Ico.U64;
    t1 = newIRTemp(sbOut->tyenv, Ity_I64);
    addStmtToIRSB(sbOut, IRStmt_WrTmp(t1, IRExpr_Unop(Iop_1Uto64, st->Ist.Exit.guard)));
@@ -517,7 +516,7 @@ void cb_sim_exit(IRSB *sbOut, IRStmt *st)
 /* An indirect jump or call (not a return) at the end of the block. */
 void cb_sim_final_jump(IRSB *sbOut, IRSB *sbIn)
 {
-   if (!cb_clo.branch_sim || ib.cur < 0) return;
+   if (!cb_clo.branch_sim || cur_block.cur < 0) return;
    if (sbIn->next->tag == Iex_Const) return;
    if (sbIn->jumpkind != Ijk_Boring && sbIn->jumpkind != Ijk_Call) return;
    emit_call("log_ind", (void *)log_ind, 2, mkIRExprVec_2(ii_arg(), sbIn->next), NULL);
