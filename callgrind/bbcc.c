@@ -11,7 +11,7 @@
  */
 #include "global.h"
 
-CbStat   cb_stat;
+run_stats   cb_stat;
 /*------------------------------------------------------------*/
 /*--- BBCC hash, keyed by (BB, context)                    ---*/
 /*------------------------------------------------------------*/
@@ -27,7 +27,7 @@ void cb_init_bbcc_hash(bbcc_hash *h)
    VG_(memset)(h->table, 0, h->size * sizeof(BBCC *));
 }
 
-static UInt bbcc_hash_idx(const BB *bb, const Context *cxt, UInt size)
+static UInt bbcc_hash_idx(const BB *bb, const context *cxt, UInt size)
 {
    return (UInt)(((UWord)bb->addr + (UWord)cxt->hash) % size);
 }
@@ -61,7 +61,7 @@ static void insert_bbcc(BBCC *bbcc)
    if (++h->entries > 2 * h->size) resize_bbcc_hash(h);
 }
 
-static BBCC *lookup_bbcc(const BB *bb, const Context *cxt)
+static BBCC *lookup_bbcc(const BB *bb, const context *cxt)
 {
    bbcc_hash *h = cb_cur.bbccs;
    BBCC *b = h->table[bbcc_hash_idx(bb, cxt, h->size)];
@@ -82,7 +82,7 @@ void cb_forall_bbccs(bbcc_hash *h, void (*f)(BBCC *))
  * per-block overhead, which counts in peak memory for large programs. */
 static BBCC *new_bbcc(BB *bb)
 {
-   SizeT sz = sizeof(BBCC) + (bb->cjmp_count + 1) * sizeof(JmpData);
+   SizeT sz = sizeof(BBCC) + (bb->cjmp_count + 1) * sizeof(jmp_data);
    SizeT n = cb_events_per_instr() ? (SizeT)bb->instr_count * cb_n_events : 0;
    BBCC *b = CB_MALLOC("cb.bbcc", sz + n * sizeof(ULong));
    VG_(memset)(b, 0, sz + n * sizeof(ULong));
@@ -109,7 +109,7 @@ BBCC *cb_bbcc_first(BB *bb)
 }
 
 /* Give a fresh BBCC its context and recursion array, and index it. */
-void cb_bbcc_adopt(BBCC *bbcc, Context *cxt)
+void cb_bbcc_adopt(BBCC *bbcc, context *cxt)
 {
    bbcc->cxt = cxt;
    bbcc->rec_index = 0;
@@ -119,7 +119,7 @@ void cb_bbcc_adopt(BBCC *bbcc, Context *cxt)
 }
 
 /* A copy of orig's BB for another context or recursion level. */
-static BBCC *clone_bbcc(BBCC *orig, Context *cxt, UInt rec_index)
+static BBCC *clone_bbcc(BBCC *orig, context *cxt, UInt rec_index)
 {
    BBCC *b = new_bbcc(orig->bb);
    if (rec_index == 0) {
@@ -138,7 +138,7 @@ static BBCC *clone_bbcc(BBCC *orig, Context *cxt, UInt rec_index)
 }
 
 /* The BBCC of bb in context cxt (recursion level 0). */
-BBCC *cb_bbcc_for_context(BB *bb, Context *cxt, BBCC *last_bbcc)
+BBCC *cb_bbcc_for_context(BB *bb, context *cxt, BBCC *last_bbcc)
 {
    BBCC *b = cb_bbcc_first(bb);
    if (!b->cxt) { cb_bbcc_adopt(b, cxt); return b; }

@@ -132,7 +132,7 @@ static Bool counts_as_level(const JCC *jcc, const fn_node *to_fn)
 static Addr return_address(const BBCC *from, UInt jmp)
 {
    const BB *bb = from->bb;
-   const InstrInfo *ii;
+   const instr_info *ii;
    if (bb->jmp[jmp].kind != jk_Call) return 0;
    ii = &bb->instr[bb->jmp[jmp].instr];
    return bb->addr + ii->offset + ii->size;

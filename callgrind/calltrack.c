@@ -74,7 +74,7 @@ static void handle_underflow(BB *bb)
    call_entry *up;
 
    if (!seen) {
-      src_bb->jmp = CB_MALLOC("cb.bb.jmp", sizeof(JmpInfo));
+      src_bb->jmp = CB_MALLOC("cb.bb.jmp", sizeof(jmp_info));
       src_bb->jmp[0].kind = jk_None;
       src_bb->jmp[0].instr = 0;
       src_bb->fn = cb_get_fn_node(bb);
@@ -140,7 +140,7 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
    BBCC *last_bbcc, *bbcc;
    BB *last_bb;
    Addr sp;
-   JmpKind kind = jk_None;
+   jmp_kind kind = jk_None;
    UInt passed = 0;
    Int csp, pops = 1;
    Bool ret_without_call = False, call_emulation = False;

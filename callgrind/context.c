@@ -10,14 +10,14 @@
 
 #define N_CXT_HASH_INIT 2039
 
-static Context **cxt_table;
+static context **cxt_table;
 static UInt cxt_table_size, cxt_entries;
 
 void cb_init_cxt_table(void)
 {
    cxt_table_size = N_CXT_HASH_INIT;
-   cxt_table = CB_MALLOC("cb.cxt.table", cxt_table_size * sizeof(Context *));
-   VG_(memset)(cxt_table, 0, cxt_table_size * sizeof(Context *));
+   cxt_table = CB_MALLOC("cb.cxt.table", cxt_table_size * sizeof(context *));
+   VG_(memset)(cxt_table, 0, cxt_table_size * sizeof(context *));
 }
 
 static UWord cxt_hash(fn_node **top, UInt size)
@@ -28,7 +28,7 @@ static UWord cxt_hash(fn_node **top, UInt size)
    return h;
 }
 
-static Bool cxt_matches(const Context *c, fn_node **top, UInt size, UWord h)
+static Bool cxt_matches(const context *c, fn_node **top, UInt size, UWord h)
 {
    UInt i;
    if (c->hash != h || c->size != size) return False;
@@ -40,12 +40,12 @@ static Bool cxt_matches(const Context *c, fn_node **top, UInt size, UWord h)
 static void resize_cxt_table(void)
 {
    UInt new_size = 2 * cxt_table_size + 1, i;
-   Context **t = CB_MALLOC("cb.cxt.table", new_size * sizeof(Context *));
-   VG_(memset)(t, 0, new_size * sizeof(Context *));
+   context **t = CB_MALLOC("cb.cxt.table", new_size * sizeof(context *));
+   VG_(memset)(t, 0, new_size * sizeof(context *));
    for (i = 0; i < cxt_table_size; i++) {
-      Context *c = cxt_table[i];
+      context *c = cxt_table[i];
       while (c) {
-         Context *next = c->next;
+         context *next = c->next;
          c->next = t[c->hash % new_size];
          t[c->hash % new_size] = c;
          c = next;
@@ -57,14 +57,14 @@ static void resize_cxt_table(void)
 }
 
 /* The context whose functions are top[0], top[-1], ... top[-(size-1)]. */
-Context *cb_get_cxt(fn_node **top, UInt size)
+context *cb_get_cxt(fn_node **top, UInt size)
 {
    UWord h = cxt_hash(top, size);
-   Context *c;
+   context *c;
    UInt i;
    for (c = cxt_table[h % cxt_table_size]; c; c = c->next)
       if (cxt_matches(c, top, size, h)) return c;
-   c = CB_MALLOC("cb.cxt", sizeof(Context) + size * sizeof(fn_node *));
+   c = CB_MALLOC("cb.cxt", sizeof(context) + size * sizeof(fn_node *));
    c->size = size;
    c->hash = h;
    for (i = 0; i < size; i++) c->fn[i] = top[-(Int)i];

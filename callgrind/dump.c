@@ -85,7 +85,7 @@ static void out_name_line(const HChar *key, name_space *ns, const HChar *name)
 /* The written name of a cost centre's function: fn'level'caller'... */
 static void context_name(const BBCC *bbcc, HChar *buf, SizeT size)
 {
-   const Context *cxt = bbcc->cxt;
+   const context *cxt = bbcc->cxt;
    SizeT used;
    UInt i;
    VG_(snprintf)(buf, size, "%s", cxt->fn[0]->name);
@@ -100,9 +100,9 @@ static void context_name(const BBCC *bbcc, HChar *buf, SizeT size)
 /*--- Positions and cost lines                             ---*/
 /*------------------------------------------------------------*/
 
-typedef struct { Addr addr; UInt line; file_node *file; } Pos;
+typedef struct { Addr addr; UInt line; file_node *file; } src_pos;
 
-static Pos   last_pos;        /* for relative positions */
+static src_pos   last_pos;        /* for relative positions */
 static obj_node  *cur_obj;
 static file_node *cur_fl;     /* file of the current function */
 static file_node *cur_fi;     /* file of the last position line */
@@ -122,9 +122,9 @@ static void out_subpos(Addr now, Addr before, Bool hex)
    }
 }
 
-static void out_pos(const Pos *p, Bool absolute)
+static void out_pos(const src_pos *p, Bool absolute)
 {
-   Pos before = absolute ? (Pos){0, 0, NULL} : last_pos;
+   src_pos before = absolute ? (src_pos){0, 0, NULL} : last_pos;
    if (cb_clo.dump_instr) {
       out_subpos(p->addr, before.addr, True);
       if (cb_clo.dump_line) out_str(" ");
@@ -146,14 +146,14 @@ static void out_costs_n(const ULong *c, Bool trim)
 static void out_costs(const ULong *c) { out_costs_n(c, True); }
 
 /* Switch fi=/fe= to the file of position p. */
-static void out_file_switch(const Pos *p)
+static void out_file_switch(const src_pos *p)
 {
    if (!p->file || p->file == cur_fi) return;
    out_name_line(p->file == cur_fl ? "fe" : "fi", &ns_file, p->file->name);
    cur_fi = p->file;
 }
 
-static void out_cost_line(const Pos *p, const ULong *c, Bool absolute)
+static void out_cost_line(const src_pos *p, const ULong *c, Bool absolute)
 {
    out_file_switch(p);
    out_pos(p, absolute);
@@ -161,16 +161,16 @@ static void out_cost_line(const Pos *p, const ULong *c, Bool absolute)
    cb_add_cost(dump_total, c);
 }
 
-static void instr_pos(const BBCC *bbcc, UInt i, Pos *p)
+static void instr_pos(const BBCC *bbcc, UInt i, src_pos *p)
 {
    const BB *bb = bbcc->bb;
-   const InstrInfo *ii = &bb->instr[i];
+   const instr_info *ii = &bb->instr[i];
    p->addr = bb->addr + ii->offset - bb->obj->offset;
    p->line = ii->line;
    p->file = ii->file ? ii->file : bb->fn->file;
 }
 
-static Bool same_pos(const Pos *a, const Pos *b)
+static Bool same_pos(const src_pos *a, const src_pos *b)
 {
    return (!cb_clo.dump_instr || a->addr == b->addr)
        && (!cb_clo.dump_line || a->line == b->line)
@@ -184,7 +184,7 @@ static Bool same_pos(const Pos *a, const Pos *b)
 static Bool backdated_only(const BBCC *bbcc);
 
 /* Position of a jump target: the first instruction of its block. */
-static void jump_target_pos(const JCC *j, Pos *p)
+static void jump_target_pos(const JCC *j, src_pos *p)
 {
    const BB *tbb = j->to->bb;
    p->addr = tbb->addr - tbb->obj->offset;
@@ -199,7 +199,7 @@ static void jump_target_pos(const JCC *j, Pos *p)
  * without --dump-instr, a target without line is left out). */
 static Bool jcc_worth_writing(const JCC *j)
 {
-   Pos t;
+   src_pos t;
    if (j->kind == jk_Call) return !cb_is_zero_cost(j->cost);
    if (j->call_counter == 0 || backdated_only(j->from)) return False;
    jump_target_pos(j, &t);
@@ -209,9 +209,9 @@ static Bool jcc_worth_writing(const JCC *j)
 /* jump=<count> <target> or jcnd=<followed>/<executed> <target>, then the
  * position of the jump; jfi=/jfn= when the target is in another file or
  * context. */
-static void out_jump(const JCC *j, const Pos *site, ULong executed)
+static void out_jump(const JCC *j, const src_pos *site, ULong executed)
 {
-   Pos target, keep = last_pos;
+   src_pos target, keep = last_pos;
    HChar name[4096];
    jump_target_pos(j, &target);
    if (target.file != cur_fi) out_name_line("jfi", &ns_file, target.file->name);
@@ -228,7 +228,7 @@ static void out_jump(const JCC *j, const Pos *site, ULong executed)
    out_str("\n");
 }
 
-static void out_jcc(const JCC *j, const Pos *site)
+static void out_jcc(const JCC *j, const src_pos *site)
 {
    const BBCC *to = j->to;
    const BB *tbb = to->bb;
@@ -241,8 +241,8 @@ static void out_jcc(const JCC *j, const Pos *site)
    out_name_line("cfn", &ns_fn, name);
    cb_out_printf(&out, "calls=%llu ", j->call_counter);
    {
-      Pos target = { tbb->addr - tbb->obj->offset, tbb->line, tfile };
-      Pos keep = last_pos;
+      src_pos target = { tbb->addr - tbb->obj->offset, tbb->line, tfile };
+      src_pos keep = last_pos;
       out_pos(&target, True);
       last_pos = keep;
    }
@@ -252,7 +252,7 @@ static void out_jcc(const JCC *j, const Pos *site)
 }
 
 /* The arcs leaving at one exit; executed: how often the block reached it. */
-static void out_jccs(const JmpData *jd, const Pos *site, ULong executed)
+static void out_jccs(const jmp_data *jd, const src_pos *site, ULong executed)
 {
    const JCC *j;
    for (j = jd->jcc_list; j; j = j->next_from) {
@@ -262,7 +262,7 @@ static void out_jccs(const JmpData *jd, const Pos *site, ULong executed)
    }
 }
 
-static Bool has_jccs(const JmpData *jd)
+static Bool has_jccs(const jmp_data *jd)
 {
    const JCC *j;
    for (j = jd->jcc_list; j; j = j->next_from)
@@ -286,7 +286,7 @@ static void start_function(const BBCC *bbcc)
    context_name(bbcc, name, sizeof name);
    out_str("\n");
    out_name_line("fn", &ns_fn, name);
-   last_pos = (Pos){0, 0, NULL};
+   last_pos = (src_pos){0, 0, NULL};
    cur_fn_bbcc = bbcc;
 }
 
@@ -310,7 +310,7 @@ static void write_bbcc(BBCC *bbcc)
    const BB *bb = bbcc->bb;
    ULong ecount = bbcc->ecounter_sum;
    ULong pending[cb_n_events], c[cb_n_events];
-   Pos pending_pos = {0, 0, NULL}, p;
+   src_pos pending_pos = {0, 0, NULL}, p;
    Bool have_pending = False;
    UInt i, jmp = 0;
 
@@ -347,7 +347,7 @@ static void write_bbcc(BBCC *bbcc)
       cb_zero_cost(pending);
       have_pending = False;
       if (bb->instr_count > 0) instr_pos(bbcc, bb->instr_count - 1, &p);
-      else p = (Pos){ bb->addr - bb->obj->offset, bb->line, bb->fn ? bb->fn->file : NULL };
+      else p = (src_pos){ bb->addr - bb->obj->offset, bb->line, bb->fn ? bb->fn->file : NULL };
       if (bbcc->skipped && !cb_is_zero_cost(bbcc->skipped)) {
          out_cost_line(&p, bbcc->skipped, True);
          cb_zero_cost(bbcc->skipped);

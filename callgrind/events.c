@@ -1,7 +1,7 @@
 /* callgrind-bd: the event registry, and cost arrays.
  *
  * Owns which events are counted and where each sits in a cost array.
- * Every event the tool can count has an EventId (global.h, in the
+ * Every event the tool can count has an event_id (global.h, in the
  * reference's output order); an event is counted when it was declared,
  * once, after option parsing, through cb_event_declare: that gives it the
  * next position in every cost array (cb_ev_pos) and, if wanted, a name
@@ -31,14 +31,14 @@ const HChar *cb_ev_name[EV_COUNT] = {
 
 /* Count event e from now on: it takes the next position in cost arrays.
  * name: its name in the profile, or NULL for the registry's own. */
-void cb_event_declare(EventId e, const HChar *name)
+void cb_event_declare(event_id e, const HChar *name)
 {
    CB_ASSERT(cb_ev_pos[e] < 0);
    if (name) cb_ev_name[e] = name;
    cb_ev_pos[e] = cb_n_events++;
 }
 
-static void declare_range(EventId first, EventId last)
+static void declare_range(event_id first, event_id last)
 {
    Int e;
    for (e = first; e <= last; e++) cb_event_declare(e, NULL);

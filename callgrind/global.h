@@ -68,8 +68,8 @@ typedef struct {
    Bool   objects;
    Int    object_callers;
    Int    object_granularity;   /* bytes; 0: no offset histogram */
-} CbOptions;
-extern CbOptions cb_clo;
+} cb_options;
+extern cb_options cb_clo;
 
 /* --collect-systime: the unit of sysTime (yes = msec, as the reference) */
 enum { SYSTIME_NO, SYSTIME_MSEC, SYSTIME_USEC, SYSTIME_NSEC };
@@ -110,16 +110,16 @@ typedef enum {
     * bucket j; how many and their names depend on the LL size. */
    EV_Rd, EV_Rd_last = EV_Rd + CB_RD_EVENTS - 1,
    EV_COUNT
-} EventId;
+} event_id;
 
 extern Int  cb_ev_pos[EV_COUNT];   /* position in a cost array, or -1 */
 extern Int  cb_n_events;            /* length of every cost array */
 extern const HChar *cb_ev_name[EV_COUNT];
 
 /* Where event e sits in a cost array (-1: not counted). */
-static inline Int cb_event_pos(EventId e) { return cb_ev_pos[e]; }
+static inline Int cb_event_pos(event_id e) { return cb_ev_pos[e]; }
 
-void   cb_event_declare(EventId e, const HChar *name);
+void   cb_event_declare(event_id e, const HChar *name);
 void   cb_events_setup(void);
 Bool   cb_events_per_instr(void);
 ULong *cb_new_cost(void);   /* zeroed, cb_n_events long */
@@ -184,19 +184,19 @@ extern UInt cb_distinct_fns;
 /*--- bb.c: basic blocks                                   ---*/
 /*------------------------------------------------------------*/
 
-typedef enum { jk_None, jk_Jump, jk_Call, jk_Return, jk_CondJump } JmpKind;
+typedef enum { jk_None, jk_Jump, jk_Call, jk_Return, jk_CondJump } jmp_kind;
 
 typedef struct {
    UInt   offset;       /* from the BB's first address */
    UInt   size;
    UInt   line;
    file_node *file;
-} InstrInfo;
+} instr_info;
 
 typedef struct {
-   JmpKind kind;
+   jmp_kind kind;
    UInt    instr;       /* index of the instruction holding this exit */
-} JmpInfo;
+} jmp_info;
 
 typedef struct BB {
    Addr       addr;
@@ -207,11 +207,11 @@ typedef struct BB {
    UInt       line;
    UInt       instr_count;
    UInt       cjmp_count;   /* conditional exits; jmp[] has one more */
-   InstrInfo *instr;
-   JmpInfo   *jmp;
+   instr_info *instr;
+   jmp_info   *jmp;
    struct BBCC *bbcc_list;
-   struct SimInstr *sim_instr; /* per-instruction info for sim helpers */
-   struct SimCall *sim_calls;  /* descriptors of the sim helper calls (sim.c) */
+   struct sim_instr_info *sim_instr; /* per-instruction info for sim helpers */
+   struct sim_call *sim_calls;  /* descriptors of the sim helper calls (sim.c) */
    UInt       n_sim_calls;
    struct BB *next;         /* hash chain */
 } BB;
@@ -224,14 +224,14 @@ void cb_init_bb_table(void);
 /*------------------------------------------------------------*/
 
 /* A context: the function and up to separate_callers callers. */
-typedef struct Context {
+typedef struct context {
    UInt size;
    UWord hash;
-   struct Context *next;
+   struct context *next;
    fn_node *fn[0];
-} Context;
+} context;
 
-Context *cb_get_cxt(fn_node **top, UInt size);
+context *cb_get_cxt(fn_node **top, UInt size);
 void     cb_init_cxt_table(void);
 
 /*------------------------------------------------------------*/
@@ -241,7 +241,7 @@ void     cb_init_cxt_table(void);
 typedef struct JCC {
    struct BBCC *from, *to;
    UInt     jmp;
-   JmpKind  kind;
+   jmp_kind  kind;
    ULong    call_counter;
    ULong   *cost;             /* inclusive, cb_n_events long */
    struct JCC *next_from;     /* in from->jmp[jmp].jcc_list */
@@ -251,11 +251,11 @@ typedef struct JCC {
 typedef struct {
    ULong ecounter;
    JCC  *jcc_list;
-} JmpData;
+} jmp_data;
 
 typedef struct BBCC {
    BB      *bb;
-   Context *cxt;
+   context *cxt;
    UInt     rec_index;
    struct BBCC **rec_array;
    ULong    ecounter_sum;
@@ -265,7 +265,7 @@ typedef struct BBCC {
    struct BBCC *next_bbcc;    /* all BBCCs of the BB */
    struct BBCC *lru_next_bbcc;
    struct BBCC *next_hash;
-   JmpData  jmp[0];
+   jmp_data  jmp[0];
 } BBCC;
 
 /* A hash of cost centres: one per thread with --separate-threads=yes,
@@ -282,8 +282,8 @@ typedef struct {
 void  cb_init_bbcc_hash(bbcc_hash *h);
 void  cb_init_jcc_hash(jcc_hash *h);
 BBCC *cb_bbcc_first(BB *bb);
-void  cb_bbcc_adopt(BBCC *bbcc, Context *cxt);
-BBCC *cb_bbcc_for_context(BB *bb, Context *cxt, BBCC *last_bbcc);
+void  cb_bbcc_adopt(BBCC *bbcc, context *cxt);
+BBCC *cb_bbcc_for_context(BB *bb, context *cxt, BBCC *last_bbcc);
 BBCC *cb_bbcc_rec_level(BBCC *bbcc, UInt idx);
 JCC  *cb_get_jcc(BBCC *from, UInt jmp, BBCC *to);
 void  cb_forall_bbccs(bbcc_hash *h, void (*f)(BBCC *));
@@ -293,8 +293,8 @@ typedef struct {
    ULong distinct_objs, distinct_files, distinct_fns, distinct_contexts;
    ULong distinct_bbs, distinct_bbccs, distinct_jccs, bb_retranslations;
    ULong bbcc_clones, jcc_lru_misses;
-} CbStat;
-extern CbStat cb_stat;
+} run_stats;
+extern run_stats cb_stat;
 
 /*------------------------------------------------------------*/
 /*--- callstack.c: call stack, function stack              ---*/
@@ -305,7 +305,7 @@ typedef struct {
    Addr     sp;
    Addr     ret_addr;
    BBCC    *nonskipped;
-   Context *cxt;            /* caller's context, restored on return */
+   context *cxt;            /* caller's context, restored on return */
    Int      fn_sp;
    ULong   *enter_cost;
    Bool     bd_pushed;      /* a back-dating node was entered */
@@ -346,7 +346,7 @@ Int   cb_unwind_call_stack(Addr sp, Int minpops);
 typedef struct exec_state {
    Int      sig;              /* 0: the thread's main flow */
    Bool     collect;
-   Context *cxt;
+   context *cxt;
    UInt     jmps_passed;
    BBCC    *bbcc;
    BBCC    *nonskipped;
@@ -382,12 +382,12 @@ typedef struct {
    Bool     collect;
    BBCC    *nonskipped;
    ULong   *cost;
-   Context *cxt;
+   context *cxt;
    Int      sig;
    bbcc_hash *bbccs;          /* the tables its cost centres and arcs go */
    jcc_hash  *jccs;           /*   to: its own or thread 1's (bbcc.c) */
-} CurState;
-extern CurState cb_cur;
+} cur_state;
+extern cur_state cb_cur;
 extern call_stack *cb_calls;     /* of the current thread */
 extern fn_stack   *cb_fns;
 
@@ -479,12 +479,12 @@ void  cb_bd_print_stats(void);
 
 /* Per-instruction info handed to the branch simulation helpers (the
  * cache simulation helpers get self-contained descriptors, sim.c). */
-typedef struct SimInstr {
+typedef struct sim_instr_info {
    Addr  addr;
    UInt  size;
    UInt  cost_offset;      /* into the BBCC's cost array */
    void *obj_cell;         /* data objects: cell of the last access */
-} SimInstr;
+} sim_instr_info;
 
 void cb_sim_post_clo_init(void);
 void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh);

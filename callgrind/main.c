@@ -19,7 +19,7 @@
 
 /* An exit's kind as the reference sees it: a call, a return, a jump, or
  * a fall-through (jk_None) when it goes to the next instruction. */
-static JmpKind exit_kind(IRJumpKind jk, Bool known_dst, Addr dst, Addr next)
+static jmp_kind exit_kind(IRJumpKind jk, Bool known_dst, Addr dst, Addr next)
 {
    if (jk == Ijk_Call) return jk_Call;
    if (jk == Ijk_Ret)  return jk_Return;
@@ -59,7 +59,7 @@ static void count_block(IRSB *sbIn, UInt *instrs, UInt *exits, Addr *first,
  * describe, as the reference does. */
 static void swap_last_exits(BB *bb)
 {
-   JmpInfo t = bb->jmp[bb->cjmp_count];
+   jmp_info t = bb->jmp[bb->cjmp_count];
    bb->jmp[bb->cjmp_count] = bb->jmp[bb->cjmp_count - 1];
    bb->jmp[bb->cjmp_count - 1] = t;
 }
@@ -82,7 +82,7 @@ static void add_setup_call(IRSB *sbOut, BB *bb)
 /* Fill a new BB's static info: instruction offsets, sizes, lines. */
 static void describe_instr(BB *bb, UInt idx, Addr addr, UInt size)
 {
-   InstrInfo *ii = &bb->instr[idx];
+   instr_info *ii = &bb->instr[idx];
    ii->offset = addr - bb->addr;
    ii->size = size;
    cb_debug_pos(addr, bb->fn->file, bb->obj, &ii->line, &ii->file);
@@ -110,8 +110,8 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
    bb = cb_get_bb(first, instrs, &seen);
    if (!seen) {
       bb->cjmp_count = exits;
-      bb->jmp = CB_MALLOC("cb.bb.jmp", (exits + 1) * sizeof(JmpInfo));
-      VG_(memset)(bb->jmp, 0, (exits + 1) * sizeof(JmpInfo));
+      bb->jmp = CB_MALLOC("cb.bb.jmp", (exits + 1) * sizeof(jmp_info));
+      VG_(memset)(bb->jmp, 0, (exits + 1) * sizeof(jmp_info));
       cb_get_fn_node(bb);
    }
 
@@ -324,7 +324,7 @@ static void cb_post_clo_init(void)
  * of the frames still running. */
 static void drop_unfinished_syscalls(BBCC *b)
 {
-   static const EventId sys[] = { EV_sysCount, EV_sysTime, EV_sysCpuTime };
+   static const event_id sys[] = { EV_sysCount, EV_sysTime, EV_sysCpuTime };
    UInt i;
    if (!b->skipped) return;
    for (i = 0; i < sizeof sys / sizeof sys[0]; i++)

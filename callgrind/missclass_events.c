@@ -49,7 +49,7 @@ void cb_mc_clear(void)
 }
 
 /* cls: bits 0-1 the L1 class, bits 2-3 the LL class (MC_*). */
-static inline void count_classes(ULong *slot, EventId l1_first, unsigned cls)
+static inline void count_classes(ULong *slot, event_id l1_first, unsigned cls)
 {
    ULong *run = cb_cur.cost;
    Int p;

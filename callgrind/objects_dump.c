@@ -21,7 +21,7 @@
 #include "objects_int.h"
 #include "pub_tool_xarray.h"
 
-static const EventId oe_event[OE_COUNT] = {
+static const event_id oe_event[OE_COUNT] = {
    EV_Dr, EV_Dw, EV_D1mr, EV_D1mw, EV_DLmr, EV_DLmw, EV_DLdmr, EV_DLdmw,
    EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2,
 };
@@ -66,14 +66,14 @@ typedef struct {
    cb_obj    *callee_obj;
    ULong      calls;
    ULong      cost[OE_COUNT];
-} Arc;
+} obj_arc;
 
-typedef struct arc_node { Arc a; struct arc_node *next; } arc_node;
+typedef struct arc_node { obj_arc a; struct arc_node *next; } arc_node;
 static arc_node **arc_table;
 static UWord arc_hash_size;     /* sized at exit from the number of cells */
 static XArray *arcs;          /* of arc_node* */
 
-static Arc *get_arc(fn_node *caller, file_node *file, UInt line, fn_node *cfn, cb_obj *cobj)
+static obj_arc *get_arc(fn_node *caller, file_node *file, UInt line, fn_node *cfn, cb_obj *cobj)
 {
    UWord h = (((UWord)caller >> 4) * 0x9E3779B1UL + line * 7 + ((UWord)cfn >> 4)
               + ((UWord)cobj >> 4) * 31) % arc_hash_size;
@@ -91,7 +91,7 @@ static Arc *get_arc(fn_node *caller, file_node *file, UInt line, fn_node *cfn, c
    return &n->a;
 }
 
-static void add_to_arc(Arc *a, const ULong *c)
+static void add_to_arc(obj_arc *a, const ULong *c)
 {
    Int e;
    a->calls += c[OE_Dr] + c[OE_Dw];
@@ -102,7 +102,7 @@ static void add_to_arc(Arc *a, const ULong *c)
 static void access_pos(const cb_cell *c, file_node **file, UInt *line)
 {
    const BB *bb = c->bbcc->bb;
-   const InstrInfo *ii = &bb->instr[c->ii - bb->sim_instr];
+   const instr_info *ii = &bb->instr[c->ii - bb->sim_instr];
    *file = ii->file ? ii->file : cb_obj_fn_of(c->bbcc)->file;
    *line = ii->line;
 }
@@ -170,7 +170,7 @@ static void chain_arcs(void)
 
 static Int cmp_arc(const void *pa, const void *pb)
 {
-   const Arc *a = &(*(arc_node *const *)pa)->a, *b = &(*(arc_node *const *)pb)->a;
+   const obj_arc *a = &(*(arc_node *const *)pa)->a, *b = &(*(arc_node *const *)pb)->a;
    if (a->caller != b->caller) return a->caller->number < b->caller->number ? -1 : 1;
    if (a->line != b->line) return a->line < b->line ? -1 : 1;
    return 0;
@@ -242,7 +242,7 @@ static void write_object(const cb_obj *o)
    }
 }
 
-static void write_arc(const Arc *a)
+static void write_arc(const obj_arc *a)
 {
    if (a->callee_obj) {
       oname("cob", obj_ob(a->callee_obj));
@@ -267,7 +267,7 @@ static void write_code_functions(void)
    VG_(sortXA)(arcs);
    n = VG_(sizeXA)(arcs);
    for (i = 0; i < n; i++) {
-      const Arc *a = &(*(arc_node **)VG_(indexXA)(arcs, i))->a;
+      const obj_arc *a = &(*(arc_node **)VG_(indexXA)(arcs, i))->a;
       if (is_zero(a->cost)) continue;
       if (a->caller != cur) {
          ULong zero[OE_COUNT] = { 0 };

@@ -56,7 +56,7 @@ static inline const cs_owner *make_owner(cs_owner *o, ULong *slot)
 }
 
 /* Add an access's outcome: the access event and the miss events. */
-static inline void count(ULong *slot, unsigned r, EventId ev, EventId l1, EventId ll, EventId dirty)
+static inline void count(ULong *slot, unsigned r, event_id ev, event_id l1, event_id ll, event_id dirty)
 {
    ULong *run = cb_cur.cost;
    slot[HOT_POS(ev)]++; run[HOT_POS(ev)]++;
@@ -89,7 +89,7 @@ static inline void do_instr_at(ULong *slot, Addr a, UWord size)
  * Always inlined with a constant is_write, so each caller gets the code
  * of one kind of access. */
 static inline __attribute__((always_inline))
-void do_data_at(ULong *slot, SimInstr *ii, Addr a, UWord size, Bool is_write)
+void do_data_at(ULong *slot, sim_instr_info *ii, Addr a, UWord size, Bool is_write)
 {
    unsigned r = 0;
    cb_obj_ref ref;
@@ -116,14 +116,14 @@ void do_data_at(ULong *slot, SimInstr *ii, Addr a, UWord size, Bool is_write)
  * others are I1 MRU hits by construction (cs_instr_hits). Each access is
  * charged to the cost slot of its instruction (offset acc[i].cost). The
  * descriptor is self-contained: no per-instruction table is read. */
-typedef struct SimCall {
+typedef struct sim_call {
    Addr     fetch_addr;      /* the group's first instruction */
    UInt     fetch_cost;      /* its cost offset; the others follow */
    UShort   fetch_size;      /* its size */
    UShort   n_fetch, fetch_len;
    UChar    n_acc;
    struct { UInt cost; UShort size; UChar write; } acc[3];
-} SimCall;
+} sim_call;
 
 /* Ir of the group's n instructions after the first: they hit. Their cost
  * slots follow the first one's, cb_n_events apart. */
@@ -139,7 +139,7 @@ static inline void count_more_fetches(UInt first_cost, UInt n)
    cb_cur.cost[HOT_POS(EV_Ir)] += n;
 }
 
-static inline void do_fetch(const SimCall *c)
+static inline void do_fetch(const sim_call *c)
 {
    do_instr_at(slot_at(c->fetch_cost), c->fetch_addr, c->fetch_size);
    if (c->n_fetch > 1) {
@@ -151,32 +151,32 @@ static inline void do_fetch(const SimCall *c)
 
 /* The accessing instruction's info, for --objects=yes (the per-instruction
  * table is built then): cost offsets are instruction index * events. */
-static inline SimInstr *acc_instr(const SimCall *c, Int i)
+static inline sim_instr_info *acc_instr(const sim_call *c, Int i)
 {
    if (LIKELY(!cb_clo.objects)) return NULL;
    return &cb_cur.bbcc->bb->sim_instr[c->acc[i].cost / cb_n_events];
 }
 
-static inline void do_acc(const SimCall *c, Int i, Addr a)
+static inline void do_acc(const sim_call *c, Int i, Addr a)
 {
    ULong *slot = slot_at(c->acc[i].cost);
    if (c->acc[i].write) do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, True);
    else do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, False);
 }
 
-static VG_REGPARM(1) void log_F(SimCall *c) { do_fetch(c); }
-static VG_REGPARM(2) void log_F1(SimCall *c, Addr a0) { do_fetch(c); do_acc(c, 0, a0); }
-static VG_REGPARM(3) void log_F2(SimCall *c, Addr a0, Addr a1)
+static VG_REGPARM(1) void log_F(sim_call *c) { do_fetch(c); }
+static VG_REGPARM(2) void log_F1(sim_call *c, Addr a0) { do_fetch(c); do_acc(c, 0, a0); }
+static VG_REGPARM(3) void log_F2(sim_call *c, Addr a0, Addr a1)
 { do_fetch(c); do_acc(c, 0, a0); do_acc(c, 1, a1); }
-static void log_F3(SimCall *c, Addr a0, Addr a1, Addr a2)
+static void log_F3(sim_call *c, Addr a0, Addr a1, Addr a2)
 { do_fetch(c); do_acc(c, 0, a0); do_acc(c, 1, a1); do_acc(c, 2, a2); }
-static VG_REGPARM(2) void log_D1(SimCall *c, Addr a0) { do_acc(c, 0, a0); }
-static VG_REGPARM(3) void log_D2(SimCall *c, Addr a0, Addr a1) { do_acc(c, 0, a0); do_acc(c, 1, a1); }
-static void log_D3(SimCall *c, Addr a0, Addr a1, Addr a2)
+static VG_REGPARM(2) void log_D1(sim_call *c, Addr a0) { do_acc(c, 0, a0); }
+static VG_REGPARM(3) void log_D2(sim_call *c, Addr a0, Addr a1) { do_acc(c, 0, a0); do_acc(c, 1, a1); }
+static void log_D3(sim_call *c, Addr a0, Addr a1, Addr a2)
 { do_acc(c, 0, a0); do_acc(c, 1, a1); do_acc(c, 2, a2); }
 
 /* Branch prediction runs even while collection is off, as the reference's. */
-static VG_REGPARM(2) void log_cond(SimInstr *ii, UWord taken)
+static VG_REGPARM(2) void log_cond(sim_instr_info *ii, UWord taken)
 {
    unsigned miss = bs_cond(bsim, ii->addr, taken);
    if (cb_cur.collect) {
@@ -186,7 +186,7 @@ static VG_REGPARM(2) void log_cond(SimInstr *ii, UWord taken)
    }
 }
 
-static VG_REGPARM(2) void log_ind(SimInstr *ii, Addr target)
+static VG_REGPARM(2) void log_ind(sim_instr_info *ii, Addr target)
 {
    unsigned miss = bs_indirect(bsim, ii->addr, target);
    if (cb_cur.collect) {
@@ -198,7 +198,7 @@ static VG_REGPARM(2) void log_ind(SimInstr *ii, Addr target)
 
 /* --collect-bus: one global bus event per atomic instruction (a CAS, which
  * is what VEX makes of LOCK-prefixed instructions, or a store-conditional). */
-static VG_REGPARM(1) void log_bus(SimInstr *ii)
+static VG_REGPARM(1) void log_bus(sim_instr_info *ii)
 {
    if (cb_cur.collect) {
       slot_at(ii->cost_offset)[cb_event_pos(EV_Ge)]++;
@@ -223,26 +223,26 @@ static VG_REGPARM(1) void log_bus(SimInstr *ii)
  * So every D1/LL-visible event happens in the same order as with one call
  * per access, and the counts are exactly the same. The calls are emitted
  * when the group ends: at an instruction outside it, a side exit, the end
- * of the block. Their descriptors (SimCall) are collected per block and
+ * of the block. Their descriptors (sim_call) are collected per block and
  * copied to the BB at its end (cb_sim_bb_end), where the helpers'
  * arguments are pointed at the copy. */
-typedef struct { Bool write; Int size; IRExpr *addr; IRExpr *guard; UInt instr; } Access;
+typedef struct { Bool write; Int size; IRExpr *addr; IRExpr *guard; UInt instr; } data_access;
 
 #define MAX_ACCESSES 64
 #define MAX_GROUP    32        /* instructions per fetch group */
 static struct {
    IRSB    *sb;
    BB      *bb;
-   SimInstr *ii;            /* the BB's per-instruction info */
+   sim_instr_info *ii;            /* the BB's per-instruction info */
    Int      cur;            /* current instruction, -1 before the first */
    UInt     grp_first, grp_n, grp_len; /* fetch group not emitted yet (grp_n > 0) */
    Addr     grp_addr;       /* its first instruction's address and size */
    UInt     grp_size;
    Bool     grp_open;       /* further instructions may join it */
    Int      n_acc;
-   Access   acc[MAX_ACCESSES];
+   data_access   acc[MAX_ACCESSES];
    /* the block's calls and the argument expressions to point at them */
-   SimCall *calls;
+   sim_call *calls;
    IRExpr **call_arg;
    Int      n_calls, calls_size;
 } cur_block;                /* the block being instrumented */
@@ -258,29 +258,29 @@ static IRExpr *ii_arg(void) { return mkIRExpr_HWord((HWord)&cur_block.ii[cur_blo
 
 /* A new descriptor in the block's list; its argument expression is
  * patched to the final copy by cb_sim_bb_end. */
-static IRExpr *new_call(SimCall **c)
+static IRExpr *new_call(sim_call **c)
 {
    if (cur_block.n_calls == cur_block.calls_size) {
       Int size = cur_block.calls_size ? 2 * cur_block.calls_size : 64;
       cur_block.calls_size = size;
-      cur_block.calls = VG_(realloc)("cb.sim.calls", cur_block.calls, size * sizeof(SimCall));
+      cur_block.calls = VG_(realloc)("cb.sim.calls", cur_block.calls, size * sizeof(sim_call));
       cur_block.call_arg = VG_(realloc)("cb.sim.calls", cur_block.call_arg,
                                         size * sizeof(IRExpr *));
    }
    *c = &cur_block.calls[cur_block.n_calls];
-   VG_(memset)(*c, 0, sizeof(SimCall));   /* padding too: compared by memcmp */
+   VG_(memset)(*c, 0, sizeof(sim_call));   /* padding too: compared by memcmp */
    cur_block.call_arg[cur_block.n_calls] = mkIRExpr_HWord(0);
    return cur_block.call_arg[cur_block.n_calls++];
 }
 
 /* One call: the pending fetch group (if fetch) and accesses acc[0..n-1]. */
-static void emit_sim_call(Bool fetch, Access *acc, Int n, IRExpr *guard)
+static void emit_sim_call(Bool fetch, data_access *acc, Int n, IRExpr *guard)
 {
    static const struct { const HChar *name; void *fn; } helpers[2][4] = {
       { { NULL, NULL }, { "log_D1", (void *)log_D1 }, { "log_D2", (void *)log_D2 }, { "log_D3", (void *)log_D3 } },
       { { "log_F", (void *)log_F }, { "log_F1", (void *)log_F1 }, { "log_F2", (void *)log_F2 }, { "log_F3", (void *)log_F3 } },
    };
-   SimCall *c;
+   sim_call *c;
    IRExpr *arg = new_call(&c);
    IRExpr **args;
    Int i;
@@ -346,8 +346,8 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
     * helpers, and the data objects' cells, need it */
    if (!cb_clo.branch_sim && !cb_clo.collect_bus && !cb_clo.objects) return;
    if (!bb->sim_instr) {
-      bb->sim_instr = CB_MALLOC("cb.sim.ii", bb->instr_count * sizeof(SimInstr));
-      VG_(memset)(bb->sim_instr, 0, bb->instr_count * sizeof(SimInstr));
+      bb->sim_instr = CB_MALLOC("cb.sim.ii", bb->instr_count * sizeof(sim_instr_info));
+      VG_(memset)(bb->sim_instr, 0, bb->instr_count * sizeof(sim_instr_info));
    }
    cur_block.ii = bb->sim_instr;
 }
@@ -361,9 +361,9 @@ void cb_sim_bb_end(IRSB *sbOut)
    Int i;
    if (cur_block.n_calls == 0) return;
    if (!bb->sim_calls || bb->n_sim_calls != (UInt)cur_block.n_calls
-       || VG_(memcmp)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(SimCall)) != 0) {
-      bb->sim_calls = CB_MALLOC("cb.sim.calls", cur_block.n_calls * sizeof(SimCall));
-      VG_(memcpy)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(SimCall));
+       || VG_(memcmp)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(sim_call)) != 0) {
+      bb->sim_calls = CB_MALLOC("cb.sim.calls", cur_block.n_calls * sizeof(sim_call));
+      VG_(memcpy)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(sim_call));
       bb->n_sim_calls = cur_block.n_calls;
    }
    for (i = 0; i < cur_block.n_calls; i++)
@@ -414,7 +414,7 @@ static Bool same_atom(IRExpr *a, IRExpr *b)
 
 static void add_access(Bool write, IRExpr *addr, Int size, IRExpr *guard)
 {
-   Access *last = cur_block.n_acc > 0 ? &cur_block.acc[cur_block.n_acc - 1] : NULL;
+   data_access *last = cur_block.n_acc > 0 ? &cur_block.acc[cur_block.n_acc - 1] : NULL;
    if (!cb_clo.simulate_cache || cur_block.cur < 0) return;
    if (size > cb_geom.min_line_size) size = cb_geom.min_line_size;
    /* read-modify-write by one instruction: one access, counted as a write */
@@ -424,7 +424,7 @@ static void add_access(Bool write, IRExpr *addr, Int size, IRExpr *guard)
       return;
    }
    if (cur_block.n_acc == MAX_ACCESSES) cb_sim_flush(cur_block.sb);
-   cur_block.acc[cur_block.n_acc++] = (Access){ write, size, addr, guard, cur_block.cur };
+   cur_block.acc[cur_block.n_acc++] = (data_access){ write, size, addr, guard, cur_block.cur };
 }
 
 static void add_bus_event(void)

@@ -7,7 +7,7 @@
 #include "global.h"
 
 /* An event's total (the event must be counted). */
-static inline ULong total_of(const ULong *total, EventId e)
+static inline ULong total_of(const ULong *total, event_id e)
 {
    return total[cb_event_pos(e)];
 }

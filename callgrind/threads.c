@@ -12,7 +12,7 @@
 #include "global.h"
 #include "objects.h"
 
-CurState    cb_cur;
+cur_state    cb_cur;
 call_stack *cb_calls;
 fn_stack   *cb_fns;
 static thread_info **threads;    /* VG_N_THREADS entries */
