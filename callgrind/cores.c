@@ -1,6 +1,12 @@
-/* callgrind-bd: --private-caches=yes, the glue between threads and the
- * multi-core cache model (cores.h says what it owns; the model's rules are
- * in cachesim/coherence.h).
+/* callgrind-bd: --private-caches=yes -- every thread a core with its own
+ * I1 and D1 over the shared LL, kept coherent by write invalidation. Owns
+ * the cores (thread id -> core), their events and the operations on all
+ * caches; the model's rules are in cachesim/coherence.h, the access hook
+ * is inline in cores.h.
+ *
+ * Core k is Valgrind's thread id k + 1: thread 1 runs on the cache model
+ * made at start, so a single-threaded program gives exactly the profile
+ * of the shared model.
  *
  * Events (immediate, of the accessing instruction, after all others):
  *    D1Ts   D1 misses of a line this core lost to another thread's store,
@@ -17,8 +23,9 @@ cc_core *cb_cc_core;
 
 void cb_cores_setup(cs_sim *first)
 {
-   Int e;
-   for (e = EV_D1Ts; e <= EV_Inv; e++) cb_ev_pos[e] = cb_n_events++;
+   cb_event_declare(EV_D1Ts, "D1Ts");
+   cb_event_declare(EV_D1Fs, "D1Fs");
+   cb_event_declare(EV_Inv, "Inv");
    cb_cc = cc_new(first);
    cb_cc_core = cc_core_of(cb_cc, 0);
 }
@@ -29,22 +36,6 @@ cs_sim *cb_cores_switch(ThreadId tid)
    cb_cc_core = cc_core_of(cb_cc, tid - 1);
    if (made && cb_clo.miss_class) cb_mc_new_core(tid - 1, cb_cc_core->sim);
    return cb_cc_core->sim;
-}
-
-void cb_cores_count(ULong *slot, unsigned res, cb_obj_ref ref)
-{
-   ULong *run = cb_cur.cost;
-   UInt inv = CC_INV(res);
-   Int p;
-   if (CC_CLASS(res)) {
-      p = EVP(CC_CLASS(res) == CC_TRUE ? EV_D1Ts : EV_D1Fs);
-      slot[p]++; run[p]++;
-   }
-   if (inv) {
-      p = EVP(EV_Inv);
-      slot[p] += inv; run[p] += inv;
-   }
-   if (cb_clo.objects) cb_obj_count_coherence(ref, res);
 }
 
 void cb_cores_set_collect(Bool collecting)
@@ -62,11 +53,14 @@ void cb_cores_clear(void)
    cc_clear(cb_cc);
 }
 
-void cb_cores_forget_owners(int (*forget)(void *, int, const cs_owner *), void *ctx)
+UInt cb_cores_n(void)
 {
-   UInt k;
-   for (k = 0; k < cc_n_cores(cb_cc); k++)
-      if (cc_core_exists(cb_cc, k)) cs_forget_owners(cc_core_of(cb_cc, k)->sim, forget, ctx);
+   return cc_n_cores(cb_cc);
+}
+
+cs_sim *cb_cores_sim(UInt k)
+{
+   return cc_core_exists(cb_cc, k) ? cc_core_of(cb_cc, k)->sim : NULL;
 }
 
 void cb_cores_prefetch_counts(ULong *up, ULong *down)

@@ -64,6 +64,7 @@ typedef struct {
    Int    i1[3], d1[3], ll[3];     /* size, assoc, line */
    Int    verbose;
    Bool   miss_class, reuse_dist;  /* --miss-class, --reuse-dist */
+   Bool   private_caches;          /* --private-caches (cores.c) */
    /* data objects (objects.c) */
    Bool   objects;
    Int    object_callers;
@@ -109,6 +110,9 @@ typedef enum {
    /* Reuse-distance buckets (--reuse-dist=yes, reusedist_events.c): EV_Rd + j is
     * bucket j; how many and their names depend on the LL size. */
    EV_Rd, EV_Rd_last = EV_Rd + CB_RD_EVENTS - 1,
+   /* Coherence (--private-caches=yes, cores.c): true and false sharing
+    * misses of D1, invalidations by stores. */
+   EV_D1Ts, EV_D1Fs, EV_Inv,
    EV_COUNT
 } event_id;
 
@@ -499,6 +503,7 @@ void cb_sim_clear(void);           /* instrumentation switched */
 void cb_sim_zero(thread_info *only); /* zeroing: forget the past's lines */
 void cb_sim_finish(void);          /* flush every line, settle the trees */
 void cb_sim_print_stats(void);
+void cb_sim_switch_thread(ThreadId tid); /* --private-caches: its core */
 
 /*------------------------------------------------------------*/
 /*--- missclass_events.c: --miss-class events              ---*/
@@ -509,7 +514,9 @@ void cb_mc_setup(struct cs_sim *sim, const cs_geometry *i1,
                  const cs_geometry *d1, const cs_geometry *ll);
 void cb_mc_clear(void);
 void cb_mc_instr(ULong *slot, Addr a, UInt size, UInt result);
-void cb_mc_data(ULong *slot, Addr a, UWord size, UInt result);
+void cb_mc_data(ULong *slot, Addr a, UWord size, UInt result, Bool coherence);
+void cb_mc_new_core(UInt k, struct cs_sim *core);   /* --private-caches */
+void cb_mc_switch_core(UInt k);
 /* I1 line of the classifier's last fetch (~0 when none): a fetch that
  * hits in that same line changes nothing, so do_instr skips the call. */
 extern ULong cb_mc_i1_last_line;
@@ -519,6 +526,26 @@ static inline Bool cb_mc_same_i1_line(Addr a, UInt size)
    return (a >> cb_mc_i1_line_bits) == cb_mc_i1_last_line
        && ((a + size - 1) >> cb_mc_i1_line_bits) == cb_mc_i1_last_line;
 }
+
+/*------------------------------------------------------------*/
+/*--- cores.c: private caches per thread (--private-caches) ---*/
+/*------------------------------------------------------------*/
+
+/* The model is cachesim/coherence.h; the access hook is inline in
+ * cores.h (sim.c only). */
+struct cc_sys;
+struct cc_core;
+extern struct cc_sys  *cb_cc;        /* NULL unless --private-caches=yes */
+extern struct cc_core *cb_cc_core;   /* the running thread's core */
+void cb_cores_setup(struct cs_sim *first);
+struct cs_sim *cb_cores_switch(ThreadId tid);
+void cb_cores_set_collect(Bool collecting);
+void cb_cores_flush(void);
+void cb_cores_clear(void);
+UInt cb_cores_n(void);                  /* core slots */
+struct cs_sim *cb_cores_sim(UInt k);    /* core k's caches, NULL if none */
+void cb_cores_prefetch_counts(ULong *up, ULong *down);
+void cb_cores_print_stats(void);
 
 /*------------------------------------------------------------*/
 /*--- reusedist_events.c: --reuse-dist events              ---*/

@@ -19,7 +19,10 @@
 #include "cachesim.h"
 #include "missclass.h"
 
-static mc_sim *mc;
+static mc_sim *mc;                 /* the running core's */
+static mc_sim **core_mc;           /* --private-caches: by core, [0] = first */
+static UInt n_core_mc;
+static cs_geometry geo_i1, geo_d1;
 ULong cb_mc_i1_last_line = ~0ULL;
 Int   cb_mc_i1_line_bits;
 
@@ -36,6 +39,8 @@ void cb_mc_setup(struct cs_sim *sim, const cs_geometry *i1,
 {
    declare_events();
    mc = mc_new(i1, d1, ll, cb_clo.cacheuse);
+   geo_i1 = *i1;
+   geo_d1 = *d1;
    cb_mc_i1_line_bits = mc->i1.line_bits;
    cs_set_ll_observer(sim, mc_observe_ll, mc);
 }
@@ -44,8 +49,38 @@ void cb_mc_setup(struct cs_sim *sim, const cs_geometry *i1,
  * of every line is a first touch again, as it misses for that reason. */
 void cb_mc_clear(void)
 {
+   UInt k;
    if (mc) mc_clear(mc);
+   for (k = 0; k < n_core_mc; k++)
+      if (core_mc[k]) mc_clear(core_mc[k]);
    cb_mc_i1_last_line = ~0ULL;
+}
+
+/* --private-caches: core k (a cs_sim of its own over the shared LL) gets
+ * I1/D1 shadows of its own over the shared LL shadow. */
+void cb_mc_new_core(UInt k, cs_sim *core)
+{
+   if (!core_mc) {
+      n_core_mc = 1;
+      core_mc = CB_MALLOC("cb.mc.cores", sizeof(mc_sim *));
+      core_mc[0] = mc;
+   }
+   if (k >= n_core_mc) {
+      UInt n = n_core_mc;
+      while (n <= k) n *= 2;
+      core_mc = VG_(realloc)("cb.mc.cores", core_mc, n * sizeof(mc_sim *));
+      VG_(memset)(core_mc + n_core_mc, 0, (n - n_core_mc) * sizeof(mc_sim *));
+      n_core_mc = n;
+   }
+   core_mc[k] = mc_new_core(core_mc[0], &geo_i1, &geo_d1, cb_clo.cacheuse);
+   cs_set_ll_observer(core, mc_observe_ll, core_mc[k]);
+}
+
+/* The running core changed: its classifier, and its last fetched line. */
+void cb_mc_switch_core(UInt k)
+{
+   if (core_mc) mc = core_mc[k];
+   cb_mc_i1_last_line = mc->i1.fa->count > 0 ? mc->i1.fa->mru_line : ~0ULL;
 }
 
 /* cls: bits 0-1 the L1 class, bits 2-3 the LL class (MC_*). */
@@ -72,8 +107,11 @@ void cb_mc_instr(ULong *slot, Addr a, UInt size, UInt result)
    if (cls && cb_cur.collect) count_classes(slot, EV_I1Co, cls);
 }
 
-void cb_mc_data(ULong *slot, Addr a, UWord size, UInt result)
+/* coherence: the D1 miss is a sharing miss (D1Ts/D1Fs, cores.c), which
+ * takes the place of its D1 class; its LL class stays. */
+void cb_mc_data(ULong *slot, Addr a, UWord size, UInt result, Bool coherence)
 {
    unsigned cls = mc_access(mc, &mc->d1, a, (unsigned)size, result);
+   if (coherence) cls &= ~3u;
    if (cls && cb_cur.collect) count_classes(slot, EV_D1Co, cls);
 }

@@ -14,6 +14,7 @@
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "objects_int.h"
+#include "coherence.h"
 #include "pub_tool_oset.h"
 #include "pub_tool_aspacemgr.h"
 
@@ -834,6 +835,14 @@ static inline void add(cb_cell *c, cb_chain *chain, UInt gran, Int ev, ULong n)
    c->cost[ev] += n;
    chain->incl[ev] += n;
    if (cb_obj_hist && c->obj->hist && !c->arcs_only) hist_add(c->obj, gran, ev, n);
+}
+
+void cb_obj_count_coherence(cb_obj_ref r, unsigned cc)
+{
+   cb_cell *c = r.cell;
+   cb_chain *chain = cb_obj_chain_now;
+   if (CC_CLASS(cc)) add(c, chain, r.gran, CC_CLASS(cc) == CC_TRUE ? OE_D1Ts : OE_D1Fs, 1);
+   if (CC_INV(cc)) add(c, chain, r.gran, OE_Inv, CC_INV(cc));
 }
 
 void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write)

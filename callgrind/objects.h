@@ -33,6 +33,7 @@
 /* Object events, a fixed order independent of the profile's events. */
 enum {
    OE_Dr, OE_Dw, OE_D1mr, OE_D1mw, OE_DLmr, OE_DLmw, OE_DLdmr, OE_DLdmw,
+   OE_D1Ts, OE_D1Fs, OE_Inv,       /* --private-caches */
    OE_AcCost1, OE_SpLoss1, OE_AcCost2, OE_SpLoss2, OE_COUNT
 };
 
@@ -190,6 +191,10 @@ static inline void cb_obj_count(cb_obj_ref r, unsigned res, Bool is_write)
    c[OE_DLmr + is_write]++; in[OE_DLmr + is_write]++;
    if (res & CS_LL_DIRTY_MISS) { c[OE_DLdmr + is_write]++; in[OE_DLdmr + is_write]++; }
 }
+
+/* After the access, while collecting, with --private-caches: its
+ * coherence outcome when nonzero (coherence.h: class, invalidations). */
+void cb_obj_count_coherence(cb_obj_ref r, unsigned cc);
 
 /* A line loaded by an object access leaves a cache. */
 void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss);

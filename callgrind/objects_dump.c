@@ -23,7 +23,16 @@
 
 static const event_id oe_event[OE_COUNT] = {
    EV_Dr, EV_Dw, EV_D1mr, EV_D1mw, EV_DLmr, EV_DLmw, EV_DLdmr, EV_DLdmw,
+   EV_D1Ts, EV_D1Fs, EV_Inv,
    EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2,
+};
+
+/* The order they are written in: the profile's (the events of
+ * --private-caches after all others), not the order of the cost arrays
+ * (immediate events first, see objects_parts.c). */
+static const Int oe_written[OE_COUNT] = {
+   OE_Dr, OE_Dw, OE_D1mr, OE_D1mw, OE_DLmr, OE_DLmw, OE_DLdmr, OE_DLdmw,
+   OE_AcCost1, OE_SpLoss1, OE_AcCost2, OE_SpLoss2, OE_D1Ts, OE_D1Fs, OE_Inv,
 };
 
 static HChar *objects_file;      /* the file being written */
@@ -48,9 +57,10 @@ static void oname(const HChar *key, const HChar *name)
  * event. */
 static void ocosts(const ULong *c)
 {
-   Int e;
-   for (e = 0; e < OE_COUNT; e++)
-      if (cb_ev_pos[oe_event[e]] >= 0) cb_out_printf(&out, " %llu", c[e]);
+   Int i;
+   for (i = 0; i < OE_COUNT; i++)
+      if (cb_ev_pos[oe_event[oe_written[i]]] >= 0)
+         cb_out_printf(&out, " %llu", c[oe_written[i]]);
    ostr("\n");
 }
 
@@ -315,7 +325,10 @@ static void write_header(const ULong *total, const HChar *trigger, Int part, Boo
    ostr(trigger ? trigger : "Program termination");
    ostr("\n\npositions: line\nevents:");
    for (e = 0; e < OE_COUNT; e++)
-      if (cb_ev_pos[oe_event[e]] >= 0) { ostr(" "); ostr(cb_ev_name[oe_event[e]]); }
+      if (cb_ev_pos[oe_event[oe_written[e]]] >= 0) {
+         ostr(" ");
+         ostr(cb_ev_name[oe_event[oe_written[e]]]);
+      }
    ostr("\nsummary:");
    ocosts(total);
    ostr("\n");

@@ -28,7 +28,7 @@
 #include "pub_tool_xarray.h"
 
 /* Immediate events come first in the object events. */
-#define OE_IMMEDIATE (OE_DLdmw + 1)
+#define OE_IMMEDIATE (OE_Inv + 1)
 
 typedef struct { cb_cell *cell; ULong cost[OE_IMMEDIATE]; } cost_rec;
 

@@ -327,6 +327,7 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (bool_opt(arg, "--backdate", &cb_clo.backdate)) { backdate_given = True; }
    else if (bool_opt(arg, "--backdate-check", &cb_clo.backdate_check)) {}
    else if (bool_opt(arg, "--miss-class", &cb_clo.miss_class)) {}
+   else if (bool_opt(arg, "--private-caches", &cb_clo.private_caches)) {}
    else if (bool_opt(arg, "--reuse-dist", &cb_clo.reuse_dist)) {}
    else if (cache_option(arg, "--I1", cb_clo.i1, &cb_clo.i1_set)) {}
    else if (cache_option(arg, "--D1", cb_clo.d1, &cb_clo.d1_set)) {}
@@ -398,6 +399,10 @@ void cb_print_usage(void)
 "                              capacity, conflict (I1Co ... LLCf) [no]\n"
 "    --reuse-dist=no|yes       LRU reuse distance of data accesses in\n"
 "                              power-of-two buckets of lines (Rd0 ... RdCold) [no]\n"
+"\n   multi-core options (callgrind-bd):\n"
+"    --private-caches=no|yes   Every thread a core with private I1/D1 over\n"
+"                              the shared LL, kept coherent (MSI): events\n"
+"                              D1Ts, D1Fs (true/false sharing misses), Inv [no]\n"
 "\n   data object options (callgrind-bd):\n"
 "    --objects=no|yes          Costs per data object (heap allocation site,\n"
 "                              static variable, stack, ...) in a second\n"
@@ -422,7 +427,7 @@ void cb_options_post(void)
       cb_clo.dump_line = True;
    }
    if ((cb_clo.cacheuse || cb_clo.simulate_wb || cb_clo.simulate_hwpref
-        || cb_clo.miss_class || cb_clo.reuse_dist)
+        || cb_clo.miss_class || cb_clo.reuse_dist || cb_clo.private_caches)
        && !cb_clo.simulate_cache)
       cb_clo.simulate_cache = True;
    if (!cb_clo.cacheuse) {

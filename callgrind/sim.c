@@ -23,6 +23,7 @@
 #include "branchsim.h"
 #include "backdate.h"
 #include "objects.h"
+#include "cores.h"
 
 static cs_sim   *sim;
 static bs_sim   *bsim;
@@ -91,8 +92,8 @@ static inline void do_instr_at(ULong *slot, Addr a, UWord size)
 static inline __attribute__((always_inline))
 void do_data_at(ULong *slot, sim_instr_info *ii, Addr a, UWord size, Bool is_write)
 {
-   unsigned r = 0;
-   cb_obj_ref ref;
+   unsigned r = 0, cc = 0;
+   cb_obj_ref ref = { NULL, 0 };
    Bool hit = is_write ? cs_write_hit(sim, a, size) : cs_read_hit(sim, a, size);
    if (!hit) {
       cs_owner o;
@@ -105,7 +106,8 @@ void do_data_at(ULong *slot, sim_instr_info *ii, Addr a, UWord size, Bool is_wri
       else count(slot, r, EV_Dr, EV_D1mr, EV_DLmr, EV_DLdmr);
       if (UNLIKELY(cb_clo.objects)) cb_obj_count(ref, r, is_write);
    }
-   if (UNLIKELY(cb_clo.miss_class)) cb_mc_data(slot, a, size, r);
+   if (UNLIKELY(cb_cc != NULL)) cc = cb_cores_data_access(slot, ref, a, size, r, is_write);
+   if (UNLIKELY(cb_clo.miss_class)) cb_mc_data(slot, a, size, r, CC_CLASS(cc) != 0);
    if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
 }
 
@@ -539,6 +541,7 @@ void cb_sim_post_clo_init(void)
       /* their events come after all others: declared last */
       if (cb_clo.miss_class) cb_mc_setup(sim, &g->i1, &g->d1, &g->ll);
       if (cb_clo.reuse_dist) cb_rd_setup(&g->ll);
+      if (cb_clo.private_caches) cb_cores_setup(sim);
    }
    if (cb_clo.branch_sim) bsim = bs_new();
    cb_bd_setup();
@@ -551,16 +554,34 @@ void cb_sim_write_desc(cb_outfile *f)
    cb_bd_write_desc(f);
 }
 
-/* Zeroing: see cb_bd_zero. */
+/* Zeroing: see cb_bd_zero; with private caches, for every core's. */
 void cb_sim_zero(thread_info *only)
 {
-   cb_bd_zero(sim && cb_clo.cacheuse ? sim : NULL, only);
+   UInt k;
+   if (!cb_cc) {
+      cb_bd_zero(sim && cb_clo.cacheuse ? sim : NULL, only);
+      return;
+   }
+   for (k = 0; k < cb_cores_n(); k++)
+      if (cb_cores_sim(k)) cb_bd_zero(cb_clo.cacheuse ? cb_cores_sim(k) : NULL, only);
+}
+
+/* --private-caches: the thread's core runs from now on (its caches and
+ * its miss classifier). */
+void cb_sim_switch_thread(ThreadId tid)
+{
+   if (!cb_cc) return;
+   sim = cb_cores_switch(tid);
+   if (cb_clo.miss_class) cb_mc_switch_core(tid - 1);
 }
 
 /* At exit: every resident line leaves, every tree is pruned to its root. */
 void cb_sim_finish(void)
 {
-   if (sim && cb_clo.cacheuse) {
+   if (sim && cb_clo.cacheuse && cb_cc) {
+      cb_cores_set_collect(cb_cur.collect);
+      cb_cores_flush();
+   } else if (sim && cb_clo.cacheuse) {
       if (sim->collect != cb_cur.collect) cs_set_collect(sim, cb_cur.collect);
       cs_flush(sim);
    }
@@ -571,7 +592,12 @@ void cb_sim_finish(void)
  * and loses the use data of resident lines; we account it first. */
 void cb_sim_clear(void)
 {
-   if (sim) {
+   if (sim && cb_cc) {
+      if (cb_clo.cacheuse) cb_cores_flush();
+      cb_cores_clear();
+      cb_mc_clear();
+      cb_rd_clear();
+   } else if (sim) {
       if (cb_clo.cacheuse) cs_flush(sim);
       cs_clear(sim);
       cb_mc_clear();
@@ -587,9 +613,14 @@ void cb_sim_print_stats(void)
 {
    if (sim && cb_clo.simulate_hwpref) {
       uint64_t up, down;
-      cs_prefetch_counts(sim, &up, &down);
+      if (cb_cc) {
+         ULong u, d;
+         cb_cores_prefetch_counts(&u, &d);
+         up = u, down = d;
+      } else cs_prefetch_counts(sim, &up, &down);
       VG_(dmsg)("Prefetch Up:       %llu\n", (ULong)up);
       VG_(dmsg)("Prefetch Down:     %llu\n", (ULong)down);
    }
+   if (cb_cc) cb_cores_print_stats();
    cb_bd_print_stats();
 }

@@ -94,6 +94,7 @@ void cb_switch_thread(ThreadId tid)
    if (!threads[tid]) threads[tid] = new_thread(tid);
    t = threads[tid];
    cb_cur.thread = t;
+   cb_sim_switch_thread(tid);
    set_tables(tid);
    cb_calls = &t->calls;
    cb_fns = &t->fns;

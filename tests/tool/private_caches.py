@@ -29,11 +29,12 @@ events D1Ts, D1Fs, Inv.
    the back-dating oracle holds.
 
 2. A single-threaded program gives exactly the same profile with and
-   without --private-caches=yes: every single-threaded client (harness.
-   EXACT_CLIENTS), with cache use, the oracle and miss classes on, and
-   with write-back and prefetch: every event of the run without the
-   option equal per function (self), per arc (calls, inclusive) and in
-   the totals; the three new events are 0 everywhere.  Forgiven: only
+   without --private-caches=yes: every single-threaded client
+   (SINGLE_THREADED), with cache use, the oracle and miss classes on, and
+   with write-back and prefetch; a few also with --objects=yes: in every
+   file written (dump parts, objects profiles) every event of the run
+   without the option equal per function (self), per arc (calls,
+   inclusive) and in the totals; the three new events are 0 everywhere.  Forgiven: only
    the back-dated events of the loader functions whose AcCost varies
    between identical runs of the shared model itself (compare.
    KNOWN_NOISY_FNS, up to 5%), and on arcs and totals no more than their
@@ -59,6 +60,11 @@ import harness          # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 N = 200                       # ROUNDS in sharing.c
+# every single-threaded client that exits normally: dumps, zeroing and
+# toggles (clreq), instrumentation switches (missclass_switch), atomics
+SINGLE_THREADED = harness.EXACT_CLIENTS + [
+    "atomics", "clreq", "marker", "missclass", "missclass_switch",
+    "objects", "objects_cxx", "transpose_naive"]
 NEW = ["D1Ts", "D1Fs", "Inv"]
 # 8 ways: the few lines the hand-over code touches between two bumps
 # cannot evict the shared line from a thread's D1
@@ -186,16 +192,19 @@ def noise_budget(a, b, ev):
     """{event: sum of |differences|} of the back-dated self costs of the
     loader functions whose AcCost varies between identical runs of any
     model (compare.KNOWN_NOISY_FNS; shown there and in reference_noise.py),
-    each within NOISY_MAX of its value; None when one is beyond."""
+    each within NOISY_MAX of the function's largest back-dated value (its
+    AcCost1 and AcCost2 vary by the same amount, as compare.py says);
+    None when one is beyond."""
     budget = {}
     for fn in compare.KNOWN_NOISY_FNS:
         ca = a.fns[fn].self_cost if fn in a.fns else {}
         cb = b.fns[fn].self_cost if fn in b.fns else {}
+        largest = max([cb.get(e, 0) for e in ev if is_backdated(e)] + [1])
         for e in ev:
             if not is_backdated(e):
                 continue
             d = abs(ca.get(e, 0) - cb.get(e, 0))
-            if d > NOISY_MAX * max(cb.get(e, 0), 1):
+            if d > NOISY_MAX * largest:
                 return None
             budget[e] = budget.get(e, 0) + d
     return budget
@@ -210,27 +219,35 @@ def differs(x, y, ev, budget):
     return False
 
 
-def same_profile(private_path, shared_path):
+def same_profile(private_path, shared_path, budgets=None):
     """Every event of the shared run, everywhere equal; NEW all zero.
-    Only the known loader noise is forgiven (see noise_budget)."""
+    Only the known loader noise is forgiven (see noise_budget).  budgets
+    (an objects profile, whose functions are objects): the main profile's
+    noise budget per part, which any object may use; returns (problems,
+    budgets)."""
     pp = cgfile.parse(private_path)
     ps = cgfile.parse(shared_path)
     if len(pp.parts) != len(ps.parts):
         return ["parts: %d, without the option %d" % (len(pp.parts),
-                                                      len(ps.parts))]
-    probs = []
+                                                      len(ps.parts))], []
+    probs, found = [], []
     for a, b in zip(pp.parts, ps.parts):
         ev = b.events
         if a.events != ev + NEW:
             probs.append("events %s, want %s" % (a.events, ev + NEW))
-        budget = noise_budget(a, b, ev)
-        if budget is None:
-            probs.append("loader noise beyond %d%%" % (NOISY_MAX * 100))
-            budget = {}
+        if budgets is not None:
+            budget = budgets[len(found)] if len(found) < len(budgets) else {}
+        else:
+            budget = noise_budget(a, b, ev)
+            if budget is None:
+                probs.append("loader noise beyond %d%%" % (NOISY_MAX * 100))
+                budget = {}
+        found.append(budget)
         for fn in sorted(set(a.fns) | set(b.fns)):
             ca = a.fns[fn].self_cost if fn in a.fns else {}
             cb = b.fns[fn].self_cost if fn in b.fns else {}
-            noisy = budget if fn in compare.KNOWN_NOISY_FNS else {}
+            noisy = budget if budgets is not None \
+                or fn in compare.KNOWN_NOISY_FNS else {}
             if differs(ca, cb, ev, noisy) or g(ca, *NEW):
                 probs.append("%s self: %s, without the option %s" % (fn, ca, cb))
         for key in sorted(set(a.arcs) | set(b.arcs)):
@@ -243,7 +260,13 @@ def same_profile(private_path, shared_path):
                 or g(a.totals or {}, *NEW):
             probs.append("totals %s, without the option %s"
                          % (a.totals, b.totals))
-    return probs[:10]
+    return probs[:10], found
+
+
+def suffixes(run):
+    """{suffix after the base name: path} of the files a run wrote (parts
+    of dumps, .objects profiles)."""
+    return {f[len(run.out):]: f for f in run.files()}
 
 
 def single_case(client, label, extra):
@@ -256,7 +279,22 @@ def single_case(client, label, extra):
         private = harness.run_tool(harness.OURS, client, opts + PRIVATE, tag,
                                    "private.out")
         probs = harness.run_problems(shared) + harness.run_problems(private)
-        return [(name, probs or same_profile(private.out, shared.out))]
+        if probs:
+            return [(name, probs)]
+        fs, fp = suffixes(shared), suffixes(private)
+        if sorted(fs) != sorted(fp):
+            return [(name, ["files %s, without the option %s"
+                            % (sorted(fp), sorted(fs))])]
+        budgets = {}
+        # profiles first: an objects profile uses its profile's budgets
+        for suffix in sorted(fs, key=lambda s: s.endswith(".objects")):
+            main = suffix[:-len(".objects")] if suffix.endswith(".objects") \
+                else None
+            p, budgets[suffix] = same_profile(
+                fp[suffix], fs[suffix],
+                budgets.get(main) if main is not None else None)
+            probs += ["%s: %s" % (suffix or "profile", x) for x in p]
+        return [(name, probs)]
     return run
 
 
@@ -300,10 +338,14 @@ def main():
     cases = [("private/handover/" + p, handover_case(p)) for p in EXPECT]
     full = ["--cacheuse=yes", "--backdate-check=yes", "--miss-class=yes"]
     wb = ["--simulate-wb=yes", "--simulate-hwpref=yes", "--miss-class=yes"]
-    for c in harness.EXACT_CLIENTS:
+    for c in SINGLE_THREADED:
         cases.append(("private/single/cacheuse/" + c,
                       single_case(c, "cacheuse", full)))
         cases.append(("private/single/wb/" + c, single_case(c, "wb", wb)))
+    for c in ("objects", "objects_cxx", "cacheuse"):
+        cases.append(("private/single/objects/" + c,
+                      single_case(c, "objects", ["--cacheuse=yes",
+                                                 "--objects=yes"])))
     cases += [("private/threads/" + c, threaded_case(c))
               for c in ("threads", "zero_threads")]
     cases.append(("private/bad-value", bad_value_case()))
