@@ -36,6 +36,21 @@ struct cc_sys {
    cc_stats  st;
 };
 
+/* A copy of the array old (n_used elements of elem bytes) with room for
+   cap elements; old is freed. */
+static void *grown(void *old, unsigned n_used, unsigned cap, unsigned long elem)
+{
+   unsigned char *a = cs_alloc(elem * cap);
+   const unsigned char *o = old;
+   unsigned long i;
+
+   for (i = 0; i < n_used * elem; i++)
+      a[i] = o[i];
+   if (old)
+      cs_free(old);
+   return a;
+}
+
 /* ------------------------------------------------------------------------
 ** Cores
 */
@@ -72,17 +87,11 @@ static void filter_clear(cc_core *c)
 
 static void grow_cores(cc_sys *sys, unsigned n)
 {
-   unsigned cap = sys->cap_cores ? sys->cap_cores : 8, i;
-   cc_core **a;
+   unsigned cap = sys->cap_cores ? sys->cap_cores : 8;
 
    while (cap < n)
       cap *= 2;
-   a = cs_alloc(sizeof(cc_core *) * cap);
-   for (i = 0; i < sys->n_cores; i++)
-      a[i] = sys->cores[i];
-   if (sys->cores)
-      cs_free(sys->cores);
-   sys->cores = a;
+   sys->cores = grown(sys->cores, sys->n_cores, cap, sizeof(cc_core *));
    sys->cap_cores = cap;
 }
 
@@ -230,14 +239,8 @@ static cc_entry *entry_of(cc_sys *sys, uint64_t line)
 static void lost_add(cc_entry *e, uint32_t core, uint64_t written)
 {
    if (e->n_lost == e->cap_lost) {
-      uint32_t cap = e->cap_lost ? e->cap_lost * 2 : 2, i;
-      cc_lost *a = cs_alloc(sizeof(cc_lost) * cap);
-      for (i = 0; i < e->n_lost; i++)
-         a[i] = e->lost[i];
-      if (e->lost)
-         cs_free(e->lost);
-      e->lost = a;
-      e->cap_lost = cap;
+      e->cap_lost = e->cap_lost ? e->cap_lost * 2 : 2;
+      e->lost = grown(e->lost, e->n_lost, e->cap_lost, sizeof(cc_lost));
    }
    e->lost[e->n_lost].core = core;
    e->lost[e->n_lost].written = written;
