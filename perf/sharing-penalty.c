@@ -1,0 +1,124 @@
+/* sharing-penalty.c -- measures the cost of one false sharing event, the
+   default of --sharing-penalty (thesis "extensions", section 4.2.4).
+
+     gcc -O2 -pthread -o sharing-penalty perf/sharing-penalty.c
+     ./sharing-penalty [CPU_A CPU_B [OPS]]
+
+   Two threads, pinned to CPU_A and CPU_B (default 0 and 1: pick two cores
+   that do not share an L1/L2, e.g. on different sockets for the worst
+   case), each modify OPS array elements (default 2*10^7): a load and a
+   store of an int, walking the array in 64-byte strides so that every
+   modification touches a new line.
+
+     false:  thread 1 works on the int next to thread 0's (offset 4 bytes):
+             the two threads modify the same lines all the time.
+     apart:  each thread works in its own half of the array: the same work
+             without sharing.
+
+   A modification is two memory references; each reference of the false
+   mode is a false sharing event in the estimate of --sharing=yes (the
+   worst-case order, which is what the hardware produces here).  So
+     penalty = (cycles(false) - cycles(apart)) / references of one thread
+   in cycles of the time stamp counter, wall time of the pair.  As both
+   threads pay it at once, this equals the extra thread-cycles per event
+   of both threads, the unit in which callgrind-bd reports its estimate
+   (events x penalty, summed over threads like every profile cost).
+   Each mode runs REPEAT times, alternating; the minimum counts. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#define LINES 512                       /* 32 KiB: both modes stay in L1/L2 */
+#define INTS_PER_LINE 16
+#define REPEAT 5
+
+static int cpu[2] = { 0, 1 };
+static long ops = 20000000;
+static volatile int array[2 * LINES * INTS_PER_LINE] __attribute__((aligned(64)));
+static pthread_barrier_t start;
+
+typedef struct { int id, apart; } job;
+
+static void pin(int c)
+{
+   cpu_set_t set;
+
+   CPU_ZERO(&set);
+   CPU_SET(c, &set);
+   if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
+      fprintf(stderr, "sharing-penalty: cannot pin to CPU %d (running unpinned)\n", c);
+}
+
+static void *modify(void *arg)
+{
+   const job *j = arg;
+   volatile int *base = j->apart ? array + j->id * LINES * INTS_PER_LINE
+                                 : array + j->id;
+   long i, line = 0;
+
+   pin(cpu[j->id]);
+   pthread_barrier_wait(&start);
+   for (i = 0; i < ops; i++) {
+      base[line * INTS_PER_LINE] += 1;     /* one load, one store */
+      if (++line == LINES)
+         line = 0;
+   }
+   return NULL;
+}
+
+static unsigned long long run(int apart)
+{
+   pthread_t t[2];
+   job jobs[2] = { { 0, apart }, { 1, apart } };
+   unsigned long long t0;
+   int i;
+
+   pthread_barrier_init(&start, NULL, 3);
+   for (i = 0; i < 2; i++)
+      pthread_create(&t[i], NULL, modify, &jobs[i]);
+   pthread_barrier_wait(&start);
+   t0 = __rdtsc();
+   for (i = 0; i < 2; i++)
+      pthread_join(t[i], NULL);
+   pthread_barrier_destroy(&start);
+   return __rdtsc() - t0;
+}
+
+int main(int argc, char **argv)
+{
+   unsigned long long best[2] = { ~0ull, ~0ull }, c;
+   double refs, per_false, per_apart;
+   int r, apart;
+
+   if (argc > 2) {
+      cpu[0] = atoi(argv[1]);
+      cpu[1] = atoi(argv[2]);
+   }
+   if (argc > 3)
+      ops = atol(argv[3]);
+   if (ops <= 0) {
+      fprintf(stderr, "sharing-penalty: OPS must be positive\n");
+      return 1;
+   }
+   for (r = 0; r < REPEAT; r++)
+      for (apart = 0; apart < 2; apart++) {
+         c = run(apart);
+         if (c < best[apart])
+            best[apart] = c;
+      }
+   refs = 2.0 * ops;
+   per_false = best[0] / refs;
+   per_apart = best[1] / refs;
+   printf("CPUs %d and %d, %ld modifications per thread, best of %d\n",
+          cpu[0], cpu[1], ops, REPEAT);
+   printf("cycles per reference: false sharing %.1f, apart %.1f\n",
+          per_false, per_apart);
+   printf("penalty per false sharing event: %.0f cycles "
+          "(--sharing-penalty=%.0f)\n", per_false - per_apart,
+          per_false > per_apart ? per_false - per_apart : 0.0);
+   return 0;
+}
