@@ -1,7 +1,7 @@
 /* The manual's false sharing example (docs/manual.md, "False sharing").
    Two threads count, each in its own slice of a shared array, the
-   numbers divisible by 3, each into its own counter: counter[0] and
-   counter[1].  Without padding the two counters are neighbours in one
+   numbers divisible by 3, each into its own counter:
+   counters.of[0] and counters.of[1].  Without padding the two counters are neighbours in one
    cache line, which then ping-pongs between the cores on every count.
    Built with -DPAD, each counter fills a line of its own.
 
@@ -24,7 +24,11 @@ struct counter {
 #endif
 };
 
-static struct counter counter[THREADS] __attribute__((aligned(64)));
+/* the counters, alone in their cache line(s): an aligned struct's size
+   is a multiple of its alignment */
+static struct {
+   struct counter of[THREADS];
+} __attribute__((aligned(64))) counters;
 static int numbers[N];
 static pthread_barrier_t counted;
 
@@ -35,7 +39,7 @@ static void *count_multiples(void *arg)
 
    for (i = id * (N / THREADS); i < (id + 1) * (N / THREADS); i++)
       if (numbers[i] % 3 == 0)
-         counter[id].value++;          /* a load and a store, every time */
+         counters.of[id].value++;          /* a load and a store, every time */
    pthread_barrier_wait(&counted);
    return NULL;
 }
@@ -53,7 +57,7 @@ int main(void)
       pthread_create(&thread[id], NULL, count_multiples, (void *)id);
    pthread_barrier_wait(&counted);
    for (id = 0; id < THREADS; id++)
-      total += counter[id].value;
+      total += counters.of[id].value;
    for (id = 0; id < THREADS; id++)
       pthread_join(thread[id], NULL);
    printf("%ld multiples of 3 below %d\n", total, N);
