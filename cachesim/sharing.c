@@ -483,6 +483,7 @@ static void close_line(sh_model *m, sh_line *l, thread_sums *s)
    if (boundary_transfer(l)) {
       l->phi++;
       l->theta++;
+      note_fresh(m, l);
    }
    if (popcount64(l->seg_threads) < 2)
       return;

@@ -85,8 +85,8 @@ void      sh_access(sh_model *, uint32_t tid, uint64_t addr, uint32_t size,
 /* Ends the current segment (a barrier); nothing happens if it is empty. */
 void      sh_end_segment(sh_model *);
 
-/* The lines first shared (two or more threads) in the segment that the
-   last sh_end_segment ended, so the caller can name their data while it
+/* The lines first shared (two or more threads, or a transfer across the
+   barrier before it) in the segment that the last sh_end_segment ended, so the caller can name their data while it
    is still allocated: indices for sh_line_at. */
 uint32_t  sh_fresh_shared(const sh_model *, const uint32_t **idx);
 

@@ -28,6 +28,7 @@
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "global.h"
+#include "pub_tool_aspacemgr.h"
 #include "objects.h"
 #include "objects_int.h"
 #include "falseshare.h"
@@ -135,7 +136,13 @@ static cb_fs_data *symbol_data(Addr a)
    if (VG_(get_datasym_and_offset)(ep, a, &sym, &off)) {
       HChar buf[512];
       const HChar *base;
-      VG_(get_objname)(ep, a, &objname);
+      /* the ELF file as objects.c finds it: its section, else the file
+       * mapped there */
+      VG_(DebugInfo_sect_kind)(&objname, a);
+      if (!objname || !*objname || VG_(strcmp)(objname, "???") == 0) {
+         const NSegment *seg = VG_(am_find_nsegment)(a);
+         objname = seg ? VG_(am_get_filename)(seg) : NULL;
+      }
       base = objname ? VG_(strrchr)(objname, '/') : NULL;
       VG_(snprintf)(buf, sizeof buf, "%s (%s)", sym,
                     base ? base + 1 : objname ? objname : "???");
@@ -235,7 +242,12 @@ void cb_fs_post_clo_init(UInt line_size)
 
 void cb_fs_fini(void)
 {
+   ThreadId tid = cb_cur.tid;
    if (!cb_fs_model) return;
+   /* the objects' lookup looks at the current thread's stack, and at the
+    * end of the run that thread is gone: no thread for the last naming */
+   cb_cur.tid = VG_INVALID_THREADID;
    cb_fs_end_segment();
+   cb_cur.tid = tid;
    cb_fs_write_reports();
 }

@@ -144,6 +144,10 @@ static void test_hand(void)
    CHECK("barrier phi", l->phi, 1);
    CHECK("barrier theta", l->theta, 1);
    CHECK("barrier segments", sh_segments(m), 2);
+   {
+      const uint32_t *fresh;
+      CHECK("barrier: fresh at the transfer", sh_fresh_shared(m, &fresh), 1);
+   }
    sh_delete(m);
 
    /* positions beyond SH_MAX_POS are counted as "other" */
