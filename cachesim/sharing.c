@@ -2,12 +2,16 @@
 ** sharing.c -- the order-independent false sharing estimate (sharing.h
 ** states the model and its formulas).
 **
-** Data: a hash table of lines (line number -> index in a growing array
-** of sh_line, kept for the whole run) and, for the current segment only,
-** a hash table of counters keyed by (line, thread, offset, size, kind,
-** code position).  A segment's counters of one line are chained from its
-** sh_line, so ending a segment visits only the lines it touched.  The
-** counter table is emptied in O(1) by bumping a generation number.
+** Data: a hash table of lines (line number -> index of a small record
+** kept for the whole run: the line's state in the current and previous
+** segment) and, for the current segment only, a hash table of counters
+** keyed by (line, thread, offset, size, kind, code position).  A
+** segment's counters of one line are chained from its record, so ending
+** a segment visits only the lines it touched; the counter table is
+** emptied in O(1) by bumping a generation number.  What a shared line
+** accumulates (sh_line) is allocated when it is first shared.  Records,
+** counters and results live in chunks of CHUNK elements, which never
+** move: growing copies nothing, and pointers stay valid.
 */
 #include "sharing.h"
 #include "cachesim.h"          /* cs_alloc, cs_free, cs_fail */
@@ -24,36 +28,54 @@
 
 typedef struct {
    uint64_t key, pos, count;
-   uint32_t line;               /* index of the sh_line */
+   uint32_t line;               /* index of the line's record */
    uint32_t next;               /* next counter of the same line, or NONE */
 } counter;
+
+/* A line's state, for the whole run. */
+typedef struct {
+   uint64_t line;
+   uint64_t seg_threads, prev_threads;   /* thread bits: this/previous segment */
+   uint32_t last_seg;           /* segment of the last access */
+   uint32_t head;               /* first counter of this segment (chain) */
+   uint32_t result;             /* its sh_line + 1, 0 until shared */
+   uint8_t  seg_store, prev_store;       /* stored in this/previous segment */
+} lrec;
 
 typedef struct {
    uint32_t gen, idx;           /* a slot is used iff gen == model's gen */
 } cslot;
 
+/* An array of elements of one size in chunks that never move. */
+#define CHUNK_BITS 12
+#define CHUNK (1u << CHUNK_BITS)
+typedef struct {
+   char   **chunk;
+   uint32_t n, nchunks, cap_chunks, elem;
+} chunked;
+
 struct sh_model {
    uint32_t line_size, line_bits;
    /* lines, for the whole run */
-   sh_line  *lines;
-   uint32_t  nlines, lines_cap;
+   chunked   recs;              /* lrec */
    uint32_t *lslot;             /* index + 1; 0 = empty */
    uint32_t  lmask;
    uint64_t  last_line;         /* cache of the last line looked up */
    uint32_t  last_idx;          /* NONE = no cache */
+   chunked   results;           /* sh_line of the shared lines */
    /* counters, for the current segment */
-   counter  *ctr;
-   uint32_t  nctr, ctr_cap;
+   chunked   ctr;               /* counter */
    cslot    *cslot;
    uint32_t  cmask, gen;
    uint32_t *touched;           /* lines touched by the segment */
    uint32_t  ntouched, touched_cap;
-   uint32_t *fresh;             /* lines first shared in the last segment */
+   uint32_t *fresh;             /* results first shared in the last segment */
    uint32_t  nfresh, fresh_cap;
    uint32_t  seg;               /* current segment number, from 1 */
    uint32_t  segments;          /* non-empty segments ended */
    uint64_t  thread_bits;       /* bit (tid & 63) of every thread */
    uint32_t  nthreads;          /* distinct tids (exact below 64) */
+   uint64_t  bytes;             /* allocated */
    /* scratch of sh_end_segment */
    counter  *tmp;
    uint32_t  tmp_cap;
@@ -70,17 +92,52 @@ static uint32_t hash64(uint64_t x, uint32_t mask)
    return (uint32_t)(x >> 32) & mask;
 }
 
+/* A doubled copy of a small array (scratch and index lists). */
 static void *grow(void *old, uint32_t n, uint32_t *cap, unsigned long elem)
 {
    uint32_t new_cap = *cap ? *cap * 2 : 64;
-   char *p = cs_alloc(elem * new_cap);
-   unsigned long i;
+   uint64_t *p = cs_alloc(elem * new_cap);
+   const uint64_t *from = old;
+   unsigned long i, words = (elem * n + 7) / 8;
 
-   for (i = 0; i < elem * n; i++)
-      p[i] = ((char *)old)[i];
+   for (i = 0; i < words; i++)
+      p[i] = from[i];
    cs_free(old);
    *cap = new_cap;
    return p;
+}
+
+static void chunked_init(chunked *a, uint32_t elem) { a->elem = elem; }
+
+static void *chunked_at(const chunked *a, uint32_t i)
+{
+   return a->chunk[i >> CHUNK_BITS] + (unsigned long)(i & (CHUNK - 1)) * a->elem;
+}
+
+/* A new zeroed element at the end; returns its index. */
+static uint32_t chunked_push(sh_model *m, chunked *a)
+{
+   if (a->n == a->nchunks * CHUNK) {
+      if (a->nchunks == a->cap_chunks) {
+         a->chunk = grow(a->chunk, a->nchunks, &a->cap_chunks, sizeof(char *));
+         m->bytes += a->cap_chunks * sizeof(char *) / 2;
+      }
+      a->chunk[a->nchunks++] = cs_alloc((unsigned long)a->elem * CHUNK);
+      m->bytes += (uint64_t)a->elem * CHUNK;
+   }
+   return a->n++;
+}
+
+/* Forgets the elements, keeping the memory (the zeroing is the caller's). */
+static void chunked_reset(chunked *a) { a->n = 0; }
+
+static void chunked_free(chunked *a)
+{
+   uint32_t i;
+
+   for (i = 0; i < a->nchunks; i++)
+      cs_free(a->chunk[i]);
+   cs_free(a->chunk);
 }
 
 /* ---- the formulas ---------------------------------------------------------- */
@@ -126,6 +183,10 @@ uint64_t sh_pairs_store_load(uint32_t n, const uint64_t *loads,
 
 /* ---- model ----------------------------------------------------------------- */
 
+#define REC(m, i) ((lrec *)chunked_at(&(m)->recs, (i)))
+#define CTR(m, i) ((counter *)chunked_at(&(m)->ctr, (i)))
+#define RESULT(m, i) ((sh_line *)chunked_at(&(m)->results, (i)))
+
 sh_model *sh_new(uint32_t line_size)
 {
    sh_model *m;
@@ -138,10 +199,14 @@ sh_model *sh_new(uint32_t line_size)
    m = cs_alloc(sizeof(sh_model));
    m->line_size = line_size;
    m->line_bits = bits;
+   chunked_init(&m->recs, sizeof(lrec));
+   chunked_init(&m->results, sizeof(sh_line));
+   chunked_init(&m->ctr, sizeof(counter));
    m->lmask = 1023;
    m->lslot = cs_alloc(sizeof(uint32_t) * (m->lmask + 1));
    m->cmask = 1023;
    m->cslot = cs_alloc(sizeof(cslot) * (m->cmask + 1));
+   m->bytes = sizeof(sh_model) + sizeof(uint32_t) * 1024 + sizeof(cslot) * 1024;
    m->gen = 1;
    m->seg = 1;
    m->last_idx = NONE;
@@ -150,15 +215,12 @@ sh_model *sh_new(uint32_t line_size)
 
 void sh_delete(sh_model *m)
 {
-   uint32_t i;
-
    if (!m)
       return;
-   for (i = 0; i < m->nlines; i++)
-      cs_free(m->lines[i].pos);
-   cs_free(m->lines);
+   chunked_free(&m->recs);
+   chunked_free(&m->results);
+   chunked_free(&m->ctr);
    cs_free(m->lslot);
-   cs_free(m->ctr);
    cs_free(m->cslot);
    cs_free(m->touched);
    cs_free(m->fresh);
@@ -171,10 +233,11 @@ static void rehash_lines(sh_model *m)
    uint32_t i, j;
 
    cs_free(m->lslot);
+   m->bytes += sizeof(uint32_t) * (m->lmask + 1);
    m->lmask = m->lmask * 2 + 1;
    m->lslot = cs_alloc(sizeof(uint32_t) * (m->lmask + 1));
-   for (i = 0; i < m->nlines; i++) {
-      j = hash64(m->lines[i].line, m->lmask);
+   for (i = 0; i < m->recs.n; i++) {
+      j = hash64(REC(m, i)->line, m->lmask);
       while (m->lslot[j])
          j = (j + 1) & m->lmask;
       m->lslot[j] = i + 1;
@@ -184,21 +247,22 @@ static void rehash_lines(sh_model *m)
 static uint32_t line_index(sh_model *m, uint64_t line)
 {
    uint32_t j, idx;
+   lrec *r;
 
    if (m->last_idx != NONE && m->last_line == line)
       return m->last_idx;
    j = hash64(line, m->lmask);
-   while (m->lslot[j] && m->lines[m->lslot[j] - 1].line != line)
+   while (m->lslot[j] && REC(m, m->lslot[j] - 1)->line != line)
       j = (j + 1) & m->lmask;
    if (m->lslot[j]) {
       idx = m->lslot[j] - 1;
    } else {
-      if (m->nlines == m->lines_cap)
-         m->lines = grow(m->lines, m->nlines, &m->lines_cap, sizeof(sh_line));
-      idx = m->nlines++;
-      m->lines[idx] = (sh_line){ .line = line, .last_seg = 0, .head = NONE };
+      idx = chunked_push(m, &m->recs);
+      r = REC(m, idx);
+      r->line = line;
+      r->head = NONE;
       m->lslot[j] = idx + 1;
-      if (m->nlines * 2 > m->lmask)
+      if (m->recs.n * 2 > m->lmask)
          rehash_lines(m);
    }
    m->last_line = line;
@@ -208,22 +272,29 @@ static uint32_t line_index(sh_model *m, uint64_t line)
 
 /* First access of a line in this segment: the segment's state moves to
    "previous" if the line was touched by the segment just before. */
-static void open_line(sh_model *m, sh_line *l, uint32_t idx)
+static void open_line(sh_model *m, lrec *r, uint32_t idx)
 {
-   if (l->last_seg + 1 == m->seg) {
-      l->prev_threads = l->seg_threads;
-      l->prev_store = l->seg_store;
+   if (r->last_seg + 1 == m->seg) {
+      r->prev_threads = r->seg_threads;
+      r->prev_store = r->seg_store;
    } else {
-      l->prev_threads = 0;
-      l->prev_store = 0;
+      r->prev_threads = 0;
+      r->prev_store = 0;
    }
-   l->seg_threads = 0;
-   l->seg_store = 0;
-   l->head = NONE;
-   l->last_seg = m->seg;
-   if (m->ntouched == m->touched_cap)
+   r->seg_threads = 0;
+   r->seg_store = 0;
+   r->head = NONE;
+   r->last_seg = m->seg;
+   if (m->ntouched == m->touched_cap) {
       m->touched = grow(m->touched, m->ntouched, &m->touched_cap, sizeof(uint32_t));
+      m->bytes += m->touched_cap * sizeof(uint32_t) / 2;
+   }
    m->touched[m->ntouched++] = idx;
+}
+
+static uint32_t counter_slot(const sh_model *m, uint32_t idx, uint64_t key, uint64_t pos)
+{
+   return hash64(key ^ ((uint64_t)idx << 34) ^ (pos * 31), m->cmask);
 }
 
 static void rehash_counters(sh_model *m)
@@ -231,42 +302,48 @@ static void rehash_counters(sh_model *m)
    uint32_t i, j;
 
    cs_free(m->cslot);
+   m->bytes += sizeof(cslot) * (m->cmask + 1);
    m->cmask = m->cmask * 2 + 1;
    m->cslot = cs_alloc(sizeof(cslot) * (m->cmask + 1));
    m->gen = 1;
-   for (i = 0; i < m->nctr; i++) {
-      counter *c = &m->ctr[i];
-      j = hash64(c->key ^ ((uint64_t)c->line << 34) ^ (c->pos * 31), m->cmask);
+   for (i = 0; i < m->ctr.n; i++) {
+      counter *c = CTR(m, i);
+      j = counter_slot(m, c->line, c->key, c->pos);
       while (m->cslot[j].gen == m->gen)
          j = (j + 1) & m->cmask;
       m->cslot[j] = (cslot){ m->gen, i };
    }
 }
 
-static void count_access(sh_model *m, uint32_t idx, uint64_t key, uint64_t pos)
+static void count_access(sh_model *m, uint32_t idx, lrec *r, uint64_t key, uint64_t pos)
 {
-   uint32_t j = hash64(key ^ ((uint64_t)idx << 34) ^ (pos * 31), m->cmask);
-   sh_line *l;
+   uint32_t j, ci, k;
    counter *c;
 
+   /* the line's newest counters first: a loop touches few places of a
+      line, one after the other (no hashing, and they are near in memory) */
+   for (ci = r->head, k = 0; ci != NONE && k < 3; ci = c->next, k++) {
+      c = CTR(m, ci);
+      if (c->key == key && c->pos == pos) {
+         c->count++;
+         return;
+      }
+   }
+   j = counter_slot(m, idx, key, pos);
    while (m->cslot[j].gen == m->gen) {
-      c = &m->ctr[m->cslot[j].idx];
+      c = CTR(m, m->cslot[j].idx);
       if (c->key == key && c->line == idx && c->pos == pos) {
          c->count++;
          return;
       }
       j = (j + 1) & m->cmask;
    }
-   if (m->nctr == m->ctr_cap)
-      m->ctr = grow(m->ctr, m->nctr, &m->ctr_cap, sizeof(counter));
-   l = &m->lines[idx];
-   c = &m->ctr[m->nctr];
-   *c = (counter){ .key = key, .pos = pos, .count = 1, .line = idx,
-                   .next = l->head };
-   l->head = m->nctr;
-   m->cslot[j] = (cslot){ m->gen, m->nctr };
-   m->nctr++;
-   if (m->nctr * 2 > m->cmask)
+   ci = chunked_push(m, &m->ctr);
+   c = CTR(m, ci);
+   *c = (counter){ .key = key, .pos = pos, .count = 1, .line = idx, .next = r->head };
+   r->head = ci;
+   m->cslot[j] = (cslot){ m->gen, ci };
+   if (m->ctr.n * 2 > m->cmask)
       rehash_counters(m);
 }
 
@@ -284,18 +361,17 @@ static void access_part(sh_model *m, uint32_t tid, uint64_t line,
                         uint32_t off, uint32_t size, int is_store, uint64_t pos)
 {
    uint32_t idx = line_index(m, line);
-   sh_line *l = &m->lines[idx];
+   lrec *r = REC(m, idx);
    uint64_t bit = 1ull << (tid & 63);
 
-   if (l->last_seg != m->seg)
-      open_line(m, l, idx);
-   if (!(l->seg_threads & bit)) {
-      l->seg_threads |= bit;
-      l->threads |= bit;
+   if (r->last_seg != m->seg)
+      open_line(m, r, idx);
+   if (!(r->seg_threads & bit)) {
+      r->seg_threads |= bit;
       note_thread(m, tid);
    }
-   l->seg_store |= is_store;
-   count_access(m, idx, KEY(tid, off, size, is_store), pos);
+   r->seg_store |= is_store;
+   count_access(m, idx, r, KEY(tid, off, size, is_store), pos);
 }
 
 void sh_access(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
@@ -353,21 +429,21 @@ static void heap_sort(counter *a, uint32_t n)
    }
 }
 
-static uint32_t gather(sh_model *m, const sh_line *l)
+static uint32_t gather(sh_model *m, const lrec *r)
 {
    uint32_t n = 0, i;
 
-   for (i = l->head; i != NONE; i = m->ctr[i].next) {
+   for (i = r->head; i != NONE; i = CTR(m, i)->next) {
       if (n == m->tmp_cap)
          m->tmp = grow(m->tmp, n, &m->tmp_cap, sizeof(counter));
-      m->tmp[n++] = m->ctr[i];
+      m->tmp[n++] = *CTR(m, i);
    }
    heap_sort(m->tmp, n);
    return n;
 }
 
 /* per-thread load/store sums of a run of counters: a small table of
-   threads in order of appearance (the run is sorted by thread). */
+   threads in order of appearance. */
 typedef struct {
    uint32_t  n, cap;
    uint32_t *tid;
@@ -431,8 +507,6 @@ static void add_position(sh_line *l, uint64_t pos, uint64_t count)
 {
    uint32_t i, small = 0;
 
-   if (!l->pos)
-      l->pos = cs_alloc(sizeof(sh_pos) * SH_MAX_POS);
    for (i = 0; i < l->npos && l->pos[i].pos != pos; i++)
       if (l->pos[i].count < l->pos[small].count)
          small = i;
@@ -458,36 +532,49 @@ static int popcount64(uint64_t x)
 }
 
 /* Equations (4)/(5): one transfer across the barrier before this segment. */
-static int boundary_transfer(const sh_line *l)
+static int boundary_transfer(const lrec *r)
 {
-   return l->prev_threads
-          && popcount64(l->prev_threads | l->seg_threads) >= 2
-          && (l->prev_store || l->seg_store);
+   return r->prev_threads
+          && popcount64(r->prev_threads | r->seg_threads) >= 2
+          && (r->prev_store || r->seg_store);
 }
 
-static void note_fresh(sh_model *m, sh_line *l)
+/* The line's results, made when it is first shared. */
+static sh_line *result_of(sh_model *m, lrec *r)
 {
-   if (l->first_shared)
-      return;
+   uint32_t i;
+   sh_line *l;
+
+   if (r->result)
+      return RESULT(m, r->result - 1);
+   i = chunked_push(m, &m->results);
+   r->result = i + 1;
+   l = RESULT(m, i);
+   l->line = r->line;
    l->first_shared = m->seg;
-   if (m->nfresh == m->fresh_cap)
+   if (m->nfresh == m->fresh_cap) {
       m->fresh = grow(m->fresh, m->nfresh, &m->fresh_cap, sizeof(uint32_t));
-   m->fresh[m->nfresh++] = (uint32_t)(l - m->lines);
+      m->bytes += m->fresh_cap * sizeof(uint32_t) / 2;
+   }
+   m->fresh[m->nfresh++] = i;
+   return l;
 }
 
-static void close_line(sh_model *m, sh_line *l, thread_sums *s)
+static void close_line(sh_model *m, lrec *r, thread_sums *s)
 {
-   uint32_t n = gather(m, l), i;
+   uint32_t n, i;
    uint64_t pairs;
+   sh_line *l;
 
-   if (boundary_transfer(l)) {
+   if (boundary_transfer(r)) {
+      l = result_of(m, r);
       l->phi++;
       l->theta++;
-      note_fresh(m, l);
    }
-   if (popcount64(l->seg_threads) < 2)
+   if (popcount64(r->seg_threads) < 2)
       return;
-   note_fresh(m, l);
+   l = result_of(m, r);
+   n = gather(m, r);
    sums_reset(s);
    for (i = 0; i < n; i++)
       sums_add(s, KEY_TID(m->tmp[i].key), KEY_STORE(m->tmp[i].key),
@@ -514,10 +601,10 @@ void sh_end_segment(sh_model *m)
       return;
    m->nfresh = 0;
    for (i = 0; i < m->ntouched; i++)
-      close_line(m, &m->lines[m->touched[i]], &s);
+      close_line(m, REC(m, m->touched[i]), &s);
    sums_free(&s);
    m->ntouched = 0;
-   m->nctr = 0;
+   chunked_reset(&m->ctr);
    if (++m->gen == 0) {               /* wrapped: really empty the slots */
       for (i = 0; i <= m->cmask; i++)
          m->cslot[i].gen = 0;
@@ -529,16 +616,11 @@ void sh_end_segment(sh_model *m)
 
 /* ---- results --------------------------------------------------------------- */
 
-uint32_t sh_nlines(const sh_model *m) { return m->nlines; }
+uint32_t sh_nlines(const sh_model *m) { return m->results.n; }
 
-const sh_line *sh_line_at(const sh_model *m, uint32_t i) { return &m->lines[i]; }
+const sh_line *sh_line_at(const sh_model *m, uint32_t i) { return RESULT(m, i); }
 
-uint64_t sh_phi_prime(const sh_line *l)
-{
-   return l->phi > l->theta ? l->phi - l->theta : 0;
-}
-
-void sh_set_tag(sh_model *m, uint32_t i, void *tag) { m->lines[i].tag = tag; }
+void sh_set_tag(sh_model *m, uint32_t i, void *tag) { RESULT(m, i)->tag = tag; }
 
 uint32_t sh_fresh_shared(const sh_model *m, const uint32_t **idx)
 {
@@ -546,8 +628,15 @@ uint32_t sh_fresh_shared(const sh_model *m, const uint32_t **idx)
    return m->nfresh;
 }
 
+uint64_t sh_phi_prime(const sh_line *l)
+{
+   return l->phi > l->theta ? l->phi - l->theta : 0;
+}
+
 uint32_t sh_segments(const sh_model *m) { return m->segments; }
 
 uint32_t sh_nthreads(const sh_model *m) { return m->nthreads; }
 
 uint32_t sh_line_size(const sh_model *m) { return m->line_size; }
+
+uint64_t sh_memory(const sh_model *m) { return m->bytes; }

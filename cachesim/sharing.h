@@ -53,23 +53,18 @@ typedef struct {
    uint64_t count;             /* accesses from it in shared segments */
 } sh_pos;
 
-/* What a line accumulates over the run. */
+/* What a line accumulates over the run, kept only for lines that were
+   shared (two or more threads in a segment, or a transfer across a
+   barrier): private lines cost only the model's per-segment counters. */
 typedef struct {
    uint64_t line;              /* line number: address >> line bits */
    uint64_t phi, theta;        /* equations (4) and (5) */
    uint64_t loads, stores;     /* accesses in segments where it was shared */
-   uint64_t threads;           /* bit (tid & 63) of every thread that touched it */
    uint64_t other_pos;         /* accesses of positions beyond SH_MAX_POS */
-   sh_pos  *pos;               /* 0 until shared; then SH_MAX_POS slots */
+   sh_pos   pos[SH_MAX_POS];   /* the positions with the most accesses */
    uint32_t npos;
-   uint32_t first_shared;      /* segment in which it was first shared, 0 = never */
+   uint32_t first_shared;      /* segment in which it was first shared */
    void    *tag;               /* the caller's (e.g. the data object's name) */
-   /* per segment */
-   uint32_t last_seg;          /* segment of the last access */
-   uint32_t head;              /* first counter of this segment (chain) */
-   uint32_t pad;
-   uint64_t seg_threads, prev_threads;   /* thread bits: this/previous segment */
-   uint8_t  seg_store, prev_store;       /* stored in this/previous segment */
 } sh_line;
 
 typedef struct sh_model sh_model;
@@ -90,9 +85,10 @@ void      sh_end_segment(sh_model *);
    is still allocated: indices for sh_line_at. */
 uint32_t  sh_fresh_shared(const sh_model *, const uint32_t **idx);
 
-/* Results (after sh_end_segment for the last segment). */
+/* Results (after sh_end_segment for the last segment): the shared lines. */
 uint32_t       sh_nlines(const sh_model *);
 const sh_line *sh_line_at(const sh_model *, uint32_t i);
+uint64_t       sh_memory(const sh_model *);     /* bytes allocated */
 void           sh_set_tag(sh_model *, uint32_t i, void *tag);
 uint64_t       sh_phi_prime(const sh_line *);
 uint32_t       sh_segments(const sh_model *);   /* non-empty segments ended */
