@@ -23,7 +23,11 @@
    threads pay it at once, this equals the extra thread-cycles per event
    of both threads, the unit in which callgrind-bd reports its estimate
    (events x penalty, summed over threads like every profile cost).
-   Each mode runs REPEAT times, alternating; the minimum counts. */
+   Each mode runs REPEAT times, alternating; the minimum counts.  The two
+   threads must really run at the same time: on a loaded machine they
+   take turns and nothing is shared.  So each run also measures the
+   threads' CPU time against the wall time, and the result is refused
+   (exit status 2) unless both ran in parallel for most of the time. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -41,7 +45,15 @@ static long ops = 20000000;
 static volatile int array[2 * LINES * INTS_PER_LINE] __attribute__((aligned(64)));
 static pthread_barrier_t start;
 
-typedef struct { int id, apart; } job;
+typedef struct { int id, apart; double cpu; } job;
+
+static double seconds(clockid_t clock)
+{
+   struct timespec t;
+
+   clock_gettime(clock, &t);
+   return t.tv_sec + t.tv_nsec * 1e-9;
+}
 
 static void pin(int c)
 {
@@ -55,26 +67,32 @@ static void pin(int c)
 
 static void *modify(void *arg)
 {
-   const job *j = arg;
+   job *j = arg;
+   double cpu0;
    volatile int *base = j->apart ? array + j->id * LINES * INTS_PER_LINE
                                  : array + j->id;
    long i, line = 0;
 
    pin(cpu[j->id]);
    pthread_barrier_wait(&start);
+   cpu0 = seconds(CLOCK_THREAD_CPUTIME_ID);
    for (i = 0; i < ops; i++) {
       base[line * INTS_PER_LINE] += 1;     /* one load, one store */
       if (++line == LINES)
          line = 0;
    }
+   j->cpu = seconds(CLOCK_THREAD_CPUTIME_ID) - cpu0;
    return NULL;
 }
+
+static double worst_overlap = 2.0;      /* thread CPU time / wall time */
 
 static unsigned long long run(int apart)
 {
    pthread_t t[2];
-   job jobs[2] = { { 0, apart }, { 1, apart } };
-   unsigned long long t0;
+   job jobs[2] = { { 0, apart, 0 }, { 1, apart, 0 } };
+   unsigned long long t0, cycles;
+   double wall0, overlap;
    int i;
 
    pthread_barrier_init(&start, NULL, 3);
@@ -82,10 +100,15 @@ static unsigned long long run(int apart)
       pthread_create(&t[i], NULL, modify, &jobs[i]);
    pthread_barrier_wait(&start);
    t0 = __rdtsc();
+   wall0 = seconds(CLOCK_MONOTONIC);
    for (i = 0; i < 2; i++)
       pthread_join(t[i], NULL);
+   cycles = __rdtsc() - t0;
+   overlap = (jobs[0].cpu + jobs[1].cpu) / (seconds(CLOCK_MONOTONIC) - wall0);
+   if (overlap < worst_overlap)
+      worst_overlap = overlap;
    pthread_barrier_destroy(&start);
-   return __rdtsc() - t0;
+   return cycles;
 }
 
 int main(int argc, char **argv)
@@ -117,8 +140,14 @@ int main(int argc, char **argv)
           cpu[0], cpu[1], ops, REPEAT);
    printf("cycles per reference: false sharing %.1f, apart %.1f\n",
           per_false, per_apart);
+   printf("threads in parallel: %.2f of 2 (worst run)\n", worst_overlap);
+   if (worst_overlap < 1.8) {
+      printf("the two threads did not run at the same time (a loaded "
+             "machine?): no result\n");
+      return 2;
+   }
    printf("penalty per false sharing event: %.0f cycles "
           "(--sharing-penalty=%.0f)\n", per_false - per_apart,
-          per_false > per_apart ? per_false - per_apart : 0.0);
+          per_false > per_apart ? per_false - per_apart : 1.0);
    return 0;
 }
