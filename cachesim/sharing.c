@@ -18,28 +18,39 @@
 
 #define NONE 0xffffffffu
 
-/* counter key: thread << 17 | offset << 9 | (size - 1) << 1 | store */
-#define KEY(tid, off, size, st) \
-   (((uint64_t)(tid) << 17) | ((uint64_t)(off) << 9) | \
+/* counter key: position id << 33 | thread << 17 | offset << 9 |
+   (size - 1) << 1 | store; a code position is numbered when first seen */
+#define KEY(posid, tid, off, size, st) \
+   (((uint64_t)(posid) << 33) | ((uint64_t)(tid) << 17) | ((uint64_t)(off) << 9) | \
     ((uint64_t)((size) - 1) << 1) | (uint64_t)(st))
-#define KEY_TID(k)   ((uint32_t)((k) >> 17))
+#define KEY_POSID(k) ((uint32_t)((k) >> 33))
+#define KEY_TID(k)   ((uint32_t)((k) >> 17) & 0xffff)
 #define KEY_GROUP(k) (((k) >> 1) & 0xffff)      /* offset and size */
 #define KEY_STORE(k) ((uint32_t)((k) & 1))
 
 typedef struct {
-   uint64_t key, pos, count;
+   uint64_t key, count;
    uint32_t line;               /* index of the line's record */
    uint32_t next;               /* next counter of the same line, or NONE */
 } counter;
 
-/* A line's state, for the whole run. */
+typedef struct {
+   uint64_t key, count;
+} inline_counter;
+
+/* A line's state, for the whole run.  Its first INLINE counters of a
+   segment live here (a loop touches few places of a line: one memory
+   access finds them), the others in the model's counter table. */
+#define INLINE 3
 typedef struct {
    uint64_t line;
    uint64_t seg_threads, prev_threads;   /* thread bits: this/previous segment */
    uint32_t last_seg;           /* segment of the last access */
-   uint32_t head;               /* first counter of this segment (chain) */
+   uint32_t head;               /* first table counter of this segment (chain) */
    uint32_t result;             /* its sh_line + 1, 0 until shared */
    uint8_t  seg_store, prev_store;       /* stored in this/previous segment */
+   uint8_t  ninline;
+   inline_counter c[INLINE];
 } lrec;
 
 typedef struct {
@@ -76,6 +87,13 @@ struct sh_model {
    uint64_t  thread_bits;       /* bit (tid & 63) of every thread */
    uint32_t  nthreads;          /* distinct tids (exact below 64) */
    uint64_t  bytes;             /* allocated */
+   /* code positions by number */
+   uint64_t *pos;
+   uint32_t  npos, pos_cap;
+   uint32_t *pslot;             /* number + 1; 0 = empty */
+   uint32_t  pmask;
+   uint64_t  pcache_pos[256];   /* direct-mapped: position -> number + 1 */
+   uint32_t  pcache_id[256];
    /* scratch of sh_end_segment */
    counter  *tmp;
    uint32_t  tmp_cap;
@@ -206,6 +224,8 @@ sh_model *sh_new(uint32_t line_size)
    m->lslot = cs_alloc(sizeof(uint32_t) * (m->lmask + 1));
    m->cmask = 1023;
    m->cslot = cs_alloc(sizeof(cslot) * (m->cmask + 1));
+   m->pmask = 255;
+   m->pslot = cs_alloc(sizeof(uint32_t) * (m->pmask + 1));
    m->bytes = sizeof(sh_model) + sizeof(uint32_t) * 1024 + sizeof(cslot) * 1024;
    m->gen = 1;
    m->seg = 1;
@@ -224,6 +244,8 @@ void sh_delete(sh_model *m)
    cs_free(m->cslot);
    cs_free(m->touched);
    cs_free(m->fresh);
+   cs_free(m->pos);
+   cs_free(m->pslot);
    cs_free(m->tmp);
    cs_free(m);
 }
@@ -284,6 +306,7 @@ static void open_line(sh_model *m, lrec *r, uint32_t idx)
    r->seg_threads = 0;
    r->seg_store = 0;
    r->head = NONE;
+   r->ninline = 0;
    r->last_seg = m->seg;
    if (m->ntouched == m->touched_cap) {
       m->touched = grow(m->touched, m->ntouched, &m->touched_cap, sizeof(uint32_t));
@@ -292,9 +315,9 @@ static void open_line(sh_model *m, lrec *r, uint32_t idx)
    m->touched[m->ntouched++] = idx;
 }
 
-static uint32_t counter_slot(const sh_model *m, uint32_t idx, uint64_t key, uint64_t pos)
+static uint32_t counter_slot(const sh_model *m, uint32_t idx, uint64_t key)
 {
-   return hash64(key ^ ((uint64_t)idx << 34) ^ (pos * 31), m->cmask);
+   return hash64(key ^ ((uint64_t)idx * 0xff51afd7ed558ccdull), m->cmask);
 }
 
 static void rehash_counters(sh_model *m)
@@ -308,31 +331,31 @@ static void rehash_counters(sh_model *m)
    m->gen = 1;
    for (i = 0; i < m->ctr.n; i++) {
       counter *c = CTR(m, i);
-      j = counter_slot(m, c->line, c->key, c->pos);
+      j = counter_slot(m, c->line, c->key);
       while (m->cslot[j].gen == m->gen)
          j = (j + 1) & m->cmask;
       m->cslot[j] = (cslot){ m->gen, i };
    }
 }
 
-static void count_access(sh_model *m, uint32_t idx, lrec *r, uint64_t key, uint64_t pos)
+static void count_access(sh_model *m, uint32_t idx, lrec *r, uint64_t key)
 {
    uint32_t j, ci, k;
    counter *c;
 
-   /* the line's newest counters first: a loop touches few places of a
-      line, one after the other (no hashing, and they are near in memory) */
-   for (ci = r->head, k = 0; ci != NONE && k < 3; ci = c->next, k++) {
-      c = CTR(m, ci);
-      if (c->key == key && c->pos == pos) {
-         c->count++;
+   for (k = 0; k < r->ninline; k++)
+      if (r->c[k].key == key) {
+         r->c[k].count++;
          return;
       }
+   if (r->ninline < INLINE) {
+      r->c[r->ninline++] = (inline_counter){ key, 1 };
+      return;
    }
-   j = counter_slot(m, idx, key, pos);
+   j = counter_slot(m, idx, key);
    while (m->cslot[j].gen == m->gen) {
       c = CTR(m, m->cslot[j].idx);
-      if (c->key == key && c->line == idx && c->pos == pos) {
+      if (c->key == key && c->line == idx) {
          c->count++;
          return;
       }
@@ -340,11 +363,56 @@ static void count_access(sh_model *m, uint32_t idx, lrec *r, uint64_t key, uint6
    }
    ci = chunked_push(m, &m->ctr);
    c = CTR(m, ci);
-   *c = (counter){ .key = key, .pos = pos, .count = 1, .line = idx, .next = r->head };
+   *c = (counter){ .key = key, .count = 1, .line = idx, .next = r->head };
    r->head = ci;
    m->cslot[j] = (cslot){ m->gen, ci };
    if (m->ctr.n * 2 > m->cmask)
       rehash_counters(m);
+}
+
+static void rehash_positions(sh_model *m)
+{
+   uint32_t i, j;
+
+   cs_free(m->pslot);
+   m->pmask = m->pmask * 2 + 1;
+   m->pslot = cs_alloc(sizeof(uint32_t) * (m->pmask + 1));
+   m->bytes += sizeof(uint32_t) * (m->pmask + 1) / 2;
+   for (i = 0; i < m->npos; i++) {
+      j = hash64(m->pos[i], m->pmask);
+      while (m->pslot[j])
+         j = (j + 1) & m->pmask;
+      m->pslot[j] = i + 1;
+   }
+}
+
+/* The number of a code position (few, and used again and again: a small
+   direct-mapped cache in front of the hash table). */
+static uint32_t position_id(sh_model *m, uint64_t pos)
+{
+   uint32_t d = (uint32_t)(pos ^ (pos >> 8)) & 255, j;
+
+   if (m->pcache_pos[d] == pos && m->pcache_id[d])
+      return m->pcache_id[d] - 1;
+   j = hash64(pos, m->pmask);
+   while (m->pslot[j] && m->pos[m->pslot[j] - 1] != pos)
+      j = (j + 1) & m->pmask;
+   if (!m->pslot[j]) {
+      if (m->npos == m->pos_cap) {
+         m->pos = grow(m->pos, m->npos, &m->pos_cap, sizeof(uint64_t));
+         m->bytes += m->pos_cap * sizeof(uint64_t) / 2;
+      }
+      m->pos[m->npos] = pos;
+      m->pslot[j] = ++m->npos;
+      if (m->npos * 2 > m->pmask)
+         rehash_positions(m);
+      j = hash64(pos, m->pmask);
+      while (m->pos[m->pslot[j] - 1] != pos)
+         j = (j + 1) & m->pmask;
+   }
+   m->pcache_pos[d] = pos;
+   m->pcache_id[d] = m->pslot[j];
+   return m->pslot[j] - 1;
 }
 
 static void note_thread(sh_model *m, uint32_t tid)
@@ -371,7 +439,7 @@ static void access_part(sh_model *m, uint32_t tid, uint64_t line,
       note_thread(m, tid);
    }
    r->seg_store |= is_store;
-   count_access(m, idx, r, KEY(tid, off, size, is_store), pos);
+   count_access(m, idx, r, KEY(position_id(m, pos), tid, off, size, is_store));
 }
 
 void sh_access(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
@@ -429,15 +497,23 @@ static void heap_sort(counter *a, uint32_t n)
    }
 }
 
+static void gather_one(sh_model *m, uint32_t *n, uint64_t key, uint64_t count)
+{
+   if (*n == m->tmp_cap)
+      m->tmp = grow(m->tmp, *n, &m->tmp_cap, sizeof(counter));
+   m->tmp[*n].key = key;
+   m->tmp[*n].count = count;
+   (*n)++;
+}
+
 static uint32_t gather(sh_model *m, const lrec *r)
 {
    uint32_t n = 0, i;
 
-   for (i = r->head; i != NONE; i = CTR(m, i)->next) {
-      if (n == m->tmp_cap)
-         m->tmp = grow(m->tmp, n, &m->tmp_cap, sizeof(counter));
-      m->tmp[n++] = *CTR(m, i);
-   }
+   for (i = 0; i < r->ninline; i++)
+      gather_one(m, &n, r->c[i].key, r->c[i].count);
+   for (i = r->head; i != NONE; i = CTR(m, i)->next)
+      gather_one(m, &n, CTR(m, i)->key, CTR(m, i)->count);
    heap_sort(m->tmp, n);
    return n;
 }
@@ -588,7 +664,7 @@ static void close_line(sh_model *m, lrec *r, thread_sums *s)
          l->stores += m->tmp[i].count;
       else
          l->loads += m->tmp[i].count;
-      add_position(l, m->tmp[i].pos, m->tmp[i].count);
+      add_position(l, m->pos[KEY_POSID(m->tmp[i].key)], m->tmp[i].count);
    }
 }
 
