@@ -2,16 +2,16 @@
 ** sharing.c -- the order-independent false sharing estimate (sharing.h
 ** states the model and its formulas).
 **
-** Data: a hash table of lines (line number -> index of a small record
-** kept for the whole run: the line's state in the current and previous
-** segment) and, for the current segment only, a hash table of counters
-** keyed by (line, thread, offset, size, kind, code position).  A
-** segment's counters of one line are chained from its record, so ending
-** a segment visits only the lines it touched; the counter table is
-** emptied in O(1) by bumping a generation number.  What a shared line
-** accumulates (sh_line) is allocated when it is first shared.  Records,
-** counters and results live in chunks of CHUNK elements, which never
-** move: growing copies nothing, and pointers stay valid.
+** Data: a hash table of lines (line number -> index of a record kept for
+** the whole run: the line's state in the current and the previous
+** segment, and the current segment's counters, keyed by (thread, offset,
+** size, kind, code position): three inside the record, more in an array
+** of the line's own).  Ending a segment visits only the lines it touched
+** (a list); a line's counters are emptied when it is next touched.  What
+** a shared line accumulates (sh_line) is allocated when it is first
+** shared.  Records and results live in chunks of CHUNK elements, which
+** never move: growing copies nothing, and pointers stay valid.  Code
+** positions are numbered (a hash table), so that a key is one word.
 */
 #include "sharing.h"
 #include "cachesim.h"          /* cs_alloc, cs_free, cs_fail */
@@ -30,32 +30,24 @@
 
 typedef struct {
    uint64_t key, count;
-   uint32_t line;               /* index of the line's record */
-   uint32_t next;               /* next counter of the same line, or NONE */
 } counter;
-
-typedef struct {
-   uint64_t key, count;
-} inline_counter;
 
 /* A line's state, for the whole run.  Its first INLINE counters of a
    segment live here (a loop touches few places of a line: one memory
-   access finds them), the others in the model's counter table. */
+   access finds them), the others in an array of its own, kept from
+   segment to segment (searched linearly, most recent first). */
 #define INLINE 3
 typedef struct {
    uint64_t line;
    uint64_t seg_threads, prev_threads;   /* thread bits: this/previous segment */
    uint32_t last_seg;           /* segment of the last access */
-   uint32_t head;               /* first table counter of this segment (chain) */
    uint32_t result;             /* its sh_line + 1, 0 until shared */
    uint8_t  seg_store, prev_store;       /* stored in this/previous segment */
    uint8_t  ninline;
-   inline_counter c[INLINE];
+   uint32_t nmore, more_cap;
+   counter *more;
+   counter  c[INLINE];
 } lrec;
-
-typedef struct {
-   uint32_t gen, idx;           /* a slot is used iff gen == model's gen */
-} cslot;
 
 /* An array of elements of one size in chunks that never move. */
 #define CHUNK_BITS 12
@@ -74,10 +66,6 @@ struct sh_model {
    uint64_t  last_line;         /* cache of the last line looked up */
    uint32_t  last_idx;          /* NONE = no cache */
    chunked   results;           /* sh_line of the shared lines */
-   /* counters, for the current segment */
-   chunked   ctr;               /* counter */
-   cslot    *cslot;
-   uint32_t  cmask, gen;
    uint32_t *touched;           /* lines touched by the segment */
    uint32_t  ntouched, touched_cap;
    uint32_t *fresh;             /* results first shared in the last segment */
@@ -110,10 +98,11 @@ static uint32_t hash64(uint64_t x, uint32_t mask)
    return (uint32_t)(x >> 32) & mask;
 }
 
-/* A doubled copy of a small array (scratch and index lists). */
+/* A doubled copy of an array (lists, scratch, a line's counters): from
+   8 elements, as most lines need few. */
 static void *grow(void *old, uint32_t n, uint32_t *cap, unsigned long elem)
 {
-   uint32_t new_cap = *cap ? *cap * 2 : 64;
+   uint32_t new_cap = *cap ? *cap * 2 : 8;
    uint64_t *p = cs_alloc(elem * new_cap);
    const uint64_t *from = old;
    unsigned long i, words = (elem * n + 7) / 8;
@@ -145,9 +134,6 @@ static uint32_t chunked_push(sh_model *m, chunked *a)
    }
    return a->n++;
 }
-
-/* Forgets the elements, keeping the memory (the zeroing is the caller's). */
-static void chunked_reset(chunked *a) { a->n = 0; }
 
 static void chunked_free(chunked *a)
 {
@@ -202,7 +188,6 @@ uint64_t sh_pairs_store_load(uint32_t n, const uint64_t *loads,
 /* ---- model ----------------------------------------------------------------- */
 
 #define REC(m, i) ((lrec *)chunked_at(&(m)->recs, (i)))
-#define CTR(m, i) ((counter *)chunked_at(&(m)->ctr, (i)))
 #define RESULT(m, i) ((sh_line *)chunked_at(&(m)->results, (i)))
 
 sh_model *sh_new(uint32_t line_size)
@@ -219,15 +204,11 @@ sh_model *sh_new(uint32_t line_size)
    m->line_bits = bits;
    chunked_init(&m->recs, sizeof(lrec));
    chunked_init(&m->results, sizeof(sh_line));
-   chunked_init(&m->ctr, sizeof(counter));
    m->lmask = 1023;
    m->lslot = cs_alloc(sizeof(uint32_t) * (m->lmask + 1));
-   m->cmask = 1023;
-   m->cslot = cs_alloc(sizeof(cslot) * (m->cmask + 1));
    m->pmask = 255;
    m->pslot = cs_alloc(sizeof(uint32_t) * (m->pmask + 1));
-   m->bytes = sizeof(sh_model) + sizeof(uint32_t) * 1024 + sizeof(cslot) * 1024;
-   m->gen = 1;
+   m->bytes = sizeof(sh_model) + sizeof(uint32_t) * 1024;
    m->seg = 1;
    m->last_idx = NONE;
    return m;
@@ -235,13 +216,15 @@ sh_model *sh_new(uint32_t line_size)
 
 void sh_delete(sh_model *m)
 {
+   uint32_t i;
+
    if (!m)
       return;
+   for (i = 0; i < m->recs.n; i++)
+      cs_free(REC(m, i)->more);
    chunked_free(&m->recs);
    chunked_free(&m->results);
-   chunked_free(&m->ctr);
    cs_free(m->lslot);
-   cs_free(m->cslot);
    cs_free(m->touched);
    cs_free(m->fresh);
    cs_free(m->pos);
@@ -282,7 +265,6 @@ static uint32_t line_index(sh_model *m, uint64_t line)
       idx = chunked_push(m, &m->recs);
       r = REC(m, idx);
       r->line = line;
-      r->head = NONE;
       m->lslot[j] = idx + 1;
       if (m->recs.n * 2 > m->lmask)
          rehash_lines(m);
@@ -305,8 +287,8 @@ static void open_line(sh_model *m, lrec *r, uint32_t idx)
    }
    r->seg_threads = 0;
    r->seg_store = 0;
-   r->head = NONE;
    r->ninline = 0;
+   r->nmore = 0;
    r->last_seg = m->seg;
    if (m->ntouched == m->touched_cap) {
       m->touched = grow(m->touched, m->ntouched, &m->touched_cap, sizeof(uint32_t));
@@ -315,33 +297,9 @@ static void open_line(sh_model *m, lrec *r, uint32_t idx)
    m->touched[m->ntouched++] = idx;
 }
 
-static uint32_t counter_slot(const sh_model *m, uint32_t idx, uint64_t key)
+static void count_access(sh_model *m, lrec *r, uint64_t key)
 {
-   return hash64(key ^ ((uint64_t)idx * 0xff51afd7ed558ccdull), m->cmask);
-}
-
-static void rehash_counters(sh_model *m)
-{
-   uint32_t i, j;
-
-   cs_free(m->cslot);
-   m->bytes += sizeof(cslot) * (m->cmask + 1);
-   m->cmask = m->cmask * 2 + 1;
-   m->cslot = cs_alloc(sizeof(cslot) * (m->cmask + 1));
-   m->gen = 1;
-   for (i = 0; i < m->ctr.n; i++) {
-      counter *c = CTR(m, i);
-      j = counter_slot(m, c->line, c->key);
-      while (m->cslot[j].gen == m->gen)
-         j = (j + 1) & m->cmask;
-      m->cslot[j] = (cslot){ m->gen, i };
-   }
-}
-
-static void count_access(sh_model *m, uint32_t idx, lrec *r, uint64_t key)
-{
-   uint32_t j, ci, k;
-   counter *c;
+   uint32_t k;
 
    for (k = 0; k < r->ninline; k++)
       if (r->c[k].key == key) {
@@ -349,25 +307,19 @@ static void count_access(sh_model *m, uint32_t idx, lrec *r, uint64_t key)
          return;
       }
    if (r->ninline < INLINE) {
-      r->c[r->ninline++] = (inline_counter){ key, 1 };
+      r->c[r->ninline++] = (counter){ key, 1 };
       return;
    }
-   j = counter_slot(m, idx, key);
-   while (m->cslot[j].gen == m->gen) {
-      c = CTR(m, m->cslot[j].idx);
-      if (c->key == key && c->line == idx) {
-         c->count++;
+   for (k = r->nmore; k-- > 0; )
+      if (r->more[k].key == key) {
+         r->more[k].count++;
          return;
       }
-      j = (j + 1) & m->cmask;
+   if (r->nmore == r->more_cap) {
+      r->more = grow(r->more, r->nmore, &r->more_cap, sizeof(counter));
+      m->bytes += r->more_cap * sizeof(counter) / 2;
    }
-   ci = chunked_push(m, &m->ctr);
-   c = CTR(m, ci);
-   *c = (counter){ .key = key, .count = 1, .line = idx, .next = r->head };
-   r->head = ci;
-   m->cslot[j] = (cslot){ m->gen, ci };
-   if (m->ctr.n * 2 > m->cmask)
-      rehash_counters(m);
+   r->more[r->nmore++] = (counter){ key, 1 };
 }
 
 static void rehash_positions(sh_model *m)
@@ -439,7 +391,7 @@ static void access_part(sh_model *m, uint32_t tid, uint64_t line,
       note_thread(m, tid);
    }
    r->seg_store |= is_store;
-   count_access(m, idx, r, KEY(position_id(m, pos), tid, off, size, is_store));
+   count_access(m, r, KEY(position_id(m, pos), tid, off, size, is_store));
 }
 
 void sh_access(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
@@ -512,8 +464,8 @@ static uint32_t gather(sh_model *m, const lrec *r)
 
    for (i = 0; i < r->ninline; i++)
       gather_one(m, &n, r->c[i].key, r->c[i].count);
-   for (i = r->head; i != NONE; i = CTR(m, i)->next)
-      gather_one(m, &n, CTR(m, i)->key, CTR(m, i)->count);
+   for (i = 0; i < r->nmore; i++)
+      gather_one(m, &n, r->more[i].key, r->more[i].count);
    heap_sort(m->tmp, n);
    return n;
 }
@@ -680,12 +632,6 @@ void sh_end_segment(sh_model *m)
       close_line(m, REC(m, m->touched[i]), &s);
    sums_free(&s);
    m->ntouched = 0;
-   chunked_reset(&m->ctr);
-   if (++m->gen == 0) {               /* wrapped: really empty the slots */
-      for (i = 0; i <= m->cmask; i++)
-         m->cslot[i].gen = 0;
-      m->gen = 1;
-   }
    m->seg++;
    m->segments++;
 }
