@@ -2,8 +2,8 @@
 ** sharing.c -- the order-independent false sharing estimate (sharing.h
 ** states the model and its formulas).
 **
-** Data: a hash table of lines (line number -> index of a record kept for
-** the whole run: the line's state in the current and the previous
+** Data: a hash table of lines (pages of 16 lines -> index of their
+** records, kept for the whole run: the line's state in the current and the previous
 ** segment, and the current segment's counters, keyed by (thread, offset,
 ** size, kind, code position): three inside the record, more in an array
 ** of the line's own).  Ending a segment visits only the lines it touched
@@ -63,8 +63,8 @@ struct sh_model {
    chunked   recs;              /* lrec */
    uint32_t *lslot;             /* index + 1; 0 = empty */
    uint32_t  lmask;
-   uint64_t  last_line;         /* cache of the last line looked up */
-   uint32_t  last_idx;          /* NONE = no cache */
+   uint64_t  last_line;         /* cache of the last page looked up */
+   uint32_t  last_idx;          /* its first record; NONE = no cache */
    chunked   results;           /* sh_line of the shared lines */
    uint32_t *touched;           /* lines touched by the segment */
    uint32_t  ntouched, touched_cap;
@@ -233,6 +233,12 @@ void sh_delete(sh_model *m)
    cs_free(m);
 }
 
+/* Records come in pages of PAGE_LINES neighbouring lines, found through
+   the hash table by page number: a sweep over memory looks up one page
+   per PAGE_LINES lines, and their records are neighbours too. */
+#define PAGE_BITS 4
+#define PAGE_LINES (1u << PAGE_BITS)
+
 static void rehash_lines(sh_model *m)
 {
    uint32_t i, j;
@@ -241,37 +247,50 @@ static void rehash_lines(sh_model *m)
    m->bytes += sizeof(uint32_t) * (m->lmask + 1);
    m->lmask = m->lmask * 2 + 1;
    m->lslot = cs_alloc(sizeof(uint32_t) * (m->lmask + 1));
-   for (i = 0; i < m->recs.n; i++) {
-      j = hash64(REC(m, i)->line, m->lmask);
+   for (i = 0; i < m->recs.n; i += PAGE_LINES) {
+      j = hash64(REC(m, i)->line >> PAGE_BITS, m->lmask);
       while (m->lslot[j])
          j = (j + 1) & m->lmask;
       m->lslot[j] = i + 1;
    }
 }
 
+/* The first record of a new page (CHUNK is a multiple of PAGE_LINES, so
+   a page's records are contiguous). */
+static uint32_t new_page(sh_model *m, uint64_t page)
+{
+   uint32_t first = 0, k;
+
+   for (k = 0; k < PAGE_LINES; k++) {
+      uint32_t i = chunked_push(m, &m->recs);
+      if (k == 0)
+         first = i;
+      REC(m, i)->line = (page << PAGE_BITS) + k;
+   }
+   return first;
+}
+
 static uint32_t line_index(sh_model *m, uint64_t line)
 {
-   uint32_t j, idx;
-   lrec *r;
+   uint64_t page = line >> PAGE_BITS;
+   uint32_t j, first;
 
-   if (m->last_idx != NONE && m->last_line == line)
-      return m->last_idx;
-   j = hash64(line, m->lmask);
-   while (m->lslot[j] && REC(m, m->lslot[j] - 1)->line != line)
+   if (m->last_idx != NONE && m->last_line == page)
+      return m->last_idx + (uint32_t)(line & (PAGE_LINES - 1));
+   j = hash64(page, m->lmask);
+   while (m->lslot[j] && REC(m, m->lslot[j] - 1)->line >> PAGE_BITS != page)
       j = (j + 1) & m->lmask;
    if (m->lslot[j]) {
-      idx = m->lslot[j] - 1;
+      first = m->lslot[j] - 1;
    } else {
-      idx = chunked_push(m, &m->recs);
-      r = REC(m, idx);
-      r->line = line;
-      m->lslot[j] = idx + 1;
-      if (m->recs.n * 2 > m->lmask)
+      first = new_page(m, page);
+      m->lslot[j] = first + 1;
+      if ((m->recs.n / PAGE_LINES) * 2 > m->lmask)
          rehash_lines(m);
    }
-   m->last_line = line;
-   m->last_idx = idx;
-   return idx;
+   m->last_line = page;
+   m->last_idx = first;
+   return first + (uint32_t)(line & (PAGE_LINES - 1));
 }
 
 /* First access of a line in this segment: the segment's state moves to

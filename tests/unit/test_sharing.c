@@ -371,9 +371,42 @@ static void test_brute_segments(void)
    end("segments: equations (4), (5) = brute force");
 }
 
+/* ---- many lines: the tables grow ----------------------------------------- */
+
+/* 20000 lines spread over a wide range (pages of lines, rehashing): on
+   each, thread 1 stores 4 bytes at offset 0 and thread 2 at offset 8:
+   M = min(S=2, N/2=1, N-N_t=1) = 1, phi = 1, theta = 0; every line once. */
+static void test_many_lines(void)
+{
+   sh_model *m = sh_new(LINE);
+   uint32_t i, bad = 0, n = 20000;
+   uint64_t *line = malloc(n * sizeof *line);
+
+   begin();
+   rng = 99;
+   for (i = 0; i < n; i++) {
+      line[i] = i * 7 + rnd(5) * 100000;       /* some pages dense, some not */
+      sh_access(m, 1, line[i] * LINE, 4, 1, 0x10);
+   }
+   for (i = n; i-- > 0; )
+      sh_access(m, 2, line[i] * LINE + 8, 4, 1, 0x20);
+   sh_end_segment(m);
+   for (i = 0; i < sh_nlines(m); i++) {
+      const sh_line *l = sh_line_at(m, i);
+      if (l->phi != 1 || l->theta != 0 || l->npos != 2)
+         bad++;
+   }
+   CHECK("lines shared", sh_nlines(m), n);
+   CHECK("lines with phi 1, theta 0, 2 positions", bad, 0);
+   free(line);
+   sh_delete(m);
+   end("many lines: pages and rehashing");
+}
+
 int main(void)
 {
    test_hand();
+   test_many_lines();
    test_two_threads();
    test_brute_one_segment();
    test_brute_segments();
