@@ -13,6 +13,10 @@
 #define FS_CUT_AT_ENTRY 1u
 #define FS_CUT_AT_EXIT  2u
 
+/* --sharing-penalty's default: perf/sharing-penalty.c's median on the
+ * development machine (docs/manual.md, "Measuring the penalty") */
+#define FS_DEFAULT_PENALTY 10
+
 /* The data a shared line holds, named when it first became shared. */
 typedef struct {
    const HChar *group;    /* "[heap]", "[static]" or "[other]" */

@@ -1,8 +1,8 @@
 /* The manual's false sharing example (docs/manual.md, "False sharing").
    Two threads count, each in its own slice of a shared array, the
-   numbers divisible by 3, each into its own counter:
-   counters.of[0] and counters.of[1].  Without padding the two counters are neighbours in one
-   cache line, which then ping-pongs between the cores on every count.
+   numbers divisible by 3, each into its own counter, counters.of[0] and
+   counters.of[1].  Without padding the two counters are neighbours in
+   one cache line, which then ping-pongs between the cores on every count.
    Built with -DPAD, each counter fills a line of its own.
 
      gcc -g -O1 -pthread -o false-sharing examples/false-sharing.c
