@@ -237,6 +237,11 @@ void cb_fs_fn_left(const fn_node *fn)
 void cb_fs_post_clo_init(UInt line_size)
 {
    if (!cb_clo.sharing) return;
+   if (line_size > 256) {        /* offsets in a line are kept in a byte */
+      VG_(fmsg)("callgrind-bd: --sharing=yes needs a D1 line size of at most "
+                "256 bytes (--D1 gives %u)\n", line_size);
+      VG_(exit)(1);
+   }
    cb_fs_model = sh_new(line_size);
 }
 

@@ -256,10 +256,14 @@ def bad_value_case():
 
     def run():
         probs = []
-        for opt in ("--sharing=maybe", "--sharing=", "--sharing-penalty=0",
-                    "--sharing-penalty=-5", "--sharing-penalty=12x",
-                    "--sharing-penalty=100000000"):
-            r = harness.run_tool(harness.OURS, "marker", [opt], "sharing-bad")
+        for opts in (["--sharing=maybe"], ["--sharing="],
+                     ["--sharing-penalty=0"], ["--sharing-penalty=-5"],
+                     ["--sharing-penalty=12x"],
+                     ["--sharing-penalty=100000000"],
+                     # offsets in a line are kept in a byte
+                     ["--sharing=yes", "--D1=65536,2,512"]):
+            opt = opts[-1]
+            r = harness.run_tool(harness.OURS, "marker", opts, "sharing-bad")
             if r.returncode == 0:
                 probs.append("%s: exit status 0" % opt)
             if opt.split("=")[0] not in r.stderr:
