@@ -112,6 +112,12 @@ static void resolve(Addr a, code_pos *p)
    if (!VG_(get_objname)(ep, a, &p->obj)) p->obj = "???";
 }
 
+static Bool same_source(const code_pos *a, const code_pos *b)
+{
+   return a->line == b->line && VG_(strcmp)(a->fn, b->fn) == 0
+          && VG_(strcmp)(a->file, b->file) == 0 && VG_(strcmp)(a->obj, b->obj) == 0;
+}
+
 /*------------------------------------------------------------*/
 /*--- The text report                                      ---*/
 /*------------------------------------------------------------*/
@@ -152,16 +158,29 @@ static void text_line(UInt rank, const sh_line *l)
    UInt ls = sh_line_size(cb_fs_model), i;
    code_pos p;
    oprintf("%4u  %12llu %12llu %12llu %14llu  0x%llx  %s %s",
-           rank, sh_phi_prime(l), l->phi, l->theta, sh_phi_prime(l) * penalty(),
-           l->line * ls, d->group, d->name);
+           rank, (ULong)sh_phi_prime(l), (ULong)l->phi, (ULong)l->theta,
+           (ULong)sh_phi_prime(l) * penalty(), (ULong)l->line * ls, d->group, d->name);
    if (d->file) oprintf(" (allocated at %s:%u)", d->file, d->line);
    oprintf("\n      %llu loads, %llu stores in segments where it was shared\n",
-           l->loads, l->stores);
+           (ULong)l->loads, (ULong)l->stores);
    for (i = 0; i < l->npos; i++) {
+      /* instructions of one source line are one line of the report: the
+       * first of them prints their sum, the others nothing */
+      ULong sum = 0;
+      UInt k;
+      Bool seen = False;
+      code_pos q;
       resolve((Addr)l->pos[i].pos, &p);
-      oprintf("      %12llu  %s (%s:%u)\n", l->pos[i].count, p.fn, p.file, p.line);
+      for (k = 0; k < l->npos; k++) {
+         resolve((Addr)l->pos[k].pos, &q);
+         if (!same_source(&p, &q)) continue;
+         if (k < i) seen = True;
+         sum += l->pos[k].count;
+      }
+      if (!seen)
+         oprintf("      %12llu  %s (%s:%u)\n", sum, p.fn, p.file, p.line);
    }
-   if (l->other_pos) oprintf("      %12llu  (other code)\n", l->other_pos);
+   if (l->other_pos) oprintf("      %12llu  (other code)\n", (ULong)l->other_pos);
 }
 
 static void write_text(const HChar *name, const sh_line **v, UInt n)
@@ -214,7 +233,7 @@ static void ocosts(const ULong *c)
 
 static void line_fn_name(const sh_line *l, HChar *buf, SizeT size)
 {
-   VG_(snprintf)(buf, size, "0x%llx %s", l->line * sh_line_size(cb_fs_model),
+   VG_(snprintf)(buf, size, "0x%llx %s", (ULong)l->line * sh_line_size(cb_fs_model),
                  data_of(l)->name);
 }
 
@@ -245,7 +264,7 @@ static void write_arc(const sh_line *l, UInt i, ULong all)
    oprintf("\nob=%s\nfl=%s\nfn=%s\n", p.obj, p.file, p.fn);
    oprintf("%u 0 0 0 0\n", p.line);
    oprintf("cob=%s\ncfi=%s\ncfn=%s\ncalls=%llu %u\n%u", d->group,
-           d->file ? d->file : "???", fn, l->pos[i].count, d->line, p.line);
+           d->file ? d->file : "???", fn, (ULong)l->pos[i].count, d->line, p.line);
    ocosts(c);
 }
 
