@@ -46,6 +46,7 @@ typedef struct {
    uint8_t  ninline;
    uint32_t nmore, more_cap;
    counter *more;
+   void    *tag;                /* from the namer, or 0 */
    counter  c[INLINE];
 } lrec;
 
@@ -75,6 +76,8 @@ struct sh_model {
    uint64_t  thread_bits;       /* bit (tid & 63) of every thread */
    uint32_t  nthreads;          /* distinct tids (exact below 64) */
    uint64_t  bytes;             /* allocated */
+   sh_namer  namer;
+   void     *namer_ctx;
    /* code positions by number */
    uint64_t *pos;
    uint32_t  npos, pos_cap;
@@ -406,6 +409,8 @@ static void access_part(sh_model *m, uint32_t tid, uint64_t line,
    if (r->last_seg != m->seg)
       open_line(m, r, idx);
    if (!(r->seg_threads & bit)) {
+      if (r->seg_threads && !r->tag && m->namer)
+         r->tag = m->namer(m->namer_ctx, line << m->line_bits);
       r->seg_threads |= bit;
       note_thread(m, tid);
    }
@@ -599,6 +604,7 @@ static sh_line *result_of(sh_model *m, lrec *r)
    l = RESULT(m, i);
    l->line = r->line;
    l->first_shared = m->seg;
+   l->tag = r->tag;
    if (m->nfresh == m->fresh_cap) {
       m->fresh = grow(m->fresh, m->nfresh, &m->fresh_cap, sizeof(uint32_t));
       m->bytes += m->fresh_cap * sizeof(uint32_t) / 2;
@@ -662,6 +668,12 @@ uint32_t sh_nlines(const sh_model *m) { return m->results.n; }
 const sh_line *sh_line_at(const sh_model *m, uint32_t i) { return RESULT(m, i); }
 
 void sh_set_tag(sh_model *m, uint32_t i, void *tag) { RESULT(m, i)->tag = tag; }
+
+void sh_set_namer(sh_model *m, sh_namer namer, void *ctx)
+{
+   m->namer = namer;
+   m->namer_ctx = ctx;
+}
 
 uint32_t sh_fresh_shared(const sh_model *m, const uint32_t **idx)
 {

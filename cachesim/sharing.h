@@ -80,9 +80,17 @@ void      sh_access(sh_model *, uint32_t tid, uint64_t addr, uint32_t size,
 /* Ends the current segment (a barrier); nothing happens if it is empty. */
 void      sh_end_segment(sh_model *);
 
+/* A function naming the data at an address (for the caller's reports),
+   called when a second thread touches a line within a segment, the first
+   time that happens to the line: then the data is surely allocated.  Its
+   result becomes the line's tag. */
+typedef void *(*sh_namer)(void *ctx, uint64_t addr);
+void      sh_set_namer(sh_model *, sh_namer, void *ctx);
+
 /* The lines first shared (two or more threads, or a transfer across the
    barrier before it) in the segment that the last sh_end_segment ended, so the caller can name their data while it
-   is still allocated: indices for sh_line_at. */
+   is still allocated (if the namer has not named it yet, tag is 0):
+   indices for sh_line_at. */
 uint32_t  sh_fresh_shared(const sh_model *, const uint32_t **idx);
 
 /* Results (after sh_end_segment for the last segment): the shared lines. */

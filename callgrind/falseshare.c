@@ -21,9 +21,11 @@
  *     Functions are recognised by name when their fn_node is made
  *     (cb_fs_fn_kind), and seen by the call tracker at their first entry
  *     and last exit (callstack.c).
- *   - the names of the data of lines that become shared, looked up at the
- *     end of the segment where that first happens, while the data is still
- *     allocated (with --objects=yes as the objects profile names it).
+ *   - the names of the data of lines that become shared, looked up when a
+ *     second thread first touches the line within a segment (so the data
+ *     is allocated), or for a line shared only across a barrier at the end
+ *     of that segment; with --objects=yes as the objects profile names
+ *     the objects.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -189,6 +191,14 @@ static cb_fs_data *data_of_line(Addr a, UInt ls)
    return first;
 }
 
+/* The model's namer: a second thread has just touched the line. */
+static void *name_line(void *ctx, uint64_t addr)
+{
+   (void)ctx;
+   return data_of_line((Addr)addr, sh_line_size(cb_fs_model));
+}
+
+/* Lines shared only across a barrier have not met the namer. */
 static void name_fresh_lines(void)
 {
    const UInt *fresh;
@@ -196,7 +206,8 @@ static void name_fresh_lines(void)
    UInt ls = sh_line_size(cb_fs_model);
    for (i = 0; i < n; i++) {
       const sh_line *l = sh_line_at(cb_fs_model, fresh[i]);
-      sh_set_tag(cb_fs_model, fresh[i], data_of_line((Addr)(l->line * ls), ls));
+      if (!l->tag)
+         sh_set_tag(cb_fs_model, fresh[i], data_of_line((Addr)(l->line * ls), ls));
    }
 }
 
@@ -243,6 +254,7 @@ void cb_fs_post_clo_init(UInt line_size)
       VG_(exit)(1);
    }
    cb_fs_model = sh_new(line_size);
+   sh_set_namer(cb_fs_model, name_line, NULL);
 }
 
 void cb_fs_fini(void)

@@ -25,6 +25,12 @@ tests/unit/test_sharing.c; here the tool around them:
    phi = 13333, theta = 0.)  With -DPAD every counter has its own line,
    which only one thread touches: no line of `counters` is left.
 
+2b. clients/sharing_heap.c with --objects=yes: two threads store to
+   neighbouring longs of one line-sized heap block: phi = 199, theta = 0,
+   and the line is named by the allocation site exactly as the objects
+   profile names the object (named when the second thread comes, while
+   the block is allocated).
+
 3. The thesis' prime sieve (clients/sieve_omp.c, OpenMP, libgomp):
    schedule(static,1) puts the bit array `bits` on top of the report;
    schedule(static) (one chunk per thread) leaves no line of it.
@@ -60,6 +66,7 @@ harness.CLIENT_BUILD.update({
     "sharing_clreq_cut": _CLREQ,
     "false_sharing": (_EXAMPLE, "gcc", ["-O1", "-pthread"]),
     "false_sharing_pad": (_EXAMPLE, "gcc", ["-O1", "-pthread", "-DPAD"]),
+    "sharing_heap": (["sharing_heap.c"], "gcc", ["-O1", "-pthread"]),
     "sieve_static1": _SIEVE,
     "sieve_chunked": _SIEVE,
 })
@@ -133,6 +140,37 @@ def clreq_case(cut):
         txt = text_of(r)
         if not cut and "thread_a (sharing_clreq.c:" not in txt:
             probs.append("text report lacks thread_a's store position")
+        return [(name, probs)]
+    return run
+
+
+def heap_case():
+    """clients/sharing_heap.c with --objects=yes: the heap line is named by
+    its allocation site, as the objects profile names the object."""
+    name = "sharing/heap-objects"
+
+    def run():
+        r = run_sharing("sharing_heap", ["--objects=yes"], "sharing-heap")
+        probs = harness.run_problems(r)
+        if probs:
+            return [(name, probs)]
+        lines, _ = report_lines(r)
+        named = {n: c for n, c in lines.items()
+                 if n.split(" ", 1)[1].startswith("main (sharing_heap.c:")}
+        want = {"FSe": 199, "FSw": 199, "Xch": 0}
+        if len(named) != 1:
+            probs.append("%d lines named by the allocation site: %s"
+                         % (len(named), sorted(lines)[:4]))
+        else:
+            (n, c), = named.items()
+            got = {e: c.get(e, 0) for e in want}
+            if got != want:
+                probs.append("%s: %s, want %s" % (n, got, want))
+            site = n.split(" ", 1)[1]
+            objs = cgfile.parse(r.out + ".objects").parts[0].fns
+            if site not in objs:
+                probs.append("%r is not an object of the objects profile"
+                             % site)
         return [(name, probs)]
     return run
 
@@ -281,6 +319,7 @@ def main():
         ("sharing/clreq-cut", clreq_case(1)),
         ("sharing/example-unpadded", example_case(False)),
         ("sharing/example-padded", example_case(True)),
+        ("sharing/heap-objects", heap_case()),
         ("sharing/sieve-static1", sieve_case(True)),
         ("sharing/sieve-chunked", sieve_case(False)),
         ("sharing/single-thread", single_thread_case()),

@@ -44,6 +44,15 @@ static const sh_line *line_of(sh_model *m, uint64_t addr)
    return &none;
 }
 
+static int names;
+
+static void *count_names(void *ctx, uint64_t addr)
+{
+   (void)ctx;
+   names++;
+   return (void *)(uintptr_t)(addr + 1);
+}
+
 static void test_hand(void)
 {
    sh_model *m;
@@ -111,6 +120,24 @@ static void test_hand(void)
    CHECK("single positions", l->npos, 0);
    CHECK("single: no result kept", sh_nlines(m), 0);
    CHECK("single threads", sh_nthreads(m), 1);
+   sh_delete(m);
+
+   /* the namer names a line when its second thread comes, once */
+   m = sh_new(LINE);
+   sh_set_namer(m, count_names, 0);
+   names = 0;
+   sh_access(m, 1, BASE, 8, 1, 1);
+   sh_access(m, 1, BASE + 8, 8, 1, 1);
+   CHECK("not named for one thread", names, 0);
+   sh_access(m, 2, BASE + 16, 8, 1, 1);
+   CHECK("named at the second thread", names, 1);
+   sh_access(m, 3, BASE + 16, 8, 1, 1);
+   sh_end_segment(m);
+   sh_access(m, 1, BASE, 8, 1, 1);
+   sh_access(m, 2, BASE, 8, 1, 1);
+   sh_end_segment(m);
+   CHECK("named once", names, 1);
+   CHECK("tag of the line", (long)line_of(m, BASE)->tag, (long)(BASE / LINE * LINE) + 1);
    sh_delete(m);
 
    /* loads only by two threads: no store, no pair */
