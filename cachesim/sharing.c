@@ -28,9 +28,17 @@
 #define KEY_GROUP(k) (((k) >> 1) & 0xffff)      /* offset and size */
 #define KEY_STORE(k) ((uint32_t)((k) & 1))
 
+/* A line's counts of one (position, thread, offset, size): loads n[0]
+   and stores n[1] (the key's kind bit is 0), so that a read-modify-write
+   is one look-up. */
+typedef struct {
+   uint64_t key, n[2];
+} counter;
+
+/* One count with its kind, as sh_end_segment sorts them. */
 typedef struct {
    uint64_t key, count;
-} counter;
+} entry;
 
 /* A line's state, for the whole run.  Its first INLINE counters of a
    segment live here (a loop touches few places of a line: one memory
@@ -86,7 +94,7 @@ struct sh_model {
    uint64_t  pcache_pos[256];   /* direct-mapped: position -> number + 1 */
    uint32_t  pcache_id[256];
    /* scratch of sh_end_segment */
-   counter  *tmp;
+   entry    *tmp;
    uint32_t  tmp_cap;
 };
 
@@ -319,29 +327,36 @@ static void open_line(sh_model *m, lrec *r, uint32_t idx)
    m->touched[m->ntouched++] = idx;
 }
 
-static void count_access(sh_model *m, lrec *r, uint64_t key)
+static void count_access(sh_model *m, lrec *r, uint64_t key,
+                         uint32_t loads, uint32_t stores)
 {
    uint32_t k;
+   counter *c;
 
    for (k = 0; k < r->ninline; k++)
       if (r->c[k].key == key) {
-         r->c[k].count++;
-         return;
+         c = &r->c[k];
+         goto found;
       }
    if (r->ninline < INLINE) {
-      r->c[r->ninline++] = (counter){ key, 1 };
-      return;
+      c = &r->c[r->ninline++];
+      *c = (counter){ key, { 0, 0 } };
+      goto found;
    }
    for (k = r->nmore; k-- > 0; )
       if (r->more[k].key == key) {
-         r->more[k].count++;
-         return;
+         c = &r->more[k];
+         goto found;
       }
    if (r->nmore == r->more_cap) {
       r->more = grow(r->more, r->nmore, &r->more_cap, sizeof(counter));
       m->bytes += r->more_cap * sizeof(counter) / 2;
    }
-   r->more[r->nmore++] = (counter){ key, 1 };
+   c = &r->more[r->nmore++];
+   *c = (counter){ key, { 0, 0 } };
+found:
+   c->n[0] += loads;
+   c->n[1] += stores;
 }
 
 static void rehash_positions(sh_model *m)
@@ -399,8 +414,8 @@ static void note_thread(sh_model *m, uint32_t tid)
    }
 }
 
-static void access_part(sh_model *m, uint32_t tid, uint64_t line,
-                        uint32_t off, uint32_t size, int is_store, uint64_t pos)
+static void access_part(sh_model *m, uint32_t tid, uint64_t line, uint32_t off,
+                        uint32_t size, uint32_t loads, uint32_t stores, uint64_t pos)
 {
    uint32_t idx = line_index(m, line);
    lrec *r = REC(m, idx);
@@ -414,40 +429,50 @@ static void access_part(sh_model *m, uint32_t tid, uint64_t line,
       r->seg_threads |= bit;
       note_thread(m, tid);
    }
-   r->seg_store |= is_store;
-   count_access(m, r, KEY(position_id(m, pos), tid, off, size, is_store));
+   r->seg_store |= stores != 0;
+   count_access(m, r, KEY(position_id(m, pos), tid, off, size, 0), loads, stores);
 }
 
-void sh_access(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
-               int is_store, uint64_t pos)
+static void access_parts(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
+                         uint32_t loads, uint32_t stores, uint64_t pos)
 {
    uint32_t off, part;
 
    tid &= SH_MAX_TID;
-   is_store = is_store ? 1 : 0;
    while (size > 0) {
       off = (uint32_t)(addr & (m->line_size - 1));
       part = m->line_size - off;
       if (part > size)
          part = size;
-      access_part(m, tid, addr >> m->line_bits, off, part, is_store, pos);
+      access_part(m, tid, addr >> m->line_bits, off, part, loads, stores, pos);
       addr += part;
       size -= part;
    }
 }
 
+void sh_access(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
+               int is_store, uint64_t pos)
+{
+   access_parts(m, tid, addr, size, is_store ? 0 : 1, is_store ? 1 : 0, pos);
+}
+
+void sh_modify(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size, uint64_t pos)
+{
+   access_parts(m, tid, addr, size, 1, 1, pos);
+}
+
 /* ---- end of a segment ------------------------------------------------------ */
 
 /* counters of one line, sorted by (offset and size, thread, kind) */
-static uint64_t sort_key(const counter *c)
+static uint64_t sort_key(const entry *c)
 {
    return (KEY_GROUP(c->key) << 20) | ((uint64_t)KEY_TID(c->key) << 1)
           | KEY_STORE(c->key);
 }
 
-static void sift_down(counter *a, uint32_t root, uint32_t n)
+static void sift_down(entry *a, uint32_t root, uint32_t n)
 {
-   counter tmp;
+   entry tmp;
    uint32_t child;
 
    while ((child = 2 * root + 1) < n) {
@@ -460,9 +485,9 @@ static void sift_down(counter *a, uint32_t root, uint32_t n)
    }
 }
 
-static void heap_sort(counter *a, uint32_t n)
+static void heap_sort(entry *a, uint32_t n)
 {
-   counter tmp;
+   entry tmp;
    uint32_t i;
 
    for (i = n / 2; i-- > 0; )
@@ -473,13 +498,18 @@ static void heap_sort(counter *a, uint32_t n)
    }
 }
 
-static void gather_one(sh_model *m, uint32_t *n, uint64_t key, uint64_t count)
+static void gather_one(sh_model *m, uint32_t *n, const counter *c)
 {
-   if (*n == m->tmp_cap)
-      m->tmp = grow(m->tmp, *n, &m->tmp_cap, sizeof(counter));
-   m->tmp[*n].key = key;
-   m->tmp[*n].count = count;
-   (*n)++;
+   uint32_t kind;
+
+   for (kind = 0; kind < 2; kind++) {
+      if (!c->n[kind])
+         continue;
+      if (*n == m->tmp_cap)
+         m->tmp = grow(m->tmp, *n, &m->tmp_cap, sizeof(entry));
+      m->tmp[*n] = (entry){ c->key | kind, c->n[kind] };
+      (*n)++;
+   }
 }
 
 static uint32_t gather(sh_model *m, const lrec *r)
@@ -487,9 +517,9 @@ static uint32_t gather(sh_model *m, const lrec *r)
    uint32_t n = 0, i;
 
    for (i = 0; i < r->ninline; i++)
-      gather_one(m, &n, r->c[i].key, r->c[i].count);
+      gather_one(m, &n, &r->c[i]);
    for (i = 0; i < r->nmore; i++)
-      gather_one(m, &n, r->more[i].key, r->more[i].count);
+      gather_one(m, &n, &r->more[i]);
    heap_sort(m->tmp, n);
    return n;
 }
@@ -538,7 +568,7 @@ static void sums_free(thread_sums *s)
 }
 
 /* theta_s of the sorted counters c[0..n): 2 * sum of M1 per group */
-static uint64_t theta_of(const counter *c, uint32_t n, thread_sums *s)
+static uint64_t theta_of(const entry *c, uint32_t n, thread_sums *s)
 {
    uint64_t theta = 0;
    uint32_t i = 0, j;

@@ -77,6 +77,11 @@ void      sh_delete(sh_model *);
 void      sh_access(sh_model *, uint32_t tid, uint64_t addr, uint32_t size,
                     int is_store, uint64_t pos);
 
+/* A read-modify-write: a load and a store of the same bytes, counted as
+   both (one look-up). */
+void      sh_modify(sh_model *, uint32_t tid, uint64_t addr, uint32_t size,
+                    uint64_t pos);
+
 /* Ends the current segment (a barrier); nothing happens if it is empty. */
 void      sh_end_segment(sh_model *);
 

@@ -42,4 +42,11 @@ static inline void cb_fs_access(Addr instr, Addr a, UWord size, Bool is_write)
    sh_access(cb_fs_model, cb_cur.tid, a, (UInt)size, is_write, instr);
 }
 
+/* A read-modify-write (one Dw access in the profile): a load and a store,
+ * as the thesis counts it. */
+static inline void cb_fs_modify(Addr instr, Addr a, UWord size)
+{
+   sh_modify(cb_fs_model, cb_cur.tid, a, (UInt)size, instr);
+}
+
 #endif

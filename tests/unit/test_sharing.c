@@ -140,6 +140,24 @@ static void test_hand(void)
    CHECK("tag of the line", (long)line_of(m, BASE)->tag, (long)(BASE / LINE * LINE) + 1);
    sh_delete(m);
 
+   /* a read-modify-write is a load and a store: thread 1 modifies (0,8)
+      3 times, thread 2 loads and stores it 3 times.  S = 6, N = 12,
+      N_t = 6: M = 6, phi = 11; at one (offset, size): M1 = min(L=6, S=6,
+      S-S_t + L-L_t = 6) = 6, theta = 12; phi' = 0. */
+   m = sh_new(LINE);
+   for (i = 0; i < 3; i++) {
+      sh_modify(m, 1, BASE, 8, 1);
+      sh_access(m, 2, BASE, 8, 0, 2);
+      sh_access(m, 2, BASE, 8, 1, 2);
+   }
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   CHECK("modify phi", l->phi, 11);
+   CHECK("modify theta", l->theta, 12);
+   CHECK("modify loads", l->loads, 6);
+   CHECK("modify stores", l->stores, 6);
+   sh_delete(m);
+
    /* loads only by two threads: no store, no pair */
    m = sh_new(LINE);
    sh_access(m, 1, BASE, 8, 0, 1);
