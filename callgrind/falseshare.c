@@ -19,8 +19,8 @@
  *       . at the client request CALLGRIND_BD_SEGMENT_END
  *         (<valgrind/callgrind-bd.h>).
  *     Functions are recognised by name when their fn_node is made
- *     (cb_fs_fn_kind), and seen by the call tracker at their first entry
- *     and last exit (callstack.c).
+ *     (cb_fs_fn_kind, fn.c), and seen by the call stack at their first
+ *     entry and last exit (callstack.c).
  *   - the names of the data of lines that become shared, looked up when a
  *     second thread first touches the line within a segment (so the data
  *     is allocated), or for a line shared only across a barrier at the end
@@ -245,8 +245,9 @@ void cb_fs_fn_left(const fn_node *fn)
 /*--- Start and end                                        ---*/
 /*------------------------------------------------------------*/
 
-void cb_fs_post_clo_init(UInt line_size)
+void cb_fs_post_clo_init(void)
 {
+   UInt line_size = (UInt)cb_geom.d1.line_size;
    if (!cb_clo.sharing) return;
    if (line_size > 256) {        /* offsets in a line are kept in a byte */
       VG_(fmsg)("callgrind-bd: --sharing=yes needs a D1 line size of at most "
@@ -257,7 +258,7 @@ void cb_fs_post_clo_init(UInt line_size)
    sh_set_namer(cb_fs_model, name_line, NULL);
 }
 
-void cb_fs_fini(void)
+void cb_fs_fini(const HChar *out_base)
 {
    ThreadId tid = cb_cur.tid;
    if (!cb_fs_model) return;
@@ -266,5 +267,5 @@ void cb_fs_fini(void)
    cb_cur.tid = VG_INVALID_THREADID;
    cb_fs_end_segment();
    cb_cur.tid = tid;
-   cb_fs_write_reports();
+   cb_fs_write_reports(out_base);
 }

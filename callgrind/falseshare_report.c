@@ -29,14 +29,7 @@ static cb_outfile out;
 
 static void ostr(const HChar *s) { cb_out_str(&out, s); }
 
-static void oprintf(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
-static void oprintf(const HChar *fmt, ...)
-{
-   va_list ap;
-   va_start(ap, fmt);
-   cb_out_vprintf(&out, fmt, ap);
-   va_end(ap);
-}
+#define oprintf(...) cb_out_printf(&out, __VA_ARGS__)
 
 static Bool open_report(const HChar *name, const HChar *what)
 {
@@ -307,9 +300,8 @@ static void write_profile(const HChar *name, const sh_line **v, UInt n)
 /*--- Both, and the summary on the terminal                ---*/
 /*------------------------------------------------------------*/
 
-void cb_fs_write_reports(void)
+void cb_fs_write_reports(const HChar *base)
 {
-   const HChar *base = cb_out_base_name();
    HChar text[VG_(strlen)(base) + 16], prof[VG_(strlen)(base) + 16];
    ULong phi, theta, prime;
    UInt n;

@@ -10,7 +10,7 @@
 #include "global.h"
 #include "cachesim.h"
 
-CbOptions cb_clo = {
+cb_options cb_clo = {
    .out_format = NULL,
    .dump_instr = False, .dump_line = True,
    .compress_strings = True, .compress_pos = True, .combine_dumps = False,
@@ -25,6 +25,7 @@ CbOptions cb_clo = {
    .simulate_hwpref = False, .branch_sim = False,
    .backdate = True, .backdate_check = False,
    .objects = False, .object_callers = 1, .object_granularity = 0,
+   .sharing = False, .sharing_penalty = FS_DEFAULT_PENALTY,
 };
 
 static Bool collect_atstart_given;
@@ -37,10 +38,10 @@ static Bool backdate_given;
 typedef enum {
    FC_SKIP, FC_TOGGLE, FC_DUMP_BEFORE, FC_DUMP_AFTER, FC_ZERO_BEFORE,
    FC_SEP_CALLERS, FC_SEP_RECS, FC_POP_ON_JUMP
-} FnConfigKind;
+} fn_config_kind;
 
 typedef struct fn_config {
-   FnConfigKind kind;
+   fn_config_kind kind;
    const HChar *pattern;
    Int value;
    struct fn_config *next;
@@ -48,7 +49,7 @@ typedef struct fn_config {
 
 static fn_config *fn_configs, **fn_configs_tail = &fn_configs;
 
-static void add_fn_config(FnConfigKind kind, const HChar *pattern, Int value)
+static void add_fn_config(fn_config_kind kind, const HChar *pattern, Int value)
 {
    fn_config *c = CB_MALLOC("cb.clo.fnc", sizeof *c);
    c->kind = kind;
@@ -190,7 +191,7 @@ static Bool out_file_option(const HChar *arg)
    return True;
 }
 
-static Bool fn_opt(const HChar *arg, const HChar *name, FnConfigKind kind)
+static Bool fn_opt(const HChar *arg, const HChar *name, fn_config_kind kind)
 {
    const HChar *pat;
    if (!string_opt(arg, name, &pat)) return False;
@@ -201,7 +202,7 @@ static Bool fn_opt(const HChar *arg, const HChar *name, FnConfigKind kind)
 /* "--separate-callers3=fn" style: a number glued to the option name.
  * The limits are those of the global option. */
 static Bool numbered_fn_option(const HChar *arg, const HChar *prefix,
-                               FnConfigKind kind, Int lo, Int hi)
+                               fn_config_kind kind, Int lo, Int hi)
 {
    SizeT pl = VG_(strlen)(prefix);
    const HChar *p;
@@ -336,6 +337,8 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (bool_opt(arg, "--objects", &cb_clo.objects)) {}
    else if (int_opt(arg, "--object-callers", &cb_clo.object_callers, 0, 16)) {}
    else if (int_opt(arg, "--object-granularity", &cb_clo.object_granularity, 1, 1 << 30)) {}
+   else if (bool_opt(arg, "--sharing", &cb_clo.sharing)) {}
+   else if (int_opt(arg, "--sharing-penalty", &cb_clo.sharing_penalty, 1, 1000000)) {}
    else return False;
    return True;
 }
@@ -405,6 +408,12 @@ void cb_print_usage(void)
 "    --object-callers=<n>      Caller frames naming an allocation site [1]\n"
 "    --object-granularity=<b>  Costs per <b>-byte offset granule of each\n"
 "                              object (at least the largest line size) [off]\n"
+"\n   false sharing options (callgrind-bd):\n"
+"    --sharing=no|yes          Estimate false sharing between threads per\n"
+"                              cache line and parallel segment, written to\n"
+"                              <callgrind-out-file>.sharing(.txt) [no]\n"
+"    --sharing-penalty=<n>     Cycles per false sharing event, for the time\n"
+"                              estimate (perf/sharing-penalty.c) [10]\n"
    );
 }
 
@@ -430,8 +439,8 @@ void cb_options_post(void)
          VG_(fmsg)("callgrind-bd: warning: --backdate=yes has no effect without --cacheuse=yes\n");
       cb_clo.backdate = False;
    }
-   if (cb_clo.objects && !cb_clo.simulate_cache)
-      cb_clo.simulate_cache = True;       /* objects are about data accesses */
+   if ((cb_clo.objects || cb_clo.sharing) && !cb_clo.simulate_cache)
+      cb_clo.simulate_cache = True;       /* both are about data accesses */
    if (cb_clo.backdate_check && !cb_clo.cacheuse) {
       VG_(fmsg)("callgrind-bd: --backdate-check=yes needs --cacheuse=yes\n");
       VG_(exit)(1);
