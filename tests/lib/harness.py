@@ -2,8 +2,11 @@
 our tool and the reference Callgrind, reporting PASS/FAIL lines.
 
 Environment:
-  CGBD_VGLIB     directory used as VALGRIND_LIB (default: $TOP/vglib, built
-                 by `make`); must hold callgrind-bd-amd64-linux.
+  CGBD_BUILDDIR  the build directory when it is not the source tree (an
+                 out-of-tree configure, `make check`, `make distcheck`);
+                 clients are then built under it too.
+  CGBD_VGLIB     directory used as VALGRIND_LIB (default: $BUILDDIR/vglib,
+                 built by `make`); must hold callgrind-bd-amd64-linux.
   CGBD_SELFTEST  =1: use a scratch VALGRIND_LIB where callgrind-bd is the
                  reference Callgrind itself, so every comparison must pass
                  (that is how the harness is checked without the tool).
@@ -24,13 +27,31 @@ from concurrent.futures import ThreadPoolExecutor
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESTS = os.path.join(TOP, "tests")
 CLIENTS = os.path.join(TESTS, "clients")
-BUILD = os.path.join(TESTS, "build")
+BUILDDIR = os.environ.get("CGBD_BUILDDIR") or TOP
+BUILD = os.path.join(BUILDDIR, "tests", "build")
 # Profiles of this invocation. Several test processes (or sessions) may
 # run at once in one tree, so each writes its own directory; it is removed
 # when everything passed and kept for inspection otherwise.
 OUT = os.environ.get("CGBD_OUT") or os.path.join(BUILD, "out", "run-%d"
                                                  % os.getpid())
-SYSTEM_VGLIB = "/usr/libexec/valgrind"
+
+
+def _configured(var, default):
+    """A variable of the build's Makefile (as configure wrote it)."""
+    try:
+        with open(os.path.join(BUILDDIR, "Makefile")) as fh:
+            for line in fh:
+                if line.startswith(var + " = "):
+                    return line[len(var) + 3:].strip() or default
+    except OSError:
+        pass
+    return default
+
+
+# Valgrind's tool directory as configure found it (the release built
+# against need not be the system's).
+SYSTEM_VGLIB = _configured("VG_TOOLDIR", "/usr/libexec/valgrind")
+VG_VERSION = _configured("VG_VERSION", "")
 
 OURS = "callgrind-bd"
 REF = "callgrind"
@@ -253,7 +274,7 @@ def vglib():
     elif os.environ.get("CGBD_SELFTEST") == "1":
         d = _make_selftest_vglib()
     else:
-        d = os.path.join(TOP, "vglib")
+        d = os.path.join(BUILDDIR, "vglib")
     if not os.path.exists(os.path.join(d, "%s-amd64-linux" % OURS)):
         raise RuntimeError("%s has no %s-amd64-linux (build first, or set "
                            "CGBD_SELFTEST=1)" % (d, OURS))
