@@ -93,7 +93,7 @@ tooldir=$root/usr/libexec/valgrind
 tree=$work/src
 rm -rf "$tree"
 mkdir -p "$tree"
-if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+if [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ]; then
    (cd "$src" && git ls-files -co --exclude-standard -z |
       xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' |
       tar --null -T - -cf -) | tar -C "$tree" -xf -

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The release tarball holds exactly what it should: every file git tracks
-# (except the repository's own plumbing: .gitignore files and CI's .ci/),
+# (except the repository's own plumbing: the top .gitignore and CI's .ci/),
 # the files autotools generate for a build without autotools (configure,
 # Makefile.in, aclocal.m4, bd_config.h.in, build-aux/, m4/), and nothing
 # else (no object, binary, profile or cache left by a build or a test run).
@@ -17,7 +17,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 name=dist
 fail() { echo "FAIL $name: $*"; exit 1; }
 
-if ! git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+# (an unpacked tarball inside a checkout, as make distcheck's, is not one)
+if [ "$(git -C "$top" rev-parse --show-toplevel 2>/dev/null)" != "$top" ]; then
    echo "SKIP $name: not a git checkout (nothing to compare the tarball with)"
    exit 0
 fi
@@ -28,7 +29,7 @@ trap 'rm -rf "$scratch"' EXIT
 # (untracked and not ignored), as they are in the working tree
 (cd "$top" && git ls-files -co --exclude-standard) |
    while read -r f; do [ -e "$top/$f" ] && echo "$f"; done |
-   grep -v -e '^\.ci/' -e '\(^\|/\)\.gitignore$' | sort > "$scratch/want"
+   grep -v -e '^\.ci/' -e '^\.gitignore$' | sort > "$scratch/want"
 
 tarball=${1:-}
 if [ -z "$tarball" ]; then
