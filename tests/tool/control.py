@@ -425,11 +425,21 @@ def same_output_problems(s):
         ours = s.control(*args)[1]
         ref = subprocess.run([REF_CONTROL] + args + [str(s.pid)],
                              capture_output=True, text=True,
-                             timeout=DEADLINE).stdout
-        if masked(ours) != masked(ref):
+                             timeout=DEADLINE)
+        if "-e" in args and "-b" in args and REF_E_B_BUG in ref.stderr:
+            # upstream's rewritten callgrind_control (3.21 and later) dies
+            # on -e ... -b before the backtrace: nothing to compare with
+            SKIPPED_REF.add(" ".join(args))
+            continue
+        if masked(ours) != masked(ref.stdout):
             problems.append("%s: ours %r, callgrind_control %r"
-                            % (" ".join(args), ours, ref))
+                            % (" ".join(args), ours, ref.stdout))
     return problems
+
+
+# the error of upstream's callgrind_control 3.21+ on -e ... -b
+REF_E_B_BUG = "as an ARRAY ref"
+SKIPPED_REF = set()
 
 
 def monitor_case():
@@ -474,7 +484,12 @@ def monitor_case():
             problems.append("-k: the client had not run or was stopped otherwise")
     finally:
         s.close()
-    return [("control/monitor", problems)]
+    note = None
+    if SKIPPED_REF:
+        note = ("callgrind_control %s not compared: it dies with '%s' "
+                "(Valgrind 3.21 and later)" % (", ".join(sorted(SKIPPED_REF)),
+                                              REF_E_B_BUG))
+    return [("control/monitor", problems, note)]
 
 
 def usage_case():
