@@ -71,6 +71,8 @@ CLIENT_BUILD = {
     "transpose_naive": (["transpose.c"], "gcc", ["-O1"]),
     "transpose_blocked": (["transpose.c"], "gcc", ["-O1"]),
     "objects": (["objects.c"], "gcc", []),
+    # -O1: gcc puts a loop's head at the function's first instruction
+    "loop_entry": (["loop_entry.c"], "gcc", ["-O1"]),
     "objects_cxx": (["objects_cxx.cc"], "g++", []),
 }
 
