@@ -73,6 +73,7 @@ CLIENT_BUILD = {
     "objects": (["objects.c"], "gcc", []),
     # -O1: gcc puts a loop's head at the function's first instruction
     "loop_entry": (["loop_entry.c"], "gcc", ["-O1"]),
+    "callpaths": (["callpaths.c"], "gcc", []),
     "objects_cxx": (["objects_cxx.cc"], "g++", []),
 }
 
