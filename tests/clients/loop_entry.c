@@ -11,6 +11,8 @@
      lrec       loops at its entry, then recurses by a real call: loop and
                 recursion in one function (for --separate-recs and
                 --skip-direct-rec)
+     sig_loop   a signal handler looping at its entry: the function at the
+                bottom of its context, entered without a call
      jrec       jumps to its own entry with the stack pointer 8 bytes lower
                 each time: NOT a loop by the rule (the stack pointer is not
                 where it was at entry), so it stays a recursive call chain,
@@ -22,8 +24,10 @@
      lrec(d, k):   3 per loop round at each level; 7 more per level that
                    recurses, 3 more at the deepest
      jrec(n, 8n):  3 per round, plus addq and ret
+     sig_loop:     2 per round, plus ret
    Each is called from main and from twice_caller() (two callers, for
    --separate-callers). ROUNDS can be changed on the command line. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -31,11 +35,13 @@
 
 volatile long sink;
 long counter __attribute__((used));
+long sig_rounds __attribute__((used));
 
 void spin_jmp(long n);
 void selftail(long n);
 void lrec(long depth, long rounds);
 void jrec(long n, long bytes);
+void sig_loop(int sig);
 
 /* -O1: `jne spin` closes the loop */
 NOINLINE void spin(long n)
@@ -87,6 +93,14 @@ __asm__(
    "2: ret\n"
    ".size lrec, .-lrec\n"
 
+   ".globl sig_loop\n"
+   ".type sig_loop, @function\n"
+   "sig_loop:\n"
+   "   subq $1, sig_rounds(%rip)\n"
+   "   jne sig_loop\n"
+   "   ret\n"
+   ".size sig_loop, .-sig_loop\n"
+
    ".globl jrec\n"
    ".type jrec, @function\n"
    "jrec:\n"
@@ -104,6 +118,8 @@ static inline __attribute__((always_inline)) void run_all(long rounds)
    selftail(rounds);
    lrec(4, rounds);
    jrec(20, 20 * 8);
+   sig_rounds = rounds;
+   raise(SIGUSR1);
 }
 
 NOINLINE void twice_caller(long rounds)
@@ -114,6 +130,7 @@ NOINLINE void twice_caller(long rounds)
 int main(int argc, char **argv)
 {
    long rounds = argc > 1 ? atol(argv[1]) : 1000;
+   signal(SIGUSR1, sig_loop);
    run_all(rounds);
    twice_caller(rounds);
    printf("loop_entry: %ld %ld\n", (long)sink, counter);
