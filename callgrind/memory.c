@@ -46,7 +46,7 @@ static ULong block_bytes(SizeT asked)
    return ((ULong)asked + BLOCK_OVERHEAD + BLOCK_ALIGN - 1) & ~(ULong)(BLOCK_ALIGN - 1);
 }
 
-static void count(CbMemKind k, ULong bytes)
+static void count(cb_mem_kind k, ULong bytes)
 {
    held[k] += bytes;
    total += bytes;
@@ -54,7 +54,7 @@ static void count(CbMemKind k, ULong bytes)
    if (total > limit) cb_mem_over = True;
 }
 
-static void uncount(CbMemKind k, ULong bytes)
+static void uncount(cb_mem_kind k, ULong bytes)
 {
    CB_ASSERT(held[k] >= bytes && total >= bytes);
    held[k] -= bytes;
@@ -67,14 +67,14 @@ ULong cb_mem_total(void) { return total; }
 /*--- Counting allocators                                  ---*/
 /*------------------------------------------------------------*/
 
-void *cb_mem_alloc(CbMemKind k, const HChar *cc, SizeT bytes)
+void *cb_mem_alloc(cb_mem_kind k, const HChar *cc, SizeT bytes)
 {
    void *p = VG_(malloc)(cc, bytes);
    count(k, block_bytes(bytes));
    return p;
 }
 
-void *cb_mem_realloc(CbMemKind k, const HChar *cc, void *p,
+void *cb_mem_realloc(cb_mem_kind k, const HChar *cc, void *p,
                      SizeT old_bytes, SizeT new_bytes)
 {
    void *q = VG_(realloc)(cc, p, new_bytes);
@@ -83,7 +83,7 @@ void *cb_mem_realloc(CbMemKind k, const HChar *cc, void *p,
    return q;
 }
 
-void cb_mem_free(CbMemKind k, void *p, SizeT bytes)
+void cb_mem_free(cb_mem_kind k, void *p, SizeT bytes)
 {
    if (!p) return;
    uncount(k, block_bytes(bytes));
@@ -95,7 +95,7 @@ typedef struct {
    UInt  kind;
 } tag;
 
-void *cb_mem_alloc_tagged(CbMemKind k, const HChar *cc, SizeT bytes)
+void *cb_mem_alloc_tagged(cb_mem_kind k, const HChar *cc, SizeT bytes)
 {
    tag *t = cb_mem_alloc(k, cc, bytes + TAG_BYTES);
    t->bytes = bytes + TAG_BYTES;
@@ -188,9 +188,9 @@ static const HChar *mib(HChar *buf, ULong bytes)
    return buf;
 }
 
-static CbMemKind most_grown(void)
+static cb_mem_kind most_grown(void)
 {
-   CbMemKind k, best = CB_MEM_OTHER;
+   cb_mem_kind k, best = CB_MEM_OTHER;
    Long best_growth = -1;
    for (k = 0; k < CB_MEM_KINDS; k++) {
       Long growth = (Long)held[k] - (Long)at_start[k];
@@ -202,7 +202,7 @@ static CbMemKind most_grown(void)
 void cb_mem_check(void)
 {
    HChar trigger[256], a[32], b[32], c[32];
-   CbMemKind k;
+   cb_mem_kind k;
    if (!started) {
       /* the client starts: what the tables hold now is the baseline */
       started = True;
@@ -226,7 +226,7 @@ void cb_mem_check(void)
 void cb_mem_print_stats(void)
 {
    HChar a[32], b[32], c[32];
-   CbMemKind k;
+   cb_mem_kind k;
    VG_(umsg)("Memory: tables hold %s (peak %s), limit %s\n", mib(a, total),
              mib(b, peak), limit == ~0ULL ? "none" : mib(c, limit));
    for (k = 0; k < CB_MEM_KINDS; k++)

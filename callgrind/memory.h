@@ -16,16 +16,16 @@ typedef enum {
    CB_MEM_CACHES,     /* the cache model (fixed at start) */
    CB_MEM_OTHER,      /* instrumentation and everything else */
    CB_MEM_KINDS
-} CbMemKind;
+} cb_mem_kind;
 
 /* Counting allocation: the caller knows the size again when it frees. */
-void *cb_mem_alloc(CbMemKind k, const HChar *cc, SizeT bytes);
-void *cb_mem_realloc(CbMemKind k, const HChar *cc, void *p,
+void *cb_mem_alloc(cb_mem_kind k, const HChar *cc, SizeT bytes);
+void *cb_mem_realloc(cb_mem_kind k, const HChar *cc, void *p,
                      SizeT old_bytes, SizeT new_bytes);
-void  cb_mem_free(CbMemKind k, void *p, SizeT bytes);
+void  cb_mem_free(cb_mem_kind k, void *p, SizeT bytes);
 /* For callers that cannot give the size back (the pure C parts, OSets):
  * the block remembers its size and kind in a small header. */
-void *cb_mem_alloc_tagged(CbMemKind k, const HChar *cc, SizeT bytes);
+void *cb_mem_alloc_tagged(cb_mem_kind k, const HChar *cc, SizeT bytes);
 void  cb_mem_free_tagged(void *p);
 
 /* Set when the total passed the limit; cb_mem_check acts on it. */
