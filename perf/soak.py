@@ -152,6 +152,22 @@ def table(rows, tools):
     return "\n".join(lines)
 
 
+def shown_args():
+    """The command line as written in the report, the note left out (it
+    is printed below)."""
+    args, skip = [], False
+    for a in sys.argv[1:]:
+        if skip:
+            args.append("..."); skip = False
+        elif a == "--note":
+            args.append(a); skip = True
+        elif a.startswith("--note="):
+            args.append("--note=...")
+        else:
+            args.append(a)
+    return args
+
+
 def write_results(text):
     path = os.path.join(PERF, "RESULTS.md")
     block = BEGIN + "\n" + text + END + "\n"
@@ -208,7 +224,7 @@ def main():
             "%.0f MiB or %.0f%%\n"
             % (datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
                perfrun.cpu_model(), load0, perfrun.loadavg(),
-               " ".join(sys.argv[1:]), " ".join(OPTS + perfrun.CACHES),
+               " ".join(shown_args()), " ".join(OPTS + perfrun.CACHES),
                NOISE_MIB, 100 * NOISE_FRACTION))
     if args.note:
         text += "\n" + args.note + "\n"
