@@ -2,7 +2,7 @@
  *
  * Rules:
  *   - Every table that can grow while the client runs counts here the
- *     bytes it holds, by kind (memory.h): it allocates through
+ *     bytes it holds, by kind (global.h): it allocates through
  *     cb_mem_alloc and frees with the size it asked for, or, where the
  *     size is not known at the free (the pure C parts, OSets), through the
  *     tagged allocator whose blocks remember their size. A block counts
@@ -12,12 +12,14 @@
  *     the client's. The limit is on what this tool keeps, which is what
  *     grows with distinct code, call paths, threads and data objects.
  *   - The limit (--max-memory, default half the machine's physical
- *     memory) is checked at every allocation; passing it only sets a
- *     flag. cb_mem_check acts on the flag at a safe point, outside every
- *     table update (the scheduler starting a thread's time slice, at
- *     most 100,000 blocks later): it writes the profile of what ran so
- *     far, marked incomplete and naming the table that grew most since
- *     the client started, and stops the run.
+ *     memory) is checked at every allocation; passing it only sets
+ *     cb_mem_over. The tracker (calltrack.c) looks at the flag at the
+ *     start of the next block, before it changes any table, and stops
+ *     the run there (main.c's cb_stop_run): the profile of what ran so
+ *     far is written, marked incomplete and naming the table that grew
+ *     most since the client started (cb_mem_check), and the process
+ *     ends with exit status 1. So the tables pass the limit by at most
+ *     what one block allocates.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -111,6 +113,25 @@ void cb_mem_free_tagged(void *p)
    cb_mem_free(t->kind, t, t->bytes);
 }
 
+/* Names are kept for the whole run: never freed. */
+HChar *cb_mem_strdup(cb_mem_kind k, const HChar *cc, const HChar *s)
+{
+   SizeT n = VG_(strlen)(s) + 1;
+   HChar *copy = cb_mem_alloc(k, cc, n);
+   VG_(memcpy)(copy, s, n);
+   return copy;
+}
+
+void *cb_mem_objects_alloc(const HChar *cc, SizeT bytes)
+{
+   return cb_mem_alloc_tagged(CB_MEM_OBJECTS, cc, bytes);
+}
+
+void cb_mem_objects_free(void *p)
+{
+   cb_mem_free_tagged(p);
+}
+
 /*------------------------------------------------------------*/
 /*--- The limit                                            ---*/
 /*------------------------------------------------------------*/
@@ -188,6 +209,8 @@ static const HChar *mib(HChar *buf, ULong bytes)
    return buf;
 }
 
+/* The table that grew most since the client started; at the start
+ * (a limit below what the fixed tables need) the largest. */
 static cb_mem_kind most_grown(void)
 {
    cb_mem_kind k, best = CB_MEM_OTHER;
@@ -196,31 +219,36 @@ static cb_mem_kind most_grown(void)
       Long growth = (Long)held[k] - (Long)at_start[k];
       if (growth > best_growth) { best_growth = growth; best = k; }
    }
+   if (best_growth > 0) return best;
+   for (k = 0; k < CB_MEM_KINDS; k++)
+      if (held[k] > held[best]) best = k;
    return best;
 }
 
-void cb_mem_check(void)
+/* At a safe point: NULL, or, when the limit was passed, why the run must
+ * stop (for the profile's trigger; already said on stderr). */
+const HChar *cb_mem_check(void)
 {
-   HChar trigger[256], a[32], b[32], c[32];
+   static HChar trigger[256];
+   HChar a[32], b[32], c[32];
    cb_mem_kind k;
    if (!started) {
       /* the client starts: what the tables hold now is the baseline */
       started = True;
       for (k = 0; k < CB_MEM_KINDS; k++) at_start[k] = held[k];
    }
-   if (!cb_mem_over) return;
+   if (!cb_mem_over) return NULL;
+   cb_mem_over = False;
    k = most_grown();
    VG_(snprintf)(trigger, sizeof trigger,
                  "Memory limit reached (--max-memory=%s): %s grew by %s "
-                 "to %s of %s; profile incomplete",
+                 "to %s, the tables hold %s; profile incomplete",
                  limit_given ? limit_text : "default", kind_name[k],
                  mib(a, held[k] - at_start[k]), mib(b, held[k]), mib(c, total));
    VG_(umsg)("%s\n", trigger);
    VG_(umsg)("Writing the profile of what ran so far and stopping the program "
              "(a larger --max-memory lets it run further).\n");
-   cb_mem_over = False;
-   cb_finish_profile(trigger);
-   VG_(exit)(1);
+   return trigger;
 }
 
 void cb_mem_print_stats(void)

@@ -283,6 +283,15 @@ static Bool pop_on_jump_option(const HChar *arg)
    return True;
 }
 
+/* --max-memory=<size> (memory.c parses and keeps it) */
+static Bool max_memory_opt(const HChar *arg)
+{
+   const HChar *v = value_of(arg, "--max-memory"), *why;
+   if (!v) return False;
+   if (!cb_mem_parse_limit(v, &why)) bad_option(arg, "%s", why);
+   return True;
+}
+
 Bool cb_process_cmd_line_option(const HChar *arg)
 {
    Bool b;
@@ -336,6 +345,7 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (bool_opt(arg, "--objects", &cb_clo.objects)) {}
    else if (int_opt(arg, "--object-callers", &cb_clo.object_callers, 0, 16)) {}
    else if (int_opt(arg, "--object-granularity", &cb_clo.object_granularity, 1, 1 << 30)) {}
+   else if (max_memory_opt(arg)) {}
    else return False;
    return True;
 }
@@ -405,6 +415,10 @@ void cb_print_usage(void)
 "    --object-callers=<n>      Caller frames naming an allocation site [1]\n"
 "    --object-granularity=<b>  Costs per <b>-byte offset granule of each\n"
 "                              object (at least the largest line size) [off]\n"
+"\n   memory (callgrind-bd):\n"
+"    --max-memory=<size>       Limit on the memory of the tool's tables (512M,\n"
+"                              4G); when reached, write the profile so far,\n"
+"                              marked incomplete, and stop [half the RAM]\n"
    );
 }
 
