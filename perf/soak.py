@@ -158,7 +158,8 @@ def shown_args():
     args, skip = [], False
     for a in sys.argv[1:]:
         if skip:
-            args.append("..."); skip = False
+            args.append("...")
+            skip = False
         elif a == "--note":
             args.append(a); skip = True
         elif a.startswith("--note="):
