@@ -4,7 +4,7 @@ results for harness.run_cases."""
 import os
 
 import annotate_check
-import cgfile
+from cgbd import cgfile
 import compare
 import conservation
 import harness

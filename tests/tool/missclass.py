@@ -60,7 +60,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import backdate_oracle  # noqa: E402  (its arc check, on our options)
-import cgfile        # noqa: E402
+from cgbd import cgfile        # noqa: E402
 import checks        # noqa: E402
 import harness       # noqa: E402
 
