@@ -77,6 +77,20 @@ def _number(tok):
     return int(tok, 16) if tok[:2] in ("0x", "0X") else int(tok)
 
 
+def _sub_position(tok, last):
+    """One sub-position: absolute (decimal or 0x hex), +N / -N relative to
+    the last one, or * for the last one."""
+    c = tok[0]
+    if c == "+" or c == "-":
+        return last + int(tok)
+    if c == "*":
+        return last
+    return _number(tok)
+
+
+_COST_START = frozenset("0123456789+-*")
+
+
 class Reader:
     """Line-by-line state machine over one file; records() streams it."""
 
@@ -94,6 +108,7 @@ class Reader:
 
     def _reset_context(self):
         self.ob = self.fl = self.fi = self.fn = None
+        self._ctx = None
         self.cob = self.cfi = self.cfn = None
         self.last_pos = None            # for +N / -N / * compression
         self.pending_call = None        # (callee, target, count) after calls=
@@ -108,11 +123,18 @@ class Reader:
         # only \n ends a line: a \r inside cmd: (a client argument) does not
         with open(self.path, encoding="utf-8", errors="replace",
                   newline="\n") as fh:
+            out = self._out
             for raw in fh:
-                self.line(raw)
-                if self._out:
-                    yield from self._out
-                    self._out.clear()
+                self.lineno += 1
+                try:
+                    rec = self._line(raw.rstrip("\n"))
+                except ValueError as e:         # a malformed number
+                    self.fail("%s in %r" % (e, raw.rstrip("\n")))
+                if out:                         # a part began first
+                    yield from out
+                    out.clear()
+                if rec is not None:
+                    yield rec
         if not self.nparts:
             self.fail("no part found")
 
@@ -129,8 +151,7 @@ class Reader:
 
     def header_line(self, key, value):
         if key in ("version", "creator") and not self.nparts:
-            self._out.append(("info", key, value))
-            return
+            return ("info", key, value)
         if key == "part":
             # `part:` always opens a part unless the current one is still
             # in its header and has no number yet (pid:/cmd: came first).
@@ -145,16 +166,18 @@ class Reader:
         elif key == "positions":
             self.positions = value.split() or ["line"]
         if key == "summary":
-            self._out.append(("summary", self.costs(value.split())))
-        else:
-            self._out.append(("header", key, value))
+            return ("summary", self.costs(value.split()))
+        return ("header", key, value)
 
     # -- costs and positions ---------------------------------------------
 
     def costs(self, toks):
         if len(toks) > len(self.events):
             self.fail("%d costs for %d events" % (len(toks), len(self.events)))
-        return [_number(t) for t in toks]
+        try:
+            return [int(t) for t in toks]      # costs are decimal, mostly
+        except ValueError:
+            return [_number(t) for t in toks]
 
     def decode_positions(self, toks, update=True):
         """Decode len(positions) sub-positions; return (pos, rest of toks)."""
@@ -162,15 +185,13 @@ class Reader:
         if len(toks) < n:
             self.fail("expected %d positions" % n)
         last = self.last_pos or (0,) * n
-        pos = []
-        for i, t in enumerate(toks[:n]):
-            if t == "*":
-                pos.append(last[i])
-            elif t[0] in "+-":
-                pos.append(last[i] + int(t))
-            else:
-                pos.append(_number(t))
-        pos = tuple(pos)
+        if n == 1:
+            pos = (_sub_position(toks[0], last[0]),)
+        elif n == 2:
+            pos = (_sub_position(toks[0], last[0]),
+                   _sub_position(toks[1], last[1]))
+        else:
+            pos = tuple(_sub_position(t, l) for t, l in zip(toks, last))
         if update:
             self.last_pos = pos
         return pos, toks[n:]
@@ -190,10 +211,16 @@ class Reader:
         return space[ident]
 
     def context(self):
-        return (self.ob, self.fl, self.fi, self.fn)
+        """(ob, fl, fi, fn); the same tuple object until one changes."""
+        ctx = self._ctx
+        if ctx is None:
+            ctx = self._ctx = (self.ob, self.fl, self.fi, self.fn)
+        return ctx
 
     def spec_line(self, kind, value):
         name = self.name_line(kind, value)
+        if kind in ("ob", "fl", "fi", "fe", "fn"):
+            self._ctx = None
         if kind == "ob":
             self.ob = name
         elif kind == "fl":
@@ -203,7 +230,7 @@ class Reader:
         elif kind == "fn":
             self.fn = name
             self.last_pos = None          # compression restarts per function
-            self._out.append(("fn", self.context()))
+            return ("fn", self.context())
         elif kind == "cob":
             self.cob = name
         elif kind in ("cfi", "cfl"):
@@ -255,42 +282,43 @@ class Reader:
         if self.pending_jump:             # the source line of a jump
             kind, dest, target, followed, executed = self.pending_jump
             self.pending_jump = None
-            self._out.append(("jump", self.context(), pos, kind, dest,
-                              target, followed, executed))
-            return
+            return ("jump", self.context(), pos, kind, dest, target,
+                    followed, executed)
         if self.fn is None:
             self.fail("cost line before any fn=")
         cost = self.costs(rest)
         if self.pending_call:
             callee, target, count = self.pending_call
             self.pending_call = None
-            self._out.append(("call", self.context(), pos, callee, target,
-                              count, cost))
-        else:
-            self._out.append(("cost", self.context(), pos, cost))
+            return ("call", self.context(), pos, callee, target, count, cost)
+        return ("cost", self.context(), pos, cost)
 
     # -- dispatch -------------------------------------------------------
 
     def line(self, raw):
+        """Feed one line; returns its records (for callers without a file)."""
         self.lineno += 1
         try:
-            self._line(raw.rstrip("\n"))
+            rec = self._line(raw.rstrip("\n"))
         except ValueError as e:         # a malformed number
             self.fail("%s in %r" % (e, raw.rstrip("\n")))
+        recs = list(self._out) + ([rec] if rec is not None else [])
+        self._out.clear()
+        return recs
 
     def _line(self, line):
+        if line and line[0] in _COST_START and self.in_body:
+            return self.cost_line(line)   # most lines: no pattern to try
         if not line.strip() or line.startswith("#"):
             return
         m = _HEADER_RE.match(line)
         if m and m.group(1) != "totals":
-            self.header_line(m.group(1), m.group(2))
-            return
+            return self.header_line(m.group(1), m.group(2))
         if m:                                 # totals: ends the body
             if not self.nparts:
                 self.fail("totals: before any header")
-            self._out.append(("totals", self.costs(m.group(2).split())))
             self.in_body = True
-            return
+            return ("totals", self.costs(m.group(2).split()))
         if not self.nparts:
             self.fail("body line before any header")
         self.in_body = True
@@ -298,15 +326,13 @@ class Reader:
         if m:
             kind, value = m.groups()
             if kind in _ID_SPACE:
-                self.spec_line(kind, value)
-            elif kind == "calls":
-                self.call_line(value)
-            elif kind in ("jump", "jcnd"):
-                self.jump_line(kind, value)
-            else:
-                self.fail("unknown line kind %r" % kind)
-            return
-        self.cost_line(line)
+                return self.spec_line(kind, value)
+            if kind == "calls":
+                return self.call_line(value)
+            if kind in ("jump", "jcnd"):
+                return self.jump_line(kind, value)
+            self.fail("unknown line kind %r" % kind)
+        return self.cost_line(line)
 
 
 # -- the model the tests compare ----------------------------------------

@@ -134,48 +134,60 @@ class FilePart:
         return cmd[0] if cmd else ""
 
 
-def _names(ctx):
-    ob, fl, fi, fn = ctx
-    return ob or "", fl or "", fi or "", fn or ""
-
-
 def read_file(path, line_level):
-    """The file's parts as FileParts (one per part, in file order)."""
+    """The file's parts as FileParts (one per part, in file order).
+
+    Keys (fnid = (ob, fl, fn), None written as ""):
+      self costs  (fnid, fi, pos), or (fnid,) per function
+      calls       (fnid, fi, pos, (cob, cfi, cfn), target), or
+                  (fnid, (cob, cfi, cfn)) per function
+      jumps       (fnid, fi, pos, kind, (jfi, jfn), target)
+    and each value is [where, vector]: where = (fi, pos[, target]), the
+    first place seen (what is written for per-function keys); vector =
+    costs in events order, after the call count for calls, [followed,
+    executed] for jumps."""
     parts = []
     fp = None
+    last_ctx = fnid = fi = None
+    nev = 0
     try:
         for rec in cgfile.Reader(path).records():
             kind = rec[0]
-            if kind == "cost":
-                ob, fl, fi, fn = _names(rec[1])
+            if kind in ("cost", "call", "jump"):
+                if rec[1] is not last_ctx:
+                    last_ctx = rec[1]
+                    ob, fl, fi, fn = (x or "" for x in last_ctx)
+                    fnid = (ob, fl, fn)
                 pos = rec[2]
-                key = (ob, fl, fn, fi, pos) if line_level else (ob, fl, fn)
-                _fold_into(fp.selfc, key, (fi, pos),
-                           _pad(rec[3], len(fp.events)))
-            elif kind == "call":
-                ob, fl, fi, fn = _names(rec[1])
-                pos, (cob, cfi, cfn), target = rec[2], rec[3], rec[4]
-                callee = (cob or "", cfi or "", cfn or "")
-                key = ((ob, fl, fn, fi, pos) + callee + (target,)
-                       if line_level else (ob, fl, fn) + callee)
-                _fold_into(fp.calls, key, (fi, pos, target),
-                           [rec[5]] + _pad(rec[6], len(fp.events)))
-            elif kind == "jump":
-                ob, fl, fi, fn = _names(rec[1])
-                pos, jkind, (jfi, jfn), target = rec[2], rec[3], rec[4], rec[5]
-                key = (ob, fl, fn, fi, pos, jkind, jfi or "", jfn or "",
-                       target)
-                _fold_into(fp.jumps, key, (fi, pos),
-                           [rec[6], rec[7] or 0])
+                if kind == "cost":
+                    costs = rec[3]
+                    if len(costs) < nev:
+                        costs = costs + [0] * (nev - len(costs))
+                    _fold_into(fp.selfc, (fnid, fi, pos) if line_level
+                               else (fnid,), (fi, pos), costs)
+                elif kind == "call":
+                    callee, target = rec[3], rec[4]
+                    if None in callee:
+                        callee = tuple(x or "" for x in callee)
+                    _fold_into(fp.calls,
+                               (fnid, fi, pos, callee, target) if line_level
+                               else (fnid, callee), (fi, pos, target),
+                               [rec[5]] + _pad(rec[6], nev))
+                else:
+                    dest = tuple(x or "" for x in rec[4])
+                    _fold_into(fp.jumps, (fnid, fi, pos, rec[3], dest, rec[5]),
+                               (fi, pos), [rec[6], rec[7] or 0])
             elif kind == "header":
                 fp.header(rec[1], rec[2])
+                nev = len(fp.events)
             elif kind == "part":
                 fp = FilePart(path, rec[1], False)
                 parts.append(fp)
+                nev = 0
             elif kind == "summary":
-                fp.summary = _pad(rec[1], len(fp.events))
+                fp.summary = _pad(rec[1], nev)
             elif kind == "totals":
-                fp.totals = _pad(rec[1], len(fp.events))
+                fp.totals = _pad(rec[1], nev)
     except OSError as e:
         raise MergeError("%s: %s" % (path, e.strerror or e))
     except cgfile.FormatError as e:
@@ -442,8 +454,14 @@ class _PartWriter:
         return " ".join("0x%x" % p if h else str(p)
                         for p, h in zip(pos, self.hex))
 
-    def values(self, rec):
-        return final_values(self.acc.stat, rec, self.acc.nfiles)
+    def values(self, kind, rec):
+        vec = final_values(self.acc.stat, rec, self.acc.nfiles)
+        if kind == "calls" and self.acc.stat != "sum":
+            # callgrind_annotate reads calls=0 as a self cost line: a call
+            # count is at least 1, and for imbalance the largest count
+            count = rec[1][0] if self.acc.stat == "imbalance" else vec[0]
+            vec = [max(1, count)] + vec[1:]
+        return vec
 
     def write(self):
         acc, w = self.acc, self.out.write
@@ -476,7 +494,8 @@ class _PartWriter:
         w("\ntotals: %s\n" % _costs_text(totals or self_total))
 
     def line_values(self, rec):
-        return None if rec is None else self.values(rec)
+        return None if rec is None else final_values(self.acc.stat, rec,
+                                                     self.acc.nfiles)
 
     def body_by_function(self):
         """(ob, fl, fn) -> sorted [(where, kind, key, values)]."""
@@ -484,10 +503,11 @@ class _PartWriter:
         per_fn = {}
         for kind in PartAcc.TABLES:
             for key, (where, rec) in getattr(acc, kind).items():
-                vec = self.values(rec)
-                if not self.keep_zeros and not any(vec):
+                vec = self.values(kind, rec)
+                if not self.keep_zeros and not any(
+                        vec[1:] if kind == "calls" else vec):
                     continue
-                per_fn.setdefault(key[:3], []).append((where, kind, key, vec))
+                per_fn.setdefault(key[0], []).append((where, kind, key, vec))
         for entries in per_fn.values():
             entries.sort()
         return per_fn
@@ -517,14 +537,14 @@ class _PartWriter:
                 if kind == "selfc":
                     w("%s %s\n" % (pos, _costs_text(vec)))
                 elif kind == "calls":
-                    cob, cfi, cfn = key[-4:-1] if len(key) > 6 else key[3:6]
+                    cob, cfi, cfn = key[3] if len(key) == 5 else key[1]
                     target = where[2]
                     w("cob=%s\ncfi=%s\ncfn=%s\ncalls=%d %s\n%s %s\n" % (
                         names("ob", cob), names("fl", cfi), names("fn", cfn),
                         vec[0], self.pos_text(target), pos,
                         _costs_text(vec[1:])))
                 else:
-                    jkind, jfi, jfn, target = key[5:9]
+                    jkind, (jfi, jfn), target = key[3:6]
                     count = "%d/%d" % (vec[0], vec[1]) if jkind == "jcnd" \
                         else "%d" % vec[0]
                     w("jfi=%s\njfn=%s\n%s=%s %s\n%s\n" % (
