@@ -41,6 +41,8 @@ outputs are written under temporary names and renamed only at the end.
 
 import os
 import sys
+import time
+from array import array
 
 from cgbd import cgfile
 
@@ -80,23 +82,11 @@ def _pad(costs, n):
     return costs + [0] * (n - len(costs)) if len(costs) < n else list(costs)
 
 
-def _fold_into(table, key, where, vec):
-    """table[key] = [first position, summed vector]."""
-    entry = table.get(key)
-    if entry is None:
-        table[key] = [where, vec]
-        return
-    if where < entry[0]:
-        entry[0] = where
-    acc = entry[1]
-    for i, v in enumerate(vec):
-        acc[i] += v
-
-
 class FilePart:
-    """One part of one input file, summed per key of the statistic."""
+    """The header of one part of one input file; with a statistic other
+    than sum also its costs summed per function, call arc and jump line."""
 
-    def __init__(self, path, index, nparts_hint):
+    def __init__(self, path, index):
         self.path = path
         self.number = index            # `part:` when the file says it
         self.info = {}                 # pid, thread, cmd
@@ -106,10 +96,8 @@ class FilePart:
         self.descs = []
         self.summary = None
         self.totals = None
-        self.selfc = {}
-        self.calls = {}
-        self.jumps = {}
-        self.multi = nparts_hint
+        self.multi = False             # one of several parts in its file
+        self.selfc, self.calls, self.jumps = {}, {}, {}
 
     def header(self, key, value):
         if key == "part":
@@ -129,72 +117,132 @@ class FilePart:
         elif key == "desc":
             self.descs.append(value)
 
-    def executable(self):
-        cmd = self.info.get("cmd", "").split()
-        return cmd[0] if cmd else ""
+
+# Keys of the tables (fnid = (ob, fl, fn), a missing name written ""):
+#   self costs  (fnid, fi, pos)                 or (fnid,) per function
+#   calls       (fnid, fi, pos, callee, target) or (fnid, callee) per
+#               function; callee = (cob, cfi, cfn)
+#   jumps       (fnid, fi, pos, kind, (jfi, jfn), target)
+# Vectors: costs in events order; a call's count first; [followed,
+# executed] for a jump. With --stat=sum the tables are the running sums
+# (key -> array of int64, the file's lines added in place, the position
+# in the key). Otherwise each file's part gets its own tables, key ->
+# [where, list]: where = (fi, pos[, target]), the first place seen, is
+# what is written for per-function keys.
+
+def where_of(kind, key):
+    """The written place of a line-level key."""
+    if kind == "calls":
+        return (key[1], key[2], key[4])
+    return (key[1], key[2])
 
 
-def read_file(path, line_level):
-    """The file's parts as FileParts (one per part, in file order).
+def _add_sum(table, key, costs, n):
+    vec = table.get(key)
+    if vec is None:
+        vec = table[key] = array("q", bytes(8 * n))
+    for i, v in enumerate(costs):
+        vec[i] += v
 
-    Keys (fnid = (ob, fl, fn), None written as ""):
-      self costs  (fnid, fi, pos), or (fnid,) per function
-      calls       (fnid, fi, pos, (cob, cfi, cfn), target), or
-                  (fnid, (cob, cfi, cfn)) per function
-      jumps       (fnid, fi, pos, kind, (jfi, jfn), target)
-    and each value is [where, vector]: where = (fi, pos[, target]), the
-    first place seen (what is written for per-function keys); vector =
-    costs in events order, after the call count for calls, [followed,
-    executed] for jumps."""
+
+def _add_first(table, key, where, costs, n):
+    entry = table.get(key)
+    if entry is None:
+        table[key] = [where, _pad(costs, n)]
+        return
+    if where < entry[0]:
+        entry[0] = where
+    vec = entry[1]
+    for i, v in enumerate(costs):
+        vec[i] += v
+
+
+def read_file(path, stat, accs):
+    """Fold the parts of one file into accs (part number -> PartAcc)."""
+    line_level = stat == "sum"
     parts = []
-    fp = None
+    fp = tables = None
     last_ctx = fnid = fi = None
     nev = 0
     try:
         for rec in cgfile.Reader(path).records():
             kind = rec[0]
             if kind in ("cost", "call", "jump"):
+                if tables is None:
+                    tables = _begin_body(fp, stat, accs)
+                    nev = len(fp.events)
                 if rec[1] is not last_ctx:
                     last_ctx = rec[1]
                     ob, fl, fi, fn = (x or "" for x in last_ctx)
                     fnid = (ob, fl, fn)
                 pos = rec[2]
                 if kind == "cost":
-                    costs = rec[3]
-                    if len(costs) < nev:
-                        costs = costs + [0] * (nev - len(costs))
-                    _fold_into(fp.selfc, (fnid, fi, pos) if line_level
-                               else (fnid,), (fi, pos), costs)
+                    if line_level:
+                        _add_sum(tables[0], (fnid, fi, pos), rec[3], nev)
+                    else:
+                        _add_first(tables[0], (fnid,), (fi, pos), rec[3], nev)
                 elif kind == "call":
                     callee, target = rec[3], rec[4]
                     if None in callee:
                         callee = tuple(x or "" for x in callee)
-                    _fold_into(fp.calls,
-                               (fnid, fi, pos, callee, target) if line_level
-                               else (fnid, callee), (fi, pos, target),
-                               [rec[5]] + _pad(rec[6], nev))
+                    costs = [rec[5]] + rec[6]
+                    if line_level:
+                        _add_sum(tables[1], (fnid, fi, pos, callee, target),
+                                 costs, nev + 1)
+                    else:
+                        _add_first(tables[1], (fnid, callee),
+                                   (fi, pos, target), costs, nev + 1)
                 else:
-                    dest = tuple(x or "" for x in rec[4])
-                    _fold_into(fp.jumps, (fnid, fi, pos, rec[3], dest, rec[5]),
-                               (fi, pos), [rec[6], rec[7] or 0])
+                    key = (fnid, fi, pos, rec[3],
+                           tuple(x or "" for x in rec[4]), rec[5])
+                    counts = [rec[6], rec[7] or 0]
+                    if line_level:
+                        _add_sum(tables[2], key, counts, 2)
+                    else:
+                        _add_first(tables[2], key, (fi, pos), counts, 2)
             elif kind == "header":
                 fp.header(rec[1], rec[2])
-                nev = len(fp.events)
             elif kind == "part":
-                fp = FilePart(path, rec[1], False)
+                if fp is not None:
+                    _end_part(fp, tables, stat, accs)
+                fp = FilePart(path, rec[1])
                 parts.append(fp)
-                nev = 0
+                tables = None
             elif kind == "summary":
-                fp.summary = _pad(rec[1], nev)
+                fp.summary = _pad(rec[1], len(fp.events))
             elif kind == "totals":
-                fp.totals = _pad(rec[1], nev)
+                fp.totals = _pad(rec[1], len(fp.events))
+        _end_part(fp, tables, stat, accs)
     except OSError as e:
         raise MergeError("%s: %s" % (path, e.strerror or e))
     except cgfile.FormatError as e:
         raise MergeError(str(e))
+    multi = len(parts) > 1
     for fp in parts:
-        fp.multi = len(parts) > 1
-    return parts
+        accs[fp.number].check_multi(fp.path, multi)
+
+
+def _begin_body(fp, stat, accs):
+    """The tables the part's lines go to."""
+    if stat != "sum":
+        return (fp.selfc, fp.calls, fp.jumps)
+    acc = accs.get(fp.number)
+    if acc is None:
+        acc = accs[fp.number] = PartAcc(stat, fp)
+    acc.add_header(fp)
+    return (acc.selfc, acc.calls, acc.jumps)
+
+
+def _end_part(fp, tables, stat, accs):
+    if tables is None:                  # a part without cost lines
+        tables = _begin_body(fp, stat, accs)
+    acc = accs.get(fp.number)
+    if acc is None:
+        acc = accs[fp.number] = PartAcc(stat, fp)
+    if stat != "sum":
+        acc.add_header(fp)
+        acc.add_tables(fp)
+    acc.add_lines(fp)
 
 
 def first_part_number(path):
@@ -286,14 +334,14 @@ class PartAcc:
         self.event_defs = first.event_defs
         self.descs = list(first.descs)
         self.ranks = []
-        self.multi = first.multi
+        self.multi = None
         self.nfiles = 0
         self.summary = None
         self.totals = None
-        self.all_summaries = self.all_totals = True
+        self.all_summary = self.all_totals = True
         self.selfc, self.calls, self.jumps = {}, {}, {}
 
-    def check_same_kind(self, path, info, events, positions, multi):
+    def check_same_kind(self, path, info, events, positions):
         def exe(i):
             cmd = i.get("cmd", "").split()
             return cmd[0] if cmd else ""
@@ -310,7 +358,11 @@ class PartAcc:
             raise MergeError("%s: positions '%s' differ from '%s' in %s" % (
                 path, " ".join(positions), " ".join(self.positions),
                 self.first_path))
-        if multi != self.multi:
+
+    def check_multi(self, path, multi):
+        if self.multi is None:
+            self.multi = multi
+        elif multi != self.multi:
             raise MergeError("%s and %s: part %d is a dump file in one and "
                              "one of several parts of a file in the other "
                              "(--combine-dumps); merge them separately"
@@ -324,14 +376,17 @@ class PartAcc:
         self.descs = [d for d in self.descs if d in common]
         self.ranks.extend(ranks)
 
-    def add_file_part(self, fp):
+    def add_header(self, fp):
+        """A file's part joins: check it, count it."""
         if self.nfiles:
-            self.check_same_kind(fp.path, fp.info, fp.events, fp.positions,
-                                 fp.multi)
+            self.check_same_kind(fp.path, fp.info, fp.events, fp.positions)
         self._merge_header(fp.info, fp.descs,
                            [d[len(RANK_DESC):] for d in fp.descs
                             if d.startswith(RANK_DESC)])
         self.nfiles += 1
+
+    def add_tables(self, fp):
+        """Fold a file's per-function tables into the statistic."""
         stat = self.stat
         for name in self.TABLES:
             mine = getattr(self, name)
@@ -343,8 +398,11 @@ class PartAcc:
                     if where < entry[0]:
                         entry[0] = where
                     _fold_record(stat, entry[1], vec)
-        self.summary, self.all_summaries = self._fold_line(
-            self.summary, self.all_summaries, fp.summary)
+
+    def add_lines(self, fp):
+        """summary: and totals: of a file's part (after add_header)."""
+        self.summary, self.all_summary = self._fold_line(
+            self.summary, self.all_summary, fp.summary)
         self.totals, self.all_totals = self._fold_line(
             self.totals, self.all_totals, fp.totals)
 
@@ -360,20 +418,24 @@ class PartAcc:
         """Fold another process's PartAcc of the same part into this one
         (this one holds the earlier files)."""
         self.check_same_kind(other.first_path, other.info, other.events,
-                             other.positions, other.multi)
+                             other.positions)
+        self.check_multi(other.first_path, other.multi)
         self._merge_header(other.info, other.descs, other.ranks)
         self.nfiles += other.nfiles
         stat = self.stat
         for name in self.TABLES:
             mine = getattr(self, name)
-            for key, (where, rec) in getattr(other, name).items():
+            for key, value in getattr(other, name).items():
                 entry = mine.get(key)
                 if entry is None:
-                    mine[key] = [where, rec]
+                    mine[key] = value
+                elif stat == "sum":
+                    for i, v in enumerate(value):
+                        entry[i] += v
                 else:
-                    if where < entry[0]:
-                        entry[0] = where
-                    _combine_records(stat, entry[1], rec)
+                    if value[0] < entry[0]:
+                        entry[0] = value[0]
+                    _combine_records(stat, entry[1], value[1])
         for line in ("summary", "totals"):
             complete = getattr(self, "all_" + line) and \
                 getattr(other, "all_" + line)
@@ -385,13 +447,8 @@ class PartAcc:
 
 def fold_files(paths, stat, accs):
     """Read paths one at a time into accs (part number -> PartAcc)."""
-    line_level = stat == "sum"
     for path in paths:
-        for fp in read_file(path, line_level):
-            acc = accs.get(fp.number)
-            if acc is None:
-                acc = accs[fp.number] = PartAcc(stat, fp)
-            acc.add_file_part(fp)
+        read_file(path, stat, accs)
     return accs
 
 
@@ -404,8 +461,6 @@ def combine_accs(left, right):
             left[number] = acc
     return left
 
-
-# -- writing --------------------------------------------------------------
 
 def rank_ranges(ranks):
     """"0-3 8 10-11" for the ranks' numbers (the first word of each)."""
@@ -502,8 +557,11 @@ class _PartWriter:
         acc = self.acc
         per_fn = {}
         for kind in PartAcc.TABLES:
-            for key, (where, rec) in getattr(acc, kind).items():
-                vec = self.values(kind, rec)
+            for key, value in getattr(acc, kind).items():
+                if acc.stat == "sum":
+                    where, vec = where_of(kind, key), list(value)
+                else:
+                    where, vec = value[0], self.values(kind, value[1])
                 if not self.keep_zeros and not any(
                         vec[1:] if kind == "calls" else vec):
                     continue
@@ -656,15 +714,54 @@ def mpi_world_size():
     return 1
 
 
+# Waiting processes poll with a short sleep rather than spinning in a
+# blocking call (MPI libraries busy-wait): on a node with fewer cores than
+# processes the spinning would take the CPU from the ones still merging.
+POLL_SECONDS = 0.005
+
+
+def _wait(request):
+    while not request.Test():
+        time.sleep(POLL_SECONDS)
+
+
+def _send(comm, obj, dest):
+    _wait(comm.isend(obj, dest=dest, tag=7))
+
+
+def _recv(comm, source):
+    while not comm.Iprobe(source=source, tag=7):
+        time.sleep(POLL_SECONDS)
+    return comm.recv(source=source, tag=7)
+
+
+def _share_status(comm, MPI, status):
+    """Process 0's exit status, to every process."""
+    buf = array("i", [status])
+    _wait(comm.Ibcast([buf, MPI.INT], root=0))
+    return buf[0]
+
+
 def merge_mpi(paths, stat, out, version):
-    """Returns (exit status, output names or error text) on process 0; the
-    status on the others."""
+    """Returns (exit status, output names or error text) on process 0,
+    (exit status, None) on the others."""
     try:
         from mpi4py import MPI
     except ImportError as e:
         raise MergeError("--mpi: cannot import mpi4py (%s); Debian: "
                          "apt-get install python3-mpi4py" % e)
     comm = MPI.COMM_WORLD
+    try:
+        return _merge_tree(comm, MPI, paths, stat, out, version)
+    except BaseException:
+        # a failure that is not the inputs' (a bug, memory): the others
+        # would wait for this process forever
+        import traceback
+        traceback.print_exc()
+        comm.Abort(1)
+
+
+def _merge_tree(comm, MPI, paths, stat, out, version):
     rank, size = comm.Get_rank(), comm.Get_size()
     lo, hi = rank * len(paths) // size, (rank + 1) * len(paths) // size
     accs, error = {}, None
@@ -676,11 +773,11 @@ def merge_mpi(paths, stat, out, version):
     step = 1
     while step < size:
         if rank % (2 * step) == step:
-            comm.send((accs, error), dest=rank - step, tag=7)
+            _send(comm, (accs, error), rank - step)
             accs = None
             break
         if rank + step < size:
-            other, other_error = comm.recv(source=rank + step, tag=7)
+            other, other_error = _recv(comm, rank + step)
             if error is None and other_error is not None:
                 error = other_error
             if error is None:
@@ -702,7 +799,7 @@ def merge_mpi(paths, stat, out, version):
         except OSError as e:
             outputs.abort()
             result = (1, "%s: %s" % (out, e.strerror or e))
-    status = comm.bcast(result[0] if rank == 0 else None, root=0)
+    status = _share_status(comm, MPI, result[0] if rank == 0 else 0)
     return (status, result[1]) if rank == 0 else (status, None)
 
 
