@@ -543,6 +543,13 @@ extern Int cb_out_counter;
 extern ULong *cb_written_total;    /* totals: of every dump so far */
 
 /*------------------------------------------------------------*/
+/*--- mpirank.c: the MPI rank named by the launcher        ---*/
+/*------------------------------------------------------------*/
+
+void cb_mpi_rank_init(void);                 /* reads the environment */
+void cb_mpi_rank_write_desc(cb_outfile *f);  /* desc: MPI rank: N (VAR) */
+
+/*------------------------------------------------------------*/
 /*--- summary.c: the exit summary                          ---*/
 /*------------------------------------------------------------*/
 
