@@ -9,12 +9,20 @@ per arc, the statistic over the inputs of each input's function sum
 (a missing function counts 0), as callgrind-bd_merge(1) defines them.
 """
 
+import functools
 import os
 import subprocess
 
 from cgbd import cgfile
 import harness
 
+# Cache-use with the back-dating oracle's events, and a small LL so that
+# lines are evicted during the run, not only at the final flush.
+CACHE_OPTS = ["--cache-sim=yes", "--cacheuse=yes", "--backdate-check=yes",
+              "--I1=32768,8,64", "--D1=32768,8,64", "--LL=262144,8,64"]
+# Events whose conservation the merge must keep (where Ir's holds).
+BD_EVENTS = ["Ir", "AcCost1", "SpLoss1", "AcCost2", "SpLoss2", "L1ldB",
+             "LLldB"]
 STATS_CHECKED = ("sum", "max", "min", "mean", "imbalance")
 MERGE = os.path.join(harness.TOP, "tools", "callgrind-bd_merge")
 
@@ -24,6 +32,16 @@ def run_merge(args, cwd=None, launcher=()):
     mpirun ...) -> CompletedProcess."""
     return subprocess.run(list(launcher) + [MERGE] + list(args), cwd=cwd,
                           capture_output=True, text=True, timeout=600)
+
+
+def merge_to(out, files, stat="sum", launcher=()):
+    """Merge files into out; a failure raises (the case then FAILs)."""
+    r = run_merge(["--stat=" + stat, "-o", out] + list(files),
+                  launcher=launcher)
+    if r.returncode != 0:
+        raise RuntimeError("callgrind-bd_merge --stat=%s exited %d: %s"
+                           % (stat, r.returncode, r.stderr.strip()))
+    return out
 
 
 def statistic(stat, values, nfiles):
@@ -84,6 +102,7 @@ def sum_problems(merged_part, input_parts, limit=10):
     return problems
 
 
+@functools.lru_cache(maxsize=32)     # the inputs, for every statistic
 def by_object(path, obj_suffix):
     """Functions (by name) of the objects ending in obj_suffix, per part:
     [(name -> self cost, (caller, callee) -> (calls, inclusive))]."""

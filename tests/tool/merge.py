@@ -29,10 +29,7 @@ import conservation     # noqa: E402
 import harness          # noqa: E402
 import mergecheck       # noqa: E402
 
-CACHE = ["--cache-sim=yes", "--cacheuse=yes", "--backdate-check=yes",
-         "--I1=32768,8,64", "--D1=32768,8,64", "--LL=262144,8,64"]
-BD_EVENTS = ["Ir", "AcCost1", "SpLoss1", "AcCost2", "SpLoss2", "L1ldB",
-             "LLldB"]
+CACHE = mergecheck.CACHE_OPTS
 
 
 def run(client, opts, tag):
@@ -49,7 +46,7 @@ def merged_checks(name, out, inputs, oracle=True):
     parts = [cgfile.parse(p).parts[0] for p in inputs]
     results = [(name, mergecheck.sum_problems(merged.parts[0], parts)),
                (name + "/conservation", conservation.check_conservation(
-                   out, [e for e in BD_EVENTS if e in parts[0].events],
+                   out, [e for e in mergecheck.BD_EVENTS if e in parts[0].events],
                    where_ir_holds=True)),
                (name + "/annotate", annotate_check.check_annotate(out))]
     if oracle:
@@ -57,13 +54,16 @@ def merged_checks(name, out, inputs, oracle=True):
     return results
 
 
+def two_runs_merged(opts, tag):
+    """calls run twice with opts, all files of both merged into merged*."""
+    a = run("calls", opts, tag + "-a")
+    b = run("calls", opts, tag + "-b")
+    out = os.path.join(os.path.dirname(a.out), "merged")
+    return a, b, mergecheck.merge_to(out, a.files() + b.files())
+
+
 def case_runs():
-    a = run("calls", CACHE, "merge-run-a")
-    b = run("calls", CACHE, "merge-run-b")
-    out = os.path.join(os.path.dirname(a.out), "merged.sum")
-    r = mergecheck.run_merge(["-o", out, a.out, b.out])
-    if r.returncode != 0:
-        return [("merge/runs", ["exit %d: %s" % (r.returncode, r.stderr)])]
+    a, b, out = two_runs_merged(CACHE, "merge-run")
     return merged_checks("merge/runs", out, [a.out, b.out])
 
 
@@ -75,15 +75,13 @@ def case_threads():
     if len(files) < 3:
         return [("merge/threads", ["%d thread files" % len(files)])]
     for stat in mergecheck.STATS_CHECKED:
-        out = os.path.join(os.path.dirname(t.out), "merged." + stat)
         # statistics over the workers (-02 ...: worker() and spin() with
         # different counts in each; the main thread's file has neither)
         inputs = files if stat == "sum" else files[1:]
-        r = mergecheck.run_merge(["--stat=" + stat, "-o", out] + inputs)
+        out = mergecheck.merge_to(os.path.join(os.path.dirname(t.out),
+                                               "merged." + stat), inputs, stat)
         name = "merge/threads/" + stat
-        if r.returncode != 0:
-            results.append((name, ["exit %d: %s" % (r.returncode, r.stderr)]))
-        elif stat == "sum":
+        if stat == "sum":
             results += merged_checks(name, out, files)
         else:
             results.append((name, mergecheck.stat_problems(
@@ -104,15 +102,8 @@ def parts_of(files):
 
 
 def case_dumps():
-    opts = ["--dump-every-bb=10000"]
-    a = run("calls", opts, "merge-dumps-a")
-    b = run("calls", opts, "merge-dumps-b")
-    out = os.path.join(os.path.dirname(a.out), "merged")
-    inputs = a.files() + b.files()
-    r = mergecheck.run_merge(["-o", out] + inputs)
-    if r.returncode != 0:
-        return [("merge/dumps", ["exit %d: %s" % (r.returncode, r.stderr)])]
-    want = parts_of(inputs)
+    a, b, out = two_runs_merged(["--dump-every-bb=10000"], "merge-dumps")
+    want = parts_of(a.files() + b.files())
     problems = []
     if len(want) < 3:
         problems.append("only %d parts: no dumps" % len(want))
@@ -132,13 +123,8 @@ def case_dumps():
 
 
 def case_combined():
-    opts = ["--dump-every-bb=10000", "--combine-dumps=yes"]
-    a = run("calls", opts, "merge-comb-a")
-    b = run("calls", opts, "merge-comb-b")
-    out = os.path.join(os.path.dirname(a.out), "merged")
-    r = mergecheck.run_merge(["-o", out, a.out, b.out])
-    if r.returncode != 0:
-        return [("merge/combined", ["exit %d: %s" % (r.returncode, r.stderr)])]
+    a, b, out = two_runs_merged(["--dump-every-bb=10000",
+                                 "--combine-dumps=yes"], "merge-comb")
     want = parts_of([a.out, b.out])
     got = cgfile.parse(out).parts
     problems = []

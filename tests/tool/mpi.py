@@ -34,10 +34,7 @@ import conservation     # noqa: E402
 import harness          # noqa: E402
 import mergecheck       # noqa: E402
 
-OPTS = ["--cache-sim=yes", "--cacheuse=yes", "--backdate-check=yes",
-        "--I1=32768,8,64", "--D1=32768,8,64", "--LL=262144,8,64"]
-BD_EVENTS = ["Ir", "AcCost1", "SpLoss1", "AcCost2", "SpLoss2", "L1ldB",
-             "LLldB"]
+OPTS = mergecheck.CACHE_OPTS
 STAT_EVENTS = ["Ir", "Dr", "AcCost1", "SpLoss1"]
 IMBALANCED = "relax"
 
@@ -90,7 +87,7 @@ def oracle_problems(files):
         problems += ["%s: %s" % (name, p)
                      for p in checks.backdate_arc_problems(f)]
         problems += ["%s: %s" % (name, p) for p in
-                     conservation.check_conservation(f, BD_EVENTS,
+                     conservation.check_conservation(f, mergecheck.BD_EVENTS,
                                                      where_ir_holds=True)]
     return problems
 
@@ -110,13 +107,8 @@ def first_function(path):
 
 
 def merge(d, stat, files, launcher=(), name=None):
-    out = os.path.join(d, name or "merged." + stat)
-    r = mergecheck.run_merge(["--stat=" + stat, "-o", out] + files,
-                             launcher=launcher)
-    if r.returncode != 0:
-        raise RuntimeError("callgrind-bd_merge --stat=%s exited %d: %s"
-                           % (stat, r.returncode, r.stderr.strip()))
-    return out
+    return mergecheck.merge_to(os.path.join(d, name or "merged." + stat),
+                               files, stat, launcher)
 
 
 def same_bytes(a, b):
