@@ -16,7 +16,9 @@ do it once) under `mpirun --oversubscribe -np 2` and `-np 4` (plus
   per function and arc of the program is the statistic over the ranks,
   derived from the rank files;
 - the MPI mode (`mpirun -np 3 callgrind-bd_merge` on the 4 rank files,
-  `-np 2` for imbalance) writes the same bytes as the serial merge.
+  `-np 2` for imbalance) writes the same bytes as the serial merge; on
+  files of different events it fails with one error line and no output;
+- without a launcher, each rank variable (and none) in desc: and -v.
 
 Open MPI (mpirun, mpicc) is installed by setup.sh: a missing one fails."""
 
@@ -186,8 +188,43 @@ def rank_env_case():
     return [("mpi/rank-env", problems)]
 
 
+def tiny_profile(path, events):
+    """A two-function profile (main calling work) with these events."""
+    n = len(events.split())
+    with open(path, "w") as fh:
+        fh.write("version: 1\ncmd: ./app\npart: 1\nevents: %s\n"
+                 "fl=(1) app.c\nfn=(1) main\n3 %s\ncfn=(2) work\n"
+                 "calls=1 20\n5 %s\nfn=(2) work\n20 %s\n"
+                 % (events, " ".join(["1"] * n), " ".join(["2"] * n),
+                    " ".join(["2"] * n)))
+
+
+def mpi_mode_error_case():
+    """The MPI mode on mismatched files: exit non-zero, the error once
+    (from process 0, not from every process), no output."""
+    d = os.path.join(harness.OUT, "mpi-mode-error")
+    os.makedirs(d, exist_ok=True)
+    files = [os.path.join(d, "p%d" % i) for i in range(4)]
+    for i, f in enumerate(files):
+        tiny_profile(f, "Ir Dr" if i == 3 else "Ir")
+    out = os.path.join(d, "never")
+    r = mergecheck.run_merge(["-o", out] + files, launcher=mpirun(2))
+    mine = [l for l in r.stderr.splitlines()
+            if l.startswith("callgrind-bd_merge: ")]
+    problems = []
+    if r.returncode == 0:
+        problems.append("exit 0")
+    if len(mine) != 1 or "events" not in mine[0]:
+        problems.append("error lines %s" % mine)
+    left = [f for f in os.listdir(d) if f.startswith("never")]
+    if left:
+        problems.append("output left behind: %s" % left)
+    return [("mpi/mpi-mode/error", problems)]
+
+
 def main():
     return harness.run_cases([("mpi/rank-env", rank_env_case),
+                              ("mpi/mpi-mode/error", mpi_mode_error_case),
                               ("mpi/np2", case(2)), ("mpi/np4", case(4))])
 
 

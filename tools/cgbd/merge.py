@@ -22,11 +22,13 @@ Within a part, a cost centre is a key:
                cost centre had, so callgrind_annotate and KCachegrind show
                one line per function.
 
-Streaming: files are read one at a time into a per-file table, folded into
-the running statistic (sum; or sum, max, min and how many files had the
-key) and dropped, so memory follows the number of distinct cost centres
-(about the size of the largest input), not the number of files. Parts of
-separate dump files are merged one part number at a time.
+Streaming: files are read one at a time. With sum, each line is added in
+place to the running sums; otherwise a file's lines are first summed per
+function, arc and jump in a table of its own, which is folded into the
+running statistic (sum, max, min and how many files had the key) and
+dropped. Memory follows the number of distinct cost centres (about the
+size of the largest input), not the number of files. Parts of separate
+dump files are merged one part number at a time.
 
 MPI mode (under mpirun/srun with more than one process, or --mpi=yes):
 each process merges a contiguous block of the files, then the running
