@@ -3,7 +3,7 @@
 
     perf/merge.py                 # 10, 30, 100, 300, 1000 files
     perf/merge.py --quick         # 10 and 100 files
-    perf/merge.py --files 10,1000 --functions 200 --mpi 2
+    perf/merge.py --files 10,1000 --functions 50 --stats sum --mpi 2
 
 Synthetic profiles of one program stand for the ranks of an MPI run: the
 same FUNCTIONS functions (in 4 objects and 20 source files), each with 20
@@ -105,6 +105,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--files", default="10,30,100,300,1000")
     ap.add_argument("--functions", type=int, default=200)
+    ap.add_argument("--stats", default="sum,imbalance",
+                    help="statistics to time (comma-separated)")
     ap.add_argument("--mpi", type=int, default=0,
                     help="also merge under mpirun -np K")
     a = ap.parse_args()
@@ -116,7 +118,7 @@ def main():
         files = make_files(n, a.functions)
         size = size or os.path.getsize(files[0]) / 1024.0
         row = [n]
-        for stat in ("sum", "imbalance"):
+        for stat in a.stats.split(","):
             cpu, wall, mb = measure([MERGE, "--mpi=no", "--stat=" + stat,
                                      "-o", out] + files)
             row += [cpu, wall, mb]
@@ -125,9 +127,11 @@ def main():
                                     + files)
             row += [cpu, wall, mb]
         rows.append(row)
-        print("  %d files done" % n, file=sys.stderr)
-    head = ["files", "sum CPU s", "sum wall s", "sum peak MB",
-            "imbalance CPU s", "imbalance wall s", "imbalance peak MB"]
+        print("  %d files: %s" % (n, " ".join("%.1f" % v for v in row[1:])),
+              file=sys.stderr, flush=True)
+    head = ["files"]
+    for stat in a.stats.split(","):
+        head += ["%s CPU s" % stat, "wall s", "peak MB"]
     if a.mpi:
         head += ["mpirun -np %d CPU s" % a.mpi, "wall s", "peak MB/process"]
     print("%d functions per file, %.0f KB per file, %d lines per file\n"
@@ -138,7 +142,8 @@ def main():
         print("| %d | " % row[0] + " | ".join(
             "%.1f" % v for v in row[1:]) + " |")
     per_file = [(r[1] / r[0]) * 1000 for r in rows]
-    print("\nsum: CPU per file %s ms" % ", ".join("%.0f" % v for v in per_file))
+    print("\n%s: CPU per file %s ms" % (a.stats.split(",")[0], ", ".join(
+        "%.0f" % v for v in per_file)))
 
 
 if __name__ == "__main__":

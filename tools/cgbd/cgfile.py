@@ -295,17 +295,6 @@ class Reader:
 
     # -- dispatch -------------------------------------------------------
 
-    def line(self, raw):
-        """Feed one line; returns its records (for callers without a file)."""
-        self.lineno += 1
-        try:
-            rec = self._line(raw.rstrip("\n"))
-        except ValueError as e:         # a malformed number
-            self.fail("%s in %r" % (e, raw.rstrip("\n")))
-        recs = list(self._out) + ([rec] if rec is not None else [])
-        self._out.clear()
-        return recs
-
     def _line(self, line):
         if line and line[0] in _COST_START and self.in_body:
             return self.cost_line(line)   # most lines: no pattern to try
