@@ -75,6 +75,8 @@ CLIENT_BUILD = {
     "loop_entry": (["loop_entry.c"], "gcc", ["-O1"]),
     "callpaths": (["callpaths.c"], "gcc", []),
     "objects_cxx": (["objects_cxx.cc"], "g++", []),
+    # MPI (Open MPI's wrapper compiler; tests/tool/mpi.py)
+    "mpi_stencil": (["mpi_stencil.c"], "mpicc", []),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).
