@@ -30,7 +30,6 @@ import threading
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 sys.path.insert(0, HERE)
-import backdate_oracle   # noqa: E402
 import cgfile            # noqa: E402
 import checks            # noqa: E402
 import harness           # noqa: E402
@@ -38,7 +37,7 @@ import options_errors    # noqa: E402
 
 LIMIT = "8M"
 OPTS = (["--separate-callers=64", "--cacheuse=yes", "--backdate-check=yes"]
-        + backdate_oracle.GEOM)
+        + ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=262144,8,64"])
 TABLES = ("basic blocks", "cost centres", "call arcs", "contexts",
           "call stacks", "functions and files", "back-dating trees",
           "data objects", "cache model", "other")
@@ -106,7 +105,7 @@ def limit_case():
             problems.append("walk() called %d times, full run %d"
                             % (walk_calls(part), walk_calls(whole)))
     return [(name, problems),
-            (name + "/oracle", backdate_oracle.arc_problems(run.out)),
+            (name + "/oracle", checks.backdate_arc_problems(run.out)),
             checks.conservation_result(
                 name + "/conservation", run,
                 ["Ir", "AcCost1", "SpLoss1", "L1ldB", "LLldB"],
