@@ -27,8 +27,16 @@ trap 'rm -rf "$scratch"' EXIT
 
 # the files that should be there: tracked, plus new ones not yet added
 # (untracked and not ignored), as they are in the working tree
+# (as they are in the working tree; a tracked link to a directory is in
+# the tarball as a copy of that directory: `make dist` dereferences links)
 (cd "$top" && git ls-files -co --exclude-standard) |
-   while read -r f; do [ -e "$top/$f" ] && echo "$f"; done |
+   while read -r f; do
+      if [ -L "$top/$f" ] && [ -d "$top/$f" ]; then
+         (cd "$top" && find -L "$f" -type f ! -path '*/__pycache__/*')
+      elif [ -e "$top/$f" ]; then
+         echo "$f"
+      fi
+   done |
    grep -v -e '^\.ci/' -e '^\.gitignore$' | sort > "$scratch/want"
 
 tarball=${1:-}
