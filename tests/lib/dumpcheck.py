@@ -10,6 +10,7 @@ import re
 
 import cgfile
 import compare
+import exit_summary
 
 ORACLE_PAIRS = (("L1ld", "L1ldB"), ("LLld", "LLldB"))
 
@@ -75,7 +76,8 @@ def compare_runs(ours, ref, events=None, descs=True):
     """Problems comparing every file of two runs: the same file names
     (empty files included), per file the same self costs, call counts,
     immediate inclusive costs and totals (compare.py), the same jumps,
-    and the same Timerange/Trigger lines."""
+    the same Timerange/Trigger lines, and the same exit summary
+    (exit_summary.py)."""
     fo, fr = suffixes(ours), suffixes(ref)
     if sorted(fo) != sorted(fr):
         return ["files: ours %s, ref %s" % (sorted(fo), sorted(fr))]
@@ -100,7 +102,9 @@ def compare_runs(ours, ref, events=None, descs=True):
         if descs and trigger_lines(fo[suffix]) != trigger_lines(fr[suffix]):
             problems.append("%s: desc lines ours %s, ref %s" % (
                 tag, trigger_lines(fo[suffix]), trigger_lines(fr[suffix])))
-    return problems
+    totals = (_sum_parts(parts_of(ours))[1], _sum_parts(parts_of(ref))[1])
+    return problems + exit_summary.summary_problems(ours.stderr, ref.stderr,
+                                                    totals)
 
 
 def parts_of(run):

@@ -102,6 +102,9 @@ REF_KNOWN_FAILURES = [
      "the reference writes 0 inclusive AcCost/SpLoss on every call line"),
     (r"^cache/geom-(wb|hwpref)-cacheuse/[^/]+$",
      "the reference ignores --simulate-wb/--simulate-hwpref with --cacheuse"),
+    (r"^cache/cacheuse(-B)?/[^/]+$",
+     "where its cacheuse model loses misses (geometry B, hosts with a big "
+     "LL: tests/lib/geometry.py) ours is compared with its plain model"),
     (r"^oracle/", "uses options only our tool has (--backdate-check)"),
     (r"^clreq/oracle", "uses options only our tool has (--backdate-check)"),
     (r"^options/fn-skip-oracle$",
