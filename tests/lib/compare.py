@@ -10,7 +10,8 @@ Checked, per part (both files must have the same number of parts):
   - call count and inclusive cost of every arc (caller, callee), summed
     over the call sites (immediate events only: the reference writes 0
     inclusive AcCost/SpLoss);
-  - the `totals:` line (and the `summary:` line with --summary).
+  - the `totals:` line (and the `summary:` line with --summary);
+  - every `event:` line of the reference (ours may have more).
 Compared events: --events if given (each must be in both files), else
 every event present in both.
 
@@ -183,6 +184,16 @@ def compare_trailer(ours, ref, events, opts, out):
                       immediate_events(events), opts, out)
 
 
+def compare_event_defs(ours, ref, out):
+    """Every `event:` line of the reference, the same in ours (ours may
+    describe its own events too)."""
+    for name, line in sorted(ref.event_defs.items()):
+        if ours.event_defs.get(name) != line:
+            out.append(Mismatch("event: line of %s" % name,
+                                ours.event_defs.get(name, "missing"), line,
+                                weight=float("inf")))
+
+
 def compare_profiles(ours, ref, opts):
     """Return a list of Mismatch for two parsed Profiles."""
     out = []
@@ -192,6 +203,7 @@ def compare_profiles(ours, ref, opts):
     for po, pr in zip(ours.parts, ref.parts):
         part_out = []
         events = compared_events(po, pr, opts, part_out)
+        compare_event_defs(po, pr, part_out)
         compare_trailer(po, pr, events, opts, part_out)
         compare_fns(po, pr, events, opts, part_out)
         compare_arcs(po, pr, events, opts, part_out)
