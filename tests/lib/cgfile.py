@@ -8,7 +8,8 @@ The parser reduces a profile to the model the tests compare:
   Part.fns:      function name as written (e.g. "main", "fact'2") -> Function
                  with its self cost per event and the ob/fl it was seen with
   Part.arcs:     (caller fn, callee fn) -> Arc with the call count and the
-                 inclusive cost per event, summed over all call sites
+                 inclusive cost per event, summed over all call sites, and
+                 (when positions include lines) the calls per call-site line
   Part.summary / Part.totals: the header and trailer cost lines (or None)
   Part.descs:    the set of `desc:` lines (without the "desc: " prefix)
 
@@ -60,6 +61,7 @@ class Arc:
         self.callee = callee
         self.calls = 0
         self.inclusive = {}
+        self.sites = {}         # call-site source line -> calls (if lines)
 
 
 class Part:
@@ -127,6 +129,8 @@ class Profile:
                 ma = m.arc(a.caller, a.callee)
                 ma.calls += a.calls
                 add_cost(ma.inclusive, a.inclusive)
+                for line, calls in a.sites.items():
+                    ma.sites[line] = ma.sites.get(line, 0) + calls
             for key, (followed, executed) in p.jumps.items():
                 mj = m.jumps.setdefault(key, [0, 0])
                 mj[0] += followed
@@ -309,8 +313,19 @@ class _Parser:
                              None if executed is None else _number(executed))
         self.jfn = None
 
+    def _call_site_moves_last(self):
+        """Whether a call's source position line becomes the last position
+        for the relative ones after it. callgrind_annotate (and this
+        parser, for our files) says yes; the reference's writer does not
+        advance it (it writes the call's source position relative to the
+        last cost line and leaves that as the base), so its files decode
+        to the right lines only when read its way."""
+        creator = self.profile.info.get("creator", "")
+        return not re.match(r"callgrind-\d", creator)
+
     def cost_line(self, line):
-        pos, rest = self.positions(line.split())
+        update = not self.pending_call or self._call_site_moves_last()
+        pos, rest = self.positions(line.split(), update=update)
         if self.pending_jump:             # the source line of a jump
             kind, tfn, target, followed, executed = self.pending_jump
             self.pending_jump = False
@@ -328,6 +343,9 @@ class _Parser:
             a = self.part.arc(self.fn, callee)
             a.calls += count
             add_cost(a.inclusive, cost)
+            if "line" in self.part.positions:
+                line = pos[self.part.positions.index("line")]
+                a.sites[line] = a.sites.get(line, 0) + count
         else:
             add_cost(self.part.fn(self.fn).self_cost, cost)
 

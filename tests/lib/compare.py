@@ -9,7 +9,9 @@ Checked, per part (both files must have the same number of parts):
   - self cost of every function, for every compared event;
   - call count and inclusive cost of every arc (caller, callee), summed
     over the call sites (immediate events only: the reference writes 0
-    inclusive AcCost/SpLoss);
+    inclusive AcCost/SpLoss), and the calls per call-site source line
+    (when both write lines; not where the reference writes only line 0,
+    as it does for all code of a dlopened library);
   - the `totals:` line (and the `summary:` line with --summary);
   - every `event:` line of the reference (ours may have more).
 Compared events: --events if given (each must be in both files), else
@@ -91,8 +93,9 @@ def _diff_weight(a, b):
 
 class Options:
     def __init__(self, events=None, allow_missing=None, tolerance=0.0,
-                 structural=False, summary=False):
+                 structural=False, summary=False, sites=True):
         self.events = events
+        self.sites = sites
         self.allow_missing = re.compile(allow_missing) if allow_missing else None
         self.tolerance = tolerance
         self.structural = structural
@@ -168,8 +171,23 @@ def compare_arcs(ours, ref, events, opts, out):
             continue
         if not opts.equal(ao.calls, ar.calls):
             out.append(Mismatch(what + " calls", ao.calls, ar.calls))
+        elif opts.sites and _called(ao.sites) != _called(ar.sites) \
+                and set(_called(ar.sites)) != {0}:
+            out.append(Mismatch(what + " call-site lines",
+                                _sites(ao.sites), _sites(ar.sites),
+                                weight=float("inf")))
         compare_costs(what + " inclusive", ao.inclusive, ar.inclusive,
                       immediate_events(events), opts, out)
+
+
+def _called(sites):
+    """{line: calls} of the call sites that made calls (a site written
+    with calls=0 only carries the cost of a call still running)."""
+    return {line: n for line, n in sites.items() if n}
+
+
+def _sites(sites):
+    return " ".join("line %d: %d" % kv for kv in sorted(_called(sites).items()))
 
 
 def compare_trailer(ours, ref, events, opts, out):
