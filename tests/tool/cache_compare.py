@@ -60,6 +60,9 @@ OPTION_SETS = {
                              GEOM + ["--simulate-hwpref=yes"]),
     "branch": (["--branch-sim=yes"], None),
 }
+# The branch summary after the cache lines (their column widths are shared).
+OPTION_SETS["branch-cacheuse-A"] = (geometry.FIXED["A"] + [
+    "--branch-sim=yes", "--cacheuse=yes"], None)
 # The host-geometry sets again on each fixed geometry.
 for _g, _geom in geometry.FIXED.items():
     OPTION_SETS["cache-" + _g] = (_geom + ["--cache-sim=yes"], None)
