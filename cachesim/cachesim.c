@@ -60,6 +60,8 @@
 **  - The prefetcher keeps line numbers in 32 bits.  With wb it references
 **    LL through the plain (line-number) lookup, whose tags never match the
 **    write-back tags: prefetched lines only displace other lines.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include "cachesim.h"
 

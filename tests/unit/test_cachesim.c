@@ -18,6 +18,8 @@
 ** "line n0 + k" is in L1 set k % 4 and LL set k % 8).  Empty ways hold no
 ** line in any mode (group no_false_hits checks low addresses, 64-bit
 ** tags and big LLs).
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include <stdio.h>
 #include <string.h>
