@@ -614,6 +614,9 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
    cb_out_printf(&out, "desc: Trigger: %s\n", trigger ? trigger : "Program termination");
    cb_out_printf(&out, "\npositions:%s%s\n", cb_clo.dump_instr ? " instr" : "",
               cb_clo.dump_line ? " line" : "");
+   for (i = 0; i < EV_COUNT; i++)
+      if (cb_ev_pos[i] >= 0 && cb_ev_desc[i])
+         cb_out_printf(&out, "event: %s : %s\n", cb_ev_name[i], cb_ev_desc[i]);
    out_str("events:");
    for (i = 0; i < EV_COUNT; i++)
       if (cb_ev_pos[i] >= 0) { out_str(" "); out_str(cb_ev_name[i]); }

@@ -115,6 +115,7 @@ typedef enum {
 extern Int  cb_ev_pos[EV_COUNT];   /* position in a cost array, or -1 */
 extern Int  cb_n_events;            /* length of every cost array */
 extern const HChar *cb_ev_name[EV_COUNT];
+extern const HChar *cb_ev_desc[EV_COUNT];   /* "event:" line text, or NULL */
 
 /* Where event e sits in a cost array (-1: not counted). */
 static inline Int cb_event_pos(event_id e) { return cb_ev_pos[e]; }
