@@ -170,6 +170,21 @@ static void instr_pos(const BBCC *bbcc, UInt i, src_pos *p)
    p->file = ii->file ? ii->file : bb->fn->file;
 }
 
+/* Where a block's final exit is written: at its last instruction; for
+ * the block of a faked call (no instructions; its address is the return
+ * address - 1, inside the call instruction) at the call's file and line
+ * from the debug info, as the reference writes it. */
+static void exit_pos(const BBCC *bbcc, src_pos *p)
+{
+   const BB *bb = bbcc->bb;
+   if (bb->instr_count > 0) {
+      instr_pos(bbcc, bb->instr_count - 1, p);
+      return;
+   }
+   p->addr = bb->addr - bb->obj->offset;
+   cb_debug_pos(bb->addr, bb->fn->file, bb->obj, &p->line, &p->file);
+}
+
 static Bool same_pos(const src_pos *a, const src_pos *b)
 {
    return (!cb_clo.dump_instr || a->addr == b->addr)
@@ -346,8 +361,7 @@ static void write_bbcc(BBCC *bbcc)
       if (have_pending && !cb_is_zero_cost(pending)) out_cost_line(&pending_pos, pending, False);
       cb_zero_cost(pending);
       have_pending = False;
-      if (bb->instr_count > 0) instr_pos(bbcc, bb->instr_count - 1, &p);
-      else p = (src_pos){ bb->addr - bb->obj->offset, bb->line, bb->fn ? bb->fn->file : NULL };
+      exit_pos(bbcc, &p);
       if (bbcc->skipped && !cb_is_zero_cost(bbcc->skipped)) {
          out_cost_line(&p, bbcc->skipped, True);
          cb_zero_cost(bbcc->skipped);
