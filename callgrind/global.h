@@ -310,6 +310,8 @@ typedef struct {
    Int      fn_sp;
    ULong   *enter_cost;
    Bool     bd_pushed;      /* a back-dating node was entered */
+   Bool     counted;        /* in jcc's call count: made while collecting,
+                             * or collection turned on since (callstack.c) */
    /* data objects (objects.c): the interned call chain up to this frame,
     * and an allocator call in progress */
    void    *obj_chain;
@@ -337,6 +339,7 @@ void  cb_push_call_stack(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip);
 void  cb_push_faked_call(BBCC *from, BBCC *to);
 void  cb_pop_call_stack(void);
 Int   cb_unwind_call_stack(Addr sp, Int minpops);
+void  cb_set_collect(Bool on);
 
 /*------------------------------------------------------------*/
 /*--- threads.c: threads, signal handlers, exec states     ---*/
