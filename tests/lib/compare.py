@@ -155,6 +155,8 @@ def compare_fns(ours, ref, events, opts, out):
 
 
 def compare_arcs(ours, ref, events, opts, out):
+    sites = opts.sites and "line" in ours.positions \
+        and "line" in ref.positions
     for key in sorted(set(ours.arcs) | set(ref.arcs)):
         ao, ar = ours.arcs.get(key), ref.arcs.get(key)
         what = "arc %s -> %s" % key
@@ -171,7 +173,7 @@ def compare_arcs(ours, ref, events, opts, out):
             continue
         if not opts.equal(ao.calls, ar.calls):
             out.append(Mismatch(what + " calls", ao.calls, ar.calls))
-        elif opts.sites and _called(ao.sites) != _called(ar.sites) \
+        elif sites and _called(ao.sites) != _called(ar.sites) \
                 and set(_called(ar.sites)) != {0}:
             out.append(Mismatch(what + " call-site lines",
                                 _sites(ao.sites), _sites(ar.sites),
