@@ -856,9 +856,11 @@ static void zero_thread(thread_info *t)
    for (i = 0; i < t->calls.sp; i++) {
       call_entry *e = &t->calls.entry[i];
       if (!e->jcc) continue;
-      /* as the reference: running calls start counting again */
+      /* as the reference: running calls start counting again; their
+       * call was before the zero, so it is not counted later either */
       cb_copy_cost(e->enter_cost, cb_cur.cost);
       e->jcc->call_counter = 0;
+      e->counted = True;
    }
    cb_copy_cost(t->lastdump_cost, t->states[0]->cost);
    cb_copy_cost(t->underflow_cost, t->states[0]->cost);
