@@ -21,7 +21,7 @@ void cb_init_call_stack(call_stack *cs)
    Int i;
    cs->size = 64;
    cs->sp = 0;
-   cs->entry = CB_MALLOC("cb.callstack", cs->size * sizeof(call_entry));
+   cs->entry = cb_mem_alloc(CB_MEM_STACKS, "cb.callstack", cs->size * sizeof(call_entry));
    VG_(memset)(cs->entry, 0, cs->size * sizeof(call_entry));
    for (i = 0; i < cs->size; i++) cs->entry[i].cxt = NULL;
 }
@@ -31,15 +31,16 @@ void cb_ensure_call_stack(Int needed_sp)
    Int old = cb_calls->size;
    if (needed_sp < old) return;
    while (cb_calls->size <= needed_sp) cb_calls->size *= 2;
-   cb_calls->entry = VG_(realloc)("cb.callstack", cb_calls->entry,
-                                  cb_calls->size * sizeof(call_entry));
+   cb_calls->entry = cb_mem_realloc(CB_MEM_STACKS, "cb.callstack", cb_calls->entry,
+                                    old * sizeof(call_entry),
+                                    cb_calls->size * sizeof(call_entry));
    VG_(memset)(cb_calls->entry + old, 0, (cb_calls->size - old) * sizeof(call_entry));
 }
 
 void cb_init_fn_stack(fn_stack *fs)
 {
    fs->size = 64;
-   fs->bottom = CB_MALLOC("cb.fnstack", fs->size * sizeof(fn_node *));
+   fs->bottom = cb_mem_alloc(CB_MEM_STACKS, "cb.fnstack", fs->size * sizeof(fn_node *));
    fs->top = fs->bottom;
    *fs->top = NULL;
 }
@@ -48,8 +49,10 @@ static void ensure_fn_stack(fn_stack *fs)
 {
    Int used = fs->top - fs->bottom;
    if (used + 2 < fs->size) return;
+   fs->bottom = cb_mem_realloc(CB_MEM_STACKS, "cb.fnstack", fs->bottom,
+                               fs->size * sizeof(fn_node *),
+                               2 * fs->size * sizeof(fn_node *));
    fs->size *= 2;
-   fs->bottom = VG_(realloc)("cb.fnstack", fs->bottom, fs->size * sizeof(fn_node *));
    fs->top = fs->bottom + used;
 }
 
@@ -91,11 +94,30 @@ UInt *cb_fn_depth(UInt n)
    if (n >= t->fn_active_size) {
       UInt old = t->fn_active_size, sz = old ? old : 1024;
       while (sz <= n) sz *= 2;
-      t->fn_active = VG_(realloc)("cb.fnactive", t->fn_active, sz * sizeof(UInt));
+      t->fn_active = cb_mem_realloc(CB_MEM_STACKS, "cb.fnactive", t->fn_active,
+                                    old * sizeof(UInt), sz * sizeof(UInt));
       VG_(memset)(t->fn_active + old, 0, (sz - old) * sizeof(UInt));
       t->fn_active_size = sz;
    }
    return &t->fn_active[n];
+}
+
+/* Collection of the running execution state on or off. A call is counted
+ * when its costs are collected: a call made while collection is off
+ * counts when collection turns on inside it (the reference counts it when
+ * made and writes the count with the next costs of its call site). */
+void cb_set_collect(Bool on)
+{
+   Int i;
+   if (on && !cb_cur.collect)
+      for (i = cb_cur.es->call_stack_bottom; i < cb_calls->sp; i++) {
+         call_entry *e = &cb_calls->entry[i];
+         if (e->jcc && !e->counted) {
+            e->jcc->call_counter++;
+            e->counted = True;
+         }
+      }
+   cb_cur.collect = on;
 }
 
 /* First entry into fn (no other activation on this thread's stack). */
@@ -108,7 +130,7 @@ static void function_entered(fn_node *fn)
    } else if (fn->zero_before) {
       cb_zero_all_cost(True);
    }
-   if (fn->toggle_collect) cb_cur.collect = !cb_cur.collect;
+   if (fn->toggle_collect) cb_set_collect(!cb_cur.collect);
    if (fn->sharing_cut) cb_fs_fn_entered(fn);     /* --sharing: barriers */
 }
 
@@ -120,7 +142,7 @@ static void function_left(fn_node *fn)
       VG_(sprintf)(trigger, "--dump-after=%s", fn->name);
       cb_dump_profile(trigger, True);
    }
-   if (fn->toggle_collect) cb_cur.collect = !cb_cur.collect;
+   if (fn->toggle_collect) cb_set_collect(!cb_cur.collect);
    if (fn->sharing_cut) cb_fs_fn_left(fn);
 }
 
@@ -155,13 +177,14 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
 
    if (!skip) {
       UInt *depth;
-      if (!e->enter_cost) e->enter_cost = cb_new_cost();
+      if (!e->enter_cost) e->enter_cost = cb_new_cost(CB_MEM_STACKS);
       cb_copy_cost(e->enter_cost, cb_cur.cost);
       jcc = cb_get_jcc(from, jmp, to);
       depth = cb_fn_depth(to_fn->number);
       if (counts_as_level(jcc, to_fn)) (*depth)++;
       if (*depth > 1) cb_stat.rec_call_counter++;
-      jcc->call_counter++;
+      if (cb_cur.collect) jcc->call_counter++;
+      e->counted = cb_cur.collect;
       cb_stat.call_counter++;
       if (faked) cb_bd_adopt_root(jcc); else cb_bd_call(jcc);
       e->bd_pushed = True;
@@ -170,6 +193,7 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
 
    e->jcc = jcc;
    e->sp = sp;
+   e->entry_sp = 0;          /* calltrack.c sets it where it knows it */
    e->ret_addr = return_address(from, jmp);
    e->nonskipped = cb_cur.nonskipped;
    cb_calls->sp++;
@@ -182,7 +206,7 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
    } else if (!cb_cur.nonskipped) {
       /* entering skipped code: its costs go to the calling cost centre */
       cb_cur.nonskipped = from;
-      if (!from->skipped) from->skipped = cb_new_cost();
+      if (!from->skipped) from->skipped = cb_new_cost(CB_MEM_COSTS);
    }
    /* once the frame is complete: a dump or zero here sees it running */
    if (entered) function_entered(entered);

@@ -4,9 +4,10 @@ results for harness.run_cases."""
 import os
 
 import annotate_check
-import cgfile
+from cgbd import cgfile
 import compare
 import conservation
+import exit_summary
 import harness
 
 
@@ -14,8 +15,10 @@ import harness
 NOISE_RUNS = 3
 
 
-def compare_check(name, ours, ref, expect_rc=0, rerun_ref=None, **opts):
-    """Exact (or as configured) comparison of ours against the reference.
+def compare_check(name, ours, ref, expect_rc=0, rerun_ref=None,
+                  summary=True, **opts):
+    """Exact (or as configured) comparison of ours against the reference:
+    the profiles, and (summary) the exit summaries on stderr.
 
     Differences only in back-dated self costs of functions the reference
     itself varies in are forgiven (compare.split_noise); when others
@@ -37,8 +40,14 @@ def compare_check(name, ours, ref, expect_rc=0, rerun_ref=None, **opts):
         mism = compare.compare_profiles(ours_profile, ref_profile, options)
         mism, forgiven = compare.split_noise_profiles(mism, ref_profile,
                                                       noise, options)
-    if mism:
-        return (name, compare.describe(mism))
+    problems = compare.describe(mism) if mism else []
+    if summary:
+        problems += exit_summary.summary_problems(
+            ours.stderr, ref.stderr,
+            (ours_profile.merged().totals or {},
+             ref_profile.merged().totals or {}))
+    if problems:
+        return (name, problems)
     if forgiven:
         return (name, [], "%d differences within the reference's own "
                 "noise, e.g. %s" % (len(forgiven), forgiven[0]))
@@ -78,3 +87,31 @@ def parses(path):
         return []
     except cgfile.FormatError as e:
         return [str(e)]
+
+
+# The back-dating oracle's pairs: lines counted at load time (immediate)
+# and at eviction (through the tree), with --backdate-check=yes.
+BACKDATE_PAIRS = (("L1ld", "L1ldB"), ("LLld", "LLldB"))
+
+
+def backdate_arc_problems(path):
+    """DESIGN.md section 5: every arc has the same inclusive cost for the
+    immediate and the back-dated count, and so have the totals. Over all
+    parts: a line counted at load in one dump is counted at eviction in
+    the same or a later one."""
+    problems = []
+    merged = cgfile.parse(path).merged()
+    for (caller, callee), arc in sorted(merged.arcs.items()):
+        for imm, bd in BACKDATE_PAIRS:
+            a, b = arc.inclusive.get(imm, 0), arc.inclusive.get(bd, 0)
+            if a != b:
+                problems.append("arc %s -> %s: %s %d != %s %d"
+                                % (caller, callee, imm, a, bd, b))
+    tot = merged.totals or {}
+    for imm, bd in BACKDATE_PAIRS:
+        if tot.get(imm, 0) != tot.get(bd, 0):
+            problems.append("totals: %s %d != %s %d"
+                            % (imm, tot.get(imm, 0), bd, tot.get(bd, 0)))
+    if tot.get("L1ld", 0) == 0:
+        problems.append("no lines counted: the oracle would pass vacuously")
+    return problems

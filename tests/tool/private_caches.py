@@ -51,7 +51,6 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-import backdate_oracle  # noqa: E402
 import cgfile           # noqa: E402
 import checks           # noqa: E402
 import compare          # noqa: E402
@@ -181,7 +180,7 @@ def oracle(client, pattern):
                          + ["--cacheuse=yes", "--backdate-check=yes"],
                          "private-oracle-" + pattern)
     probs = harness.run_problems(r)
-    return [(name, probs or backdate_oracle.arc_problems(r.out))]
+    return [(name, probs or checks.backdate_arc_problems(r.out))]
 
 
 def is_backdated(e):
@@ -309,7 +308,7 @@ def threaded_case(client):
         if probs:
             return [(name, probs)]
         part = cgfile.parse(r.out).merged()
-        return [(name + "/oracle", backdate_oracle.arc_problems(r.out)),
+        return [(name + "/oracle", checks.backdate_arc_problems(r.out)),
                 (name + "/miss-class", class_identity(part)),
                 checks.conservation_result(name + "/conservation", r, NEW,
                                            where_ir_holds=True)]
