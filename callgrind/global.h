@@ -169,6 +169,9 @@ typedef struct fn_node {
    Bool   skip, pop_on_jump, toggle_collect, dump_before, dump_after, zero_before;
    Int    separate_callers, separate_recs;
    Bool   configured;
+   struct fn_node *base;      /* itself; for a --separate-par context
+                               * (sep_par.c) the function it splits */
+   struct sep_par *separate_par;  /* --separate-par of this function */
    struct fn_node *next;
 } fn_node;
 
@@ -177,8 +180,20 @@ fn_node  *cb_get_fn_node(struct BB *bb);   /* the function of a BB */
 void      cb_debug_pos(Addr a, file_node *fn_file, obj_node *obj,
                        UInt *line, file_node **file);
 obj_node *cb_get_obj_node(DebugInfo *di);
+fn_node  *cb_fn_variant(fn_node *base, const HChar *name);
 void      cb_init_fn_tables(void);
 extern UInt cb_distinct_fns;
+
+/*------------------------------------------------------------*/
+/*--- sep_par.c: --separate-par, contexts by argument value ---*/
+/*------------------------------------------------------------*/
+
+void     cb_sp_add_option(const HChar *arg, const HChar *pattern, UInt param,
+                          const Long *borders, UInt n_borders);
+void     cb_sp_config_apply(fn_node *fn);
+fn_node *cb_sp_context_fn(fn_node *fn);
+void     cb_sp_report_unmatched(void);
+UWord    cb_guest_int_arg(UInt n);
 
 /*------------------------------------------------------------*/
 /*--- bb.c: basic blocks                                   ---*/

@@ -360,6 +360,7 @@ static void cb_fini(Int exitcode)
    cb_fini_dump();
    if (VG_(clo_verbosity) > 0) cb_print_summary();
    if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) cb_sim_print_stats();
+   if (VG_(clo_verbosity) > 1) cb_sp_report_unmatched();
    cb_obj_fini();
 }
 

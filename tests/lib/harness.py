@@ -72,6 +72,7 @@ CLIENT_BUILD = {
     "transpose_blocked": (["transpose.c"], "gcc", ["-O1"]),
     "objects": (["objects.c"], "gcc", []),
     "objects_cxx": (["objects_cxx.cc"], "g++", []),
+    "separate_par": (["separate_par.c"], "gcc", []),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).
