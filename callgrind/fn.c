@@ -193,6 +193,7 @@ fn_node *cb_get_fn_node(BB *bb)
                        sizeof RESOLVER_PREFIX - 1) == 0)
          fn->pop_on_jump = True;
       cb_fn_config_apply(fn);
+      cb_sp_config_apply(fn);
    }
    bb->fn = fn;
    bb->line = line;

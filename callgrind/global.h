@@ -74,6 +74,19 @@ extern cb_options cb_clo;
 /* --collect-systime: the unit of sysTime (yes = msec, as the reference) */
 enum { SYSTIME_NO, SYSTIME_MSEC, SYSTIME_USEC, SYSTIME_NSEC };
 
+/* One --separate-par=<function>:<n>[:<b1>,...] option, in the order
+ * given (sep_par.c applies them to the functions). */
+typedef struct cb_sep_par_option {
+   const HChar *text;          /* the option as given, for messages */
+   const HChar *pattern;
+   UInt   param;               /* n: 1..6 */
+   Long  *borders;             /* strictly increasing, or NULL */
+   UInt   n_borders;
+   Bool   matched;             /* by a function seen (sep_par.c) */
+   struct cb_sep_par_option *next;
+} cb_sep_par_option;
+extern cb_sep_par_option *cb_sep_par_options;
+
 Bool cb_process_cmd_line_option(const HChar *arg);
 void cb_print_usage(void);
 void cb_print_debug_usage(void);
@@ -188,8 +201,6 @@ extern UInt cb_distinct_fns;
 /*--- sep_par.c: --separate-par, contexts by argument value ---*/
 /*------------------------------------------------------------*/
 
-void     cb_sp_add_option(const HChar *arg, const HChar *pattern, UInt param,
-                          const Long *borders, UInt n_borders);
 void     cb_sp_config_apply(fn_node *fn);
 fn_node *cb_sp_context_fn(fn_node *fn);
 void     cb_sp_report_unmatched(void);

@@ -27,6 +27,9 @@ cb_options cb_clo = {
    .objects = False, .object_callers = 1, .object_granularity = 0,
 };
 
+cb_sep_par_option *cb_sep_par_options;
+static cb_sep_par_option **sep_par_tail = &cb_sep_par_options;
+
 static Bool collect_atstart_given;
 static Bool backdate_given;
 
@@ -75,7 +78,6 @@ void cb_fn_config_apply(fn_node *fn)
       case FC_POP_ON_JUMP:  fn->pop_on_jump = True; break;
       }
    }
-   cb_sp_config_apply(fn);
 }
 
 /*------------------------------------------------------------*/
@@ -254,6 +256,25 @@ static const HChar *pattern_end(const HChar *v)
    return NULL;
 }
 
+static void add_sep_par(const HChar *arg, const HChar *pattern, UInt param,
+                        const Long *borders, UInt n_borders)
+{
+   cb_sep_par_option *o = CB_MALLOC("cb.clo.sp", sizeof *o);
+   o->text = VG_(strdup)("cb.clo.sp", arg);
+   o->pattern = VG_(strdup)("cb.clo.sp", pattern);
+   o->param = param;
+   o->n_borders = n_borders;
+   o->borders = NULL;
+   if (n_borders > 0) {
+      o->borders = CB_MALLOC("cb.clo.sp", n_borders * sizeof(Long));
+      VG_(memcpy)(o->borders, borders, n_borders * sizeof(Long));
+   }
+   o->matched = False;
+   o->next = NULL;
+   *sep_par_tail = o;
+   sep_par_tail = &o->next;
+}
+
 /* --separate-par=<function>:<n>[:<b1>,<b2>,...]: n counts the integer
  * arguments passed in registers (1..6); borders strictly increasing. */
 #define SP_MAX_BORDERS 64
@@ -298,7 +319,7 @@ static Bool separate_par_option(const HChar *arg)
          p = end + 1;
       }
    }
-   cb_sp_add_option(arg, pattern, (UInt)n, borders, n_borders);
+   add_sep_par(arg, pattern, (UInt)n, borders, n_borders);
    return True;
 }
 

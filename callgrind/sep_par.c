@@ -30,43 +30,13 @@
 
 #define SP_MAX_PARAMS 6
 
-/* One --separate-par option. */
-typedef struct sp_option {
-   const HChar *text;          /* the option as given, for messages */
-   const HChar *pattern;
-   UInt   param;               /* 1..6 */
-   Long  *borders;
-   UInt   n_borders;
-   Bool   matched;
-   struct sp_option *next;
-} sp_option;
+typedef cb_sep_par_option sp_option;
 
 /* What one function separates by: its parameters, in increasing n. */
 typedef struct sep_par {
    UInt n;
    const sp_option *param[SP_MAX_PARAMS];
 } sep_par;
-
-static sp_option *options, **options_tail = &options;
-
-void cb_sp_add_option(const HChar *arg, const HChar *pattern, UInt param,
-                      const Long *borders, UInt n_borders)
-{
-   sp_option *o = CB_MALLOC("cb.sp.opt", sizeof *o);
-   o->text = VG_(strdup)("cb.sp.opt", arg);
-   o->pattern = VG_(strdup)("cb.sp.opt", pattern);
-   o->param = param;
-   o->n_borders = n_borders;
-   o->borders = NULL;
-   if (n_borders > 0) {
-      o->borders = CB_MALLOC("cb.sp.opt", n_borders * sizeof(Long));
-      VG_(memcpy)(o->borders, borders, n_borders * sizeof(Long));
-   }
-   o->matched = False;
-   o->next = NULL;
-   *options_tail = o;
-   options_tail = &o->next;
-}
 
 /* Put o into sp's parameter list, kept sorted by n; an option for an n
  * already there replaces it (the later option wins). */
@@ -85,7 +55,7 @@ void cb_sp_config_apply(fn_node *fn)
 {
    sp_option *o;
    sep_par *sp = NULL;
-   for (o = options; o; o = o->next) {
+   for (o = cb_sep_par_options; o; o = o->next) {
       if (!VG_(string_match)(o->pattern, fn->name)) continue;
       o->matched = True;
       if (!sp) {
@@ -101,7 +71,7 @@ void cb_sp_config_apply(fn_node *fn)
 void cb_sp_report_unmatched(void)
 {
    sp_option *o;
-   for (o = options; o; o = o->next)
+   for (o = cb_sep_par_options; o; o = o->next)
       if (!o->matched)
          VG_(umsg)("%s: the pattern '%s' matched no function that ran\n",
                    o->text, o->pattern);

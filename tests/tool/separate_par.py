@@ -23,7 +23,8 @@ context already running is recursion (level "'2" with the default
   - --fn-skip of a callee moves its costs into the calling contexts; a
     skipped separated function has no contexts;
   - --objects=yes: allocation sites named by contexts (one per depth of
-    build(3)), object arcs = profile arcs;
+    build(3)), object arcs = profile arcs; a separated malloc still
+    allocates;
   - the back-dating oracle (immediate vs back-dated line counts on every
     arc) on the separated fib2;
   - -v names a pattern that matched no function; without -v nothing.
@@ -308,8 +309,11 @@ def fn_skip_case():
 
 def objects_case():
     name = "separate-par/objects"
+    # malloc separated too (by the size, 24 bytes): its contexts still
+    # allocate
     r = run(CLIENT, ["--objects=yes", "--separate-par=build:1",
-                     "--separate-par=fib2:1"] + GEOM, "sp-objects")
+                     "--separate-par=fib2:1", "--separate-par=malloc:1:16,64"]
+            + GEOM, "sp-objects")
     prof = merged(r)
     objs = cgfile.parse(r.out + ".objects").merged()
     # build(3): the node of depth d is allocated by build:p1=d, called by
@@ -323,6 +327,8 @@ def objects_case():
             got.add((m.group(1), m.group(2)))
     probs = [] if got == want else ["allocation sites %s, expected %s"
                                     % (sorted(got), sorted(want))]
+    if not any(a[1] == "malloc:p1=17..64" for a in prof.arcs):
+        probs.append("no call of malloc:p1=17..64")
     return [(name, probs),
             (name + "/arcs", part_problems("objects", prof, objs))]
 
