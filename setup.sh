@@ -6,7 +6,7 @@
 set -eu
 cd "$(dirname "$0")"
 
-need="autoconf automake pkgconf make gcc g++ valgrind python3 perl binutils gzip xz-utils"
+need="autoconf automake pkgconf make gcc g++ libgomp1 valgrind python3 perl binutils gzip xz-utils"
 missing=""
 for p in $need; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

@@ -237,6 +237,7 @@ static void dump_before_exec(UInt syscallno, const UWord *args)
    VG_(snprintf)(trigger, sizeof trigger, "execve %s", path);
    cb_dump_profile(trigger, False);
    cb_remove_empty_out_file();
+   cb_fs_fini(cb_out_base_name());   /* the false sharing reports so far */
 }
 
 static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
@@ -299,6 +300,7 @@ static void cb_post_clo_init(void)
    cb_init_cxt_table();
    cb_sim_post_clo_init();
    cb_obj_post_clo_init();
+   cb_fs_post_clo_init();
    cb_obj_dump_init();
    cb_init_threads();
    cb_init_dumps();
@@ -362,6 +364,7 @@ static void cb_fini(Int exitcode)
    if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) cb_sim_print_stats();
    if (VG_(clo_verbosity) > 1) cb_sp_report_unmatched();
    cb_obj_fini();
+   cb_fs_fini(cb_out_base_name());
 }
 
 /* Whether --dump-every-bb is due is checked, as in the reference, only

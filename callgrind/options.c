@@ -25,6 +25,7 @@ cb_options cb_clo = {
    .simulate_hwpref = False, .branch_sim = False,
    .backdate = True, .backdate_check = False,
    .objects = False, .object_callers = 1, .object_granularity = 0,
+   .sharing = False, .sharing_penalty = FS_DEFAULT_PENALTY,
 };
 
 cb_sep_par_option *cb_sep_par_options;
@@ -437,6 +438,8 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (bool_opt(arg, "--objects", &cb_clo.objects)) {}
    else if (int_opt(arg, "--object-callers", &cb_clo.object_callers, 0, 16)) {}
    else if (int_opt(arg, "--object-granularity", &cb_clo.object_granularity, 1, 1 << 30)) {}
+   else if (bool_opt(arg, "--sharing", &cb_clo.sharing)) {}
+   else if (int_opt(arg, "--sharing-penalty", &cb_clo.sharing_penalty, 1, 1000000)) {}
    else return False;
    return True;
 }
@@ -509,6 +512,12 @@ void cb_print_usage(void)
 "    --object-callers=<n>      Caller frames naming an allocation site [1]\n"
 "    --object-granularity=<b>  Costs per <b>-byte offset granule of each\n"
 "                              object (at least the largest line size) [off]\n"
+"\n   false sharing options (callgrind-bd):\n"
+"    --sharing=no|yes          Estimate false sharing between threads per\n"
+"                              cache line and parallel segment, written to\n"
+"                              <callgrind-out-file>.sharing(.txt) [no]\n"
+"    --sharing-penalty=<n>     Cycles per false sharing event, for the time\n"
+"                              estimate (perf/sharing-penalty.c) [10]\n"
    );
 }
 
@@ -534,8 +543,8 @@ void cb_options_post(void)
          VG_(fmsg)("callgrind-bd: warning: --backdate=yes has no effect without --cacheuse=yes\n");
       cb_clo.backdate = False;
    }
-   if (cb_clo.objects && !cb_clo.simulate_cache)
-      cb_clo.simulate_cache = True;       /* objects are about data accesses */
+   if ((cb_clo.objects || cb_clo.sharing) && !cb_clo.simulate_cache)
+      cb_clo.simulate_cache = True;       /* both are about data accesses */
    if (cb_clo.backdate_check && !cb_clo.cacheuse) {
       VG_(fmsg)("callgrind-bd: --backdate-check=yes needs --cacheuse=yes\n");
       VG_(exit)(1);
