@@ -73,6 +73,7 @@ CLIENT_BUILD = {
     "objects": (["objects.c"], "gcc", []),
     "objects_cxx": (["objects_cxx.cc"], "g++", []),
     "separate_par": (["separate_par.c"], "gcc", []),
+    "separate_par_values": (["separate_par_values.c"], "gcc", []),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).

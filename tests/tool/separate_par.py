@@ -27,6 +27,9 @@ context already running is recursion (level "'2" with the default
     allocates;
   - the back-dating oracle (immediate vs back-dated line counts on every
     arc) on the separated fib2;
+  - what a value is read as (tests/clients/separate_par_values.c): a
+    negative long, an unsigned long of 2^63 (negative), NULL and non-NULL
+    pointers with border 0, each of the six argument registers;
   - -v names a pattern that matched no function; without -v nothing.
 Bad option values are in options_errors.py.
 """
@@ -347,6 +350,21 @@ def oracle_case():
                                        where_ir_holds=True)]
 
 
+def values_case():
+    """tests/clients/separate_par_values.c: the value is the whole 64-bit
+    register, signed; a pointer with border 0 splits NULL from the rest;
+    each of the six argument registers."""
+    r = run("separate_par_values",
+            ["--separate-par=g:1", "--separate-par=u:1", "--separate-par=p:1:0"]
+            + ["--separate-par=six:%d" % n for n in range(1, 7)], "sp-values")
+    got = {f for f in merged(r).fns if base_of(f) in ("g", "u", "p", "six")}
+    want = ({"g:p1=%d" % i for i in range(-2, 2)}
+            | {"u:p1=%d" % -(1 << 63), "u:p1=5", "p:p1<=0", "p:p1>0",
+               "six" + "".join(":p%d=%d" % (n, 10 + n) for n in range(1, 7))})
+    return [("separate-par/values", [] if got == want else
+             ["contexts %s, expected %s" % (sorted(got), sorted(want))])]
+
+
 def unmatched_case():
     res = []
     opt = "--separate-par=no_such_fn*:1"
@@ -396,6 +414,7 @@ def main():
         ("separate-par/fn-skip", fn_skip_case),
         ("separate-par/objects", objects_case),
         ("separate-par/oracle", oracle_case),
+        ("separate-par/values", values_case),
         ("separate-par/unmatched", unmatched_case),
     ]
     return harness.run_cases(cases)
