@@ -6,7 +6,10 @@
 set -eu
 cd "$(dirname "$0")"
 
-need="autoconf automake pkgconf make gcc g++ libgomp1 valgrind python3 perl binutils gzip xz-utils"
+# openmpi-bin, libopenmpi-dev: mpirun and mpicc for the MPI tests;
+# python3-mpi4py: callgrind-bd_merge's MPI mode
+need="autoconf automake pkgconf make gcc g++ libgomp1 valgrind python3 perl binutils gzip xz-utils
+      openmpi-bin libopenmpi-dev python3-mpi4py"
 missing=""
 for p in $need; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

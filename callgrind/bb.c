@@ -18,14 +18,14 @@ static UInt  bb_table_size, bb_entries;
 void cb_init_bb_table(void)
 {
    bb_table_size = N_BB_HASH_INIT;
-   bb_table = CB_MALLOC("cb.bb.table", bb_table_size * sizeof(BB *));
+   bb_table = cb_mem_alloc(CB_MEM_BBS, "cb.bb.table", bb_table_size * sizeof(BB *));
    VG_(memset)(bb_table, 0, bb_table_size * sizeof(BB *));
 }
 
 static void resize_bb_table(void)
 {
    UInt new_size = 2 * bb_table_size + 1, i;
-   BB **t = CB_MALLOC("cb.bb.table", new_size * sizeof(BB *));
+   BB **t = cb_mem_alloc(CB_MEM_BBS, "cb.bb.table", new_size * sizeof(BB *));
    VG_(memset)(t, 0, new_size * sizeof(BB *));
    for (i = 0; i < bb_table_size; i++) {
       BB *bb = bb_table[i];
@@ -37,7 +37,7 @@ static void resize_bb_table(void)
          bb = next;
       }
    }
-   CB_FREE(bb_table);
+   cb_mem_free(CB_MEM_BBS, bb_table, bb_table_size * sizeof(BB *));
    bb_table = t;
    bb_table_size = new_size;
 }
@@ -48,7 +48,7 @@ static BB *new_bb(Addr addr, UInt instr_count)
    DebugInfo *di = VG_(find_DebugInfo)(ep, addr);
    /* instr[] shares the BB's allocation (less allocator overhead) */
    SizeT sz = sizeof(BB) + instr_count * sizeof(instr_info);
-   BB *bb = CB_MALLOC("cb.bb.bb", sz);
+   BB *bb = cb_mem_alloc(CB_MEM_BBS, "cb.bb.bb", sz);
    VG_(memset)(bb, 0, sz);
    bb->addr = addr;
    bb->obj = cb_get_obj_node(di);

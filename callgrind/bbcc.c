@@ -23,7 +23,7 @@ void cb_init_bbcc_hash(bbcc_hash *h)
 {
    h->size = N_BBCC_HASH_INIT;
    h->entries = 0;
-   h->table = CB_MALLOC("cb.bbcc.hash", h->size * sizeof(BBCC *));
+   h->table = cb_mem_alloc(CB_MEM_COSTS, "cb.bbcc.hash", h->size * sizeof(BBCC *));
    VG_(memset)(h->table, 0, h->size * sizeof(BBCC *));
 }
 
@@ -35,7 +35,7 @@ static UInt bbcc_hash_idx(const BB *bb, const context *cxt, UInt size)
 static void resize_bbcc_hash(bbcc_hash *h)
 {
    UInt new_size = 2 * h->size + 1, i;
-   BBCC **t = CB_MALLOC("cb.bbcc.hash", new_size * sizeof(BBCC *));
+   BBCC **t = cb_mem_alloc(CB_MEM_COSTS, "cb.bbcc.hash", new_size * sizeof(BBCC *));
    VG_(memset)(t, 0, new_size * sizeof(BBCC *));
    for (i = 0; i < h->size; i++) {
       BBCC *b = h->table[i];
@@ -47,7 +47,7 @@ static void resize_bbcc_hash(bbcc_hash *h)
          b = next;
       }
    }
-   CB_FREE(h->table);
+   cb_mem_free(CB_MEM_COSTS, h->table, h->size * sizeof(BBCC *));
    h->table = t;
    h->size = new_size;
 }
@@ -84,7 +84,7 @@ static BBCC *new_bbcc(BB *bb)
 {
    SizeT sz = sizeof(BBCC) + (bb->cjmp_count + 1) * sizeof(jmp_data);
    SizeT n = cb_events_per_instr() ? (SizeT)bb->instr_count * cb_n_events : 0;
-   BBCC *b = CB_MALLOC("cb.bbcc", sz + n * sizeof(ULong));
+   BBCC *b = cb_mem_alloc(CB_MEM_COSTS, "cb.bbcc", sz + n * sizeof(ULong));
    VG_(memset)(b, 0, sz + n * sizeof(ULong));
    b->bb = bb;
    if (n > 0) b->cost = (ULong *)((HChar *)b + sz);   /* sz is 8-aligned */
@@ -96,7 +96,7 @@ static BBCC **new_rec_array(UInt levels)
 {
    BBCC **a;
    if (levels < 1) levels = 1;
-   a = CB_MALLOC("cb.bbcc.rec", levels * sizeof(BBCC *));
+   a = cb_mem_alloc(CB_MEM_COSTS, "cb.bbcc.rec", levels * sizeof(BBCC *));
    VG_(memset)(a, 0, levels * sizeof(BBCC *));
    return a;
 }
@@ -168,7 +168,7 @@ void cb_init_jcc_hash(jcc_hash *h)
 {
    h->size = N_JCC_HASH_INIT;
    h->entries = 0;
-   h->table = CB_MALLOC("cb.jcc.hash", h->size * sizeof(JCC *));
+   h->table = cb_mem_alloc(CB_MEM_ARCS, "cb.jcc.hash", h->size * sizeof(JCC *));
    VG_(memset)(h->table, 0, h->size * sizeof(JCC *));
 }
 
@@ -180,7 +180,7 @@ static UInt jcc_hash_idx(const BBCC *from, UInt jmp, const BBCC *to, UInt size)
 static void resize_jcc_hash(jcc_hash *h)
 {
    UInt new_size = 2 * h->size + 1, i;
-   JCC **t = CB_MALLOC("cb.jcc.hash", new_size * sizeof(JCC *));
+   JCC **t = cb_mem_alloc(CB_MEM_ARCS, "cb.jcc.hash", new_size * sizeof(JCC *));
    VG_(memset)(t, 0, new_size * sizeof(JCC *));
    for (i = 0; i < h->size; i++) {
       JCC *j = h->table[i];
@@ -192,7 +192,7 @@ static void resize_jcc_hash(jcc_hash *h)
          j = next;
       }
    }
-   CB_FREE(h->table);
+   cb_mem_free(CB_MEM_ARCS, h->table, h->size * sizeof(JCC *));
    h->table = t;
    h->size = new_size;
 }
@@ -205,13 +205,13 @@ JCC *cb_get_jcc(BBCC *from, UInt jmp, BBCC *to)
    for (j = h->table[k]; j; j = j->next_hash)
       if (j->from == from && j->jmp == jmp && j->to == to) return j;
 
-   j = CB_MALLOC("cb.jcc", sizeof *j);
+   j = cb_mem_alloc(CB_MEM_ARCS, "cb.jcc", sizeof *j);
    j->from = from;
    j->to = to;
    j->jmp = jmp;
    j->kind = jk_Call;
    j->call_counter = 0;
-   j->cost = cb_new_cost();
+   j->cost = cb_new_cost(CB_MEM_ARCS);
    j->next_from = from->jmp[jmp].jcc_list;
    from->jmp[jmp].jcc_list = j;
    j->next_hash = h->table[k];

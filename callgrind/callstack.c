@@ -21,7 +21,7 @@ void cb_init_call_stack(call_stack *cs)
    Int i;
    cs->size = 64;
    cs->sp = 0;
-   cs->entry = CB_MALLOC("cb.callstack", cs->size * sizeof(call_entry));
+   cs->entry = cb_mem_alloc(CB_MEM_STACKS, "cb.callstack", cs->size * sizeof(call_entry));
    VG_(memset)(cs->entry, 0, cs->size * sizeof(call_entry));
    for (i = 0; i < cs->size; i++) cs->entry[i].cxt = NULL;
 }
@@ -31,15 +31,16 @@ void cb_ensure_call_stack(Int needed_sp)
    Int old = cb_calls->size;
    if (needed_sp < old) return;
    while (cb_calls->size <= needed_sp) cb_calls->size *= 2;
-   cb_calls->entry = VG_(realloc)("cb.callstack", cb_calls->entry,
-                                  cb_calls->size * sizeof(call_entry));
+   cb_calls->entry = cb_mem_realloc(CB_MEM_STACKS, "cb.callstack", cb_calls->entry,
+                                    old * sizeof(call_entry),
+                                    cb_calls->size * sizeof(call_entry));
    VG_(memset)(cb_calls->entry + old, 0, (cb_calls->size - old) * sizeof(call_entry));
 }
 
 void cb_init_fn_stack(fn_stack *fs)
 {
    fs->size = 64;
-   fs->bottom = CB_MALLOC("cb.fnstack", fs->size * sizeof(fn_node *));
+   fs->bottom = cb_mem_alloc(CB_MEM_STACKS, "cb.fnstack", fs->size * sizeof(fn_node *));
    fs->top = fs->bottom;
    *fs->top = NULL;
 }
@@ -48,8 +49,10 @@ static void ensure_fn_stack(fn_stack *fs)
 {
    Int used = fs->top - fs->bottom;
    if (used + 2 < fs->size) return;
+   fs->bottom = cb_mem_realloc(CB_MEM_STACKS, "cb.fnstack", fs->bottom,
+                               fs->size * sizeof(fn_node *),
+                               2 * fs->size * sizeof(fn_node *));
    fs->size *= 2;
-   fs->bottom = VG_(realloc)("cb.fnstack", fs->bottom, fs->size * sizeof(fn_node *));
    fs->top = fs->bottom + used;
 }
 
@@ -91,7 +94,8 @@ UInt *cb_fn_depth(UInt n)
    if (n >= t->fn_active_size) {
       UInt old = t->fn_active_size, sz = old ? old : 1024;
       while (sz <= n) sz *= 2;
-      t->fn_active = VG_(realloc)("cb.fnactive", t->fn_active, sz * sizeof(UInt));
+      t->fn_active = cb_mem_realloc(CB_MEM_STACKS, "cb.fnactive", t->fn_active,
+                                    old * sizeof(UInt), sz * sizeof(UInt));
       VG_(memset)(t->fn_active + old, 0, (sz - old) * sizeof(UInt));
       t->fn_active_size = sz;
    }
@@ -168,7 +172,7 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
 
    if (!skip) {
       UInt *depth;
-      if (!e->enter_cost) e->enter_cost = cb_new_cost();
+      if (!e->enter_cost) e->enter_cost = cb_new_cost(CB_MEM_STACKS);
       cb_copy_cost(e->enter_cost, cb_cur.cost);
       jcc = cb_get_jcc(from, jmp, to);
       depth = cb_fn_depth(to_fn->number);
@@ -184,6 +188,7 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
 
    e->jcc = jcc;
    e->sp = sp;
+   e->entry_sp = 0;          /* calltrack.c sets it where it knows it */
    e->ret_addr = return_address(from, jmp);
    e->nonskipped = cb_cur.nonskipped;
    cb_calls->sp++;
@@ -196,7 +201,7 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
    } else if (!cb_cur.nonskipped) {
       /* entering skipped code: its costs go to the calling cost centre */
       cb_cur.nonskipped = from;
-      if (!from->skipped) from->skipped = cb_new_cost();
+      if (!from->skipped) from->skipped = cb_new_cost(CB_MEM_COSTS);
    }
    /* once the frame is complete: a dump or zero here sees it running */
    if (entered) function_entered(entered);

@@ -18,6 +18,14 @@
  *     is popped first, so the caller appears to call the resolved function;
  *   - a return with nothing on the stack fakes the call it returns from.
  *
+ * One rule differs (docs/differences.md): a jump from a function to its
+ * own first instruction, with the stack pointer where it was when the
+ * function was entered, is a loop back edge, not a call. gcc emits it at
+ * -O1 for a loop whose head is the function's first instruction, and for
+ * a function tail-calling itself; the reference pushes a frame per round,
+ * so its memory grows with running time. With another stack pointer the
+ * function has built a frame in between: a recursion, a call as before.
+ *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "global.h"
@@ -74,7 +82,7 @@ static void handle_underflow(BB *bb)
    call_entry *up;
 
    if (!seen) {
-      src_bb->jmp = CB_MALLOC("cb.bb.jmp", sizeof(jmp_info));
+      src_bb->jmp = cb_mem_alloc(CB_MEM_BBS, "cb.bb.jmp", sizeof(jmp_info));
       src_bb->jmp[0].kind = jk_None;
       src_bb->jmp[0].instr = 0;
       src_bb->fn = cb_get_fn_node(bb);
@@ -96,6 +104,24 @@ static void handle_underflow(BB *bb)
    up = &cb_calls->entry[cb_calls->sp - 1];
    if (cb_cur.sig == 0) cb_copy_cost(up->enter_cost, cb_cur.thread->underflow_cost);
    else cb_zero_cost(up->enter_cost);
+}
+
+/* The stack pointer the running function had at its first block: its
+ * frame's, or for the function at the bottom of a thread or signal
+ * handler (no frame) the context's. */
+static Addr running_entry_sp(void)
+{
+   if (cb_calls->sp > cb_cur.es->call_stack_bottom)
+      return cb_calls->entry[cb_calls->sp - 1].entry_sp;
+   return cb_cur.es->entry_sp;
+}
+
+/* A jump back to the running function's first instruction, with the
+ * stack pointer of its entry: a loop back edge (see the rules above). */
+static Bool is_loop_to_entry(BB *last_bb, BB *bb, Addr sp)
+{
+   return bb->is_entry && cb_get_fn_node(bb) == cb_get_fn_node(last_bb)
+       && sp == running_entry_sp();
 }
 
 static Bool is_call_like_jump(const BB *last_bb, const BB *bb)
@@ -149,16 +175,19 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
    ThreadId tid = VG_(get_running_tid)();
    BBCC *last_bbcc, *bbcc;
    BB *last_bb;
-   Addr sp;
+   Addr sp, guest_sp;
    jmp_kind kind = jk_None;
    UInt passed = 0;
    Int csp, pops = 1;
    Bool ret_without_call = False, call_emulation = False;
    Bool delayed_push = False, skip = False;
 
+   /* --max-memory passed while the last block ran: no table is being
+    * updated now, the profile so far can be written */
+   if (UNLIKELY(cb_mem_over)) cb_stop_run(cb_mem_check());
    if (UNLIKELY(tid != cb_cur.tid)) cb_switch_thread(tid);
 
-   sp = VG_(get_SP)(tid);
+   sp = guest_sp = VG_(get_SP)(tid);
    last_bbcc = cb_cur.bbcc;
    last_bb = last_bbcc ? last_bbcc->bb : NULL;
 
@@ -175,8 +204,13 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
       if (pops == 0) { kind = jk_Jump; ret_without_call = True; }
    }
 
-   if (kind != jk_Return && kind != jk_Call && last_bb
-       && (ret_without_call || is_call_like_jump(last_bb, bb))) {
+   if (!last_bb) {
+      cb_cur.es->entry_sp = sp;     /* a thread or signal handler starts */
+   } else if (kind != jk_Return && kind != jk_Call
+              && is_loop_to_entry(last_bb, bb, sp)) {
+      kind = jk_Jump;
+   } else if (kind != jk_Return && kind != jk_Call
+              && (ret_without_call || is_call_like_jump(last_bb, bb))) {
       if (cb_get_fn_node(last_bb)->pop_on_jump && csp > 0) {
          call_entry *top = &cb_calls->entry[csp - 1];
          if (top->jcc) {
@@ -238,6 +272,9 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
          passed = cb_cur.bbcc->bb->cjmp_count;
       }
       cb_push_call_stack(cb_cur.bbcc, passed, bbcc, sp, skip);
+      /* sp may be the caller's (a tail call): the callee's own entry SP
+       * is the guest's */
+      cb_calls->entry[cb_calls->sp - 1].entry_sp = guest_sp;
    }
 
    if (cb_clo.collect_jumps && kind == jk_Jump && last_bb)

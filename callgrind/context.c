@@ -16,7 +16,7 @@ static UInt cxt_table_size, cxt_entries;
 void cb_init_cxt_table(void)
 {
    cxt_table_size = N_CXT_HASH_INIT;
-   cxt_table = CB_MALLOC("cb.cxt.table", cxt_table_size * sizeof(context *));
+   cxt_table = cb_mem_alloc(CB_MEM_CONTEXTS, "cb.cxt.table", cxt_table_size * sizeof(context *));
    VG_(memset)(cxt_table, 0, cxt_table_size * sizeof(context *));
 }
 
@@ -40,7 +40,7 @@ static Bool cxt_matches(const context *c, fn_node **top, UInt size, UWord h)
 static void resize_cxt_table(void)
 {
    UInt new_size = 2 * cxt_table_size + 1, i;
-   context **t = CB_MALLOC("cb.cxt.table", new_size * sizeof(context *));
+   context **t = cb_mem_alloc(CB_MEM_CONTEXTS, "cb.cxt.table", new_size * sizeof(context *));
    VG_(memset)(t, 0, new_size * sizeof(context *));
    for (i = 0; i < cxt_table_size; i++) {
       context *c = cxt_table[i];
@@ -51,7 +51,7 @@ static void resize_cxt_table(void)
          c = next;
       }
    }
-   CB_FREE(cxt_table);
+   cb_mem_free(CB_MEM_CONTEXTS, cxt_table, cxt_table_size * sizeof(context *));
    cxt_table = t;
    cxt_table_size = new_size;
 }
@@ -64,7 +64,7 @@ context *cb_get_cxt(fn_node **top, UInt size)
    UInt i;
    for (c = cxt_table[h % cxt_table_size]; c; c = c->next)
       if (cxt_matches(c, top, size, h)) return c;
-   c = CB_MALLOC("cb.cxt", sizeof(context) + size * sizeof(fn_node *));
+   c = cb_mem_alloc(CB_MEM_CONTEXTS, "cb.cxt", sizeof(context) + size * sizeof(fn_node *));
    c->size = size;
    c->hash = h;
    for (i = 0; i < size; i++) c->fn[i] = top[-(Int)i];

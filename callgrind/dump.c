@@ -519,8 +519,8 @@ void cb_init_dumps(void)
 {
    expand_out_base();
    cb_out_counter = 1;
-   dump_total = cb_new_cost();
-   cb_written_total = cb_new_cost();
+   dump_total = cb_new_cost(CB_MEM_OTHER);
+   cb_written_total = cb_new_cost(CB_MEM_OTHER);
 }
 
 /* Why a profile could not be opened, for the one-line error. */
@@ -614,6 +614,7 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
    if (!appending) {
       out_str("\n");
       cb_sim_write_desc(&out);
+      cb_mpi_rank_write_desc(&out);
    }
    cb_out_printf(&out, "\ndesc: Timerange: Basic block %llu - %llu\n",
               bbs_done_at_last_dump, cb_stat.bb_executions);
@@ -754,9 +755,8 @@ static void remember_dump_point(thread_info *t)
    cb_zero_cost(t->sighandler_cost);
 }
 
-void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
+static void dump_profile(const HChar *trigger, Bool current_thread_only, Bool final)
 {
-   Bool final = (trigger == NULL);
    out_base_for_this_process();
    cb_exec_state_save();
    if (!final) cb_bd_settle();
@@ -866,7 +866,15 @@ void cb_mark_stacks_emptied(thread_info *t)
    cb_copy_cost(t->underflow_cost, t->states[0]->cost);
 }
 
-void cb_fini_dump(void)
+/* A part (client request, monitor command, --dump-every-bb, ...). */
+void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
 {
-   cb_dump_profile(NULL, False);
+   dump_profile(trigger, current_thread_only, False);
+}
+
+/* The last dump, under the plain file name: at the program's end
+ * (trigger NULL, "Program termination"), or when the run is stopped. */
+void cb_fini_dump(const HChar *trigger)
+{
+   dump_profile(trigger, False, True);
 }

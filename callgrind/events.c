@@ -76,9 +76,9 @@ Bool cb_events_per_instr(void)
    return cb_clo.simulate_cache || cb_clo.branch_sim || cb_clo.collect_bus;
 }
 
-ULong *cb_new_cost(void)
+ULong *cb_new_cost(cb_mem_kind k)
 {
-   ULong *c = CB_MALLOC("cb.cost", cb_n_events * sizeof(ULong));
+   ULong *c = cb_mem_alloc(k, "cb.cost", cb_n_events * sizeof(ULong));
    cb_zero_cost(c);
    return c;
 }

@@ -44,8 +44,8 @@ obj_node *cb_get_obj_node(DebugInfo *di)
    obj_node *o;
    for (o = obj_table[h]; o; o = o->next)
       if (VG_(strcmp)(o->name, name) == 0) return o;
-   o = CB_MALLOC("cb.fn.obj", sizeof *o);
-   o->name   = VG_(strdup)("cb.fn.objname", name);
+   o = cb_mem_alloc(CB_MEM_NAMES, "cb.fn.obj", sizeof *o);
+   o->name   = cb_mem_strdup(CB_MEM_NAMES, "cb.fn.objname", name);
    o->number = ++distinct_objs;
    o->start  = di ? VG_(DebugInfo_get_text_avma)(di) : 0;
    o->size   = di ? VG_(DebugInfo_get_text_size)(di) : 0;
@@ -69,8 +69,8 @@ static file_node *get_file_node(obj_node *obj, const HChar *dir, const HChar *fi
    h = (str_hash(path, N_FILE_HASH) + obj->number) % N_FILE_HASH;
    for (f = file_table[h]; f; f = f->next)
       if (f->obj == obj && VG_(strcmp)(f->name, path) == 0) return f;
-   f = CB_MALLOC("cb.fn.file", sizeof *f);
-   f->name   = VG_(strdup)("cb.fn.filename", path);
+   f = cb_mem_alloc(CB_MEM_NAMES, "cb.fn.file", sizeof *f);
+   f->name   = cb_mem_strdup(CB_MEM_NAMES, "cb.fn.filename", path);
    f->obj    = obj;
    f->number = ++distinct_files;
    f->next   = file_table[h];
@@ -84,9 +84,9 @@ static fn_node *get_fn_in_file(file_node *file, const HChar *name)
    fn_node *fn;
    for (fn = fn_table[h]; fn; fn = fn->next)
       if (fn->file == file && VG_(strcmp)(fn->name, name) == 0) return fn;
-   fn = CB_MALLOC("cb.fn.fn", sizeof *fn);
+   fn = cb_mem_alloc(CB_MEM_NAMES, "cb.fn.fn", sizeof *fn);
    VG_(memset)(fn, 0, sizeof *fn);
-   fn->name   = VG_(strdup)("cb.fn.fnname", name);
+   fn->name   = cb_mem_strdup(CB_MEM_NAMES, "cb.fn.fnname", name);
    fn->file   = file;
    fn->number = ++cb_distinct_fns;
    fn->pop_on_jump = cb_clo.pop_on_jump;

@@ -42,9 +42,62 @@
 #include "cachesim.h"      /* cs_geometry, cs_hooks: geometry.c, backdating.c */
 #include "sharing.h"       /* sh_model: falseshare.c */
 
-#define CB_MALLOC(cc, n) VG_(malloc)((cc), (n))
+#define CB_MALLOC(cc, n) VG_(malloc)((cc), (n))   /* not counted (memory.c):
+                                                  * fixed or short-lived */
 #define CB_FREE(p)       VG_(free)(p)
 #define CB_ASSERT(c)     tl_assert(c)
+
+/*------------------------------------------------------------*/
+/*--- memory.c: what the tables hold, --max-memory         ---*/
+/*------------------------------------------------------------*/
+
+/* The tables whose memory is counted, in the order -v prints them. */
+typedef enum {
+   CB_MEM_BBS,        /* basic blocks: BB, instruction and exit info */
+   CB_MEM_COSTS,      /* cost centres (BBCCs) with their cost arrays */
+   CB_MEM_ARCS,       /* call arcs (JCCs) with their inclusive costs */
+   CB_MEM_CONTEXTS,   /* contexts (function + callers) */
+   CB_MEM_STACKS,     /* shadow call stacks, function stacks, threads */
+   CB_MEM_NAMES,      /* objects, files, functions */
+   CB_MEM_TREES,      /* back-dating trees */
+   CB_MEM_OBJECTS,    /* data objects (--objects=yes) */
+   CB_MEM_CACHES,     /* the cache model (fixed at start) */
+   CB_MEM_OTHER,      /* instrumentation and everything else */
+   CB_MEM_KINDS
+} cb_mem_kind;
+
+/* Counting allocation: the caller knows the size again when it frees. */
+void *cb_mem_alloc(cb_mem_kind k, const HChar *cc, SizeT bytes);
+void *cb_mem_realloc(cb_mem_kind k, const HChar *cc, void *p,
+                     SizeT old_bytes, SizeT new_bytes);
+void  cb_mem_free(cb_mem_kind k, void *p, SizeT bytes);
+/* For callers that cannot give the size back (the pure C parts, OSets):
+ * the block remembers its size and kind in a small header. */
+void *cb_mem_alloc_tagged(cb_mem_kind k, const HChar *cc, SizeT bytes);
+void  cb_mem_free_tagged(void *p);
+HChar *cb_mem_strdup(cb_mem_kind k, const HChar *cc, const HChar *s);
+/* tagged, CB_MEM_OBJECTS, with the signatures OSets take */
+void *cb_mem_objects_alloc(const HChar *cc, SizeT bytes);
+void  cb_mem_objects_free(void *p);
+
+/* Set when the total passed the limit; cb_mem_check acts on it. */
+extern Bool cb_mem_over;
+/* --max-memory=<size>: False (and *why set) for a malformed value. */
+Bool cb_mem_parse_limit(const HChar *value, const HChar **why);
+void cb_mem_post_clo_init(void);
+/* At a safe point (the scheduler starting a time slice): NULL, or when
+ * the limit was passed the trigger of the profile that stops the run. */
+const HChar *cb_mem_check(void);
+void cb_mem_print_stats(void);
+ULong cb_mem_total(void);
+
+
+/*------------------------------------------------------------*/
+/*--- main.c: registration, start and end of a run         ---*/
+/*------------------------------------------------------------*/
+
+void cb_finish_run(const HChar *trigger);
+void cb_stop_run(const HChar *why);   /* does not return */
 
 /*------------------------------------------------------------*/
 /*--- options.c: command-line options                      ---*/
@@ -139,7 +192,7 @@ static inline Int cb_event_pos(event_id e) { return cb_ev_pos[e]; }
 void   cb_event_declare(event_id e, const HChar *name);
 void   cb_events_setup(void);
 Bool   cb_events_per_instr(void);
-ULong *cb_new_cost(void);   /* zeroed, cb_n_events long */
+ULong *cb_new_cost(cb_mem_kind k);   /* zeroed, cb_n_events long */
 
 /* Small cost-array helpers. */
 static inline void cb_zero_cost(ULong *c)
@@ -334,6 +387,9 @@ extern run_stats cb_stat;
 typedef struct {
    JCC     *jcc;            /* NULL for a call into a skipped function */
    Addr     sp;
+   Addr     entry_sp;       /* guest SP at the callee's first block (0:
+                             * unknown): a jump back to the callee's first
+                             * instruction with this SP is a loop */
    Addr     ret_addr;
    BBCC    *nonskipped;
    context *cxt;            /* caller's context, restored on return */
@@ -383,6 +439,9 @@ typedef struct exec_state {
    BBCC    *nonskipped;
    ULong   *cost;             /* the running counter */
    Int      call_stack_bottom;
+   Addr     entry_sp;         /* guest SP at the context's first block: the
+                               * entry SP of the function at the bottom,
+                               * which has no frame */
    struct bd_tree *bd;        /* back-dating tree of this context */
 } exec_state;
 
@@ -569,7 +628,7 @@ void cb_remove_empty_out_file(void);
 void cb_dump_profile(const HChar *trigger, Bool current_thread_only);
 void cb_zero_all_cost(Bool only_current_thread);
 void cb_mark_stacks_emptied(thread_info *t);
-void cb_fini_dump(void);
+void cb_fini_dump(const HChar *trigger);
 extern Int cb_out_counter;
 extern ULong *cb_written_total;    /* totals: of every dump so far */
 const HChar *cb_out_base_name(void); /* --callgrind-out-file, expanded */
@@ -609,6 +668,13 @@ static inline void cb_fs_modify(Addr instr, Addr a, UWord size)
 {
    sh_modify(cb_fs_model, cb_cur.tid, a, (UInt)size, instr);
 }
+
+/*------------------------------------------------------------*/
+/*--- mpirank.c: the MPI rank named by the launcher        ---*/
+/*------------------------------------------------------------*/
+
+void cb_mpi_rank_init(void);                 /* reads the environment */
+void cb_mpi_rank_write_desc(cb_outfile *f);  /* desc: MPI rank: N (VAR) */
 
 /*------------------------------------------------------------*/
 /*--- summary.c: the exit summary                          ---*/

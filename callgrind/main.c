@@ -110,7 +110,7 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
    bb = cb_get_bb(first, instrs, &seen);
    if (!seen) {
       bb->cjmp_count = exits;
-      bb->jmp = CB_MALLOC("cb.bb.jmp", (exits + 1) * sizeof(jmp_info));
+      bb->jmp = cb_mem_alloc(CB_MEM_BBS, "cb.bb.jmp", (exits + 1) * sizeof(jmp_info));
       VG_(memset)(bb->jmp, 0, (exits + 1) * sizeof(jmp_info));
       cb_get_fn_node(bb);
    }
@@ -262,7 +262,7 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs, 
    cb_switch_thread(tid);
    if (!cb_cur.bbcc || !cb_cur.collect) return;
    owner = cb_cur.nonskipped ? cb_cur.nonskipped : cb_cur.bbcc;
-   if (!owner->skipped) owner->skipped = cb_new_cost();
+   if (!owner->skipped) owner->skipped = cb_new_cost(CB_MEM_COSTS);
    c = owner->skipped;
    c[cb_event_pos(EV_sysCount)]++;
    cb_cur.cost[cb_event_pos(EV_sysCount)]++;
@@ -294,6 +294,7 @@ static void init_syscall_wrappers(void)
 
 static void cb_post_clo_init(void)
 {
+   cb_mem_post_clo_init();
    cb_options_post();
    cb_init_fn_tables();
    cb_init_bb_table();
@@ -305,6 +306,7 @@ static void cb_post_clo_init(void)
    cb_init_threads();
    cb_init_dumps();
    if (!cb_check_out_file()) VG_(exit)(1);
+   cb_mpi_rank_init();
    cb_instrument_init(cb_clo.instr_atstart);
    init_syscall_wrappers();
 
@@ -350,21 +352,58 @@ static void drop_unfinished_block(thread_info *t)
    bytes = (SizeT)b->bb->instr_count * cb_n_events * sizeof(ULong);
    if (cb_clo.objects)
       cb_obj_block_dropped(b->bb, b->cost, (SizeT)b->bb->instr_count * cb_n_events);
-   b->cost = CB_MALLOC("cb.bbcc.dropped", bytes);
+   b->cost = cb_mem_alloc(CB_MEM_COSTS, "cb.bbcc.dropped", bytes);
    VG_(memset)(b->cost, 0, bytes);
 }
 
-static void cb_fini(Int exitcode)
+/* The end of a run: each thread's unfinished block dropped, every
+ * resident line flushed into the trees, the last dump (trigger NULL:
+ * the program's end; else why the run is stopped, --max-memory). */
+void cb_finish_run(const HChar *trigger)
 {
    cb_exec_state_save();
    cb_forall_threads(drop_unfinished_block);
    cb_sim_finish();
-   cb_fini_dump();
+   cb_fini_dump(trigger);
    if (VG_(clo_verbosity) > 0) cb_print_summary();
-   if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) cb_sim_print_stats();
+   if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) {
+      cb_sim_print_stats();
+      cb_mem_print_stats();
+   }
    if (VG_(clo_verbosity) > 1) cb_sp_report_unmatched();
    cb_obj_fini();
    cb_fs_fini(cb_out_base_name());
+}
+
+static void cb_fini(Int exitcode)
+{
+   cb_finish_run(NULL);
+}
+
+/* A thread ends; Valgrind gives its id to the next thread created. Its
+ * frames are closed now, as at the end of the run (their arcs get their
+ * inclusive costs): otherwise the next thread with that id would run on
+ * top of them, they would count its costs, and the frames each ended
+ * thread leaves (it exits inside start_thread) would pile up with the
+ * number of threads created. The block that made the exit call stays
+ * the thread's last block: the next thread with the id completes it, as
+ * in the reference (with none, the end of the run drops it). */
+static void cb_thread_exit(ThreadId tid)
+{
+   thread_info *t = tid < VG_N_THREADS ? cb_get_threads()[tid] : NULL;
+   ThreadId orig = cb_cur.tid;
+   if (!t || t->states_sp > 0) return;   /* inside a signal handler: keep */
+   cb_switch_thread(tid);
+   while (cb_calls->sp > 0) cb_pop_call_stack();
+   t->states[0]->entry_sp = 0;           /* the next thread's is unknown */
+   cb_switch_thread(orig);
+}
+
+/* --max-memory passed (memory.c): the profile so far, then the end. */
+void cb_stop_run(const HChar *why)
+{
+   cb_finish_run(why);
+   VG_(exit)(1);
 }
 
 /* Whether --dump-every-bb is due is checked, as in the reference, only
@@ -373,6 +412,8 @@ static void cb_fini(Int exitcode)
 static void cb_start_client_code(ThreadId tid, ULong blocks_done)
 {
    static ULong last_check, bbs_done;
+   const HChar *stop = cb_mem_check();   /* the baseline at the start */
+   if (stop) cb_stop_run(stop);
    if (blocks_done - last_check < 5000) return;
    last_check = blocks_done;
    if (cb_clo.dump_every_bb > 0 && cb_stat.bb_executions - bbs_done > cb_clo.dump_every_bb) {
@@ -431,6 +472,7 @@ static void cb_pre_clo_init(void)
    VG_(needs_client_requests)(handle_client_request);
    VG_(needs_print_stats)(cb_print_stats);
    VG_(track_start_client_code)(cb_start_client_code);
+   VG_(track_pre_thread_ll_exit)(cb_thread_exit);
    VG_(track_pre_deliver_signal)(cb_pre_signal);
    VG_(track_post_deliver_signal)(cb_post_signal);
 }

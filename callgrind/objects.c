@@ -46,7 +46,7 @@ static OSet *unnamed_blocks;  /* ELF granules without any symbol, by start */
 
 cb_obj *cb_obj_new(obj_kind kind, const HChar *name)
 {
-   cb_obj *o = CB_MALLOC("cb.obj", sizeof *o);
+   cb_obj *o = cb_mem_alloc(CB_MEM_OBJECTS, "cb.obj", sizeof *o);
    VG_(memset)(o, 0, sizeof *o);
    o->kind = kind;
    o->name = VG_(strdup)("cb.obj.name", name);
@@ -889,12 +889,15 @@ void cb_obj_post_clo_init(void)
    cb_obj_hist = cb_clo.object_granularity > 0;
    /* pooled nodes: a malloc-heavy client adds and removes one per block */
    heap_blocks = VG_(OSetGen_Create_With_Pool)(offsetof(cb_block, start), NULL,
-                                               VG_(malloc), "cb.obj.heap", VG_(free),
+                                               cb_mem_objects_alloc, "cb.obj.heap",
+                                               cb_mem_objects_free,
                                                1024, sizeof(cb_block));
    static_blocks = VG_(OSetGen_Create)(offsetof(cb_block, start), NULL,
-                                       VG_(malloc), "cb.obj.static", VG_(free));
+                                       cb_mem_objects_alloc, "cb.obj.static",
+                                       cb_mem_objects_free);
    unnamed_blocks = VG_(OSetGen_Create)(offsetof(cb_block, start), NULL,
-                                        VG_(malloc), "cb.obj.unnamed", VG_(free));
+                                        cb_mem_objects_alloc, "cb.obj.unnamed",
+                                        cb_mem_objects_free);
    bucket_stack = CB_MALLOC("cb.obj.stacks", VG_N_THREADS * sizeof *bucket_stack);
    VG_(memset)(bucket_stack, 0, VG_N_THREADS * sizeof *bucket_stack);
    stack_block = CB_MALLOC("cb.obj.stacks", VG_N_THREADS * sizeof *stack_block);

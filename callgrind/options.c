@@ -384,6 +384,15 @@ static Bool pop_on_jump_option(const HChar *arg)
    return True;
 }
 
+/* --max-memory=<size> (memory.c parses and keeps it) */
+static Bool max_memory_opt(const HChar *arg)
+{
+   const HChar *v = value_of(arg, "--max-memory"), *why;
+   if (!v) return False;
+   if (!cb_mem_parse_limit(v, &why)) bad_option(arg, "%s", why);
+   return True;
+}
+
 Bool cb_process_cmd_line_option(const HChar *arg)
 {
    Bool b;
@@ -440,6 +449,7 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (int_opt(arg, "--object-granularity", &cb_clo.object_granularity, 1, 1 << 30)) {}
    else if (bool_opt(arg, "--sharing", &cb_clo.sharing)) {}
    else if (int_opt(arg, "--sharing-penalty", &cb_clo.sharing_penalty, 1, 1000000)) {}
+   else if (max_memory_opt(arg)) {}
    else return False;
    return True;
 }
@@ -518,6 +528,10 @@ void cb_print_usage(void)
 "                              <callgrind-out-file>.sharing(.txt) [no]\n"
 "    --sharing-penalty=<n>     Cycles per false sharing event, for the time\n"
 "                              estimate (perf/sharing-penalty.c) [10]\n"
+"\n   memory (callgrind-bd):\n"
+"    --max-memory=<size>       Limit on the memory of the tool's tables (512M,\n"
+"                              4G); when reached, write the profile so far,\n"
+"                              marked incomplete, and stop [half the RAM]\n"
    );
 }
 

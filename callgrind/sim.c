@@ -359,7 +359,7 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
     * helpers, and the data objects' cells, need it */
    if (!cb_clo.branch_sim && !cb_clo.collect_bus && !cb_clo.objects) return;
    if (!bb->sim_instr) {
-      bb->sim_instr = CB_MALLOC("cb.sim.ii", bb->instr_count * sizeof(sim_instr_info));
+      bb->sim_instr = cb_mem_alloc(CB_MEM_BBS, "cb.sim.ii", bb->instr_count * sizeof(sim_instr_info));
       VG_(memset)(bb->sim_instr, 0, bb->instr_count * sizeof(sim_instr_info));
    }
    cur_block.ii = bb->sim_instr;
@@ -375,7 +375,7 @@ void cb_sim_bb_end(IRSB *sbOut)
    if (cur_block.n_calls == 0) return;
    if (!bb->sim_calls || bb->n_sim_calls != (UInt)cur_block.n_calls
        || VG_(memcmp)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(sim_call)) != 0) {
-      bb->sim_calls = CB_MALLOC("cb.sim.calls", cur_block.n_calls * sizeof(sim_call));
+      bb->sim_calls = cb_mem_alloc(CB_MEM_BBS, "cb.sim.calls", cur_block.n_calls * sizeof(sim_call));
       VG_(memcpy)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(sim_call));
       bb->n_sim_calls = cur_block.n_calls;
    }

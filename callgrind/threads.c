@@ -21,9 +21,9 @@ thread_info **cb_get_threads(void) { return threads; }
 
 static exec_state *new_exec_state(Int sig)
 {
-   exec_state *es = CB_MALLOC("cb.es", sizeof *es);
+   exec_state *es = cb_mem_alloc(CB_MEM_STACKS, "cb.es", sizeof *es);
    VG_(memset)(es, 0, sizeof *es);
-   es->cost = cb_new_cost();
+   es->cost = cb_new_cost(CB_MEM_STACKS);
    es->sig = sig;
    es->collect = cb_clo.collect_atstart;
    return es;
@@ -31,16 +31,16 @@ static exec_state *new_exec_state(Int sig)
 
 static thread_info *new_thread(ThreadId tid)
 {
-   thread_info *t = CB_MALLOC("cb.thread", sizeof *t);
+   thread_info *t = cb_mem_alloc(CB_MEM_STACKS, "cb.thread", sizeof *t);
    VG_(memset)(t, 0, sizeof *t);
    t->tid = tid;
    t->states[0] = new_exec_state(0);
    t->states[0]->bd = cb_bd_new_tree();
    cb_init_call_stack(&t->calls);
    cb_init_fn_stack(&t->fns);
-   t->lastdump_cost = cb_new_cost();
-   t->underflow_cost = cb_new_cost();
-   t->sighandler_cost = cb_new_cost();
+   t->lastdump_cost = cb_new_cost(CB_MEM_STACKS);
+   t->underflow_cost = cb_new_cost(CB_MEM_STACKS);
+   t->sighandler_cost = cb_new_cost(CB_MEM_STACKS);
    cb_init_bbcc_hash(&t->bbccs);
    cb_init_jcc_hash(&t->jccs);
    return t;

@@ -513,9 +513,21 @@ def write_report(path, data, base, plot_path, plot_field="wall"):
               "![ratios per benchmark](%s)" % os.path.relpath(plot_path, os.path.dirname(path))]
     else:
         L += ["", "(No plot: no python3 with matplotlib found; `apt-get install python3-matplotlib`.)"]
+    L += kept_soak_block(path)
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
     return table, summary
+
+
+def kept_soak_block(path):
+    """perf/soak.py's table, between its markers, survives a rewrite."""
+    try:
+        with open(path) as f:
+            old = f.read()
+    except OSError:
+        return []
+    m = re.search(r"<!-- soak:begin -->.*?<!-- soak:end -->", old, re.S)
+    return ["", m.group(0)] if m else []
 
 
 def find_plot_python():

@@ -71,9 +71,14 @@ CLIENT_BUILD = {
     "transpose_naive": (["transpose.c"], "gcc", ["-O1"]),
     "transpose_blocked": (["transpose.c"], "gcc", ["-O1"]),
     "objects": (["objects.c"], "gcc", []),
+    # -O1: gcc puts a loop's head at the function's first instruction
+    "loop_entry": (["loop_entry.c"], "gcc", ["-O1"]),
+    "callpaths": (["callpaths.c"], "gcc", []),
     "objects_cxx": (["objects_cxx.cc"], "g++", []),
     "separate_par": (["separate_par.c"], "gcc", []),
     "separate_par_values": (["separate_par_values.c"], "gcc", []),
+    # MPI (Open MPI's wrapper compiler; tests/tool/mpi.py)
+    "mpi_stencil": (["mpi_stencil.c"], "mpicc", []),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).

@@ -47,7 +47,7 @@ sys.path.insert(0, HERE)
 import cgfile          # noqa: E402
 import checks          # noqa: E402
 import harness         # noqa: E402
-from backdate_oracle import arc_problems   # noqa: E402
+
 from objects_dumps import part_problems   # noqa: E402
 
 CLIENT = "separate_par"
@@ -341,7 +341,7 @@ def oracle_case():
     r = run(CLIENT, ["--cacheuse=yes", "--backdate-check=yes",
                      "--separate-par=fib2:1", "--separate-par=fib2:2",
                      "--separate-par=build:1"] + GEOM, "sp-oracle")
-    probs = arc_problems(r.out)
+    probs = checks.backdate_arc_problems(r.out)
     if not any(base_of(a) == "fib2" and ":" in a for a, _ in merged(r).arcs):
         probs.append("no arc from a separated context: vacuous")
     return [(name, probs),
