@@ -1,7 +1,7 @@
 /*
 ** cachesim.c -- the cache model: I1, D1 and a unified last-level cache.
 **
-** The model (it must give exactly the counts of Callgrind 3.19's sim.c):
+** The model (the counts of Callgrind 3.19's sim.c, except as listed below):
 **  - Each set keeps its tags ordered most- to least-recently used.  A hit
 **    moves the tag to the front; a miss drops the last tag and inserts the
 **    new one at the front (exact LRU).  Set = line number mod sets.
@@ -32,22 +32,34 @@
 **  - LL observer (cs_set_ll_observer, for the miss classifier): told of
 **    every line LL is about to look up, demand or prefetch, in order.
 **
+** Where we differ from the reference on purpose (docs/differences.md):
+**  - A way holds no line until one is loaded: empty ways carry a tag no
+**    access can have (no_line: the line number ~0 in the plain model; all
+**    tag bits set with write-back or cacheuse, i.e. the top 2^tag_shift
+**    bytes of the 64-bit address space, never a user address).  The
+**    reference fills them with tag 0, so with write-back or cacheuse its
+**    lines below 2^tag_shift (2^(line bits + set bits)) "hit" on their
+**    first access -- with a 512 MiB LL, everything below 256 MiB.
+**  - Tags compare all 64 address bits in every mode.  The reference's
+**    write-back and cacheuse tag mask is 32 bits wide, so there lines
+**    4 GiB apart alias.
+**  - An access straddles when its two ends are in different lines, in
+**    every mode (the reference's write-back and cacheuse lookups compare
+**    the ends' sets, so with a single set they look up only the first
+**    line).
+**  - The reference's cacheuse lookup skips LL for the line at address 0
+**    (its flush marker); we look it up like any other line.
+**  With these, turning on --simulate-wb or --cacheuse changes no I1/D1
+**  miss count; LL counts change only through the models' own rules (a
+**  write-through reference on a D1 write hit; with cacheuse, a straddle
+**  half missing L1 sends only the missing line to LL).
+**
 ** Reference quirks kept on purpose, because counts must match exactly:
-**  - With wb or cacheuse, tags are "address AND tag mask" and that mask is
-**    computed in 32 bits, so address bits 32..63 take no part in the
-**    comparison (lines 4 GiB apart alias).  Without them, tags are full
-**    line numbers.
-**  - With wb or cacheuse, an access "straddles" only if its two ends fall
-**    into different sets, so with a single set (fully associative) only
-**    the first line is looked up (with cacheuse, with an empty mask).
-**  - Initially every way holds tag 0 (an address below 2^tag_shift in its
-**    set would hit); these lines have no owner and report nothing.
 **  - The L1-to-LL merge goes to the LL slot found when the L1 line was
 **    loaded, even if that slot has since been refilled by another line.
 **  - The prefetcher keeps line numbers in 32 bits.  With wb it references
 **    LL through the plain (line-number) lookup, whose tags never match the
 **    write-back tags: prefetched lines only displace other lines.
-**  - An L1 line at address 0 (line number 0) is not looked up in LL.
 **
 ** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
@@ -220,14 +232,15 @@ static void init_use_masks(cs_cache *c)
    }
 }
 
-/* Empty state: every tag 0 (the reference's), with cacheuse each way's
-   slot number in the low bits; no owners, no use, nothing dirty. */
+/* Empty state: every way holds NO_LINE (a tag no access has), with
+   cacheuse each way's slot number in the low bits; no owners, no use,
+   nothing dirty. */
 static void empty_cache(cs_cache *c, int use)
 {
    unsigned i, n = n_slots(c);
 
    for (i = 0; i < n; i++) {
-      c->tags[i] = use ? i % (unsigned)c->assoc : 0;
+      c->tags[i] = c->no_line | (use ? i % (unsigned)c->assoc : 0);
       if (use) {
          c->line[i].use.count = c->line[i].use.mask = 0;
          c->line[i].owned = 0;
@@ -241,8 +254,10 @@ static void empty_cache(cs_cache *c, int use)
    }
 }
 
+/* addr_tags: tags are address bits (write-back LL, cacheuse), not line
+   numbers. */
 static void init_cache(cs_cache *c, const cs_geometry *g, int use,
-                       int with_dirty, int owner_ext)
+                       int addr_tags, int with_dirty, int owner_ext)
 {
    const char *err = cs_geometry_check(g);
    int tag_shift;
@@ -257,8 +272,11 @@ static void init_cache(cs_cache *c, const cs_geometry *g, int use,
    c->line_mask = (uint32_t)c->line_size - 1;
    c->line_bits = log2_exact((uint32_t)c->line_size);
    tag_shift = c->line_bits + log2_exact((uint32_t)c->sets);
-   /* 32-bit mask on purpose: the reference's (see the file comment). */
-   c->tag_mask = (uint64_t)(uint32_t)~((1u << tag_shift) - 1);
+   /* All 64 bits (the reference's mask has 32: see the file comment). */
+   c->tag_mask = ~(uint64_t)0 << tag_shift;
+   /* Line numbers stay below 2^(64 - line_bits), so ~0 is none of them;
+      all tag bits set is an address in the top 2^tag_shift bytes. */
+   c->no_line = addr_tags ? c->tag_mask : ~(uint64_t)0;
    c->tags = cs_alloc(sizeof(uint64_t) * n_slots(c));
    if (use) {
       /* Slot numbers live in the bits below the tag. */
@@ -312,10 +330,11 @@ cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
    s->collect = 1;
    if (hooks)
       s->hooks = *hooks;
-   init_cache(&s->i1, i1, s->use, 0, opt.owner_ext);
-   init_cache(&s->d1, d1, s->use, 0, opt.owner_ext);
+   init_cache(&s->i1, i1, s->use, s->use, 0, opt.owner_ext);
+   init_cache(&s->d1, d1, s->use, s->use, 0, opt.owner_ext);
    /* Without cacheuse the dirty bit lives in the tag (bit 0). */
-   init_cache(&s->ll, ll, s->use, s->use && s->wb, opt.owner_ext);
+   init_cache(&s->ll, ll, s->use, s->use || s->wb, s->use && s->wb,
+              opt.owner_ext);
    prefetch_reset(s);
    return s;
 }
@@ -353,11 +372,8 @@ void cs_set_ll_observer(cs_sim *s, cs_ll_observer fn, void *ctx)
 }
 
 /* Tells the LL observer about the lines of [a, a+size-1] that the LL
-   lookup about to be made will look at: both lines of a crossing access,
-   except that lookups recognising a crossing by sets (by_sets: the
-   write-back lookup) see only the first line when LL has a single set. */
-static void observe_ll(cs_sim *s, uint64_t a, unsigned size, int by_sets,
-                       int kind)
+   lookup about to be made will look at (both lines of a crossing access). */
+static void observe_ll(cs_sim *s, uint64_t a, unsigned size, int kind)
 {
    uint64_t line1, line2;
 
@@ -366,7 +382,7 @@ static void observe_ll(cs_sim *s, uint64_t a, unsigned size, int by_sets,
    line1 = a >> s->ll.line_bits;
    line2 = (a + size - 1) >> s->ll.line_bits;
    s->ll_obs(s->ll_obs_ctx, line1, kind);
-   if (line2 != line1 && (!by_sets || s->ll.sets_mask != 0))
+   if (line2 != line1)
       s->ll_obs(s->ll_obs_ctx, line2, kind);
 }
 
@@ -450,14 +466,16 @@ static int wb_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
 
 static int wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
 {
-   uint32_t set1 = (uint32_t)(a >> c->line_bits) & c->sets_mask;
-   uint32_t set2 = (uint32_t)((a + size - 1) >> c->line_bits) & c->sets_mask;
+   uint64_t line1 = a >> c->line_bits;
+   uint64_t line2 = (a + size - 1) >> c->line_bits;
+   uint32_t set1 = (uint32_t)line1 & c->sets_mask;
+   uint32_t set2 = (uint32_t)line2 & c->sets_mask;
    uint64_t dirty = is_write ? 1 : 0;
    int r1, r2;
 
-   if (set1 == set2)
+   if (line1 == line2)
       return wb_set_ref(c, set1, a & c->tag_mask, dirty);
-   if (((set1 + 1) & c->sets_mask) != set2)
+   if (line1 + 1 != line2)
       too_wide();
    r1 = wb_set_ref(c, set1, a & c->tag_mask, dirty);
    r2 = wb_set_ref(c, set2, (a + size - 1) & c->tag_mask, dirty);
@@ -634,20 +652,18 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
       c->line[slot].use.count++;
       c->line[slot].use.mask |= bits;
       if (s->wb && is_write) {   /* write-through; the L1 line keeps its link */
-         observe_ll(s, memline, 1, 0, CS_LL_DEMAND);
+         observe_ll(s, memline, 1, CS_LL_DEMAND);
          use_ll_ref(s, memline, 0, owner, 1);
       }
       return 0;
    }
    evict_l1(s, c, slot);
    load_line(s, c, 1, slot, 1, bits, owner);
-   if (memline == 0)            /* the reference's flush marker */
-      return CS_L1_MISS;
    if (s->pf_pending) {
       s->pf_pending = 0;
       prefetch(s, s->pf_addr, owner);
    }
-   observe_ll(s, memline, 1, 0, CS_LL_DEMAND);
+   observe_ll(s, memline, 1, CS_LL_DEMAND);
    return CS_L1_MISS | use_ll_ref(s, memline, &c->line[slot].ll_slot, owner,
                                   is_write);
 }
@@ -656,8 +672,9 @@ static unsigned use_access(cs_sim *s, cs_cache *c, uint64_t a, unsigned size,
                            const cs_owner *owner, int is_write)
 {
    uint64_t end = a + size - 1;
-   uint32_t set1 = (uint32_t)(a >> c->line_bits) & c->sets_mask;
-   uint32_t set2 = (uint32_t)(end >> c->line_bits) & c->sets_mask;
+   uint64_t line1 = a >> c->line_bits, line2 = end >> c->line_bits;
+   uint32_t set1 = (uint32_t)line1 & c->sets_mask;
+   uint32_t set2 = (uint32_t)line2 & c->sets_mask;
    uint32_t first = c->first_bits[a & c->line_mask];
    uint32_t last = c->last_bits[end & c->line_mask];
    unsigned r;
@@ -671,9 +688,9 @@ static unsigned use_access(cs_sim *s, cs_cache *c, uint64_t a, unsigned size,
          s->pf_addr = a;
       }
    }
-   if (set1 == set2)
+   if (line1 == line2)
       return use_l1_line(s, c, set1, a, first & last, owner, is_write);
-   if (((set1 + 1) & c->sets_mask) != set2)
+   if (line1 + 1 != line2)
       too_wide();
    r = use_l1_line(s, c, set1, a, first, owner, is_write);
    return r | use_l1_line(s, c, set2, end, last, owner, is_write);
@@ -686,10 +703,10 @@ static unsigned use_access(cs_sim *s, cs_cache *c, uint64_t a, unsigned size,
 static void prefetch_ref(cs_sim *s, uint64_t a, const cs_owner *owner)
 {
    if (s->use) {
-      observe_ll(s, a, 1, 0, CS_LL_PREFETCH);
+      observe_ll(s, a, 1, CS_LL_PREFETCH);
       use_ll_ref(s, a & ~(uint64_t)s->ll.line_mask, 0, owner, 0);
    } else {
-      observe_ll(s, a, 1, 0, s->wb ? CS_LL_PREFETCH_BLIND : CS_LL_PREFETCH);
+      observe_ll(s, a, 1, s->wb ? CS_LL_PREFETCH_BLIND : CS_LL_PREFETCH);
       plain_ref(&s->ll, a, 1);   /* also with wb: the reference's lookup */
    }
 }
@@ -743,17 +760,17 @@ static unsigned plain_access(cs_sim *s, cs_cache *c, uint64_t a,
       prefetch(s, a, 0);
    if (plain_ref(c, a, size) == HIT) {
       if (wb_write) {            /* write-through makes the LL line dirty */
-         observe_ll(s, a, size, 1, CS_LL_DEMAND);
+         observe_ll(s, a, size, CS_LL_DEMAND);
          wb_ref(&s->ll, a, size, 1);
       }
       return 0;
    }
    if (s->hwpref && !wb_write)
       prefetch(s, a, 0);
-   observe_ll(s, a, size, s->wb, CS_LL_DEMAND);
+   observe_ll(s, a, size, CS_LL_DEMAND);
    if (!s->wb)
       return plain_ref(&s->ll, a, size) == HIT ? CS_L1_MISS
-                                                                     : CS_L1_MISS | CS_LL_MISS;
+                                            : CS_L1_MISS | CS_LL_MISS;
    switch (wb_ref(&s->ll, a, size, is_write)) {
    case HIT:  return CS_L1_MISS;
    case MISS: return CS_L1_MISS | CS_LL_MISS;

@@ -39,6 +39,7 @@ typedef struct { void *obj; uint32_t obj_off; } cs_owner_ext;
 typedef struct {
    uint64_t *tags;
    uint64_t  tag_mask;     /* address bits that form the tag (wb/cacheuse) */
+   uint64_t  no_line;      /* the tag of an empty way (without slot bits) */
    uint32_t  sets_mask;    /* sets - 1 */
    uint32_t  line_mask;    /* line_size - 1 */
    int       assoc, line_bits, line_size, size, sets;

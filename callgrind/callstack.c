@@ -102,6 +102,24 @@ UInt *cb_fn_depth(UInt n)
    return &t->fn_active[n];
 }
 
+/* Collection of the running execution state on or off. A call is counted
+ * when its costs are collected: a call made while collection is off
+ * counts when collection turns on inside it (the reference counts it when
+ * made and writes the count with the next costs of its call site). */
+void cb_set_collect(Bool on)
+{
+   Int i;
+   if (on && !cb_cur.collect)
+      for (i = cb_cur.es->call_stack_bottom; i < cb_calls->sp; i++) {
+         call_entry *e = &cb_calls->entry[i];
+         if (e->jcc && !e->counted) {
+            e->jcc->call_counter++;
+            e->counted = True;
+         }
+      }
+   cb_cur.collect = on;
+}
+
 /* First entry into fn (no other activation on this thread's stack). */
 static void function_entered(fn_node *fn)
 {
@@ -112,7 +130,7 @@ static void function_entered(fn_node *fn)
    } else if (fn->zero_before) {
       cb_zero_all_cost(True);
    }
-   if (fn->toggle_collect) cb_cur.collect = !cb_cur.collect;
+   if (fn->toggle_collect) cb_set_collect(!cb_cur.collect);
    if (fn->sharing_cut) cb_fs_fn_entered(fn);     /* --sharing: barriers */
 }
 
@@ -124,7 +142,7 @@ static void function_left(fn_node *fn)
       VG_(sprintf)(trigger, "--dump-after=%s", fn->name);
       cb_dump_profile(trigger, True);
    }
-   if (fn->toggle_collect) cb_cur.collect = !cb_cur.collect;
+   if (fn->toggle_collect) cb_set_collect(!cb_cur.collect);
    if (fn->sharing_cut) cb_fs_fn_left(fn);
 }
 
@@ -178,7 +196,8 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
       depth = cb_fn_depth(to_fn->number);
       if (counts_as_level(jcc, to_fn)) (*depth)++;
       if (*depth > 1) cb_stat.rec_call_counter++;
-      jcc->call_counter++;
+      if (cb_cur.collect) jcc->call_counter++;
+      e->counted = cb_cur.collect;
       cb_stat.call_counter++;
       if (faked) cb_bd_adopt_root(jcc); else cb_bd_call(jcc);
       e->bd_pushed = True;

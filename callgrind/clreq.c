@@ -30,7 +30,7 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
       cb_zero_all_cost(True);
       break;
    case VG_USERREQ__TOGGLE_COLLECT:
-      cb_cur.collect = !cb_cur.collect;
+      cb_set_collect(!cb_cur.collect);
       break;
    case VG_USERREQ__START_INSTRUMENTATION:
       cb_set_instrument_state("Client Request", True);

@@ -170,6 +170,21 @@ static void instr_pos(const BBCC *bbcc, UInt i, src_pos *p)
    p->file = ii->file ? ii->file : bb->fn->file;
 }
 
+/* Where a block's final exit is written: at its last instruction; for
+ * the block of a faked call (no instructions; its address is the return
+ * address - 1, inside the call instruction) at the call's file and line
+ * from the debug info, as the reference writes it. */
+static void exit_pos(const BBCC *bbcc, src_pos *p)
+{
+   const BB *bb = bbcc->bb;
+   if (bb->instr_count > 0) {
+      instr_pos(bbcc, bb->instr_count - 1, p);
+      return;
+   }
+   p->addr = bb->addr - bb->obj->offset;
+   cb_debug_pos(bb->addr, bb->fn->file, bb->obj, &p->line, &p->file);
+}
+
 static Bool same_pos(const src_pos *a, const src_pos *b)
 {
    return (!cb_clo.dump_instr || a->addr == b->addr)
@@ -346,8 +361,7 @@ static void write_bbcc(BBCC *bbcc)
       if (have_pending && !cb_is_zero_cost(pending)) out_cost_line(&pending_pos, pending, False);
       cb_zero_cost(pending);
       have_pending = False;
-      if (bb->instr_count > 0) instr_pos(bbcc, bb->instr_count - 1, &p);
-      else p = (src_pos){ bb->addr - bb->obj->offset, bb->line, bb->fn ? bb->fn->file : NULL };
+      exit_pos(bbcc, &p);
       if (bbcc->skipped && !cb_is_zero_cost(bbcc->skipped)) {
          out_cost_line(&p, bbcc->skipped, True);
          cb_zero_cost(bbcc->skipped);
@@ -621,6 +635,9 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
    cb_out_printf(&out, "desc: Trigger: %s\n", trigger ? trigger : "Program termination");
    cb_out_printf(&out, "\npositions:%s%s\n", cb_clo.dump_instr ? " instr" : "",
               cb_clo.dump_line ? " line" : "");
+   for (i = 0; i < EV_COUNT; i++)
+      if (cb_ev_pos[i] >= 0 && cb_ev_desc[i])
+         cb_out_printf(&out, "event: %s : %s\n", cb_ev_name[i], cb_ev_desc[i]);
    out_str("events:");
    for (i = 0; i < EV_COUNT; i++)
       if (cb_ev_pos[i] >= 0) { out_str(" "); out_str(cb_ev_name[i]); }
@@ -839,9 +856,11 @@ static void zero_thread(thread_info *t)
    for (i = 0; i < t->calls.sp; i++) {
       call_entry *e = &t->calls.entry[i];
       if (!e->jcc) continue;
-      /* as the reference: running calls start counting again */
+      /* as the reference: running calls start counting again; their
+       * call was before the zero, so it is not counted later either */
       cb_copy_cost(e->enter_cost, cb_cur.cost);
       e->jcc->call_counter = 0;
+      e->counted = True;
    }
    cb_copy_cost(t->lastdump_cost, t->states[0]->cost);
    cb_copy_cost(t->underflow_cost, t->states[0]->cost);

@@ -185,6 +185,7 @@ typedef enum {
 extern Int  cb_ev_pos[EV_COUNT];   /* position in a cost array, or -1 */
 extern Int  cb_n_events;            /* length of every cost array */
 extern const HChar *cb_ev_name[EV_COUNT];
+extern const HChar *cb_ev_desc[EV_COUNT];   /* "event:" line text, or NULL */
 
 /* Where event e sits in a cost array (-1: not counted). */
 static inline Int cb_event_pos(event_id e) { return cb_ev_pos[e]; }
@@ -396,6 +397,8 @@ typedef struct {
    Int      fn_sp;
    ULong   *enter_cost;
    Bool     bd_pushed;      /* a back-dating node was entered */
+   Bool     counted;        /* in jcc's call count: made while collecting,
+                             * or collection turned on since (callstack.c) */
    /* data objects (objects.c): the interned call chain up to this frame,
     * and an allocator call in progress */
    void    *obj_chain;
@@ -423,6 +426,7 @@ void  cb_push_call_stack(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip);
 void  cb_push_faked_call(BBCC *from, BBCC *to);
 void  cb_pop_call_stack(void);
 Int   cb_unwind_call_stack(Addr sp, Int minpops);
+void  cb_set_collect(Bool on);
 
 /*------------------------------------------------------------*/
 /*--- threads.c: threads, signal handlers, exec states     ---*/

@@ -1,6 +1,12 @@
 /* callgrind-bd: the exit summary on stderr ("Events :", "Collected :",
- * and with cache simulation the I/D/LL refs, misses and miss rates), in
- * the reference's layout, from the totals written over all dumps.
+ * "I refs:", with cache simulation the I/D/LL refs, misses and miss rates,
+ * with branch simulation the branches, mispredicts and mispredict rates),
+ * in the reference's layout, from the totals written over all dumps.
+ *
+ * The reference's rules: "Collected :" leaves out trailing zero counts
+ * (as a cost line); three column widths serve every line: l1 that of Ir,
+ * l2 the widest of Dr (cache) and Bc (branch), l3 of Dw and Bi; a branch
+ * kind that never ran counts as 1 branch (so rates never divide by 0).
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -34,7 +40,7 @@ static void percent(HChar *buf, ULong n, ULong m, Int decimals, Int width)
    VG_(strcpy)(buf + pad, tmp);
 }
 
-static void print_cache_summary(const ULong *total)
+static void print_cache_summary(const ULong *total, Int l1, Int l2, Int l3)
 {
    ULong ir = total_of(total, EV_Ir), i1mr = total_of(total, EV_I1mr);
    ULong ilmr = total_of(total, EV_ILmr);
@@ -43,7 +49,6 @@ static void print_cache_summary(const ULong *total)
    ULong dlmr = total_of(total, EV_DLmr), dlmw = total_of(total, EV_DLmw);
    ULong llr = i1mr + d1mr, llw = d1mw;
    ULong lmr = ilmr + dlmr, lmw = dlmw;
-   Int l1 = commas_width(ir), l2, l3;
    HChar p1[32], p2[32], p3[32];
 
    VG_(umsg)("I   refs:      %'*llu\n", l1, ir);
@@ -55,8 +60,6 @@ static void print_cache_summary(const ULong *total)
    VG_(umsg)("LLi miss rate: %s\n", p1);
    VG_(umsg)("\n");
 
-   l2 = commas_width(dr);
-   l3 = commas_width(dw);
    VG_(umsg)("D   refs:      %'*llu  (%'*llu rd + %'*llu wr)\n", l1, dr + dw, l2, dr, l3, dw);
    VG_(umsg)("D1  misses:    %'*llu  (%'*llu rd + %'*llu wr)\n", l1,
              d1mr + d1mw, l2, d1mr, l3, d1mw);
@@ -80,26 +83,68 @@ static void print_cache_summary(const ULong *total)
    VG_(umsg)("LL miss rate:  %s (%s   + %s  )\n", p1, p2, p3);
 }
 
+static void print_branch_summary(const ULong *total, Int l1, Int l2, Int l3)
+{
+   ULong bc = total_of(total, EV_Bc), bcm = total_of(total, EV_Bcm);
+   ULong bi = total_of(total, EV_Bi), bim = total_of(total, EV_Bim);
+   HChar p1[32], p2[32], p3[32];
+
+   if (bc == 0) bc = 1;
+   if (bi == 0) bi = 1;
+   VG_(umsg)("\n");
+   VG_(umsg)("Branches:      %'*llu  (%'*llu cond + %'*llu ind)\n",
+             l1, bc + bi, l2, bc, l3, bi);
+   VG_(umsg)("Mispredicts:   %'*llu  (%'*llu cond + %'*llu ind)\n",
+             l1, bcm + bim, l2, bcm, l3, bim);
+   percent(p1, bcm + bim, bc + bi, 1, l1 + 1);
+   percent(p2, bcm, bc, 1, l2 + 1);
+   percent(p3, bim, bi, 1, l3 + 1);
+   VG_(umsg)("Mispred rate:  %s (%s     + %s   )\n", p1, p2, p3);
+}
+
+/* "Events :" and "Collected :"; the counts of the events in output
+ * order, without the trailing zeros (the first is always written). */
+static void print_events_and_counts(const ULong *total)
+{
+   HChar line[32 + EV_COUNT * 24];   /* a name or a 20-digit count per event */
+   Int e, n, last = -1;
+
+   n = VG_(sprintf)(line, "Events    :");
+   for (e = 0; e < EV_COUNT; e++)
+      if (cb_ev_pos[e] >= 0) {
+         n += VG_(sprintf)(line + n, " %s", cb_ev_name[e]);
+         if (total[cb_ev_pos[e]] != 0 || last < 0) last = e;
+      }
+   VG_(message)(Vg_UserMsg, "%s\n", line);
+   n = VG_(sprintf)(line, "Collected :");
+   for (e = 0; e <= last; e++)
+      if (cb_ev_pos[e] >= 0) n += VG_(sprintf)(line + n, " %llu", total[cb_ev_pos[e]]);
+   VG_(message)(Vg_UserMsg, "%s\n", line);
+   VG_(message)(Vg_UserMsg, "\n");
+}
+
+static Int max_int(Int a, Int b) { return a > b ? a : b; }
+
 /* The exit summary on stderr, in the reference's layout: the events
  * written over all dumps (what the profiles sum to). */
 void cb_print_summary(void)
 {
    const ULong *total = cb_written_total;
-   Int e;
-   HChar line[32 + EV_COUNT * 24];   /* a name or a 20-digit count per event */
-   Int n = 0;
+   Int l1 = commas_width(total_of(total, EV_Ir)), l2 = 0, l3 = 0;
 
-   n = VG_(sprintf)(line, "Events    :");
-   for (e = 0; e < EV_COUNT; e++)
-      if (cb_ev_pos[e] >= 0) n += VG_(sprintf)(line + n, " %s", cb_ev_name[e]);
-   VG_(message)(Vg_UserMsg, "%s\n", line);
-   n = VG_(sprintf)(line, "Collected :");
-   for (e = 0; e < EV_COUNT; e++)
-      if (cb_ev_pos[e] >= 0) n += VG_(sprintf)(line + n, " %llu", total[cb_ev_pos[e]]);
-   VG_(message)(Vg_UserMsg, "%s\n", line);
-   VG_(message)(Vg_UserMsg, "\n");
+   print_events_and_counts(total);
+   if (cb_clo.simulate_cache) {
+      l2 = commas_width(total_of(total, EV_Dr));
+      l3 = commas_width(total_of(total, EV_Dw));
+   }
+   if (cb_clo.branch_sim) {
+      l2 = max_int(l2, commas_width(total_of(total, EV_Bc)));
+      l3 = max_int(l3, commas_width(total_of(total, EV_Bi)));
+   }
    if (!cb_clo.simulate_cache)
-      VG_(message)(Vg_UserMsg, "I   refs:      %'llu\n", total[0]);
+      VG_(umsg)("I   refs:      %'*llu\n", l1, total_of(total, EV_Ir));
    else
-      print_cache_summary(total);
+      print_cache_summary(total, l1, l2, l3);
+   if (cb_clo.branch_sim)
+      print_branch_summary(total, l1, l2, l3);
 }

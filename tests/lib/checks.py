@@ -7,6 +7,7 @@ import annotate_check
 from cgbd import cgfile
 import compare
 import conservation
+import exit_summary
 import harness
 
 
@@ -14,8 +15,10 @@ import harness
 NOISE_RUNS = 3
 
 
-def compare_check(name, ours, ref, expect_rc=0, rerun_ref=None, **opts):
-    """Exact (or as configured) comparison of ours against the reference.
+def compare_check(name, ours, ref, expect_rc=0, rerun_ref=None,
+                  summary=True, **opts):
+    """Exact (or as configured) comparison of ours against the reference:
+    the profiles, and (summary) the exit summaries on stderr.
 
     Differences only in back-dated self costs of functions the reference
     itself varies in are forgiven (compare.split_noise); when others
@@ -37,8 +40,14 @@ def compare_check(name, ours, ref, expect_rc=0, rerun_ref=None, **opts):
         mism = compare.compare_profiles(ours_profile, ref_profile, options)
         mism, forgiven = compare.split_noise_profiles(mism, ref_profile,
                                                       noise, options)
-    if mism:
-        return (name, compare.describe(mism))
+    problems = compare.describe(mism) if mism else []
+    if summary:
+        problems += exit_summary.summary_problems(
+            ours.stderr, ref.stderr,
+            (ours_profile.merged().totals or {},
+             ref_profile.merged().totals or {}))
+    if problems:
+        return (name, problems)
     if forgiven:
         return (name, [], "%d differences within the reference's own "
                 "noise, e.g. %s" % (len(forgiven), forgiven[0]))

@@ -9,8 +9,11 @@ Checked, per part (both files must have the same number of parts):
   - self cost of every function, for every compared event;
   - call count and inclusive cost of every arc (caller, callee), summed
     over the call sites (immediate events only: the reference writes 0
-    inclusive AcCost/SpLoss);
-  - the `totals:` line (and the `summary:` line with --summary).
+    inclusive AcCost/SpLoss), and the calls per call-site source line
+    (when both write lines; not where the reference writes only line 0,
+    as it does for all code of a dlopened library);
+  - the `totals:` line (and the `summary:` line with --summary);
+  - every `event:` line of the reference (ours may have more).
 Compared events: --events if given (each must be in both files), else
 every event present in both.
 
@@ -90,8 +93,9 @@ def _diff_weight(a, b):
 
 class Options:
     def __init__(self, events=None, allow_missing=None, tolerance=0.0,
-                 structural=False, summary=False):
+                 structural=False, summary=False, sites=True):
         self.events = events
+        self.sites = sites
         self.allow_missing = re.compile(allow_missing) if allow_missing else None
         self.tolerance = tolerance
         self.structural = structural
@@ -151,6 +155,8 @@ def compare_fns(ours, ref, events, opts, out):
 
 
 def compare_arcs(ours, ref, events, opts, out):
+    sites = opts.sites and "line" in ours.positions \
+        and "line" in ref.positions
     for key in sorted(set(ours.arcs) | set(ref.arcs)):
         ao, ar = ours.arcs.get(key), ref.arcs.get(key)
         what = "arc %s -> %s" % key
@@ -167,8 +173,23 @@ def compare_arcs(ours, ref, events, opts, out):
             continue
         if not opts.equal(ao.calls, ar.calls):
             out.append(Mismatch(what + " calls", ao.calls, ar.calls))
+        elif sites and _called(ao.sites) != _called(ar.sites) \
+                and set(_called(ar.sites)) != {0}:
+            out.append(Mismatch(what + " call-site lines",
+                                _sites(ao.sites), _sites(ar.sites),
+                                weight=float("inf")))
         compare_costs(what + " inclusive", ao.inclusive, ar.inclusive,
                       immediate_events(events), opts, out)
+
+
+def _called(sites):
+    """{line: calls} of the call sites that made calls (a site written
+    with calls=0 only carries the cost of a call still running)."""
+    return {line: n for line, n in sites.items() if n}
+
+
+def _sites(sites):
+    return " ".join("line %d: %d" % kv for kv in sorted(_called(sites).items()))
 
 
 def compare_trailer(ours, ref, events, opts, out):
@@ -183,6 +204,16 @@ def compare_trailer(ours, ref, events, opts, out):
                       immediate_events(events), opts, out)
 
 
+def compare_event_defs(ours, ref, out):
+    """Every `event:` line of the reference, the same in ours (ours may
+    describe its own events too)."""
+    for name, line in sorted(ref.event_defs.items()):
+        if ours.event_defs.get(name) != line:
+            out.append(Mismatch("event: line of %s" % name,
+                                ours.event_defs.get(name, "missing"), line,
+                                weight=float("inf")))
+
+
 def compare_profiles(ours, ref, opts):
     """Return a list of Mismatch for two parsed Profiles."""
     out = []
@@ -192,6 +223,7 @@ def compare_profiles(ours, ref, opts):
     for po, pr in zip(ours.parts, ref.parts):
         part_out = []
         events = compared_events(po, pr, opts, part_out)
+        compare_event_defs(po, pr, part_out)
         compare_trailer(po, pr, events, opts, part_out)
         compare_fns(po, pr, events, opts, part_out)
         compare_arcs(po, pr, events, opts, part_out)

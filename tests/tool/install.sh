@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make install DESTDIR=...` puts the tool into Valgrind's tool directory
-# (as configure found it), the man page under share/man/man1 and the
+# (as configure found it, or --with-tool-installdir), the man page under share/man/man1 and the
 # manual with its pictures under share/doc/callgrind-bd; the man
 # page formats without warnings; the Python tools (callgrind-bd_merge,
 # linked into bindir, and cg2dot.py) run from the installed location with
@@ -8,13 +8,15 @@
 # them again.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+top=${CGBD_BUILDDIR:-$top}               # the build directory
 name=install
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 fail() { echo "FAIL $name: $*"; exit 1; }
 
 [ -f "$top/Makefile" ] || fail "no Makefile in $top (configure first)"
-tooldir=$(sed -n 's/^VG_TOOLDIR = //p' "$top/Makefile")
+srcdir=$(cd "$(dirname "$0")/../.." && pwd)
+tooldir=$(make -s --no-print-directory -C "$top" print-tool-installdir)
 prefix=$(sed -n 's/^prefix = //p' "$top/Makefile")
 [ -n "$tooldir" ] && [ -n "$prefix" ] || fail "VG_TOOLDIR/prefix not in Makefile"
 
@@ -28,7 +30,7 @@ cmp -s "$tool" "$top/callgrind-bd-amd64-linux" || fail "$tool differs from the b
 [ -f "$page" ] || fail "no man page at $page"
 manual=$dest$prefix/share/doc/callgrind-bd/manual.md
 [ -f "$manual" ] || fail "no manual at $manual"
-grep -o '([a-z0-9-]*\.png)' "$top/docs/manual.md" | tr -d '()' | while read -r png; do
+grep -o '([a-z0-9-]*\.png)' "$srcdir/docs/manual.md" | tr -d '()' | while read -r png; do
     [ -f "$(dirname "$manual")/$png" ] || { echo "FAIL $name: manual's picture $png not installed"; exit 1; }
 done || exit 1
 header=$dest$prefix/include/valgrind/callgrind-bd.h

@@ -13,6 +13,9 @@ Needs the built tree (make)."""
 import glob, os, re, subprocess, sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the objects are in the build directory (tests/run: CGBD_BUILDDIR when
+# it is not the source tree)
+BUILDDIR = os.environ.get("CGBD_BUILDDIR") or TOP
 MAX_LOOP = 3
 
 
@@ -33,7 +36,7 @@ def objects():
     """{source file name: object file} of callgrind/."""
     name = lambda o: re.sub(r"^.*-", "", os.path.basename(o))[:-2] + ".c"
     # objects of files that no longer exist (a stale build) do not count
-    return {name(o): o for o in sorted(glob.glob(os.path.join(TOP, "callgrind", "*.o")))
+    return {name(o): o for o in sorted(glob.glob(os.path.join(BUILDDIR, "callgrind", "*.o")))
             if os.path.exists(os.path.join(TOP, "callgrind", name(o)))}
 
 

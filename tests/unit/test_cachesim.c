@@ -15,14 +15,14 @@
 **   LL = 1024,2,64  -> 8 sets x 2 ways: line n in set n % 8
 **   LL4 = 2048,4,64 -> 8 sets x 4 ways
 ** Addresses start at BASE = 0x100000 (line 0x4000, a multiple of 8, so
-** "line n0 + k" is in L1 set k % 4 and LL set k % 8).  Low addresses are
-** avoided because every way initially holds tag 0.
+** "line n0 + k" is in L1 set k % 4 and LL set k % 8).  Empty ways hold no
+** line in any mode (group no_false_hits checks low addresses, 64-bit
+** tags and big LLs).
 **
 ** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include <stdio.h>
 #include <string.h>
-#include <stdlib.h>
 #include "cachesim.h"
 
 #define BASE   0x100000ull
@@ -664,17 +664,6 @@ static void test_write_back(void)
          CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS);
    cs_delete(s);
 
-   /* Reference quirk: with write-back, LL tags ignore address bits 32..63
-      (32-bit tag mask); D1 compares full line numbers. */
-   s = mk(&L1, &LL, 1, 0, 0);
-   cs_read(s, LINE(0), 4, 0);
-   CHECK("alias wb", cs_read(s, LINE(0) + (1ull << 32), 4, 0), CS_L1_MISS);
-   cs_delete(s);
-   s = mk(&L1, &LL, 0, 0, 0);
-   cs_read(s, LINE(0), 4, 0);
-   CHECK("no alias plain", cs_read(s, LINE(0) + (1ull << 32), 4, 0),
-         CS_L1_MISS | CS_LL_MISS);
-   cs_delete(s);
    end("write_back");
 }
 
@@ -802,6 +791,199 @@ static void test_use_with_wb_hwpref(void)
    CHECK("loads == evictions", n_evict, 8); /* D1: 0,1,2,7; LL: 0,1,7,2 */
    cs_delete(s);
    end("cacheuse_with_wb_hwpref");
+}
+
+/* ---- no false hits: item 5 of issue 14 ---------------------------------- */
+
+/* The four ways of running the same model: plain, write-back, cacheuse,
+   write-back + cacheuse.  None may change an I1/D1/LL miss in the cases
+   below (the reference's write-back and cacheuse tags start at 0 and are
+   masked to 32 bits, so there they lose misses). */
+static const char *const mode_name[4] = { "plain", "wb", "use", "wb+use" };
+
+static cs_sim *mk_mode(const cs_geometry *l1, const cs_geometry *ll, int m)
+{
+   return mk(l1, ll, m & 1, 0, (m >> 1) & 1);
+}
+
+static void check_mode(const char *what, int m, long got, long want)
+{
+   char label[96];
+   snprintf(label, sizeof label, "%s (%s)", what, mode_name[m]);
+   CHECK(label, got, want);
+}
+
+/* L1 512,2,64 has tag_shift 8, LL 1024,2,64 tag_shift 9: every address
+   below 512 was "in" the reference's empty write-back LL and below 256 in
+   its empty cacheuse L1.  Empty caches: any first access misses both
+   levels; the second hits. */
+static void low_lines(int m)
+{
+   cs_sim *s = mk_mode(&L1, &LL, m);
+   cs_owner o = own(1);
+
+   check_mode("line 1 cold", m, cs_read(s, 0x40, 4, &o), CS_L1_MISS | CS_LL_MISS);
+   check_mode("line 1 warm", m, cs_read(s, 0x44, 4, &o), 0);
+   check_mode("fetch line 7 cold", m, cs_instr(s, 0x1c0, 4, &o),
+              CS_L1_MISS | CS_LL_MISS);
+   /* line 7 is in LL now: a read misses D1 only */
+   check_mode("read line 7", m, cs_read(s, 0x1c0, 4, &o), CS_L1_MISS);
+   check_mode("write line 0 cold", m, cs_write(s, 0, 8, &o),
+              CS_L1_MISS | CS_LL_MISS);
+   check_mode("write line 0 warm", m, cs_write(s, 0, 8, &o), 0);
+   cs_delete(s);
+}
+
+/* Lines 4 GiB apart are different lines: both miss; D1 set 0 (2 ways)
+   then holds both, LL set 0 (2 ways) too. */
+static void lines_4g_apart(int m)
+{
+   cs_sim *s = mk_mode(&L1, &LL, m);
+   cs_owner o = own(1);
+
+   cs_read(s, LINE(0), 4, &o);
+   check_mode("+4 GiB misses", m, cs_read(s, LINE(0) + (1ull << 32), 4, &o),
+              CS_L1_MISS | CS_LL_MISS);
+   check_mode("+1 TiB misses", m, cs_read(s, LINE(0) + (1ull << 40), 4, &o),
+              CS_L1_MISS | CS_LL_MISS);
+   /* D1 set 0: [+1T, +4G], LL set 0: [+1T, +4G]: line 0 gone from both */
+   check_mode("line 0 evicted", m, cs_read(s, LINE(0), 4, &o),
+              CS_L1_MISS | CS_LL_MISS);
+   check_mode("+1 TiB kept", m, cs_read(s, LINE(0) + (1ull << 40), 4, &o), 0);
+   cs_delete(s);
+}
+
+/* A single set (fully associative, 4 ways): an access crossing a line
+   boundary still brings in both lines. */
+static void straddle_one_set(int m)
+{
+   static const cs_geometry fa_l1 = { 256, 4, 64 }, fa_ll = { 512, 8, 64 };
+   cs_sim *s = mk_mode(&fa_l1, &fa_ll, m);
+   cs_owner o = own(1);
+
+   check_mode("straddle cold", m, cs_read(s, LINE(0) + 60, 8, &o),
+              CS_L1_MISS | CS_LL_MISS);
+   check_mode("2nd line in L1", m, cs_read(s, LINE(1), 4, &o), 0);
+   check_mode("2nd line in LL", m, cs_instr(s, LINE(1), 4, &o), CS_L1_MISS);
+   cs_delete(s);
+}
+
+/* What Valgrind detects as the LL of an AMD EPYC host: 536870912,2,64,
+   2^22 sets, tag_shift 28 (the reference's empty write-back / cacheuse
+   LL "holds" everything below 256 MiB).  L1 32768,8,64: 64 sets.
+   Two sweeps over 4096 lines (256 KiB, 8x L1): every access of both
+   sweeps misses L1 (LRU, 64 lines per L1 set); LL misses only in the
+   first sweep (4096 lines spread over 4096 sets). */
+static const cs_geometry L1_32K = { 32768, 8, 64 }, LL_EPYC = { 536870912, 2, 64 };
+
+static void big_ll_sweeps(int m)
+{
+   cs_sim *s = mk_mode(&L1_32K, &LL_EPYC, m);
+   cs_owner o = own(1);
+   int pass, k, l1 = 0, ll = 0;
+
+   for (pass = 0; pass < 2; pass++)
+      for (k = 0; k < 4096; k++) {
+         unsigned r = cs_read(s, LINE(k), 8, &o);
+         l1 += r & 1;
+         ll += (r >> 1) & 1;
+      }
+   check_mode("sweeps L1 misses", m, l1, 8192);
+   check_mode("sweeps LL misses", m, ll, 4096);
+   cs_delete(s);
+}
+
+/* A mixed workload in four regions like a process's (binary, libraries,
+   a copy of the binary's region 4 GiB up, the stack), under the EPYC LL.
+   The regions' LL sets: 0x4000.., 0x100000.., 0x4000.. again (+4 GiB),
+   0x3bfc00.. -- at most 2 lines per 2-way set, so LL never evicts and
+   its misses are exactly the accesses touching a line for the first time
+   (counted here with a hash set, independently of the model).  Every access's result must be
+   the same in all four modes. */
+#define MIX_N 30000
+static const uint64_t mix_base[4] = { 0x100000ull, 0x4000000ull,
+                                      0x100100000ull, 0x1ffeff0000ull };
+static uint64_t mix_addr[MIX_N];
+static unsigned char mix_size[MIX_N], mix_kind[MIX_N];
+static unsigned mix_res[4][MIX_N];
+
+static void mix_make(void)
+{
+   unsigned x = 2024, i;
+   for (i = 0; i < MIX_N; i++) {
+      x = x * 1103515245u + 12345u;
+      mix_addr[i] = mix_base[(x >> 4) & 3] + (x >> 9) % (256 * 64);
+      mix_size[i] = (unsigned char)(1 << ((x >> 6) & 3));   /* 1,2,4,8 */
+      mix_kind[i] = (unsigned char)((x >> 28) % 3);         /* I, R, W */
+   }
+}
+
+/* Whether line was seen before; marks it seen (open addressing). */
+static int seen_before(uint64_t line)
+{
+   static uint64_t table[1 << 16];     /* holds line + 1; 0 = empty */
+   unsigned h = (unsigned)(line * 0x9e3779b97f4a7c15ull >> 48);
+   while (table[h] && table[h] != line + 1)
+      h = (h + 1) & 0xffff;
+   if (table[h])
+      return 1;
+   table[h] = line + 1;
+   return 0;
+}
+
+/* Accesses touching a line no earlier access touched: with an LL that
+   never evicts, exactly the accesses that miss LL (one access straddling
+   two new lines is one miss). */
+static long first_touches(void)
+{
+   long n = 0;
+   int i;
+   for (i = 0; i < MIX_N; i++) {
+      uint64_t first = mix_addr[i] >> 6;
+      uint64_t last = (mix_addr[i] + mix_size[i] - 1) >> 6;
+      int new1 = !seen_before(first);
+      int new2 = last != first && !seen_before(last);
+      n += new1 || new2;
+   }
+   return n;
+}
+
+static void big_ll_mix(int m, long want_ll)
+{
+   cs_sim *s = mk_mode(&L1_32K, &LL_EPYC, m);
+   cs_owner o = own(1);
+   long ll = 0, differ = 0;
+   int i;
+
+   for (i = 0; i < MIX_N; i++) {
+      unsigned r = mix_kind[i] == 0 ? cs_instr(s, mix_addr[i], mix_size[i], &o)
+                 : mix_kind[i] == 1 ? cs_read(s, mix_addr[i], mix_size[i], &o)
+                 : cs_write(s, mix_addr[i], mix_size[i], &o);
+      mix_res[m][i] = r;
+      ll += (r >> 1) & 1;
+      differ += m > 0 && r != mix_res[0][i];
+   }
+   check_mode("mix LL misses = first touches", m, ll, want_ll);
+   check_mode("mix results = plain's", m, differ, 0);
+   cs_delete(s);
+}
+
+static void test_no_false_hits(void)
+{
+   long want_ll;
+   int m;
+
+   begin();
+   mix_make();
+   want_ll = first_touches();
+   for (m = 0; m < 4; m++) {
+      low_lines(m);
+      lines_4g_apart(m);
+      straddle_one_set(m);
+      big_ll_sweeps(m);
+      big_ll_mix(m, want_ll);
+   }
+   end("no_false_hits");
 }
 
 /* With cacheuse, hits on resident lines after a flush of another sim,
@@ -940,6 +1122,7 @@ int main(void)
    test_prefetch();
    test_use_with_wb_hwpref();
    test_use_same_counts();
+   test_no_false_hits();
    test_forget_owners();
    return failures ? 1 : 0;
 }
