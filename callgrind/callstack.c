@@ -153,6 +153,19 @@ static Bool counts_as_level(const JCC *jcc, const fn_node *to_fn)
    return !cb_clo.skip_direct_rec || jcc->from->cxt->fn[0] != to_fn;
 }
 
+/* A --separate-par context's first entry and last exit are its
+ * function's (--toggle-collect, --dump-before ... act on the function,
+ * whatever its argument values): the function's depth counts the frames
+ * of all its contexts, while each context's own depth makes its
+ * recursion levels. step: +1 entering, -1 leaving. */
+static UInt *base_depth(const JCC *jcc, const fn_node *to_fn, Int step)
+{
+   UInt *depth = cb_fn_depth(to_fn->base->number);
+   if (!cb_clo.skip_direct_rec || jcc->from->cxt->fn[0]->base != to_fn->base)
+      *depth += step;
+   return depth;
+}
+
 static Addr return_address(const BBCC *from, UInt jmp)
 {
    const BB *bb = from->bb;
@@ -188,7 +201,8 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
       cb_stat.call_counter++;
       if (faked) cb_bd_adopt_root(jcc); else cb_bd_call(jcc);
       e->bd_pushed = True;
-      if (*depth == 1) entered = to_fn;
+      if (UNLIKELY(to_fn->base != to_fn)) depth = base_depth(jcc, to_fn, +1);
+      if (*depth == 1) entered = to_fn->base;
    }
 
    e->jcc = jcc;
@@ -250,7 +264,8 @@ void cb_pop_call_stack(void)
       cb_stat.ret_counter++;
       cb_cur.cxt = e->cxt;
       cb_fns->top = cb_fns->bottom + e->fn_sp;
-      if (*depth == 0) left = to_fn;
+      if (UNLIKELY(to_fn->base != to_fn)) depth = base_depth(jcc, to_fn, -1);
+      if (*depth == 0) left = to_fn->base;
    }
    if (cb_clo.objects) cb_obj_frame_popping(e);
    e->cxt = NULL;

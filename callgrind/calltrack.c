@@ -160,6 +160,16 @@ static inline BBCC *rec_level_fast(BBCC *bbcc, UInt idx)
    return bbcc->rec_array[idx] ? bbcc->rec_array[idx] : cb_bbcc_rec_level(bbcc, idx);
 }
 
+/* The function a block enters: with --separate-par, the context of the
+ * argument values, read at the function's first instruction. */
+static inline fn_node *entered_fn(BB *bb)
+{
+   fn_node *fn = cb_get_fn_node(bb);
+   if (UNLIKELY(fn->separate_par != NULL) && bb->is_entry)
+      return cb_sp_context_fn(fn);
+   return fn;
+}
+
 VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
 {
    ThreadId tid = VG_(get_running_tid)();
@@ -234,7 +244,7 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
    }
 
    if ((delayed_push && !skip) || cb_cur.cxt == NULL)
-      cb_push_cxt(cb_get_fn_node(bb));
+      cb_push_cxt(entered_fn(bb));
 
    bbcc = cb_bbcc_for_context(bb, cb_cur.cxt, last_bbcc);
    if (last_bbcc) last_bbcc->lru_next_bbcc = bbcc;

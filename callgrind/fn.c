@@ -92,8 +92,27 @@ static fn_node *get_fn_in_file(file_node *file, const HChar *name)
    fn->pop_on_jump = cb_clo.pop_on_jump;
    fn->separate_callers = cb_clo.separate_callers;
    fn->separate_recs    = cb_clo.separate_recs;
+   fn->base   = fn;
    fn->next   = fn_table[h];
    fn_table[h] = fn;
+   return fn;
+}
+
+/* A context of base by argument values (--separate-par, sep_par.c): a
+ * function of its own, named `name`, in base's file, so that the
+ * profile, the call graph and the recursion levels treat it as one.
+ * It takes base's call-graph options; the first entry and last exit
+ * (--toggle-collect, --dump-before, ...) stay base's (callstack.c). */
+fn_node *cb_fn_variant(fn_node *base, const HChar *name)
+{
+   fn_node *fn = get_fn_in_file(base->file, name);
+   if (fn->configured) return fn;
+   fn->configured = True;
+   fn->base = base;
+   fn->skip = base->skip;
+   fn->pop_on_jump = base->pop_on_jump;
+   fn->separate_callers = base->separate_callers;
+   fn->separate_recs = base->separate_recs;
    return fn;
 }
 
@@ -174,6 +193,7 @@ fn_node *cb_get_fn_node(BB *bb)
                        sizeof RESOLVER_PREFIX - 1) == 0)
          fn->pop_on_jump = True;
       cb_fn_config_apply(fn);
+      cb_sp_config_apply(fn);
       if (UNLIKELY(cb_clo.sharing)) fn->sharing_cut = cb_fs_fn_kind(fn->name);
    }
    bb->fn = fn;

@@ -132,6 +132,19 @@ extern cb_options cb_clo;
 /* --collect-systime: the unit of sysTime (yes = msec, as the reference) */
 enum { SYSTIME_NO, SYSTIME_MSEC, SYSTIME_USEC, SYSTIME_NSEC };
 
+/* One --separate-par=<function>:<n>[:<b1>,...] option, in the order
+ * given (sep_par.c applies them to the functions). */
+typedef struct cb_sep_par_option {
+   const HChar *text;          /* the option as given, for messages */
+   const HChar *pattern;
+   UInt   param;               /* n: 1..6 */
+   Long  *borders;             /* strictly increasing, or NULL */
+   UInt   n_borders;
+   Bool   matched;             /* by a function seen (sep_par.c) */
+   struct cb_sep_par_option *next;
+} cb_sep_par_option;
+extern cb_sep_par_option *cb_sep_par_options;
+
 Bool cb_process_cmd_line_option(const HChar *arg);
 void cb_print_usage(void);
 void cb_print_debug_usage(void);
@@ -232,6 +245,9 @@ typedef struct fn_node {
    UInt   sharing_cut;          /* --sharing: FS_CUT_* (falseshare.c) */
    Int    separate_callers, separate_recs;
    Bool   configured;
+   struct fn_node *base;      /* itself; for a --separate-par context
+                               * (sep_par.c) the function it splits */
+   struct sep_par *separate_par;  /* --separate-par of this function */
    struct fn_node *next;
 } fn_node;
 
@@ -240,8 +256,18 @@ fn_node  *cb_get_fn_node(struct BB *bb);   /* the function of a BB */
 void      cb_debug_pos(Addr a, file_node *fn_file, obj_node *obj,
                        UInt *line, file_node **file);
 obj_node *cb_get_obj_node(DebugInfo *di);
+fn_node  *cb_fn_variant(fn_node *base, const HChar *name);
 void      cb_init_fn_tables(void);
 extern UInt cb_distinct_fns;
+
+/*------------------------------------------------------------*/
+/*--- sep_par.c: --separate-par, contexts by argument value ---*/
+/*------------------------------------------------------------*/
+
+void     cb_sp_config_apply(fn_node *fn);
+fn_node *cb_sp_context_fn(fn_node *fn);
+void     cb_sp_report_unmatched(void);
+UWord    cb_guest_int_arg(UInt n);
 
 /*------------------------------------------------------------*/
 /*--- bb.c: basic blocks                                   ---*/

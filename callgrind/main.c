@@ -370,6 +370,7 @@ void cb_finish_run(const HChar *trigger)
       cb_sim_print_stats();
       cb_mem_print_stats();
    }
+   if (VG_(clo_verbosity) > 1) cb_sp_report_unmatched();
    cb_obj_fini();
    cb_fs_fini(cb_out_base_name());
 }

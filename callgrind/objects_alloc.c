@@ -96,7 +96,8 @@ static alloc_kind kind_of(const fn_node *fn)
       VG_(memset)(fn_kind + old, 0, n - old);
       fn_kind_size = n;
    }
-   if (fn_kind[fn->number] == AK_UNCLASSIFIED) fn_kind[fn->number] = classify(fn);
+   /* a --separate-par context (malloc:p1<=64) allocates as its function */
+   if (fn_kind[fn->number] == AK_UNCLASSIFIED) fn_kind[fn->number] = classify(fn->base);
    return fn_kind[fn->number];
 }
 
@@ -111,10 +112,7 @@ static UWord guest_reg(Int offset)
    return v;
 }
 
-#define ARG(n) guest_reg((n) == 0 ? offsetof(VexGuestAMD64State, guest_RDI) \
-                       : (n) == 1 ? offsetof(VexGuestAMD64State, guest_RSI) \
-                       : (n) == 2 ? offsetof(VexGuestAMD64State, guest_RDX) \
-                       : offsetof(VexGuestAMD64State, guest_RCX))
+#define ARG(n) cb_guest_int_arg(n)
 #define RESULT() guest_reg(offsetof(VexGuestAMD64State, guest_RAX))
 
 /*------------------------------------------------------------*/

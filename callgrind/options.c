@@ -28,6 +28,9 @@ cb_options cb_clo = {
    .sharing = False, .sharing_penalty = FS_DEFAULT_PENALTY,
 };
 
+cb_sep_par_option *cb_sep_par_options;
+static cb_sep_par_option **sep_par_tail = &cb_sep_par_options;
+
 static Bool collect_atstart_given;
 static Bool backdate_given;
 
@@ -224,6 +227,103 @@ static Bool numbered_fn_option(const HChar *arg, const HChar *prefix,
    return True;
 }
 
+/* A signed decimal number filling [s, end), into *out; False if it is
+ * none or overflows 64 bits. */
+static Bool parse_long(const HChar *s, const HChar *end, Long *out)
+{
+   Bool neg = (s < end && *s == '-');
+   ULong n = 0, limit = neg ? (1ULL << 63) : (1ULL << 63) - 1;
+   if (neg) s++;
+   if (s == end) return False;
+   for (; s < end; s++) {
+      if (*s < '0' || *s > '9') return False;
+      if (n > (limit - (ULong)(*s - '0')) / 10) return False;
+      n = n * 10 + (ULong)(*s - '0');
+   }
+   *out = neg ? (Long)(0 - n) : (Long)n;
+   return True;
+}
+
+/* The end of a --separate-par pattern: its first ':' that is not part of
+ * a C++ "::". */
+static const HChar *pattern_end(const HChar *v)
+{
+   const HChar *p;
+   for (p = v; *p; p++) {
+      if (*p != ':') continue;
+      if (p[1] == ':') { p++; continue; }
+      return p;
+   }
+   return NULL;
+}
+
+static void add_sep_par(const HChar *arg, const HChar *pattern, UInt param,
+                        const Long *borders, UInt n_borders)
+{
+   cb_sep_par_option *o = CB_MALLOC("cb.clo.sp", sizeof *o);
+   o->text = VG_(strdup)("cb.clo.sp", arg);
+   o->pattern = VG_(strdup)("cb.clo.sp", pattern);
+   o->param = param;
+   o->n_borders = n_borders;
+   o->borders = NULL;
+   if (n_borders > 0) {
+      o->borders = CB_MALLOC("cb.clo.sp", n_borders * sizeof(Long));
+      VG_(memcpy)(o->borders, borders, n_borders * sizeof(Long));
+   }
+   o->matched = False;
+   o->next = NULL;
+   *sep_par_tail = o;
+   sep_par_tail = &o->next;
+}
+
+/* --separate-par=<function>:<n>[:<b1>,<b2>,...]: n counts the integer
+ * arguments passed in registers (1..6); borders strictly increasing. */
+#define SP_MAX_BORDERS 64
+static Bool separate_par_option(const HChar *arg)
+{
+   const HChar *v = value_of(arg, "--separate-par"), *colon, *p, *end;
+   Long borders[SP_MAX_BORDERS], n;
+   UInt n_borders = 0;
+
+   if (!v) return False;
+   colon = pattern_end(v);
+   if (!colon || colon == v)
+      bad_option(arg, "expected --separate-par=<function>:<n>[:<b1>,<b2>,...]");
+   HChar pattern[colon - v + 1];
+   VG_(memcpy)(pattern, v, colon - v);
+   pattern[colon - v] = '\0';
+
+   p = colon + 1;
+   for (end = p; *end && *end != ':'; end++) ;
+   if (end == p) bad_option(arg, "missing argument number <n> after '%s:'", pattern);
+   if (!parse_long(p, end, &n) || *p == '-')
+      bad_option(arg, "argument number <n> must be a number 1..6, not '%.*s'",
+                 (Int)(end - p), p);
+   if (n < 1 || n > 6)
+      bad_option(arg, "argument number %lld out of range 1..6 (the integer arguments "
+                 "passed in registers)", n);
+
+   if (*end == ':') {
+      p = end + 1;
+      for (;;) {
+         for (end = p; *end && *end != ','; end++) ;
+         if (n_borders == SP_MAX_BORDERS)
+            bad_option(arg, "more than %d borders", SP_MAX_BORDERS);
+         if (!parse_long(p, end, &borders[n_borders]))
+            bad_option(arg, "border '%.*s' is not a 64-bit signed integer",
+                       (Int)(end - p), p);
+         if (n_borders > 0 && borders[n_borders] <= borders[n_borders - 1])
+            bad_option(arg, "borders must be strictly increasing (%lld after %lld)",
+                       borders[n_borders], borders[n_borders - 1]);
+         n_borders++;
+         if (*end == '\0') break;
+         p = end + 1;
+      }
+   }
+   add_sep_par(arg, pattern, (UInt)n, borders, n_borders);
+   return True;
+}
+
 /* --I1=size,assoc,line: three positive numbers forming a usable cache. */
 static Bool cache_option(const HChar *arg, const HChar *name, Int *geom, Bool *set)
 {
@@ -325,6 +425,7 @@ Bool cb_process_cmd_line_option(const HChar *arg)
       if (!collect_atstart_given) cb_clo.collect_atstart = False;
    }
    else if (fn_opt(arg, "--fn-skip", FC_SKIP)) {}
+   else if (separate_par_option(arg)) {}
    else if (bool_opt(arg, "--cache-sim", &cb_clo.simulate_cache)) {}
    else if (bool_opt(arg, "--simulate-cache", &cb_clo.simulate_cache)) {}
    else if (bool_opt(arg, "--cacheuse", &b)) {
@@ -392,6 +493,9 @@ void cb_print_usage(void)
 "    --pop-on-jump             A jump out of a function into another one is\n"
 "                              a return plus a call [off]\n"
 "    --pop-on-jump=<f>         The same, only for jumps out of function <f>\n"
+"    --separate-par=<f>:<n>[:<b1>,<b2>,...]  Separate function <f> by the\n"
+"                              value of its <n>-th integer argument (1..6),\n"
+"                              or by its bucket among borders <b1> < <b2> ...\n"
 "\n   simulation options:\n"
 "    --branch-sim=no|yes       Do branch prediction simulation [no]\n"
 "    --cache-sim=no|yes        Do cache simulation [no]\n"

@@ -109,6 +109,14 @@ OLD_CONFIGS = [
     ("old-use", "callgrind-bd", ["--cache-sim=yes", "--cacheuse=yes"]),
 ]
 
+# Run only when named in --configs (not part of the default run): the cost
+# of an option against bd-sim. bd-par separates calltree's eight visitors
+# by their depth argument, so every call of that benchmark makes a context
+# lookup (perf/RESULTS.md, the --separate-par addendum).
+OPT_IN_CONFIGS = [
+    ("bd-par", "callgrind-bd", ["--cache-sim=yes", "--separate-par=f?:1"]),
+]
+
 # Ratio columns: (key, header, numerator, denominator, kind).
 RATIOS = [
     ("sim", "ours/ref sim", "bd-sim", "ref-sim", "time"),
@@ -445,7 +453,7 @@ def write_report(path, data, base, plot_path, plot_field="wall"):
                          % (base["meta"]["commit"], base["meta"]["date"],
                             base["meta"]["load_start"], base["meta"]["load_end"])}
     table, summary = ratio_table(med)
-    configs = [c for c in CONFIGS + OLD_CONFIGS if c[0] in data["configs"]]
+    configs = [c for c in CONFIGS + OLD_CONFIGS + OPT_IN_CONFIGS if c[0] in data["configs"]]
     meta = data["meta"]
     L = ["# callgrind-bd performance results", "",
          "Written by `perf/run.py%s` (see the perf section of README.md); "
@@ -569,7 +577,8 @@ def main():
                     "for a loaded machine)")
     ap.add_argument("--reps", type=int, help="repetitions (default 3, 1 with --quick)")
     ap.add_argument("--only", help="regular expression: run only matching benchmarks")
-    ap.add_argument("--configs", help="comma-separated subset of configurations")
+    ap.add_argument("--configs", help="comma-separated subset of configurations "
+                    "(also the opt-in ones: bd-par)")
     ap.add_argument("--no-build", action="store_true", help="do not run make first")
     ap.add_argument("--results", help="report path (default perf/RESULTS.md, "
                     "perf/build/RESULTS-quick.md with --quick)")
@@ -611,6 +620,7 @@ def main():
             die("no benchmark matches --only %s" % args.only)
         configs = CONFIGS + (OLD_CONFIGS if args.old_vglib else [])
         if args.configs:
+            configs += OPT_IN_CONFIGS
             wanted = args.configs.split(",")
             unknown = [w for w in wanted if w not in [c[0] for c in configs]]
             if unknown:

@@ -105,6 +105,8 @@ CLIENT_BUILD = {
     "loop_entry": (["loop_entry.c"], "gcc", ["-O1"]),
     "callpaths": (["callpaths.c"], "gcc", []),
     "objects_cxx": (["objects_cxx.cc"], "g++", []),
+    "separate_par": (["separate_par.c"], "gcc", []),
+    "separate_par_values": (["separate_par_values.c"], "gcc", []),
     # MPI (Open MPI's wrapper compiler; tests/tool/mpi.py)
     "mpi_stencil": (["mpi_stencil.c"], "mpicc", []),
 }

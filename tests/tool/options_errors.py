@@ -95,6 +95,14 @@ def fixed_cases(tmp):
         path = os.path.join(ro, "p.out")
         cases.append((["--callgrind-out-file=" + path], path))
     cases.append((["--backdate-check=yes"], "--backdate-check"))
+    # --separate-par=<function>:<n>[:<b1>,<b2>,...]: n 1..6, borders
+    # 64-bit integers, strictly increasing
+    for v in ("", "fib2", ":1", "fib2:", "fib2:x", "fib2:0", "fib2:7",
+              "fib2:-1", "fib2:+1", "fib2:99999999999999999999", "fib2:1x",
+              "fib2:1:", "fib2:1:a", "fib2:1:5,", "fib2:1:5,,6", "fib2:1:5,5",
+              "fib2:1:10,5", "fib2:1:1:2", "fib2:1:99999999999999999999",
+              "ns::f:7", "fib2:1:" + ",".join(str(b) for b in range(65))):
+        cases.append((["--separate-par=" + v], "--separate-par"))
     # a granule below the cache line (64 bytes here)
     cases.append((["--objects=yes", "--D1=32768,8,64", "--LL=262144,8,64",
                    "--object-granularity=32"], "--object-granularity"))
