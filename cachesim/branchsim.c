@@ -1,6 +1,8 @@
 /*
 ** branchsim.c -- allocation of the branch predictor; the predictor
 ** itself is inline in branchsim.h (it runs once per branch).
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include "branchsim.h"
 #include "cachesim.h"   /* cs_alloc, cs_free */

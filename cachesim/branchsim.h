@@ -16,6 +16,8 @@
 ** can start at any byte).  The functions return 1 for a mispredict.
 ** The tool updates the predictor even while collection is off, as the
 ** reference does.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #ifndef BRANCHSIM_H
 #define BRANCHSIM_H

@@ -48,6 +48,8 @@
 **    LL through the plain (line-number) lookup, whose tags never match the
 **    write-back tags: prefetched lines only displace other lines.
 **  - An L1 line at address 0 (line number 0) is not looked up in LL.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include "cachesim.h"
 

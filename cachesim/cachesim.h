@@ -6,6 +6,8 @@
 ** tests/unit/port_native.c).  The model, its rules and the reference
 ** behaviour it reproduces are described at the top of cachesim.c and in
 ** README.md next to this file.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #ifndef CACHESIM_H
 #define CACHESIM_H

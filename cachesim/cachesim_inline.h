@@ -6,6 +6,8 @@
 ** caller: that is the case for almost every access, and it costs a shift,
 ** a compare and a load.  Everything else goes to cs__access() in
 ** cachesim.c.  Callers must treat the structs as private.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #ifndef CACHESIM_INLINE_H
 #define CACHESIM_INLINE_H

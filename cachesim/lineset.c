@@ -3,6 +3,8 @@
 **
 ** The hash table of chunks uses linear probing and doubles when half
 ** full; chunks are never removed except by lset_clear.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include "lineset.h"
 #include "cachesim.h"          /* cs_alloc, cs_free */

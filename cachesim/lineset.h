@@ -11,6 +11,8 @@
 ** between two (a copy, two arrays, the stack and the heap).
 **
 ** Pure C like cachesim.c: memory comes from cs_alloc/cs_free (cachesim.h).
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #ifndef LINESET_H
 #define LINESET_H

@@ -14,6 +14,8 @@
 ** tail[j] enters bucket j+1, and its predecessor becomes tail[j].  Every
 ** other node keeps its bucket, so a reference costs one hash lookup plus
 ** k marker moves.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include "lrustack.h"
 #include "cachesim.h"          /* cs_alloc, cs_free, cs_fail */

@@ -27,6 +27,8 @@
 ** instead of hashing.  Exact, no approximation.
 **
 ** Pure C like cachesim.c: memory comes from cs_alloc/cs_free (cachesim.h).
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #ifndef LRUSTACK_H
 #define LRUSTACK_H

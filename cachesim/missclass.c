@@ -1,6 +1,8 @@
 /*
 ** missclass.c -- compulsory / capacity / conflict classification of
 ** misses (the model is described in missclass.h).
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include "missclass.h"
 

@@ -33,6 +33,8 @@
 **
 ** Cost: O(1) per reference (lrustack.h with one bucket, lineset.h); an
 ** access whose line is the level's most recent line costs one compare.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #ifndef MISSCLASS_H
 #define MISSCLASS_H

@@ -1,6 +1,8 @@
 /*
 ** reusedist.c -- bucketed reuse distances of data accesses (the model is
 ** described in reusedist.h).
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include "reusedist.h"
 #include "cachesim.h"          /* cs_alloc, cs_free, cs_fail */

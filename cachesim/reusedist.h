@@ -32,6 +32,8 @@
 ** tree of last-access times because we only need the bucket, short
 ** distances dominate real programs and cost O(1) here, and memory stays
 ** bounded by L nodes plus the footprint bitmap.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #ifndef REUSEDIST_H
 #define REUSEDIST_H

@@ -47,14 +47,14 @@ static BB *new_bb(Addr addr, UInt instr_count)
    DiEpoch ep = VG_(current_DiEpoch)();
    DebugInfo *di = VG_(find_DebugInfo)(ep, addr);
    /* instr[] shares the BB's allocation (less allocator overhead) */
-   SizeT sz = sizeof(BB) + instr_count * sizeof(InstrInfo);
+   SizeT sz = sizeof(BB) + instr_count * sizeof(instr_info);
    BB *bb = CB_MALLOC("cb.bb.bb", sz);
    VG_(memset)(bb, 0, sz);
    bb->addr = addr;
    bb->obj = cb_get_obj_node(di);
    bb->sect_kind = VG_(DebugInfo_sect_kind)(NULL, addr);
    bb->instr_count = instr_count;
-   if (instr_count > 0) bb->instr = (InstrInfo *)(bb + 1);
+   if (instr_count > 0) bb->instr = (instr_info *)(bb + 1);
    /* jmp[] is sized by the instrumenter once the exits are known */
    cb_stat.distinct_bbs++;
    return bb;
@@ -77,11 +77,4 @@ BB *cb_get_bb(Addr addr, UInt instr_count, Bool *seen_before)
    bb_table[h] = bb;
    if (++bb_entries > 2 * bb_table_size) resize_bb_table();
    return bb;
-}
-
-/* Address of the instruction holding the BB's final exit. */
-Addr cb_bb_jmpaddr(const BB *bb)
-{
-   if (bb->instr_count == 0) return bb->addr;
-   return bb->addr + bb->instr[bb->instr_count - 1].offset;
 }

@@ -1,4 +1,8 @@
-/* callgrind-bd: the shadow call stack of a thread.
+/* callgrind-bd: the shadow call stack and the function stack of a thread.
+ *
+ * The function stack mirrors the call stack with the function of each
+ * frame (a 0 entry separates a signal handler from what it interrupted);
+ * its top functions make the current context (context.c).
  *
  * Each frame remembers the call arc it entered (NULL when the callee is a
  * skipped function), the guest stack pointer after the call, the return
@@ -32,9 +36,56 @@ void cb_ensure_call_stack(Int needed_sp)
    VG_(memset)(cb_calls->entry + old, 0, (cb_calls->size - old) * sizeof(call_entry));
 }
 
-/* Active count of a function in the current thread's call stack (for
- * separating recursion levels). */
-UInt *cb_fn_entry(UInt n)
+void cb_init_fn_stack(fn_stack *fs)
+{
+   fs->size = 64;
+   fs->bottom = CB_MALLOC("cb.fnstack", fs->size * sizeof(fn_node *));
+   fs->top = fs->bottom;
+   *fs->top = NULL;
+}
+
+static void ensure_fn_stack(fn_stack *fs)
+{
+   Int used = fs->top - fs->bottom;
+   if (used + 2 < fs->size) return;
+   fs->size *= 2;
+   fs->bottom = VG_(realloc)("cb.fnstack", fs->bottom, fs->size * sizeof(fn_node *));
+   fs->top = fs->bottom + used;
+}
+
+/* Enter function fn (NULL: a signal handler's separator). The context
+ * being left is saved in the call stack slot that the next push fills. */
+void cb_push_cxt(fn_node *fn)
+{
+   call_entry *e;
+   UInt size, depth;
+
+   cb_ensure_call_stack(cb_calls->sp + 1);
+   e = &cb_calls->entry[cb_calls->sp];
+   e->cxt = cb_cur.cxt;
+   e->fn_sp = cb_fns->top - cb_fns->bottom;
+
+   /* Direct recursion keeps the context (its level is counted apart). */
+   if (fn && *cb_fns->top == fn) return;
+
+   ensure_fn_stack(cb_fns);
+   *++cb_fns->top = fn;
+   if (!fn) { cb_cur.cxt = NULL; return; }
+
+   /* the context: fn and up to separate_callers callers, not crossing a
+    * signal separator */
+   size = 1;
+   depth = cb_fns->top - cb_fns->bottom;
+   while (size <= (UInt)fn->separate_callers && size < depth
+          && cb_fns->top[-(Int)size] != NULL)
+      size++;
+   cb_cur.cxt = cb_get_cxt(cb_fns->top, size);
+}
+
+/* The recursion depth of function number n in the current thread: how
+ * many of its activations are on the call stack (for separating
+ * recursion levels); the counter itself, to be changed by the caller. */
+UInt *cb_fn_depth(UInt n)
 {
    thread_info *t = cb_cur.thread;
    if (n >= t->fn_active_size) {
@@ -81,7 +132,7 @@ static Bool counts_as_level(const JCC *jcc, const fn_node *to_fn)
 static Addr return_address(const BBCC *from, UInt jmp)
 {
    const BB *bb = from->bb;
-   const InstrInfo *ii;
+   const instr_info *ii;
    if (bb->jmp[jmp].kind != jk_Call) return 0;
    ii = &bb->instr[bb->jmp[jmp].instr];
    return bb->addr + ii->offset + ii->size;
@@ -105,7 +156,7 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
       if (!e->enter_cost) e->enter_cost = cb_new_cost();
       cb_copy_cost(e->enter_cost, cb_cur.cost);
       jcc = cb_get_jcc(from, jmp, to);
-      depth = cb_fn_entry(to_fn->number);
+      depth = cb_fn_depth(to_fn->number);
       if (counts_as_level(jcc, to_fn)) (*depth)++;
       if (*depth > 1) cb_stat.rec_call_counter++;
       jcc->call_counter++;
@@ -166,7 +217,7 @@ void cb_pop_call_stack(void)
    }
    if (jcc) {
       fn_node *to_fn = jcc->to->cxt->fn[0];
-      UInt *depth = cb_fn_entry(to_fn->number);
+      UInt *depth = cb_fn_depth(to_fn->number);
       if (counts_as_level(jcc, to_fn)) (*depth)--;
       if (cb_add_diff_cost(jcc->cost, e->enter_cost, cb_cur.cost))
          jcc->from->ret_counter++;

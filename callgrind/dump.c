@@ -35,14 +35,6 @@ static const HChar *out_name;
 static void out_flush(void) { cb_out_flush(&out); }
 static void out_str(const HChar *s) { cb_out_str(&out, s); }
 
-static void out_printf(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
-static void out_printf(const HChar *fmt, ...)
-{
-   va_list vargs;
-   va_start(vargs, fmt);
-   cb_out_vprintf(&out, fmt, vargs);
-   va_end(vargs);
-}
 
 /*------------------------------------------------------------*/
 /*--- Name compression                                     ---*/
@@ -76,16 +68,16 @@ static void out_name_line(const HChar *key, name_space *ns, const HChar *name)
 {
    UInt h;
    name_entry *e;
-   if (!cb_clo.compress_strings) { out_printf("%s=", key); out_str(name); out_str("\n"); return; }
+   if (!cb_clo.compress_strings) { cb_out_printf(&out, "%s=", key); out_str(name); out_str("\n"); return; }
    h = name_hash(name);
    for (e = ns->table[h]; e; e = e->next)
-      if (VG_(strcmp)(e->name, name) == 0) { out_printf("%s=(%u)\n", key, e->id); return; }
+      if (VG_(strcmp)(e->name, name) == 0) { cb_out_printf(&out, "%s=(%u)\n", key, e->id); return; }
    e = CB_MALLOC("cb.dump.name", sizeof *e);
    e->name = VG_(strdup)("cb.dump.name", name);
    e->id = ns->next_id++;
    e->next = ns->table[h];
    ns->table[h] = e;
-   out_printf("%s=(%u) ", key, e->id);
+   cb_out_printf(&out, "%s=(%u) ", key, e->id);
    out_str(name);
    out_str("\n");
 }
@@ -93,7 +85,7 @@ static void out_name_line(const HChar *key, name_space *ns, const HChar *name)
 /* The written name of a cost centre's function: fn'level'caller'... */
 static void context_name(const BBCC *bbcc, HChar *buf, SizeT size)
 {
-   const Context *cxt = bbcc->cxt;
+   const context *cxt = bbcc->cxt;
    SizeT used;
    UInt i;
    VG_(snprintf)(buf, size, "%s", cxt->fn[0]->name);
@@ -108,9 +100,9 @@ static void context_name(const BBCC *bbcc, HChar *buf, SizeT size)
 /*--- Positions and cost lines                             ---*/
 /*------------------------------------------------------------*/
 
-typedef struct { Addr addr; UInt line; file_node *file; } Pos;
+typedef struct { Addr addr; UInt line; file_node *file; } src_pos;
 
-static Pos   last_pos;        /* for relative positions */
+static src_pos   last_pos;        /* for relative positions */
 static obj_node  *cur_obj;
 static file_node *cur_fl;     /* file of the current function */
 static file_node *cur_fi;     /* file of the last position line */
@@ -120,19 +112,19 @@ static void out_subpos(Addr now, Addr before, Bool hex)
 {
    Long diff = (Long)now - (Long)before;
    if (cb_clo.compress_pos && before > 0 && diff > -100 && diff < 100) {
-      if (diff > 0) out_printf("+%lld", diff);
+      if (diff > 0) cb_out_printf(&out, "+%lld", diff);
       else if (diff == 0) out_str("*");
-      else out_printf("%lld", diff);
+      else cb_out_printf(&out, "%lld", diff);
    } else if (hex) {
-      out_printf("%#lx", (UWord)now);
+      cb_out_printf(&out, "%#lx", (UWord)now);
    } else {
-      out_printf("%lu", (UWord)now);
+      cb_out_printf(&out, "%lu", (UWord)now);
    }
 }
 
-static void out_pos(const Pos *p, Bool absolute)
+static void out_pos(const src_pos *p, Bool absolute)
 {
-   Pos before = absolute ? (Pos){0, 0, NULL} : last_pos;
+   src_pos before = absolute ? (src_pos){0, 0, NULL} : last_pos;
    if (cb_clo.dump_instr) {
       out_subpos(p->addr, before.addr, True);
       if (cb_clo.dump_line) out_str(" ");
@@ -147,21 +139,21 @@ static void out_costs_n(const ULong *c, Bool trim)
 {
    Int n = cb_n_events, i;
    while (trim && n > 1 && c[n - 1] == 0) n--;
-   for (i = 0; i < n; i++) out_printf(" %llu", c[i]);
+   for (i = 0; i < n; i++) cb_out_printf(&out, " %llu", c[i]);
    out_str("\n");
 }
 
 static void out_costs(const ULong *c) { out_costs_n(c, True); }
 
 /* Switch fi=/fe= to the file of position p. */
-static void out_file_switch(const Pos *p)
+static void out_file_switch(const src_pos *p)
 {
    if (!p->file || p->file == cur_fi) return;
    out_name_line(p->file == cur_fl ? "fe" : "fi", &ns_file, p->file->name);
    cur_fi = p->file;
 }
 
-static void out_cost_line(const Pos *p, const ULong *c, Bool absolute)
+static void out_cost_line(const src_pos *p, const ULong *c, Bool absolute)
 {
    out_file_switch(p);
    out_pos(p, absolute);
@@ -169,16 +161,16 @@ static void out_cost_line(const Pos *p, const ULong *c, Bool absolute)
    cb_add_cost(dump_total, c);
 }
 
-static void instr_pos(const BBCC *bbcc, UInt i, Pos *p)
+static void instr_pos(const BBCC *bbcc, UInt i, src_pos *p)
 {
    const BB *bb = bbcc->bb;
-   const InstrInfo *ii = &bb->instr[i];
+   const instr_info *ii = &bb->instr[i];
    p->addr = bb->addr + ii->offset - bb->obj->offset;
    p->line = ii->line;
    p->file = ii->file ? ii->file : bb->fn->file;
 }
 
-static Bool same_pos(const Pos *a, const Pos *b)
+static Bool same_pos(const src_pos *a, const src_pos *b)
 {
    return (!cb_clo.dump_instr || a->addr == b->addr)
        && (!cb_clo.dump_line || a->line == b->line)
@@ -192,7 +184,7 @@ static Bool same_pos(const Pos *a, const Pos *b)
 static Bool backdated_only(const BBCC *bbcc);
 
 /* Position of a jump target: the first instruction of its block. */
-static void jump_target_pos(const JCC *j, Pos *p)
+static void jump_target_pos(const JCC *j, src_pos *p)
 {
    const BB *tbb = j->to->bb;
    p->addr = tbb->addr - tbb->obj->offset;
@@ -207,7 +199,7 @@ static void jump_target_pos(const JCC *j, Pos *p)
  * without --dump-instr, a target without line is left out). */
 static Bool jcc_worth_writing(const JCC *j)
 {
-   Pos t;
+   src_pos t;
    if (j->kind == jk_Call) return !cb_is_zero_cost(j->cost);
    if (j->call_counter == 0 || backdated_only(j->from)) return False;
    jump_target_pos(j, &t);
@@ -217,9 +209,9 @@ static Bool jcc_worth_writing(const JCC *j)
 /* jump=<count> <target> or jcnd=<followed>/<executed> <target>, then the
  * position of the jump; jfi=/jfn= when the target is in another file or
  * context. */
-static void out_jump(const JCC *j, const Pos *site, ULong executed)
+static void out_jump(const JCC *j, const src_pos *site, ULong executed)
 {
-   Pos target, keep = last_pos;
+   src_pos target, keep = last_pos;
    HChar name[4096];
    jump_target_pos(j, &target);
    if (target.file != cur_fi) out_name_line("jfi", &ns_file, target.file->name);
@@ -227,8 +219,8 @@ static void out_jump(const JCC *j, const Pos *site, ULong executed)
       context_name(j->to, name, sizeof name);
       out_name_line("jfn", &ns_fn, name);
    }
-   if (j->kind == jk_CondJump) out_printf("jcnd=%llu/%llu ", j->call_counter, executed);
-   else out_printf("jump=%llu ", j->call_counter);
+   if (j->kind == jk_CondJump) cb_out_printf(&out, "jcnd=%llu/%llu ", j->call_counter, executed);
+   else cb_out_printf(&out, "jump=%llu ", j->call_counter);
    out_pos(&target, True);
    last_pos = keep;
    out_str("\n");
@@ -236,7 +228,7 @@ static void out_jump(const JCC *j, const Pos *site, ULong executed)
    out_str("\n");
 }
 
-static void out_jcc(const JCC *j, const Pos *site)
+static void out_jcc(const JCC *j, const src_pos *site)
 {
    const BBCC *to = j->to;
    const BB *tbb = to->bb;
@@ -247,10 +239,10 @@ static void out_jcc(const JCC *j, const Pos *site)
    if (tfile != cur_fi) out_name_line("cfi", &ns_file, tfile->name);
    context_name(to, name, sizeof name);
    out_name_line("cfn", &ns_fn, name);
-   out_printf("calls=%llu ", j->call_counter);
+   cb_out_printf(&out, "calls=%llu ", j->call_counter);
    {
-      Pos target = { tbb->addr - tbb->obj->offset, tbb->line, tfile };
-      Pos keep = last_pos;
+      src_pos target = { tbb->addr - tbb->obj->offset, tbb->line, tfile };
+      src_pos keep = last_pos;
       out_pos(&target, True);
       last_pos = keep;
    }
@@ -260,7 +252,7 @@ static void out_jcc(const JCC *j, const Pos *site)
 }
 
 /* The arcs leaving at one exit; executed: how often the block reached it. */
-static void out_jccs(const JmpData *jd, const Pos *site, ULong executed)
+static void out_jccs(const jmp_data *jd, const src_pos *site, ULong executed)
 {
    const JCC *j;
    for (j = jd->jcc_list; j; j = j->next_from) {
@@ -270,7 +262,7 @@ static void out_jccs(const JmpData *jd, const Pos *site, ULong executed)
    }
 }
 
-static Bool has_jccs(const JmpData *jd)
+static Bool has_jccs(const jmp_data *jd)
 {
    const JCC *j;
    for (j = jd->jcc_list; j; j = j->next_from)
@@ -294,7 +286,7 @@ static void start_function(const BBCC *bbcc)
    context_name(bbcc, name, sizeof name);
    out_str("\n");
    out_name_line("fn", &ns_fn, name);
-   last_pos = (Pos){0, 0, NULL};
+   last_pos = (src_pos){0, 0, NULL};
    cur_fn_bbcc = bbcc;
 }
 
@@ -318,7 +310,7 @@ static void write_bbcc(BBCC *bbcc)
    const BB *bb = bbcc->bb;
    ULong ecount = bbcc->ecounter_sum;
    ULong pending[cb_n_events], c[cb_n_events];
-   Pos pending_pos = {0, 0, NULL}, p;
+   src_pos pending_pos = {0, 0, NULL}, p;
    Bool have_pending = False;
    UInt i, jmp = 0;
 
@@ -355,7 +347,7 @@ static void write_bbcc(BBCC *bbcc)
       cb_zero_cost(pending);
       have_pending = False;
       if (bb->instr_count > 0) instr_pos(bbcc, bb->instr_count - 1, &p);
-      else p = (Pos){ bb->addr - bb->obj->offset, bb->line, bb->fn ? bb->fn->file : NULL };
+      else p = (src_pos){ bb->addr - bb->obj->offset, bb->line, bb->fn ? bb->fn->file : NULL };
       if (bbcc->skipped && !cb_is_zero_cost(bbcc->skipped)) {
          out_cost_line(&p, bbcc->skipped, True);
          cb_zero_cost(bbcc->skipped);
@@ -608,19 +600,19 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
    Int i;
    if (!appending) {
       out_str("# callgrind format\nversion: 1\ncreator: callgrind-bd-" CB_VERSION "\n");
-      out_printf("pid: %d\n", VG_(getpid)());
+      cb_out_printf(&out, "pid: %d\n", VG_(getpid)());
       write_cmd_line();
    }
-   out_printf("\npart: %d\n", cb_out_counter);
-   if (cb_clo.separate_threads) out_printf("thread: %d\n", tid);
+   cb_out_printf(&out, "\npart: %d\n", cb_out_counter);
+   if (cb_clo.separate_threads) cb_out_printf(&out, "thread: %d\n", tid);
    if (!appending) {
       out_str("\n");
-      cb_sim_write_desc(-1);
+      cb_sim_write_desc(&out);
    }
-   out_printf("\ndesc: Timerange: Basic block %llu - %llu\n",
+   cb_out_printf(&out, "\ndesc: Timerange: Basic block %llu - %llu\n",
               bbs_done_at_last_dump, cb_stat.bb_executions);
-   out_printf("desc: Trigger: %s\n", trigger ? trigger : "Program termination");
-   out_printf("\npositions:%s%s\n", cb_clo.dump_instr ? " instr" : "",
+   cb_out_printf(&out, "desc: Trigger: %s\n", trigger ? trigger : "Program termination");
+   cb_out_printf(&out, "\npositions:%s%s\n", cb_clo.dump_instr ? " instr" : "",
               cb_clo.dump_line ? " line" : "");
    out_str("events:");
    for (i = 0; i < EV_COUNT; i++)
@@ -629,10 +621,6 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
    out_costs_n(summary, False);
    out_str("\n\n");
 }
-
-/* Write-through used by sim.c for desc: lines. */
-void cb_dump_out_str(const HChar *s);
-void cb_dump_out_str(const HChar *s) { out_str(s); }
 
 static Bool open_profile(const HChar *name, Bool *appending)
 {
@@ -765,7 +753,7 @@ void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
    Bool final = (trigger == NULL);
    out_base_for_this_process();
    cb_exec_state_save();
-   if (!final) cb_sim_settle();
+   if (!final) cb_bd_settle();
    if (cb_clo.separate_threads) {
       if (current_thread_only) {
          dump_one(cb_cur.thread, trigger, final);

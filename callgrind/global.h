@@ -1,4 +1,9 @@
-/* callgrind-bd: shared declarations of the Valgrind side of the tool.
+/* callgrind-bd: the declarations of the Valgrind side of the tool
+ * (callgrind/), one section per file: each section declares exactly the
+ * names its file defines and others use, so that a name is found next to
+ * the file that owns it. callgrind/README.md maps the files to their jobs
+ * and draws the data path; the data objects (objects*.c) have their own
+ * headers, objects.h and objects_int.h.
  *
  * The model follows the reference Callgrind's, because its numbers are
  * what users compare against:
@@ -34,49 +39,14 @@
 #include "pub_tool_transtab.h"
 
 #include "bd_config.h"
+#include "cachesim.h"      /* cs_geometry, cs_hooks: geometry.c, backdating.c */
 
 #define CB_MALLOC(cc, n) VG_(malloc)((cc), (n))
 #define CB_FREE(p)       VG_(free)(p)
 #define CB_ASSERT(c)     tl_assert(c)
 
 /*------------------------------------------------------------*/
-/*--- Events                                               ---*/
-/*------------------------------------------------------------*/
-
-#define CB_RD_EVENTS 42   /* most reuse-distance buckets (lrustack: 40 + 2) */
-
-/* Every event the tool can count, in the reference's output order.
- * Which of them are active is decided once, after option parsing. */
-typedef enum {
-   EV_Ir, EV_Dr, EV_Dw, EV_I1mr, EV_D1mr, EV_D1mw, EV_ILmr, EV_DLmr, EV_DLmw,
-   EV_ILdmr, EV_DLdmr, EV_DLdmw,
-   EV_Bc, EV_Bcm, EV_Bi, EV_Bim,
-   EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2,
-   /* Diagnostic events of the back-dating oracle (--backdate-check=yes):
-    * lines loaded per level, counted at load time (immediate) and at
-    * eviction time through the back-dating tree. */
-   EV_L1ld, EV_LLld, EV_L1ldB, EV_LLldB,
-   /* --collect-bus: atomic (LOCK-prefixed, CAS, SC) instructions */
-   EV_Ge,
-   /* --collect-systime: system calls, their elapsed time and (nsec) CPU time */
-   EV_sysCount, EV_sysTime, EV_sysCpuTime,
-   /* Miss classes (--miss-class=yes, missclass.c): compulsory, capacity,
-    * conflict misses of I1, D1 and LL. */
-   EV_I1Co, EV_I1Ca, EV_I1Cf, EV_D1Co, EV_D1Ca, EV_D1Cf,
-   EV_LLCo, EV_LLCa, EV_LLCf,
-   /* Reuse-distance buckets (--reuse-dist=yes, reusedist.c): EV_Rd + j is
-    * bucket j; how many and their names depend on the LL size. */
-   EV_Rd, EV_Rd_last = EV_Rd + CB_RD_EVENTS - 1,
-   EV_COUNT
-} EventId;
-
-extern Int  cb_ev_pos[EV_COUNT];   /* position in a cost array, or -1 */
-extern Int  cb_n_events;            /* length of every cost array */
-extern const HChar *cb_ev_name[EV_COUNT];
-#define EVP(e) (cb_ev_pos[e])
-
-/*------------------------------------------------------------*/
-/*--- Options                                              ---*/
+/*--- options.c: command-line options                      ---*/
 /*------------------------------------------------------------*/
 
 typedef struct {
@@ -98,8 +68,8 @@ typedef struct {
    Bool   objects;
    Int    object_callers;
    Int    object_granularity;   /* bytes; 0: no offset histogram */
-} CbOptions;
-extern CbOptions cb_clo;
+} cb_options;
+extern cb_options cb_clo;
 
 /* --collect-systime: the unit of sysTime (yes = msec, as the reference) */
 enum { SYSTIME_NO, SYSTIME_MSEC, SYSTIME_USEC, SYSTIME_NSEC };
@@ -108,9 +78,72 @@ Bool cb_process_cmd_line_option(const HChar *arg);
 void cb_print_usage(void);
 void cb_print_debug_usage(void);
 void cb_options_post(void);
+struct fn_node;
+void cb_fn_config_apply(struct fn_node *fn);   /* per-function options */
 
 /*------------------------------------------------------------*/
-/*--- Objects, files, functions                            ---*/
+/*--- events.c: the event registry, cost arrays            ---*/
+/*------------------------------------------------------------*/
+
+#define CB_RD_EVENTS 42   /* most reuse-distance buckets (lrustack: 40 + 2) */
+
+/* Every event the tool can count, in the reference's output order.
+ * Which of them are active is decided once, after option parsing. */
+typedef enum {
+   EV_Ir, EV_Dr, EV_Dw, EV_I1mr, EV_D1mr, EV_D1mw, EV_ILmr, EV_DLmr, EV_DLmw,
+   EV_ILdmr, EV_DLdmr, EV_DLdmw,
+   EV_Bc, EV_Bcm, EV_Bi, EV_Bim,
+   EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2,
+   /* Diagnostic events of the back-dating oracle (--backdate-check=yes):
+    * lines loaded per level, counted at load time (immediate) and at
+    * eviction time through the back-dating tree. */
+   EV_L1ld, EV_LLld, EV_L1ldB, EV_LLldB,
+   /* --collect-bus: atomic (LOCK-prefixed, CAS, SC) instructions */
+   EV_Ge,
+   /* --collect-systime: system calls, their elapsed time and (nsec) CPU time */
+   EV_sysCount, EV_sysTime, EV_sysCpuTime,
+   /* Miss classes (--miss-class=yes, missclass_events.c): compulsory, capacity,
+    * conflict misses of I1, D1 and LL. */
+   EV_I1Co, EV_I1Ca, EV_I1Cf, EV_D1Co, EV_D1Ca, EV_D1Cf,
+   EV_LLCo, EV_LLCa, EV_LLCf,
+   /* Reuse-distance buckets (--reuse-dist=yes, reusedist_events.c): EV_Rd + j is
+    * bucket j; how many and their names depend on the LL size. */
+   EV_Rd, EV_Rd_last = EV_Rd + CB_RD_EVENTS - 1,
+   EV_COUNT
+} event_id;
+
+extern Int  cb_ev_pos[EV_COUNT];   /* position in a cost array, or -1 */
+extern Int  cb_n_events;            /* length of every cost array */
+extern const HChar *cb_ev_name[EV_COUNT];
+
+/* Where event e sits in a cost array (-1: not counted). */
+static inline Int cb_event_pos(event_id e) { return cb_ev_pos[e]; }
+
+void   cb_event_declare(event_id e, const HChar *name);
+void   cb_events_setup(void);
+Bool   cb_events_per_instr(void);
+ULong *cb_new_cost(void);   /* zeroed, cb_n_events long */
+
+/* Small cost-array helpers. */
+static inline void cb_zero_cost(ULong *c)
+{ Int i; for (i = 0; i < cb_n_events; i++) c[i] = 0; }
+static inline void cb_copy_cost(ULong *d, const ULong *s)
+{ Int i; for (i = 0; i < cb_n_events; i++) d[i] = s[i]; }
+static inline Bool cb_is_zero_cost(const ULong *c)
+{ Int i;
+  if (!c) return True;
+  for (i = 0; i < cb_n_events; i++) if (c[i]) return False;
+  return True; }
+static inline void cb_add_cost(ULong *d, const ULong *s)
+{ Int i; for (i = 0; i < cb_n_events; i++) d[i] += s[i]; }
+/* d += new - old; returns whether anything changed */
+static inline Bool cb_add_diff_cost(ULong *d, const ULong *old, const ULong *new)
+{ Int i; Bool any = False;
+  for (i = 0; i < cb_n_events; i++) { ULong x = new[i] - old[i]; d[i] += x; any |= (x != 0); }
+  return any; }
+
+/*------------------------------------------------------------*/
+/*--- fn.c: objects, files, functions                      ---*/
 /*------------------------------------------------------------*/
 
 typedef struct obj_node {
@@ -139,23 +172,31 @@ typedef struct fn_node {
    struct fn_node *next;
 } fn_node;
 
+struct BB;
+fn_node  *cb_get_fn_node(struct BB *bb);   /* the function of a BB */
+void      cb_debug_pos(Addr a, file_node *fn_file, obj_node *obj,
+                       UInt *line, file_node **file);
+obj_node *cb_get_obj_node(DebugInfo *di);
+void      cb_init_fn_tables(void);
+extern UInt cb_distinct_fns;
+
 /*------------------------------------------------------------*/
-/*--- Basic blocks                                         ---*/
+/*--- bb.c: basic blocks                                   ---*/
 /*------------------------------------------------------------*/
 
-typedef enum { jk_None, jk_Jump, jk_Call, jk_Return, jk_CondJump } JmpKind;
+typedef enum { jk_None, jk_Jump, jk_Call, jk_Return, jk_CondJump } jmp_kind;
 
 typedef struct {
    UInt   offset;       /* from the BB's first address */
    UInt   size;
    UInt   line;
    file_node *file;
-} InstrInfo;
+} instr_info;
 
 typedef struct {
-   JmpKind kind;
+   jmp_kind kind;
    UInt    instr;       /* index of the instruction holding this exit */
-} JmpInfo;
+} jmp_info;
 
 typedef struct BB {
    Addr       addr;
@@ -166,35 +207,41 @@ typedef struct BB {
    UInt       line;
    UInt       instr_count;
    UInt       cjmp_count;   /* conditional exits; jmp[] has one more */
-   InstrInfo *instr;
-   JmpInfo   *jmp;
+   instr_info *instr;
+   jmp_info   *jmp;
    struct BBCC *bbcc_list;
-   struct SimInstr *sim_instr; /* per-instruction info for sim helpers */
-   struct SimCall *sim_calls;  /* descriptors of the sim helper calls (sim.c) */
+   struct sim_instr_info *sim_instr; /* per-instruction info for sim helpers */
+   struct sim_call *sim_calls;  /* descriptors of the sim helper calls (sim.c) */
    UInt       n_sim_calls;
    struct BB *next;         /* hash chain */
 } BB;
 
 BB  *cb_get_bb(Addr addr, UInt instr_count, Bool *seen_before);
 void cb_init_bb_table(void);
-Addr cb_bb_jmpaddr(const BB *bb);
 
 /*------------------------------------------------------------*/
-/*--- Contexts, cost centres, call arcs                    ---*/
+/*--- context.c: contexts, interned                        ---*/
 /*------------------------------------------------------------*/
 
 /* A context: the function and up to separate_callers callers. */
-typedef struct Context {
+typedef struct context {
    UInt size;
    UWord hash;
-   struct Context *next;
+   struct context *next;
    fn_node *fn[0];
-} Context;
+} context;
+
+context *cb_get_cxt(fn_node **top, UInt size);
+void     cb_init_cxt_table(void);
+
+/*------------------------------------------------------------*/
+/*--- bbcc.c: cost centres and call arcs                   ---*/
+/*------------------------------------------------------------*/
 
 typedef struct JCC {
    struct BBCC *from, *to;
    UInt     jmp;
-   JmpKind  kind;
+   jmp_kind  kind;
    ULong    call_counter;
    ULong   *cost;             /* inclusive, cb_n_events long */
    struct JCC *next_from;     /* in from->jmp[jmp].jcc_list */
@@ -204,11 +251,11 @@ typedef struct JCC {
 typedef struct {
    ULong ecounter;
    JCC  *jcc_list;
-} JmpData;
+} jmp_data;
 
 typedef struct BBCC {
    BB      *bb;
-   Context *cxt;
+   context *cxt;
    UInt     rec_index;
    struct BBCC **rec_array;
    ULong    ecounter_sum;
@@ -218,7 +265,7 @@ typedef struct BBCC {
    struct BBCC *next_bbcc;    /* all BBCCs of the BB */
    struct BBCC *lru_next_bbcc;
    struct BBCC *next_hash;
-   JmpData  jmp[0];
+   jmp_data  jmp[0];
 } BBCC;
 
 /* A hash of cost centres: one per thread with --separate-threads=yes,
@@ -232,19 +279,25 @@ typedef struct {
    JCC  **table;
 } jcc_hash;
 
-void     cb_init_bbcc_hash(bbcc_hash *h);
-void     cb_init_jcc_hash(jcc_hash *h);
-BBCC    *cb_bbcc_for_context(BB *bb, Context *cxt, BBCC *last_bbcc);
-BBCC    *cb_bbcc_rec_level(BBCC *bbcc, UInt idx);
-BBCC    *cb_bbcc_new_fake(BB *bb, Context *cxt);
-JCC     *cb_get_jcc(BBCC *from, UInt jmp, BBCC *to);
-void     cb_forall_bbccs(bbcc_hash *h, void (*f)(BBCC *));
-Context *cb_get_cxt(fn_node **top, UInt size);
-void     cb_init_cxt_table(void);
-ULong   *cb_new_cost(void);   /* zeroed, cb_n_events long */
+void  cb_init_bbcc_hash(bbcc_hash *h);
+void  cb_init_jcc_hash(jcc_hash *h);
+BBCC *cb_bbcc_first(BB *bb);
+void  cb_bbcc_adopt(BBCC *bbcc, context *cxt);
+BBCC *cb_bbcc_for_context(BB *bb, context *cxt, BBCC *last_bbcc);
+BBCC *cb_bbcc_rec_level(BBCC *bbcc, UInt idx);
+JCC  *cb_get_jcc(BBCC *from, UInt jmp, BBCC *to);
+void  cb_forall_bbccs(bbcc_hash *h, void (*f)(BBCC *));
+
+typedef struct {
+   ULong bb_executions, call_counter, ret_counter, rec_call_counter;
+   ULong distinct_objs, distinct_files, distinct_fns, distinct_contexts;
+   ULong distinct_bbs, distinct_bbccs, distinct_jccs, bb_retranslations;
+   ULong bbcc_clones, jcc_lru_misses;
+} run_stats;
+extern run_stats cb_stat;
 
 /*------------------------------------------------------------*/
-/*--- Call stack, function stack, execution states         ---*/
+/*--- callstack.c: call stack, function stack              ---*/
 /*------------------------------------------------------------*/
 
 typedef struct {
@@ -252,7 +305,7 @@ typedef struct {
    Addr     sp;
    Addr     ret_addr;
    BBCC    *nonskipped;
-   Context *cxt;            /* caller's context, restored on return */
+   context *cxt;            /* caller's context, restored on return */
    Int      fn_sp;
    ULong   *enter_cost;
    Bool     bd_pushed;      /* a back-dating node was entered */
@@ -274,12 +327,26 @@ typedef struct {
    fn_node **bottom, **top;
 } fn_stack;
 
+void  cb_init_call_stack(call_stack *cs);
+void  cb_ensure_call_stack(Int needed_sp);
+void  cb_init_fn_stack(fn_stack *fs);
+void  cb_push_cxt(fn_node *fn);
+UInt *cb_fn_depth(UInt fn_number);
+void  cb_push_call_stack(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip);
+void  cb_push_faked_call(BBCC *from, BBCC *to);
+void  cb_pop_call_stack(void);
+Int   cb_unwind_call_stack(Addr sp, Int minpops);
+
+/*------------------------------------------------------------*/
+/*--- threads.c: threads, signal handlers, exec states     ---*/
+/*------------------------------------------------------------*/
+
 #define MAX_SIGHANDLERS 10
 
 typedef struct exec_state {
    Int      sig;              /* 0: the thread's main flow */
    Bool     collect;
-   Context *cxt;
+   context *cxt;
    UInt     jmps_passed;
    BBCC    *bbcc;
    BBCC    *nonskipped;
@@ -315,66 +382,44 @@ typedef struct {
    Bool     collect;
    BBCC    *nonskipped;
    ULong   *cost;
-   Context *cxt;
+   context *cxt;
    Int      sig;
-} CurState;
-extern CurState cb_cur;
+   bbcc_hash *bbccs;          /* the tables its cost centres and arcs go */
+   jcc_hash  *jccs;           /*   to: its own or thread 1's (bbcc.c) */
+} cur_state;
+extern cur_state cb_cur;
 extern call_stack *cb_calls;     /* of the current thread */
 extern fn_stack   *cb_fns;
 
-void  cb_push_cxt(fn_node *fn);
-void  cb_push_call_stack(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip);
-void  cb_push_faked_call(BBCC *from, BBCC *to);
-void  cb_pop_call_stack(void);
-Int   cb_unwind_call_stack(Addr sp, Int minpops);
-void  cb_init_call_stack(call_stack *cs);
-void  cb_ensure_call_stack(Int needed_sp);
-void  cb_init_fn_stack(fn_stack *fs);
-UInt *cb_fn_entry(UInt fn_number);
-
+void  cb_init_threads(void);
 void  cb_switch_thread(ThreadId tid);
+void  cb_exec_state_save(void);
+void  cb_forall_threads(void (*f)(thread_info *));
+thread_info **cb_get_threads(void);
 void  cb_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack);
 void  cb_post_signal(ThreadId tid, Int sigNo);
 void  cb_run_post_signal_on_call_stack_bottom(void);
-void  cb_forall_threads(void (*f)(thread_info *));
-thread_info **cb_get_threads(void);
-void  cb_exec_state_save(void);
-void  cb_init_threads(void);
 
 /*------------------------------------------------------------*/
-/*--- Function lookup                                      ---*/
-/*------------------------------------------------------------*/
-
-fn_node *cb_get_fn_node(BB *bb);
-void     cb_debug_pos(Addr a, file_node *fn_file, obj_node *obj,
-                      UInt *line, file_node **file);
-obj_node *cb_get_obj_node(DebugInfo *di);
-void     cb_init_fn_tables(void);
-extern UInt cb_distinct_fns;
-void     cb_fn_config_apply(fn_node *fn);
-extern Bool cb_instrument_state;   /* --instr-atstart / START_INSTRUMENTATION */
-
-/*------------------------------------------------------------*/
-/*--- Run-time hot path and statistics                     ---*/
+/*--- calltrack.c: the call tracker                        ---*/
 /*------------------------------------------------------------*/
 
 VG_REGPARM(1) void cb_setup_bbcc(BB *bb);
 extern ULong *cb_cost_base;        /* cost array of the running BBCC */
 
-typedef struct {
-   ULong bb_executions, call_counter, ret_counter, rec_call_counter;
-   ULong distinct_objs, distinct_files, distinct_fns, distinct_contexts;
-   ULong distinct_bbs, distinct_bbccs, distinct_jccs, bb_retranslations;
-   ULong bbcc_clones, jcc_lru_misses;
-} CbStat;
-extern CbStat cb_stat;
-
 /*------------------------------------------------------------*/
-/*--- Dumps, zeroing, collection                           ---*/
+/*--- instrument.c: instrumentation on/off                 ---*/
 /*------------------------------------------------------------*/
 
-void cb_init_dumps(void);
-/* outfile.c: a profile file being written, buffered; a write error is
+extern Bool cb_instrument_state;   /* read by main.c, monitor.c */
+void cb_instrument_init(Bool state);
+void cb_set_instrument_state(const HChar *reason, Bool state);
+
+/*------------------------------------------------------------*/
+/*--- outfile.c: buffered profile files                    ---*/
+/*------------------------------------------------------------*/
+
+/* A profile file being written, buffered; a write error is
  * reported once and the rest of the file dropped. */
 typedef struct {
    Int   fd;
@@ -387,44 +432,81 @@ typedef struct {
 void cb_out_start(cb_outfile *f, Int fd, const HChar *name, const HChar *what);
 void cb_out_flush(cb_outfile *f);
 void cb_out_str(cb_outfile *f, const HChar *s);
-void cb_out_vprintf(cb_outfile *f, const HChar *fmt, va_list ap);
+void cb_out_printf(cb_outfile *f, const HChar *fmt, ...) PRINTF_CHECK(2, 3);
 void cb_out_finish(cb_outfile *f);   /* flush and close */
-Bool cb_check_out_file(void);
-void cb_remove_empty_out_file(void);
-void cb_dump_profile(const HChar *trigger, Bool current_thread_only);
-void cb_zero_all_cost(Bool only_current_thread);
-void cb_mark_stacks_emptied(thread_info *t);
-void cb_set_instrument_state(const HChar *reason, Bool state);
-void cb_fini_dump(void);
-extern Int cb_out_counter;
-extern ULong *cb_written_total;    /* totals: of every dump so far */
 
 /*------------------------------------------------------------*/
-/*--- Cache simulation glue (sim.c)                        ---*/
+/*--- geometry.c: the simulated caches' geometry           ---*/
 /*------------------------------------------------------------*/
 
-void cb_sim_post_clo_init(void);
-void cb_sim_write_desc(Int fd);
-void cb_sim_print_stats(void);
-void cb_sim_finish(void);          /* flush every line, settle the trees */
-void cb_sim_settle(void);          /* before a dump */
-void cb_sim_clear(void);           /* instrumentation switched */
-void cb_sim_zero(thread_info *only); /* zeroing: forget the past's lines */
+typedef struct {
+   cs_geometry i1, d1, ll;
+   Int min_line_size;         /* of the three: longer accesses are cut */
+   Int i1_line_bits;          /* log2 of the I1 line size: fetch groups */
+} cb_cache_geometry;
+extern cb_cache_geometry cb_geom;
+void cb_geometry_setup(void);
+Int  cb_geometry_max_line_size(void);
+void cb_geometry_write_desc(cb_outfile *f);
+
+
+/*------------------------------------------------------------*/
+/*--- backdating.c: cache-use costs back-dated to arcs     ---*/
+/*------------------------------------------------------------*/
+
+/* The low bit of a line owner's slot pointer says whether the line was
+ * loaded while collecting (cost slots are 8-byte aligned): the oracle
+ * events count a line at eviction exactly when they counted it at load. */
+#define CB_OWNER_COLLECTED 1UL
+
+extern const cs_hooks cb_bd_cache_hooks;
+void  cb_bd_setup(void);
 struct bd_tree *cb_bd_new_tree(void);
 void  cb_bd_close_tree(struct bd_tree *t);
-void  cb_bd_call(JCC *jcc);
 void  cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n);
-void  cb_bd_return(Int levels);
+void  cb_bd_call(JCC *jcc);
 void  cb_bd_adopt_root(JCC *jcc);
-void  cb_sim_print_summary(const ULong *total);
-Bool  cb_sim_needs_instr_costs(void);
-Int   cb_sim_max_line_size(void);
+void  cb_bd_return(Int levels);
+void  cb_bd_settle(void);
+void  cb_bd_zero(struct cs_sim *sim, thread_info *only);
+void  cb_bd_finish(void);
+void  cb_bd_write_desc(cb_outfile *f);
+void  cb_bd_print_stats(void);
 
-/* Miss classes (missclass.c) and reuse distances (reusedist.c). */
+/*------------------------------------------------------------*/
+/*--- sim.c: simulation helpers, instrumentation           ---*/
+/*------------------------------------------------------------*/
+
+/* Per-instruction info handed to the branch simulation helpers (the
+ * cache simulation helpers get self-contained descriptors, sim.c). */
+typedef struct sim_instr_info {
+   Addr  addr;
+   UInt  size;
+   UInt  cost_offset;      /* into the BBCC's cost array */
+   void *obj_cell;         /* data objects: cell of the last access */
+} sim_instr_info;
+
+void cb_sim_post_clo_init(void);
+void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh);
+void cb_sim_instr(IRSB *sbOut, UInt idx, Addr addr, UInt size);
+void cb_sim_stmt(IRSB *sbOut, IRStmt *st);
+void cb_sim_exit(IRSB *sbOut, IRStmt *st);
+void cb_sim_flush(IRSB *sbOut);
+void cb_sim_final_jump(IRSB *sbOut, IRSB *sbIn);
+void cb_sim_bb_end(IRSB *sbOut);
+void cb_sim_write_desc(cb_outfile *f);  /* the profile's desc: lines */
+void cb_sim_clear(void);           /* instrumentation switched */
+void cb_sim_zero(thread_info *only); /* zeroing: forget the past's lines */
+void cb_sim_finish(void);          /* flush every line, settle the trees */
+void cb_sim_print_stats(void);
+
+/*------------------------------------------------------------*/
+/*--- missclass_events.c: --miss-class events              ---*/
+/*------------------------------------------------------------*/
+
 struct cs_sim;
-struct cs_geometry;
-void cb_mc_setup(struct cs_sim *sim, const struct cs_geometry *i1,
-                 const struct cs_geometry *d1, const struct cs_geometry *ll);
+void cb_mc_setup(struct cs_sim *sim, const cs_geometry *i1,
+                 const cs_geometry *d1, const cs_geometry *ll);
 void cb_mc_clear(void);
 void cb_mc_instr(ULong *slot, Addr a, UInt size, UInt result);
 void cb_mc_data(ULong *slot, Addr a, UWord size, UInt result);
@@ -437,47 +519,40 @@ static inline Bool cb_mc_same_i1_line(Addr a, UInt size)
    return (a >> cb_mc_i1_line_bits) == cb_mc_i1_last_line
        && ((a + size - 1) >> cb_mc_i1_line_bits) == cb_mc_i1_last_line;
 }
-void cb_rd_setup(const struct cs_geometry *ll);
+
+/*------------------------------------------------------------*/
+/*--- reusedist_events.c: --reuse-dist events              ---*/
+/*------------------------------------------------------------*/
+
+void cb_rd_setup(const cs_geometry *ll);
 void cb_rd_clear(void);
 void cb_rd_data(ULong *slot, Addr a, UWord size);
 
-/* Per-instruction info handed to the branch simulation helpers (the
- * cache simulation helpers get self-contained descriptors, sim.c). */
-typedef struct SimInstr {
-   Addr  addr;
-   UInt  size;
-   UInt  cost_offset;      /* into the BBCC's cost array */
-   void *obj_cell;         /* data objects: cell of the last access */
-} SimInstr;
+/*------------------------------------------------------------*/
+/*--- dump.c: writing profiles, zeroing                    ---*/
+/*------------------------------------------------------------*/
 
-void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh);
-void cb_sim_instr(IRSB *sbOut, UInt idx, Addr addr, UInt size);
-void cb_sim_stmt(IRSB *sbOut, IRStmt *st);
-void cb_sim_exit(IRSB *sbOut, IRStmt *st);
-void cb_sim_flush(IRSB *sbOut);
-void cb_sim_final_jump(IRSB *sbOut, IRSB *sbIn);
-void cb_sim_bb_end(IRSB *sbOut);
+void cb_init_dumps(void);
+Bool cb_check_out_file(void);
+void cb_remove_empty_out_file(void);
+void cb_dump_profile(const HChar *trigger, Bool current_thread_only);
+void cb_zero_all_cost(Bool only_current_thread);
+void cb_mark_stacks_emptied(thread_info *t);
+void cb_fini_dump(void);
+extern Int cb_out_counter;
+extern ULong *cb_written_total;    /* totals: of every dump so far */
 
-void cb_clreq_init(void);
+/*------------------------------------------------------------*/
+/*--- summary.c: the exit summary                          ---*/
+/*------------------------------------------------------------*/
+
+void cb_print_summary(void);
+
+/*------------------------------------------------------------*/
+/*--- clreq.c, monitor.c: requests, monitor commands      ---*/
+/*------------------------------------------------------------*/
+
 Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret);
 Bool cb_handle_gdb_monitor_command(ThreadId tid, HChar *req);
-
-/* Small cost-array helpers. */
-static inline void cb_zero_cost(ULong *c)
-{ Int i; for (i = 0; i < cb_n_events; i++) c[i] = 0; }
-static inline void cb_copy_cost(ULong *d, const ULong *s)
-{ Int i; for (i = 0; i < cb_n_events; i++) d[i] = s[i]; }
-static inline Bool cb_is_zero_cost(const ULong *c)
-{ Int i;
-  if (!c) return True;
-  for (i = 0; i < cb_n_events; i++) if (c[i]) return False;
-  return True; }
-static inline void cb_add_cost(ULong *d, const ULong *s)
-{ Int i; for (i = 0; i < cb_n_events; i++) d[i] += s[i]; }
-/* d += new - old; returns whether anything changed */
-static inline Bool cb_add_diff_cost(ULong *d, const ULong *old, const ULong *new)
-{ Int i; Bool any = False;
-  for (i = 0; i < cb_n_events; i++) { ULong x = new[i] - old[i]; d[i] += x; any |= (x != 0); }
-  return any; }
 
 #endif

@@ -10,9 +10,8 @@
 #include "global.h"
 #include "pub_tool_vkiscnums.h"
 #include "pub_tool_aspacemgr.h"
+#include "valgrind.h"          /* VG_USERREQ__GDB_MONITOR_COMMAND */
 #include "objects.h"
-
-Bool cb_instrument_state = True;
 
 /*------------------------------------------------------------*/
 /*--- Instrumentation                                      ---*/
@@ -20,7 +19,7 @@ Bool cb_instrument_state = True;
 
 /* An exit's kind as the reference sees it: a call, a return, a jump, or
  * a fall-through (jk_None) when it goes to the next instruction. */
-static JmpKind exit_kind(IRJumpKind jk, Bool known_dst, Addr dst, Addr next)
+static jmp_kind exit_kind(IRJumpKind jk, Bool known_dst, Addr dst, Addr next)
 {
    if (jk == Ijk_Call) return jk_Call;
    if (jk == Ijk_Ret)  return jk_Return;
@@ -60,7 +59,7 @@ static void count_block(IRSB *sbIn, UInt *instrs, UInt *exits, Addr *first,
  * describe, as the reference does. */
 static void swap_last_exits(BB *bb)
 {
-   JmpInfo t = bb->jmp[bb->cjmp_count];
+   jmp_info t = bb->jmp[bb->cjmp_count];
    bb->jmp[bb->cjmp_count] = bb->jmp[bb->cjmp_count - 1];
    bb->jmp[bb->cjmp_count - 1] = t;
 }
@@ -83,7 +82,7 @@ static void add_setup_call(IRSB *sbOut, BB *bb)
 /* Fill a new BB's static info: instruction offsets, sizes, lines. */
 static void describe_instr(BB *bb, UInt idx, Addr addr, UInt size)
 {
-   InstrInfo *ii = &bb->instr[idx];
+   instr_info *ii = &bb->instr[idx];
    ii->offset = addr - bb->addr;
    ii->size = size;
    cb_debug_pos(addr, bb->fn->file, bb->obj, &ii->line, &ii->file);
@@ -111,8 +110,8 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
    bb = cb_get_bb(first, instrs, &seen);
    if (!seen) {
       bb->cjmp_count = exits;
-      bb->jmp = CB_MALLOC("cb.bb.jmp", (exits + 1) * sizeof(JmpInfo));
-      VG_(memset)(bb->jmp, 0, (exits + 1) * sizeof(JmpInfo));
+      bb->jmp = CB_MALLOC("cb.bb.jmp", (exits + 1) * sizeof(jmp_info));
+      VG_(memset)(bb->jmp, 0, (exits + 1) * sizeof(jmp_info));
       cb_get_fn_node(bb);
    }
 
@@ -264,14 +263,14 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs, 
    owner = cb_cur.nonskipped ? cb_cur.nonskipped : cb_cur.bbcc;
    if (!owner->skipped) owner->skipped = cb_new_cost();
    c = owner->skipped;
-   c[EVP(EV_sysCount)]++;
-   cb_cur.cost[EVP(EV_sysCount)]++;
-   c[EVP(EV_sysTime)] += elapsed(&wall, &syscall_wall_start[tid]);
-   cb_cur.cost[EVP(EV_sysTime)] += elapsed(&wall, &syscall_wall_start[tid]);
+   c[cb_event_pos(EV_sysCount)]++;
+   cb_cur.cost[cb_event_pos(EV_sysCount)]++;
+   c[cb_event_pos(EV_sysTime)] += elapsed(&wall, &syscall_wall_start[tid]);
+   cb_cur.cost[cb_event_pos(EV_sysTime)] += elapsed(&wall, &syscall_wall_start[tid]);
    if (cb_clo.collect_systime == SYSTIME_NSEC) {
       ULong t = elapsed(&cpu, &syscall_cpu_start[tid]);
-      c[EVP(EV_sysCpuTime)] += t;
-      cb_cur.cost[EVP(EV_sysCpuTime)] += t;
+      c[cb_event_pos(EV_sysCpuTime)] += t;
+      cb_cur.cost[cb_event_pos(EV_sysCpuTime)] += t;
    }
 }
 
@@ -300,10 +299,11 @@ static void cb_post_clo_init(void)
    cb_init_cxt_table();
    cb_sim_post_clo_init();
    cb_obj_post_clo_init();
+   cb_obj_dump_init();
    cb_init_threads();
    cb_init_dumps();
    if (!cb_check_out_file()) VG_(exit)(1);
-   cb_instrument_state = cb_clo.instr_atstart;
+   cb_instrument_init(cb_clo.instr_atstart);
    init_syscall_wrappers();
 
    if (VG_(clo_verbosity) > 0) {
@@ -311,30 +311,6 @@ static void cb_post_clo_init(void)
       VG_(umsg)("For interactive control, run 'callgrind-bd_control -h'.\n");
       (void)e;
    }
-}
-
-/* The exit summary on stderr, in the reference's layout: the events
- * written over all dumps (what the profiles sum to). */
-static void print_summary(void)
-{
-   const ULong *total = cb_written_total;
-   Int e;
-   HChar line[32 + EV_COUNT * 24];   /* a name or a 20-digit count per event */
-   Int n = 0;
-
-   n = VG_(sprintf)(line, "Events    :");
-   for (e = 0; e < EV_COUNT; e++)
-      if (cb_ev_pos[e] >= 0) n += VG_(sprintf)(line + n, " %s", cb_ev_name[e]);
-   VG_(message)(Vg_UserMsg, "%s\n", line);
-   n = VG_(sprintf)(line, "Collected :");
-   for (e = 0; e < EV_COUNT; e++)
-      if (cb_ev_pos[e] >= 0) n += VG_(sprintf)(line + n, " %llu", total[cb_ev_pos[e]]);
-   VG_(message)(Vg_UserMsg, "%s\n", line);
-   VG_(message)(Vg_UserMsg, "\n");
-   if (!cb_clo.simulate_cache)
-      VG_(message)(Vg_UserMsg, "I   refs:      %'llu\n", total[0]);
-   else
-      cb_sim_print_summary(total);
 }
 
 /* The block running at exit never completes. As the reference, its costs
@@ -348,7 +324,7 @@ static void print_summary(void)
  * of the frames still running. */
 static void drop_unfinished_syscalls(BBCC *b)
 {
-   static const EventId sys[] = { EV_sysCount, EV_sysTime, EV_sysCpuTime };
+   static const event_id sys[] = { EV_sysCount, EV_sysTime, EV_sysCpuTime };
    UInt i;
    if (!b->skipped) return;
    for (i = 0; i < sizeof sys / sizeof sys[0]; i++)
@@ -382,7 +358,7 @@ static void cb_fini(Int exitcode)
    cb_forall_threads(drop_unfinished_block);
    cb_sim_finish();
    cb_fini_dump();
-   if (VG_(clo_verbosity) > 0) print_summary();
+   if (VG_(clo_verbosity) > 0) cb_print_summary();
    if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) cb_sim_print_stats();
    cb_obj_fini();
 }
@@ -418,6 +394,16 @@ static void cb_print_stats(void)
              cb_stat.bb_executions, cb_stat.call_counter, cb_stat.rec_call_counter);
 }
 
+/* Client requests: the gdbserver's monitor commands arrive as one too. */
+static Bool handle_client_request(ThreadId tid, UWord *args, UWord *ret)
+{
+   if (args[0] == VG_USERREQ__GDB_MONITOR_COMMAND) {
+      *ret = cb_handle_gdb_monitor_command(tid, (HChar *)args[1]);
+      return (Bool)*ret;
+   }
+   return cb_handle_client_request(tid, args, ret);
+}
+
 static void cb_pre_clo_init(void)
 {
    VG_(details_name)("Callgrind-bd");
@@ -438,12 +424,11 @@ static void cb_pre_clo_init(void)
    VG_(needs_superblock_discards)(cb_discard_superblock_info);
    VG_(needs_command_line_options)(cb_process_cmd_line_option,
                                    cb_print_usage, cb_print_debug_usage);
-   VG_(needs_client_requests)(cb_handle_client_request);
+   VG_(needs_client_requests)(handle_client_request);
    VG_(needs_print_stats)(cb_print_stats);
    VG_(track_start_client_code)(cb_start_client_code);
    VG_(track_pre_deliver_signal)(cb_pre_signal);
    VG_(track_post_deliver_signal)(cb_post_signal);
-   cb_clreq_init();
 }
 
 VG_DETERMINE_INTERFACE_VERSION(cb_pre_clo_init)

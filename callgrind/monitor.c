@@ -12,7 +12,7 @@
  *   instrumentation [on|off]  show or switch instrumentation
  * A command word may be abbreviated to any unique prefix.
  *
- * Each action takes the same path as its client request (dump.c, clreq.c),
+ * Each action takes the same path as its client request (dump.c, instrument.c),
  * so back-dated costs get the same treatment whichever way a dump, a zero
  * or a switch of instrumentation is asked for. Commands act on all
  * threads, as the reference's do: the gdbserver may call in while every

@@ -44,7 +44,7 @@ static OSet *unnamed_blocks;  /* ELF granules without any symbol, by start */
 /*--- Objects                                              ---*/
 /*------------------------------------------------------------*/
 
-cb_obj *cb_obj_new(ObjKind kind, const HChar *name)
+cb_obj *cb_obj_new(obj_kind kind, const HChar *name)
 {
    cb_obj *o = CB_MALLOC("cb.obj", sizeof *o);
    VG_(memset)(o, 0, sizeof *o);
@@ -555,7 +555,7 @@ static ULong mix4(UWord a, UWord b, UWord c, UWord d)
    return h * 0xBF58476D1CE4E5B9ULL;
 }
 
-static ULong cell_mix(const cb_obj *obj, const cb_chain *chain, const SimInstr *ii, const BBCC *bbcc)
+static ULong cell_mix(const cb_obj *obj, const cb_chain *chain, const sim_instr_info *ii, const BBCC *bbcc)
 {
    return mix4((UWord)obj, (UWord)chain, (UWord)ii, (UWord)bbcc);
 }
@@ -606,7 +606,7 @@ static void *alloc_small(SizeT n)
    return p;
 }
 
-static cb_cell *new_cell(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+static cb_cell *new_cell(const sim_instr_info *ii, cb_obj *obj, cb_chain *chain)
 {
    cb_cell *c = alloc_small(sizeof *c);
    c->obj = obj;
@@ -621,7 +621,7 @@ static cb_cell *new_cell(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
 }
 
 /* The cell of an access by ii to obj in the running cost centre. */
-static cb_cell *cell_of(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+static cb_cell *cell_of(const sim_instr_info *ii, cb_obj *obj, cb_chain *chain)
 {
    const BBCC *bbcc = ii ? cb_cur.bbcc : NULL;
    const cb_chain *key = ii ? NULL : chain;
@@ -651,12 +651,12 @@ static UInt pairs_bits;
 #define RECENT_BITS 12
 static cb_pair *recent[1 << RECENT_BITS];
 
-static ULong pair_mix(const SimInstr *ii, const cb_obj *obj, const cb_chain *chain, const BBCC *bbcc)
+static ULong pair_mix(const sim_instr_info *ii, const cb_obj *obj, const cb_chain *chain, const BBCC *bbcc)
 {
    return mix4((UWord)obj, (UWord)chain, (UWord)ii, (UWord)bbcc);
 }
 
-static Bool pair_is(const cb_pair *p, const SimInstr *ii, const cb_obj *obj,
+static Bool pair_is(const cb_pair *p, const sim_instr_info *ii, const cb_obj *obj,
                     const cb_chain *chain, const BBCC *bbcc)
 {
    return p->chain == chain && p->cell->ii == ii && p->cell->obj == obj && p->cell->bbcc == bbcc;
@@ -683,7 +683,7 @@ static void grow_pairs(void)
    pairs_bits = bits;
 }
 
-static cb_pair *pair_of(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+static cb_pair *pair_of(const sim_instr_info *ii, cb_obj *obj, cb_chain *chain)
 {
    const BBCC *bbcc = ii ? cb_cur.bbcc : NULL;
    ULong mix = pair_mix(ii, obj, chain, bbcc);
@@ -708,7 +708,7 @@ static cb_pair *pair_of(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
 #define RECENT_CELLS_BITS 12
 static cb_cell *recent_cells[1 << RECENT_CELLS_BITS];
 
-cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
+cb_cell *cb_obj_cell_slow(const sim_instr_info *ii, cb_obj *obj, cb_chain *chain)
 {
    ULong mix = cell_mix(obj, NULL, ii, cb_cur.bbcc);
    cb_cell **r = &recent_cells[(mix >> 20) & ((1 << RECENT_CELLS_BITS) - 1)];
@@ -720,7 +720,7 @@ cb_cell *cb_obj_cell_slow(const SimInstr *ii, cb_obj *obj, cb_chain *chain)
 }
 
 /* With a histogram. */
-cb_obj_ref cb_obj_before_hist(SimInstr *ii, Addr a, cs_owner *o, cb_chain *chain)
+cb_obj_ref cb_obj_before_hist(sim_instr_info *ii, Addr a, cs_owner *o, cb_chain *chain)
 {
    cb_obj_ref r;
    cb_block *b = chain->in_alloc ? NULL : cb_obj_lookup(a);
@@ -796,7 +796,7 @@ static Bool is_dropped(const cs_owner *o)
 void cb_obj_block_dropped(const BB *bb, const ULong *old_cost, SizeT n)
 {
    const BBCC *bbcc = cb_cur.bbcc;
-   const SimInstr *first = bb->sim_instr;
+   const sim_instr_info *first = bb->sim_instr;
    cb_obj *o;
    Int e;
    if (n_dropped < MAX_DROPPED) {
@@ -876,9 +876,9 @@ void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss)
 void cb_obj_post_clo_init(void)
 {
    if (!cb_clo.objects) return;
-   if (cb_clo.object_granularity > 0 && cb_clo.object_granularity < cb_sim_max_line_size()) {
+   if (cb_clo.object_granularity > 0 && cb_clo.object_granularity < cb_geometry_max_line_size()) {
       VG_(fmsg)("callgrind-bd: --object-granularity=%d is below the cache line size (%d)\n",
-                cb_clo.object_granularity, cb_sim_max_line_size());
+                cb_clo.object_granularity, cb_geometry_max_line_size());
       VG_(exit)(1);
    }
    if (cb_clo.object_granularity > 0 && cb_clo.separate_threads) {
@@ -917,6 +917,4 @@ void cb_obj_post_clo_init(void)
    bucket_unknown = cb_obj_new(OK_BUCKET, "[unknown]");
    cb_obj_allocator = cb_obj_new(OK_BUCKET, "[allocator]");
    bucket_code = cb_obj_new(OK_BUCKET, "[code]");
-   cb_obj_alloc_init();
-   cb_obj_dump_init();
 }

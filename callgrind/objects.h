@@ -61,7 +61,7 @@ typedef struct cb_block {
 
 typedef struct cb_cell {
    struct cb_obj   *obj;
-   const SimInstr  *ii;        /* accessing instruction (NULL: [code] of chain) */
+   const sim_instr_info  *ii;        /* accessing instruction (NULL: [code] of chain) */
    BBCC            *bbcc;      /* the cost centre it ran in (its function, its
                                 * block's source positions; whether it is idle
                                 * at a dump), or NULL */
@@ -112,7 +112,7 @@ extern struct cb_obj *cb_obj_allocator;  /* bucket of allocator-internal accesse
 extern Bool cb_obj_hist;                 /* --object-granularity given */
 
 cb_block *cb_obj_lookup_slow(Addr a);
-cb_cell  *cb_obj_cell_slow(const SimInstr *ii, struct cb_obj *obj, cb_chain *chain);
+cb_cell  *cb_obj_cell_slow(const sim_instr_info *ii, struct cb_obj *obj, cb_chain *chain);
 UInt      cb_obj_granule(struct cb_obj *obj, Addr offset);
 
 static inline __attribute__((always_inline)) cb_block *cb_obj_lookup(Addr a)
@@ -152,8 +152,8 @@ static inline cb_chain *cb_obj_current_chain(void)
  * part when cache use is simulated). A line owner remembers the cell and
  * the chain: the chain's number in obj_off, or, with a histogram (whose
  * obj_off is the access's offset), a pair. */
-cb_obj_ref cb_obj_before_hist(SimInstr *ii, Addr a, cs_owner *o, cb_chain *chain);
-static inline __attribute__((always_inline)) cb_obj_ref cb_obj_before(SimInstr *ii, Addr a, cs_owner *o)
+cb_obj_ref cb_obj_before_hist(sim_instr_info *ii, Addr a, cs_owner *o, cb_chain *chain);
+static inline __attribute__((always_inline)) cb_obj_ref cb_obj_before(sim_instr_info *ii, Addr a, cs_owner *o)
 {
    cb_obj_ref r;
    cb_chain *chain = cb_obj_current_chain();
@@ -224,7 +224,8 @@ void cb_obj_dump(const HChar *name, thread_info *only, const HChar *trigger,
                  Int part, Bool appending);
 void cb_obj_zero(thread_info *only);
 
-void cb_obj_post_clo_init(void);
-void cb_obj_fini(void);            /* the -v report */
+void cb_obj_post_clo_init(void);   /* objects.c: the tables */
+void cb_obj_dump_init(void);       /* objects_dump.c: the file can be made */
+void cb_obj_fini(void);            /* objects_dump.c: the -v report */
 
 #endif

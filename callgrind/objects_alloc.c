@@ -28,13 +28,13 @@
 typedef enum {
    AK_UNCLASSIFIED = 0, AK_NONE, AK_MALLOC, AK_CALLOC, AK_REALLOC,
    AK_REALLOCARRAY, AK_MEMALIGN, AK_POSIX_MEMALIGN, AK_FREE, AK_MMAP, AK_MUNMAP
-} AllocKind;
+} alloc_kind;
 
 /*------------------------------------------------------------*/
 /*--- Which functions allocate                             ---*/
 /*------------------------------------------------------------*/
 
-static const struct { const HChar *name; AllocKind kind; } exact_names[] = {
+static const struct { const HChar *name; alloc_kind kind; } exact_names[] = {
    { "malloc", AK_MALLOC }, { "__libc_malloc", AK_MALLOC },
    { "valloc", AK_MALLOC }, { "__libc_valloc", AK_MALLOC },
    { "pvalloc", AK_MALLOC }, { "__libc_pvalloc", AK_MALLOC },
@@ -53,7 +53,7 @@ static const struct { const HChar *name; AllocKind kind; } exact_names[] = {
 };
 
 /* C++ operators, demangled (the default) or mangled (--demangle=no). */
-static const struct { const HChar *prefix; AllocKind kind; } prefixes[] = {
+static const struct { const HChar *prefix; alloc_kind kind; } prefixes[] = {
    { "operator new(", AK_MALLOC }, { "operator new[](", AK_MALLOC },
    { "_Znwm", AK_MALLOC }, { "_Znam", AK_MALLOC },
    { "operator delete(", AK_FREE }, { "operator delete[](", AK_FREE },
@@ -73,7 +73,7 @@ static Bool is_placement_new(const HChar *name)
           || VG_(strstr)(name, "new[](unsigned long, void*)") != NULL;
 }
 
-static AllocKind classify(const fn_node *fn)
+static alloc_kind classify(const fn_node *fn)
 {
    UInt i;
    for (i = 0; i < sizeof exact_names / sizeof exact_names[0]; i++)
@@ -87,7 +87,7 @@ static AllocKind classify(const fn_node *fn)
 static UChar *fn_kind;         /* by function number */
 static UInt fn_kind_size;
 
-static AllocKind kind_of(const fn_node *fn)
+static alloc_kind kind_of(const fn_node *fn)
 {
    if (fn->number >= fn_kind_size) {
       UInt old = fn_kind_size, n = old ? old : 4096;
@@ -126,7 +126,7 @@ static cb_obj *site_table[SITE_HASH];
 
 void cb_obj_site_pos(const cb_site *s, fn_node **fn, UInt *line, file_node **file)
 {
-   const InstrInfo *ii = &s->bb->instr[s->bb->jmp[s->jmp].instr];
+   const instr_info *ii = &s->bb->instr[s->bb->jmp[s->jmp].instr];
    *fn = s->fn;
    *line = ii->line;
    *file = ii->file ? ii->file : s->bb->fn->file;
@@ -223,7 +223,7 @@ void cb_obj_frame_pushed(call_entry *e, JCC *jcc, fn_node *to_fn, Bool skip)
 {
    cb_chain *parent = e - cb_calls->entry > cb_cur.es->call_stack_bottom
                       ? (cb_chain *)e[-1].obj_chain : cb_obj_root_chain;
-   AllocKind k = skip || !jcc ? AK_NONE : kind_of(to_fn);
+   alloc_kind k = skip || !jcc ? AK_NONE : kind_of(to_fn);
    Bool outermost = k != AK_NONE && !parent->in_alloc;
 
    e->obj_alloc_kind = 0;
@@ -279,7 +279,7 @@ static void reallocated(call_entry *e, Addr result)
 
 void cb_obj_frame_popping(call_entry *e)
 {
-   AllocKind k = e->obj_alloc_kind;
+   alloc_kind k = e->obj_alloc_kind;
    Addr result;
    cb_obj_chain_changed();
    if (k == 0) return;
@@ -302,9 +302,4 @@ void cb_obj_frame_popping(call_entry *e)
       if (result != 0) cb_obj_heap_add(result, e->obj_alloc_arg[0], e->obj_alloc_site);
       break;
    }
-}
-
-void cb_obj_alloc_init(void)
-{
-   VG_(memset)(site_table, 0, sizeof site_table);
 }

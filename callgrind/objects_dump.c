@@ -21,7 +21,7 @@
 #include "objects_int.h"
 #include "pub_tool_xarray.h"
 
-static const EventId oe_event[OE_COUNT] = {
+static const event_id oe_event[OE_COUNT] = {
    EV_Dr, EV_Dw, EV_D1mr, EV_D1mw, EV_DLmr, EV_DLmw, EV_DLdmr, EV_DLdmw,
    EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2,
 };
@@ -37,16 +37,7 @@ static cb_outfile out;           /* the objects profile being written */
 
 static void ostr(const HChar *s) { cb_out_str(&out, s); }
 
-static void oprintf(const HChar *fmt, ...) PRINTF_CHECK(1, 2);
-static void oprintf(const HChar *fmt, ...)
-{
-   va_list ap;
-   va_start(ap, fmt);
-   cb_out_vprintf(&out, fmt, ap);
-   va_end(ap);
-}
-
-/* "key=name\n": names may be longer than oprintf's buffer. */
+/* "key=name\n": names may be longer than cb_out_printf's buffer. */
 static void oname(const HChar *key, const HChar *name)
 {
    ostr(key); ostr("="); ostr(name); ostr("\n");
@@ -59,7 +50,7 @@ static void ocosts(const ULong *c)
 {
    Int e;
    for (e = 0; e < OE_COUNT; e++)
-      if (cb_ev_pos[oe_event[e]] >= 0) oprintf(" %llu", c[e]);
+      if (cb_ev_pos[oe_event[e]] >= 0) cb_out_printf(&out, " %llu", c[e]);
    ostr("\n");
 }
 
@@ -75,14 +66,14 @@ typedef struct {
    cb_obj    *callee_obj;
    ULong      calls;
    ULong      cost[OE_COUNT];
-} Arc;
+} obj_arc;
 
-typedef struct arc_node { Arc a; struct arc_node *next; } arc_node;
+typedef struct arc_node { obj_arc a; struct arc_node *next; } arc_node;
 static arc_node **arc_table;
 static UWord arc_hash_size;     /* sized at exit from the number of cells */
 static XArray *arcs;          /* of arc_node* */
 
-static Arc *get_arc(fn_node *caller, file_node *file, UInt line, fn_node *cfn, cb_obj *cobj)
+static obj_arc *get_arc(fn_node *caller, file_node *file, UInt line, fn_node *cfn, cb_obj *cobj)
 {
    UWord h = (((UWord)caller >> 4) * 0x9E3779B1UL + line * 7 + ((UWord)cfn >> 4)
               + ((UWord)cobj >> 4) * 31) % arc_hash_size;
@@ -100,7 +91,7 @@ static Arc *get_arc(fn_node *caller, file_node *file, UInt line, fn_node *cfn, c
    return &n->a;
 }
 
-static void add_to_arc(Arc *a, const ULong *c)
+static void add_to_arc(obj_arc *a, const ULong *c)
 {
    Int e;
    a->calls += c[OE_Dr] + c[OE_Dw];
@@ -111,7 +102,7 @@ static void add_to_arc(Arc *a, const ULong *c)
 static void access_pos(const cb_cell *c, file_node **file, UInt *line)
 {
    const BB *bb = c->bbcc->bb;
-   const InstrInfo *ii = &bb->instr[c->ii - bb->sim_instr];
+   const instr_info *ii = &bb->instr[c->ii - bb->sim_instr];
    *file = ii->file ? ii->file : cb_obj_fn_of(c->bbcc)->file;
    *line = ii->line;
 }
@@ -179,7 +170,7 @@ static void chain_arcs(void)
 
 static Int cmp_arc(const void *pa, const void *pb)
 {
-   const Arc *a = &(*(arc_node *const *)pa)->a, *b = &(*(arc_node *const *)pb)->a;
+   const obj_arc *a = &(*(arc_node *const *)pa)->a, *b = &(*(arc_node *const *)pb)->a;
    if (a->caller != b->caller) return a->caller->number < b->caller->number ? -1 : 1;
    if (a->line != b->line) return a->line < b->line ? -1 : 1;
    return 0;
@@ -239,32 +230,32 @@ static void write_object(const cb_obj *o)
    oname("fl", obj_fl(o));
    oname("fn", o->name);
    if (!(cb_obj_hist && o->hist)) {
-      oprintf("%u", o->line);
+      cb_out_printf(&out, "%u", o->line);
       ocosts(o->total);
       return;
    }
    for (g = 0; g < o->hist_n; g++) {
       const ULong *c = &o->hist[(SizeT)g * OE_COUNT];
       if (is_zero(c)) continue;
-      oprintf("%u", g + 1);
+      cb_out_printf(&out, "%u", g + 1);
       ocosts(c);
    }
 }
 
-static void write_arc(const Arc *a)
+static void write_arc(const obj_arc *a)
 {
    if (a->callee_obj) {
       oname("cob", obj_ob(a->callee_obj));
       oname("cfi", obj_fl(a->callee_obj));
       oname("cfn", a->callee_obj->name);
-      oprintf("calls=%llu %u\n", a->calls, obj_first_line(a->callee_obj));
+      cb_out_printf(&out, "calls=%llu %u\n", a->calls, obj_first_line(a->callee_obj));
    } else {
       oname("cob", a->callee_fn->file->obj->name);
       oname("cfi", a->callee_fn->file->name);
       oname("cfn", a->callee_fn->name);
-      oprintf("calls=%llu 0\n", a->calls);
+      cb_out_printf(&out, "calls=%llu 0\n", a->calls);
    }
-   oprintf("%u", a->line);
+   cb_out_printf(&out, "%u", a->line);
    ocosts(a->cost);
 }
 
@@ -276,7 +267,7 @@ static void write_code_functions(void)
    VG_(sortXA)(arcs);
    n = VG_(sizeXA)(arcs);
    for (i = 0; i < n; i++) {
-      const Arc *a = &(*(arc_node **)VG_(indexXA)(arcs, i))->a;
+      const obj_arc *a = &(*(arc_node **)VG_(indexXA)(arcs, i))->a;
       if (is_zero(a->cost)) continue;
       if (a->caller != cur) {
          ULong zero[OE_COUNT] = { 0 };
@@ -288,7 +279,7 @@ static void write_code_functions(void)
          /* code has no self cost here; one zero line gives its file a
           * line to annotate (else callgrind_annotate --inclusive=yes
           * warns about a chosen file without any cost line) */
-         oprintf("%u", a->file == cur->file ? a->line : 0);
+         cb_out_printf(&out, "%u", a->file == cur->file ? a->line : 0);
          ocosts(zero);
       }
       if (a->file != cur->file) oname("fi", a->file->name);
@@ -303,7 +294,7 @@ static void write_header(const ULong *total, const HChar *trigger, Int part, Boo
    Word i;
    if (!appending) {
       ostr("# callgrind format\nversion: 1\ncreator: callgrind-bd-" CB_VERSION " (data objects)\n");
-      oprintf("pid: %d\ncmd: ", VG_(getpid)());
+      cb_out_printf(&out, "pid: %d\ncmd: ", VG_(getpid)());
       if (VG_(args_the_exename)) { ostr(" "); ostr(VG_(args_the_exename)); }
       for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
          ostr(" ");
@@ -311,15 +302,15 @@ static void write_header(const ULong *total, const HChar *trigger, Int part, Boo
       }
       ostr("\n");
    }
-   oprintf("\npart: %d\n", part);
-   if (part_thread) oprintf("thread: %d\n", (Int)part_thread->tid);
+   cb_out_printf(&out, "\npart: %d\n", part);
+   if (part_thread) cb_out_printf(&out, "thread: %d\n", (Int)part_thread->tid);
    ostr("\n");
-   oprintf("desc: Data objects: %u objects, %llu call chains, %llu cells\n",
+   cb_out_printf(&out, "desc: Data objects: %u objects, %llu call chains, %llu cells\n",
            cb_obj_count_objs, cb_obj_n_chains, cb_obj_n_cells);
-   if (cb_obj_hist) oprintf("desc: Data objects: %llu cell-chain pairs\n", cb_obj_n_pairs);
+   if (cb_obj_hist) cb_out_printf(&out, "desc: Data objects: %llu cell-chain pairs\n", cb_obj_n_pairs);
    if (cb_obj_hist)
-      oprintf("desc: Object granularity: %d bytes\n", cb_clo.object_granularity);
-   oprintf("desc: Object callers: %d\n", cb_clo.object_callers);
+      cb_out_printf(&out, "desc: Object granularity: %d bytes\n", cb_clo.object_granularity);
+   cb_out_printf(&out, "desc: Object callers: %d\n", cb_clo.object_callers);
    ostr("desc: Trigger: ");
    ostr(trigger ? trigger : "Program termination");
    ostr("\n\npositions: line\nevents:");
@@ -474,6 +465,7 @@ static void report(void)
  * the file made to check this is not one of them. */
 void cb_obj_dump_init(void)
 {
+   if (!cb_clo.objects) return;
    const HChar *fmt = cb_clo.out_format ? cb_clo.out_format : "callgrind.out.%p";
    HChar *base = VG_(expand_file_name)("--callgrind-out-file", fmt);
    HChar *name = CB_MALLOC("cb.obj.file", VG_(strlen)(base) + 16);

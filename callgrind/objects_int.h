@@ -9,7 +9,7 @@
 
 #include "objects.h"
 
-typedef enum { OK_HEAP, OK_STATIC, OK_BUCKET } ObjKind;
+typedef enum { OK_HEAP, OK_STATIC, OK_BUCKET } obj_kind;
 
 #define MAX_OBJECT_CALLERS 16
 
@@ -21,7 +21,7 @@ typedef enum { OK_HEAP, OK_STATIC, OK_BUCKET } ObjKind;
 typedef struct { Addr addr; BB *bb; UInt jmp; fn_node *fn; } cb_site;
 
 typedef struct cb_obj {
-   ObjKind      kind;
+   obj_kind      kind;
    const HChar *name;        /* as written: site chain, symbol or bucket */
    const HChar *file;        /* allocating file (heap), ELF file (static) */
    UInt         line;        /* allocating line (heap) */
@@ -46,7 +46,7 @@ extern ULong cb_obj_n_chains, cb_obj_n_cells, cb_obj_n_pairs, cb_obj_slow_lookup
 extern ULong cb_obj_slow_found[4];
 extern cb_chain *cb_obj_chains;
 
-cb_obj   *cb_obj_new(ObjKind kind, const HChar *name);
+cb_obj   *cb_obj_new(obj_kind kind, const HChar *name);
 void      cb_obj_heap_add(Addr start, SizeT len, cb_obj *o);
 void      cb_obj_heap_remove(Addr start);
 void      cb_obj_heap_remove_range(Addr start, SizeT len);
@@ -64,9 +64,6 @@ Bool  cb_obj_in_part(const cb_cell *c, const thread_info *only);
 void  cb_obj_find_held(thread_info *only);
 void  cb_obj_hist_without_held(void);
 void  cb_obj_start_part(thread_info *only);
-
-void cb_obj_alloc_init(void);        /* objects_alloc.c */
-void cb_obj_dump_init(void);         /* objects_dump.c */
 
 /* Source position of a call site (the instruction of the exit). */
 void cb_obj_site_pos(const cb_site *s, fn_node **fn, UInt *line, file_node **file);

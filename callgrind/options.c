@@ -10,7 +10,7 @@
 #include "global.h"
 #include "cachesim.h"
 
-CbOptions cb_clo = {
+cb_options cb_clo = {
    .out_format = NULL,
    .dump_instr = False, .dump_line = True,
    .compress_strings = True, .compress_pos = True, .combine_dumps = False,
@@ -37,10 +37,10 @@ static Bool backdate_given;
 typedef enum {
    FC_SKIP, FC_TOGGLE, FC_DUMP_BEFORE, FC_DUMP_AFTER, FC_ZERO_BEFORE,
    FC_SEP_CALLERS, FC_SEP_RECS, FC_POP_ON_JUMP
-} FnConfigKind;
+} fn_config_kind;
 
 typedef struct fn_config {
-   FnConfigKind kind;
+   fn_config_kind kind;
    const HChar *pattern;
    Int value;
    struct fn_config *next;
@@ -48,7 +48,7 @@ typedef struct fn_config {
 
 static fn_config *fn_configs, **fn_configs_tail = &fn_configs;
 
-static void add_fn_config(FnConfigKind kind, const HChar *pattern, Int value)
+static void add_fn_config(fn_config_kind kind, const HChar *pattern, Int value)
 {
    fn_config *c = CB_MALLOC("cb.clo.fnc", sizeof *c);
    c->kind = kind;
@@ -190,7 +190,7 @@ static Bool out_file_option(const HChar *arg)
    return True;
 }
 
-static Bool fn_opt(const HChar *arg, const HChar *name, FnConfigKind kind)
+static Bool fn_opt(const HChar *arg, const HChar *name, fn_config_kind kind)
 {
    const HChar *pat;
    if (!string_opt(arg, name, &pat)) return False;
@@ -201,7 +201,7 @@ static Bool fn_opt(const HChar *arg, const HChar *name, FnConfigKind kind)
 /* "--separate-callers3=fn" style: a number glued to the option name.
  * The limits are those of the global option. */
 static Bool numbered_fn_option(const HChar *arg, const HChar *prefix,
-                               FnConfigKind kind, Int lo, Int hi)
+                               fn_config_kind kind, Int lo, Int hi)
 {
    SizeT pl = VG_(strlen)(prefix);
    const HChar *p;

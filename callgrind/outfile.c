@@ -43,11 +43,19 @@ void cb_out_str(cb_outfile *f, const HChar *s)
    }
 }
 
-void cb_out_vprintf(cb_outfile *f, const HChar *fmt, va_list ap)
+static void cb_out_vprintf(cb_outfile *f, const HChar *fmt, va_list ap)
 {
    HChar line[512];
    VG_(vsnprintf)(line, sizeof line, fmt, ap);
    cb_out_str(f, line);
+}
+
+void cb_out_printf(cb_outfile *f, const HChar *fmt, ...)
+{
+   va_list ap;
+   va_start(ap, fmt);
+   cb_out_vprintf(f, fmt, ap);
+   va_end(ap);
 }
 
 void cb_out_finish(cb_outfile *f)

@@ -1,6 +1,13 @@
-/* callgrind-bd: events, and the glue between the instrumented program,
- * the cache model (cachesim/), the branch predictor and the back-dating
- * tree (backdate/).
+/* callgrind-bd: the simulation helpers and their instrumentation.
+ *
+ * Owns the cache model and the branch predictor of the run, the run-time
+ * helpers that feed them every fetch and data access of the client, and
+ * the instrumentation that inserts the helper calls. A helper counts the
+ * access's events (Ir, Dr, misses...) in the cost slot of the accessing
+ * instruction and in the running counter; lines it loads carry an owner
+ * (backdating.c) whose cache-use metrics come back when they leave. The
+ * miss classes and reuse distances are fed from here too
+ * (missclass_events.c, reusedist_events.c).
  *
  * Instrumentation: one helper call per run of instructions inside one I1
  * line (only the first needs a cache lookup, the others are sure hits),
@@ -8,12 +15,6 @@
  * call per three (see "Instrumentation" below). A read directly followed by
  * a write of the same address and size by one instruction
  * (read-modify-write) is one access counted as Dw.
- *
- * Cache use: a line loaded into a cache remembers its owner, i.e. the cost
- * slot of the loading instruction and the back-dating node active then.
- * When it leaves, AcCost/SpLoss are added to that slot (self cost) and to
- * the node (inclusive cost, delivered to call arcs when the node is
- * pruned or at a dump).
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -23,299 +24,23 @@
 #include "backdate.h"
 #include "objects.h"
 
-Int cb_ev_pos[EV_COUNT];
-Int cb_n_events;
-const HChar *cb_ev_name[EV_COUNT] = {
-   "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw",
-   "ILdmr", "DLdmr", "DLdmw", "Bc", "Bcm", "Bi", "Bim",
-   "AcCost1", "SpLoss1", "AcCost2", "SpLoss2",
-   "L1ld", "LLld", "L1ldB", "LLldB", "Ge", "sysCount", "sysTime", "sysCpuTime",
-   /* --miss-class (missclass.c); the --reuse-dist names follow, made from
-    * the LL size at start (reusedist.c) */
-   "I1Co", "I1Ca", "I1Cf", "D1Co", "D1Ca", "D1Cf", "LLCo", "LLCa", "LLCf",
-};
-
 static cs_sim   *sim;
 static bs_sim   *bsim;
-static bd_forest *forest;
-static cs_geometry g_i1, g_d1, g_ll;
-static Int min_line_size = 64;
-static Int i1_line_bits = 6;      /* log2 of the I1 line size: fetch groups */
-
-/* Back-dated counters, in the forest's order. */
-enum { BD_AC1, BD_SP1, BD_AC2, BD_SP2, BD_L1B, BD_LLB, BD_MAX };
-static Int bd_events;
-
-/*------------------------------------------------------------*/
-/*--- Events                                               ---*/
-/*------------------------------------------------------------*/
-
-static void enable_event(EventId e) { cb_ev_pos[e] = cb_n_events++; }
-
-static void setup_events(void)
-{
-   Int e;
-   for (e = 0; e < EV_COUNT; e++) cb_ev_pos[e] = -1;
-   cb_n_events = 0;
-   enable_event(EV_Ir);
-   if (cb_clo.simulate_cache) {
-      for (e = EV_Dr; e <= EV_DLmw; e++) enable_event(e);
-      if (cb_clo.simulate_wb)
-         for (e = EV_ILdmr; e <= EV_DLdmw; e++) enable_event(e);
-   }
-   if (cb_clo.branch_sim)
-      for (e = EV_Bc; e <= EV_Bim; e++) enable_event(e);
-   if (cb_clo.cacheuse)
-      for (e = EV_AcCost1; e <= EV_SpLoss2; e++) enable_event(e);
-   if (cb_clo.backdate_check)
-      for (e = EV_L1ld; e <= EV_LLldB; e++) enable_event(e);
-   if (cb_clo.collect_bus)
-      enable_event(EV_Ge);
-   if (cb_clo.collect_systime != SYSTIME_NO) {
-      enable_event(EV_sysCount);
-      enable_event(EV_sysTime);
-      if (cb_clo.collect_systime == SYSTIME_NSEC) enable_event(EV_sysCpuTime);
-   }
-   /* the simulation helpers rely on it (HOT_POS) */
-   if (cb_clo.simulate_cache)
-      for (e = EV_Ir; e <= EV_DLmw; e++) tl_assert(cb_ev_pos[e] == (Int)e);
-}
-
-Bool cb_sim_needs_instr_costs(void)
-{
-   return cb_clo.simulate_cache || cb_clo.branch_sim || cb_clo.collect_bus;
-}
-
-/*------------------------------------------------------------*/
-/*--- Cache geometry                                       ---*/
-/*------------------------------------------------------------*/
-
-/* Host caches as Valgrind detected them: L1 instruction and data caches,
- * and the highest unified level as LL, as the reference does. */
-static void detect_host_caches(cs_geometry *i1, cs_geometry *d1, cs_geometry *ll)
-{
-   VexArchInfo vai;
-   const VexCacheInfo *ci;
-   UInt i, ll_level = 0;
-   Bool have_i1 = False, have_d1 = False;
-
-   cs_geometry_defaults(i1, d1, ll);
-   VG_(machine_get_VexArchInfo)(NULL, &vai);
-   ci = &vai.hwcache_info;
-   for (i = 0; i < ci->num_caches; i++) {
-      const VexCache *c = &ci->caches[i];
-      cs_geometry g = { (int)c->sizeB, (int)c->assoc, (int)c->line_sizeB };
-      if (c->level == 1 && c->kind == INSN_CACHE) { *i1 = g; have_i1 = True; }
-      else if (c->level == 1 && c->kind == DATA_CACHE) { *d1 = g; have_d1 = True; }
-      else if (c->kind == UNIFIED_CACHE && c->level >= ll_level) { *ll = g; ll_level = c->level; }
-   }
-   /* as the reference, say so only when a cache is simulated */
-   if (ll_level > 2 && cb_clo.simulate_cache)
-      VG_(dmsg)("warning: L%u cache found, using its data for the LL simulation.\n", ll_level);
-   if (ll_level > 0) {
-      cs_geometry before = *ll;
-      int changed = 0;
-      cs_geometry_fixup_host(ll, &changed);
-      if (changed && cb_clo.simulate_cache) {
-         VG_(dmsg)("warning: specified LL cache: line_size %d  assoc %d  total_size %'d\n",
-                   before.line_size, before.assoc, before.size);
-         VG_(dmsg)("warning: simulated LL cache: line_size %d  assoc %d  total_size %'d\n",
-                   ll->line_size, ll->assoc, ll->size);
-      }
-   }
-   (void)have_i1; (void)have_d1;
-}
-
-static void check_geometry(const HChar *name, const cs_geometry *g)
-{
-   const char *err = cs_geometry_check(g);
-   if (err) {
-      VG_(fmsg)("callgrind-bd: invalid %s cache %d,%d,%d: %s", name,
-                g->size, g->assoc, g->line_size, err);
-      VG_(exit)(1);
-   }
-}
-
-static void setup_geometry(void)
-{
-   detect_host_caches(&g_i1, &g_d1, &g_ll);
-   if (cb_clo.i1_set) g_i1 = (cs_geometry){ cb_clo.i1[0], cb_clo.i1[1], cb_clo.i1[2] };
-   if (cb_clo.d1_set) g_d1 = (cs_geometry){ cb_clo.d1[0], cb_clo.d1[1], cb_clo.d1[2] };
-   if (cb_clo.ll_set) g_ll = (cs_geometry){ cb_clo.ll[0], cb_clo.ll[1], cb_clo.ll[2] };
-   check_geometry("I1", &g_i1);
-   check_geometry("D1", &g_d1);
-   check_geometry("LL", &g_ll);
-   min_line_size = g_i1.line_size;
-   for (i1_line_bits = 0; (1 << i1_line_bits) < g_i1.line_size; i1_line_bits++) ;
-   if (g_d1.line_size < min_line_size) min_line_size = g_d1.line_size;
-   if (g_ll.line_size < min_line_size) min_line_size = g_ll.line_size;
-   if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) {
-      char b[3][96];
-      cs_geometry_desc(&g_i1, b[0], sizeof b[0]);
-      cs_geometry_desc(&g_d1, b[1], sizeof b[1]);
-      cs_geometry_desc(&g_ll, b[2], sizeof b[2]);
-      VG_(dmsg)("I1 cache: %s\nD1 cache: %s\nLL cache: %s\n", b[0], b[1], b[2]);
-   }
-}
-
-/* The largest simulated line size (data objects check their granule). */
-Int cb_sim_max_line_size(void)
-{
-   Int m = g_d1.line_size > g_ll.line_size ? g_d1.line_size : g_ll.line_size;
-   return g_i1.line_size > m ? g_i1.line_size : m;
-}
-
-void cb_dump_out_str(const HChar *s);
-
-void cb_sim_write_desc(Int fd)
-{
-   char b[96];
-   HChar line[160];
-   cs_geometry_desc(&g_i1, b, sizeof b);
-   VG_(sprintf)(line, "desc: I1 cache: %s\n", b); cb_dump_out_str(line);
-   cs_geometry_desc(&g_d1, b, sizeof b);
-   VG_(sprintf)(line, "desc: D1 cache: %s\n", b); cb_dump_out_str(line);
-   cs_geometry_desc(&g_ll, b, sizeof b);
-   VG_(sprintf)(line, "desc: LL cache: %s\n", b); cb_dump_out_str(line);
-   if (forest) {
-      bd_stats st;
-      bd_get_stats(forest, &st);
-      VG_(sprintf)(line, "desc: Backdate: trees %llu, nodes now %llu, max %llu, average %llu\n",
-                   (ULong)st.trees, (ULong)st.nodes_now, (ULong)st.nodes_max,
-                   (ULong)st.nodes_avg);
-      cb_dump_out_str(line);
-      VG_(sprintf)(line, "desc: Backdate: nodes created %llu, pruned %llu, calls %llu, arcs %llu\n",
-                   (ULong)st.nodes_created, (ULong)st.nodes_pruned, (ULong)st.calls,
-                   cb_stat.distinct_jccs);
-      cb_dump_out_str(line);
-   }
-}
-
-/*------------------------------------------------------------*/
-/*--- Owners: who loaded a line                            ---*/
-/*------------------------------------------------------------*/
-
-/* The slot pointer's low bit says whether the line was loaded while
- * collecting (cost slots are 8-byte aligned): the oracle events count a
- * line at eviction exactly when they counted it at load. */
-#define OWNER_COLLECTED 1UL
-
-static inline ULong *owner_slot(const cs_owner *o)
-{
-   return (ULong *)((UWord)o->slot & ~OWNER_COLLECTED);
-}
-
-static void on_load(void *ctx, int level, const cs_owner *o)
-{
-   if (o->node) bd_ref((bd_node *)o->node);
-   if (cb_clo.backdate_check && ((UWord)o->slot & OWNER_COLLECTED)) {
-      Int p = EVP(level == 1 ? EV_L1ld : EV_LLld);
-      owner_slot(o)[p]++;
-      cb_cur.cost[p]++;
-   }
-}
-
-static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, uint32_t sploss)
-{
-   ULong *slot = owner_slot(o);
-   uint64_t bd[BD_MAX] = { 0 };
-   Bool counted = cb_clo.backdate_check && ((UWord)o->slot & OWNER_COLLECTED);
-   Int pair = level == 1 ? BD_AC1 : BD_AC2;   /* this level's AcCost, SpLoss */
-
-   if (!slot) return;           /* loaded before a zero: see cb_sim_zero */
-   if (UNLIKELY(cb_clo.objects)) cb_obj_evict(o, level, accost, sploss);
-
-   if (level == 1) {
-      slot[EVP(EV_AcCost1)] += accost; slot[EVP(EV_SpLoss1)] += sploss;
-   } else {
-      slot[EVP(EV_AcCost2)] += accost; slot[EVP(EV_SpLoss2)] += sploss;
-   }
-   if (!o->node) {
-      if (counted) slot[EVP(level == 1 ? EV_L1ldB : EV_LLldB)]++;
-      return;
-   }
-   /* the common case: only this level's pair goes to the tree */
-   if (!counted) {
-      bd_evict2((bd_node *)o->node, pair, accost, sploss);
-      return;
-   }
-   slot[EVP(level == 1 ? EV_L1ldB : EV_LLldB)]++;
-   bd[pair] = accost;
-   bd[pair + 1] = sploss;
-   bd[level == 1 ? BD_L1B : BD_LLB] = 1;
-   bd_evict((bd_node *)o->node, bd);
-}
-
-/* Back-dated costs reaching a call arc. */
-static void deliver(void *ctx, void *arc, const uint64_t *c, int n)
-{
-   JCC *j = arc;
-   j->cost[EVP(EV_AcCost1)] += c[BD_AC1];
-   j->cost[EVP(EV_SpLoss1)] += c[BD_SP1];
-   j->cost[EVP(EV_AcCost2)] += c[BD_AC2];
-   j->cost[EVP(EV_SpLoss2)] += c[BD_SP2];
-   if (n > BD_L1B) {
-      j->cost[EVP(EV_L1ldB)] += c[BD_L1B];
-      j->cost[EVP(EV_LLldB)] += c[BD_LLB];
-   }
-}
-
-struct bd_tree *cb_bd_new_tree(void)
-{
-   return forest ? bd_tree_new(forest) : NULL;
-}
-
-void cb_bd_close_tree(struct bd_tree *t)
-{
-   if (t) bd_tree_close(t);
-}
-
-static Bool trees_finished;     /* bd_finish ran: the final dump follows */
-
-/* A dump or zero restarts what a call faked later (a return from an empty
- * stack) covers: only what happens from now on. So lines loaded so far
- * must not reach it: the context's tree is closed (its nodes stay while
- * lines reference them, and deliver to the arcs of their load-time chain
- * as before) and a new tree takes over the running calls. */
-void cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n)
-{
-   Int i;
-   if (!es->bd || trees_finished) return;
-   bd_tree_close(es->bd);
-   es->bd = bd_tree_new(forest);
-   for (i = 0; i < n; i++)
-      if (frames[i].bd_pushed && frames[i].jcc) bd_call(es->bd, frames[i].jcc);
-}
-
-void cb_bd_call(JCC *jcc)
-{
-   if (cb_cur.es && cb_cur.es->bd) bd_call(cb_cur.es->bd, jcc);
-}
-
-void cb_bd_adopt_root(JCC *jcc)
-{
-   if (cb_cur.es && cb_cur.es->bd) bd_adopt_root(cb_cur.es->bd, jcc);
-}
-
-void cb_bd_return(Int levels)
-{
-   if (cb_cur.es && cb_cur.es->bd) bd_return(cb_cur.es->bd, levels);
-}
-
 /*------------------------------------------------------------*/
 /*--- Run-time helpers                                     ---*/
 /*------------------------------------------------------------*/
 
 /* With --cache-sim=yes the first nine events are always Ir Dr Dw I1mr D1mr
- * D1mw ILmr DLmr DLmw, at positions 0..8 (setup_events asserts it), so the
+ * D1mw ILmr DLmr DLmw, at positions 0..8 (cb_events_setup asserts it), so the
  * hot path adds to constant offsets instead of reading cb_ev_pos[] for
  * every access. */
 #define HOT_POS(e) ((Int)(e))
 
-/* Cost slot of the running instruction: skipped code charges its caller. */
-static inline ULong *cost_slot(const SimInstr *ii)
+/* Cost slot of the running BBCC's instruction at a cost offset (index *
+ * cb_n_events): skipped code charges its caller. */
+static inline ULong *slot_at(UInt cost_offset)
 {
-   return cb_cur.nonskipped ? cb_cur.nonskipped->skipped : cb_cost_base + ii->cost_offset;
+   return cb_cur.nonskipped ? cb_cur.nonskipped->skipped : cb_cost_base + cost_offset;
 }
 
 /* Built only on an L1 miss: an MRU hit (almost every access) needs no
@@ -323,7 +48,7 @@ static inline ULong *cost_slot(const SimInstr *ii)
 static inline const cs_owner *make_owner(cs_owner *o, ULong *slot)
 {
    if (!cb_clo.cacheuse) return NULL;
-   o->slot = (void *)((UWord)slot | (cb_cur.collect ? OWNER_COLLECTED : 0));
+   o->slot = (void *)((UWord)slot | (cb_cur.collect ? CB_OWNER_COLLECTED : 0));
    o->node = (cb_clo.backdate && cb_cur.es->bd) ? bd_active(cb_cur.es->bd) : NULL;
    o->obj = NULL;
    if (UNLIKELY(sim->collect != cb_cur.collect)) cs_set_collect(sim, cb_cur.collect);
@@ -331,7 +56,7 @@ static inline const cs_owner *make_owner(cs_owner *o, ULong *slot)
 }
 
 /* Add an access's outcome: the access event and the miss events. */
-static inline void count(ULong *slot, unsigned r, EventId ev, EventId l1, EventId ll, EventId dirty)
+static inline void count(ULong *slot, unsigned r, event_id ev, event_id l1, event_id ll, event_id dirty)
 {
    ULong *run = cb_cur.cost;
    slot[HOT_POS(ev)]++; run[HOT_POS(ev)]++;
@@ -339,7 +64,7 @@ static inline void count(ULong *slot, unsigned r, EventId ev, EventId l1, EventI
       slot[HOT_POS(l1)]++; run[HOT_POS(l1)]++;
       if (r & CS_LL_MISS) {
          slot[HOT_POS(ll)]++; run[HOT_POS(ll)]++;
-         if ((r & CS_LL_DIRTY_MISS) && cb_ev_pos[dirty] >= 0) { slot[EVP(dirty)]++; run[EVP(dirty)]++; }
+         if ((r & CS_LL_DIRTY_MISS) && cb_event_pos(dirty) >= 0) { slot[cb_event_pos(dirty)]++; run[cb_event_pos(dirty)]++; }
       }
    }
 }
@@ -364,7 +89,7 @@ static inline void do_instr_at(ULong *slot, Addr a, UWord size)
  * Always inlined with a constant is_write, so each caller gets the code
  * of one kind of access. */
 static inline __attribute__((always_inline))
-void do_data_at(ULong *slot, SimInstr *ii, Addr a, UWord size, Bool is_write)
+void do_data_at(ULong *slot, sim_instr_info *ii, Addr a, UWord size, Bool is_write)
 {
    unsigned r = 0;
    cb_obj_ref ref;
@@ -391,20 +116,14 @@ void do_data_at(ULong *slot, SimInstr *ii, Addr a, UWord size, Bool is_write)
  * others are I1 MRU hits by construction (cs_instr_hits). Each access is
  * charged to the cost slot of its instruction (offset acc[i].cost). The
  * descriptor is self-contained: no per-instruction table is read. */
-typedef struct SimCall {
+typedef struct sim_call {
    Addr     fetch_addr;      /* the group's first instruction */
    UInt     fetch_cost;      /* its cost offset; the others follow */
    UShort   fetch_size;      /* its size */
    UShort   n_fetch, fetch_len;
    UChar    n_acc;
    struct { UInt cost; UShort size; UChar write; } acc[3];
-} SimCall;
-
-/* Cost slot at a given offset in the running BBCC. */
-static inline ULong *slot_at(UInt cost_offset)
-{
-   return cb_cur.nonskipped ? cb_cur.nonskipped->skipped : cb_cost_base + cost_offset;
-}
+} sim_call;
 
 /* Ir of the group's n instructions after the first: they hit. Their cost
  * slots follow the first one's, cb_n_events apart. */
@@ -420,7 +139,7 @@ static inline void count_more_fetches(UInt first_cost, UInt n)
    cb_cur.cost[HOT_POS(EV_Ir)] += n;
 }
 
-static inline void do_fetch(const SimCall *c)
+static inline void do_fetch(const sim_call *c)
 {
    do_instr_at(slot_at(c->fetch_cost), c->fetch_addr, c->fetch_size);
    if (c->n_fetch > 1) {
@@ -432,58 +151,58 @@ static inline void do_fetch(const SimCall *c)
 
 /* The accessing instruction's info, for --objects=yes (the per-instruction
  * table is built then): cost offsets are instruction index * events. */
-static inline SimInstr *acc_instr(const SimCall *c, Int i)
+static inline sim_instr_info *acc_instr(const sim_call *c, Int i)
 {
    if (LIKELY(!cb_clo.objects)) return NULL;
    return &cb_cur.bbcc->bb->sim_instr[c->acc[i].cost / cb_n_events];
 }
 
-static inline void do_acc(const SimCall *c, Int i, Addr a)
+static inline void do_acc(const sim_call *c, Int i, Addr a)
 {
    ULong *slot = slot_at(c->acc[i].cost);
    if (c->acc[i].write) do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, True);
    else do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, False);
 }
 
-static VG_REGPARM(1) void log_F(SimCall *c) { do_fetch(c); }
-static VG_REGPARM(2) void log_F1(SimCall *c, Addr a0) { do_fetch(c); do_acc(c, 0, a0); }
-static VG_REGPARM(3) void log_F2(SimCall *c, Addr a0, Addr a1)
+static VG_REGPARM(1) void log_F(sim_call *c) { do_fetch(c); }
+static VG_REGPARM(2) void log_F1(sim_call *c, Addr a0) { do_fetch(c); do_acc(c, 0, a0); }
+static VG_REGPARM(3) void log_F2(sim_call *c, Addr a0, Addr a1)
 { do_fetch(c); do_acc(c, 0, a0); do_acc(c, 1, a1); }
-static void log_F3(SimCall *c, Addr a0, Addr a1, Addr a2)
+static void log_F3(sim_call *c, Addr a0, Addr a1, Addr a2)
 { do_fetch(c); do_acc(c, 0, a0); do_acc(c, 1, a1); do_acc(c, 2, a2); }
-static VG_REGPARM(2) void log_D1(SimCall *c, Addr a0) { do_acc(c, 0, a0); }
-static VG_REGPARM(3) void log_D2(SimCall *c, Addr a0, Addr a1) { do_acc(c, 0, a0); do_acc(c, 1, a1); }
-static void log_D3(SimCall *c, Addr a0, Addr a1, Addr a2)
+static VG_REGPARM(2) void log_D1(sim_call *c, Addr a0) { do_acc(c, 0, a0); }
+static VG_REGPARM(3) void log_D2(sim_call *c, Addr a0, Addr a1) { do_acc(c, 0, a0); do_acc(c, 1, a1); }
+static void log_D3(sim_call *c, Addr a0, Addr a1, Addr a2)
 { do_acc(c, 0, a0); do_acc(c, 1, a1); do_acc(c, 2, a2); }
 
 /* Branch prediction runs even while collection is off, as the reference's. */
-static VG_REGPARM(2) void log_cond(SimInstr *ii, UWord taken)
+static VG_REGPARM(2) void log_cond(sim_instr_info *ii, UWord taken)
 {
    unsigned miss = bs_cond(bsim, ii->addr, taken);
    if (cb_cur.collect) {
-      ULong *slot = cost_slot(ii), *run = cb_cur.cost;
-      slot[EVP(EV_Bc)]++; run[EVP(EV_Bc)]++;
-      slot[EVP(EV_Bcm)] += miss; run[EVP(EV_Bcm)] += miss;
+      ULong *slot = slot_at(ii->cost_offset), *run = cb_cur.cost;
+      slot[cb_event_pos(EV_Bc)]++; run[cb_event_pos(EV_Bc)]++;
+      slot[cb_event_pos(EV_Bcm)] += miss; run[cb_event_pos(EV_Bcm)] += miss;
    }
 }
 
-static VG_REGPARM(2) void log_ind(SimInstr *ii, Addr target)
+static VG_REGPARM(2) void log_ind(sim_instr_info *ii, Addr target)
 {
    unsigned miss = bs_indirect(bsim, ii->addr, target);
    if (cb_cur.collect) {
-      ULong *slot = cost_slot(ii), *run = cb_cur.cost;
-      slot[EVP(EV_Bi)]++; run[EVP(EV_Bi)]++;
-      slot[EVP(EV_Bim)] += miss; run[EVP(EV_Bim)] += miss;
+      ULong *slot = slot_at(ii->cost_offset), *run = cb_cur.cost;
+      slot[cb_event_pos(EV_Bi)]++; run[cb_event_pos(EV_Bi)]++;
+      slot[cb_event_pos(EV_Bim)] += miss; run[cb_event_pos(EV_Bim)] += miss;
    }
 }
 
 /* --collect-bus: one global bus event per atomic instruction (a CAS, which
  * is what VEX makes of LOCK-prefixed instructions, or a store-conditional). */
-static VG_REGPARM(1) void log_bus(SimInstr *ii)
+static VG_REGPARM(1) void log_bus(sim_instr_info *ii)
 {
    if (cb_cur.collect) {
-      cost_slot(ii)[EVP(EV_Ge)]++;
-      cb_cur.cost[EVP(EV_Ge)]++;
+      slot_at(ii->cost_offset)[cb_event_pos(EV_Ge)]++;
+      cb_cur.cost[cb_event_pos(EV_Ge)]++;
    }
 }
 
@@ -504,72 +223,74 @@ static VG_REGPARM(1) void log_bus(SimInstr *ii)
  * So every D1/LL-visible event happens in the same order as with one call
  * per access, and the counts are exactly the same. The calls are emitted
  * when the group ends: at an instruction outside it, a side exit, the end
- * of the block. Their descriptors (SimCall) are collected per block and
+ * of the block. Their descriptors (sim_call) are collected per block and
  * copied to the BB at its end (cb_sim_bb_end), where the helpers'
  * arguments are pointed at the copy. */
-typedef struct { Bool write; Int size; IRExpr *addr; IRExpr *guard; UInt instr; } Access;
+typedef struct { Bool write; Int size; IRExpr *addr; IRExpr *guard; UInt instr; } data_access;
 
 #define MAX_ACCESSES 64
 #define MAX_GROUP    32        /* instructions per fetch group */
 static struct {
    IRSB    *sb;
    BB      *bb;
-   SimInstr *ii;            /* the BB's per-instruction info */
+   sim_instr_info *ii;            /* the BB's per-instruction info */
    Int      cur;            /* current instruction, -1 before the first */
    UInt     grp_first, grp_n, grp_len; /* fetch group not emitted yet (grp_n > 0) */
    Addr     grp_addr;       /* its first instruction's address and size */
    UInt     grp_size;
    Bool     grp_open;       /* further instructions may join it */
    Int      n_acc;
-   Access   acc[MAX_ACCESSES];
+   data_access   acc[MAX_ACCESSES];
    /* the block's calls and the argument expressions to point at them */
-   SimCall *calls;
+   sim_call *calls;
    IRExpr **call_arg;
    Int      n_calls, calls_size;
-} ib;
+} cur_block;                /* the block being instrumented */
 
 static void emit_call(const HChar *name, void *fn, Int regparms, IRExpr **args, IRExpr *guard)
 {
    IRDirty *di = unsafeIRDirty_0_N(regparms, name, VG_(fnptr_to_fnentry)(fn), args);
    if (guard) di->guard = guard;
-   addStmtToIRSB(ib.sb, IRStmt_Dirty(di));
+   addStmtToIRSB(cur_block.sb, IRStmt_Dirty(di));
 }
 
-static IRExpr *ii_arg(void) { return mkIRExpr_HWord((HWord)&ib.ii[ib.cur]); }
+static IRExpr *ii_arg(void) { return mkIRExpr_HWord((HWord)&cur_block.ii[cur_block.cur]); }
 
 /* A new descriptor in the block's list; its argument expression is
  * patched to the final copy by cb_sim_bb_end. */
-static IRExpr *new_call(SimCall **c)
+static IRExpr *new_call(sim_call **c)
 {
-   if (ib.n_calls == ib.calls_size) {
-      ib.calls_size = ib.calls_size ? 2 * ib.calls_size : 64;
-      ib.calls = VG_(realloc)("cb.sim.calls", ib.calls, ib.calls_size * sizeof(SimCall));
-      ib.call_arg = VG_(realloc)("cb.sim.calls", ib.call_arg, ib.calls_size * sizeof(IRExpr *));
+   if (cur_block.n_calls == cur_block.calls_size) {
+      Int size = cur_block.calls_size ? 2 * cur_block.calls_size : 64;
+      cur_block.calls_size = size;
+      cur_block.calls = VG_(realloc)("cb.sim.calls", cur_block.calls, size * sizeof(sim_call));
+      cur_block.call_arg = VG_(realloc)("cb.sim.calls", cur_block.call_arg,
+                                        size * sizeof(IRExpr *));
    }
-   *c = &ib.calls[ib.n_calls];
-   VG_(memset)(*c, 0, sizeof(SimCall));   /* padding too: compared by memcmp */
-   ib.call_arg[ib.n_calls] = mkIRExpr_HWord(0);
-   return ib.call_arg[ib.n_calls++];
+   *c = &cur_block.calls[cur_block.n_calls];
+   VG_(memset)(*c, 0, sizeof(sim_call));   /* padding too: compared by memcmp */
+   cur_block.call_arg[cur_block.n_calls] = mkIRExpr_HWord(0);
+   return cur_block.call_arg[cur_block.n_calls++];
 }
 
 /* One call: the pending fetch group (if fetch) and accesses acc[0..n-1]. */
-static void emit_sim_call(Bool fetch, Access *acc, Int n, IRExpr *guard)
+static void emit_sim_call(Bool fetch, data_access *acc, Int n, IRExpr *guard)
 {
    static const struct { const HChar *name; void *fn; } helpers[2][4] = {
       { { NULL, NULL }, { "log_D1", (void *)log_D1 }, { "log_D2", (void *)log_D2 }, { "log_D3", (void *)log_D3 } },
       { { "log_F", (void *)log_F }, { "log_F1", (void *)log_F1 }, { "log_F2", (void *)log_F2 }, { "log_F3", (void *)log_F3 } },
    };
-   SimCall *c;
+   sim_call *c;
    IRExpr *arg = new_call(&c);
    IRExpr **args;
    Int i;
 
    if (fetch) {
-      c->fetch_addr = ib.grp_addr;
-      c->fetch_size = ib.grp_size;
-      c->fetch_cost = ib.grp_first * cb_n_events;
-      c->n_fetch = ib.grp_n;
-      c->fetch_len = ib.grp_len;
+      c->fetch_addr = cur_block.grp_addr;
+      c->fetch_size = cur_block.grp_size;
+      c->fetch_cost = cur_block.grp_first * cb_n_events;
+      c->n_fetch = cur_block.grp_n;
+      c->fetch_len = cur_block.grp_len;
    }
    c->n_acc = n;
    for (i = 0; i < n; i++) {
@@ -589,45 +310,46 @@ static void emit_sim_call(Bool fetch, Access *acc, Int n, IRExpr *guard)
 /* Emit the pending fetch group and accesses, in program order. */
 void cb_sim_flush(IRSB *sbOut)
 {
-   Bool fetch = ib.grp_n > 0;
+   Bool fetch = cur_block.grp_n > 0;
    Int i, from = 0;
-   if (!cb_clo.simulate_cache || ib.cur < 0) return;
-   for (i = 0; i < ib.n_acc; i++) {
-      if (ib.acc[i].guard) {
-         if (fetch || i > from) emit_sim_call(fetch, &ib.acc[from], i - from, NULL);
-         emit_sim_call(False, &ib.acc[i], 1, ib.acc[i].guard);
+   if (!cb_clo.simulate_cache || cur_block.cur < 0) return;
+   for (i = 0; i < cur_block.n_acc; i++) {
+      if (cur_block.acc[i].guard) {
+         if (fetch || i > from) emit_sim_call(fetch, &cur_block.acc[from], i - from, NULL);
+         emit_sim_call(False, &cur_block.acc[i], 1, cur_block.acc[i].guard);
          fetch = False;
          from = i + 1;
       } else if (i + 1 - from == 3) {
-         emit_sim_call(fetch, &ib.acc[from], 3, NULL);
+         emit_sim_call(fetch, &cur_block.acc[from], 3, NULL);
          fetch = False;
          from = i + 1;
       }
    }
-   if (fetch || ib.n_acc > from) emit_sim_call(fetch, &ib.acc[from], ib.n_acc - from, NULL);
-   ib.n_acc = 0;
-   ib.grp_n = 0;
-   ib.grp_open = False;
+   if (fetch || cur_block.n_acc > from)
+      emit_sim_call(fetch, &cur_block.acc[from], cur_block.n_acc - from, NULL);
+   cur_block.n_acc = 0;
+   cur_block.grp_n = 0;
+   cur_block.grp_open = False;
 }
 
 void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
 {
-   ib.sb = sbOut;
-   ib.bb = bb;
-   ib.cur = -1;
-   ib.n_acc = 0;
-   ib.grp_first = ib.grp_n = 0;
-   ib.grp_open = False;
-   ib.n_calls = 0;
-   ib.ii = NULL;
+   cur_block.sb = sbOut;
+   cur_block.bb = bb;
+   cur_block.cur = -1;
+   cur_block.n_acc = 0;
+   cur_block.grp_first = cur_block.grp_n = 0;
+   cur_block.grp_open = False;
+   cur_block.n_calls = 0;
+   cur_block.ii = NULL;
    /* per-instruction info: only the branch predictor's and the bus event's
     * helpers, and the data objects' cells, need it */
    if (!cb_clo.branch_sim && !cb_clo.collect_bus && !cb_clo.objects) return;
    if (!bb->sim_instr) {
-      bb->sim_instr = CB_MALLOC("cb.sim.ii", bb->instr_count * sizeof(SimInstr));
-      VG_(memset)(bb->sim_instr, 0, bb->instr_count * sizeof(SimInstr));
+      bb->sim_instr = CB_MALLOC("cb.sim.ii", bb->instr_count * sizeof(sim_instr_info));
+      VG_(memset)(bb->sim_instr, 0, bb->instr_count * sizeof(sim_instr_info));
    }
-   ib.ii = bb->sim_instr;
+   cur_block.ii = bb->sim_instr;
 }
 
 /* The block's call descriptors go to the BB. A retranslation of the same
@@ -635,53 +357,54 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
  * array (the old one may still serve an older translation, so it stays). */
 void cb_sim_bb_end(IRSB *sbOut)
 {
-   BB *bb = ib.bb;
+   BB *bb = cur_block.bb;
    Int i;
-   if (ib.n_calls == 0) return;
-   if (!bb->sim_calls || bb->n_sim_calls != (UInt)ib.n_calls
-       || VG_(memcmp)(bb->sim_calls, ib.calls, ib.n_calls * sizeof(SimCall)) != 0) {
-      bb->sim_calls = CB_MALLOC("cb.sim.calls", ib.n_calls * sizeof(SimCall));
-      VG_(memcpy)(bb->sim_calls, ib.calls, ib.n_calls * sizeof(SimCall));
-      bb->n_sim_calls = ib.n_calls;
+   if (cur_block.n_calls == 0) return;
+   if (!bb->sim_calls || bb->n_sim_calls != (UInt)cur_block.n_calls
+       || VG_(memcmp)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(sim_call)) != 0) {
+      bb->sim_calls = CB_MALLOC("cb.sim.calls", cur_block.n_calls * sizeof(sim_call));
+      VG_(memcpy)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(sim_call));
+      bb->n_sim_calls = cur_block.n_calls;
    }
-   for (i = 0; i < ib.n_calls; i++)
-      ib.call_arg[i]->Iex.Const.con->Ico.U64 = (ULong)(HWord)&bb->sim_calls[i];
-   ib.n_calls = 0;
+   for (i = 0; i < cur_block.n_calls; i++)
+      cur_block.call_arg[i]->Iex.Const.con->Ico.U64 = (ULong)(HWord)&bb->sim_calls[i];
+   cur_block.n_calls = 0;
 }
 
 /* Whether instruction [addr, addr+size) extends the open fetch group. */
 static Bool joins_group(Addr addr, UInt size)
 {
-   Addr start = ib.grp_addr;
-   if (ib.grp_n == 0 || !ib.grp_open || ib.grp_n >= MAX_GROUP) return False;
-   return addr == start + ib.grp_len
-       && ((addr + size - 1) >> i1_line_bits) == (start >> i1_line_bits);
+   Addr start = cur_block.grp_addr;
+   if (cur_block.grp_n == 0 || !cur_block.grp_open || cur_block.grp_n >= MAX_GROUP) return False;
+   return addr == start + cur_block.grp_len
+       && ((addr + size - 1) >> cb_geom.i1_line_bits) == (start >> cb_geom.i1_line_bits);
 }
 
 void cb_sim_instr(IRSB *sbOut, UInt idx, Addr addr, UInt size)
 {
-   if (!cb_sim_needs_instr_costs()) return;
-   if (ib.ii) {              /* branch simulation only */
-      ib.ii[idx].addr = addr;
-      ib.ii[idx].size = size;
-      ib.ii[idx].cost_offset = idx * cb_n_events;
+   if (!cb_events_per_instr()) return;
+   if (cur_block.ii) {              /* branch simulation only */
+      cur_block.ii[idx].addr = addr;
+      cur_block.ii[idx].size = size;
+      cur_block.ii[idx].cost_offset = idx * cb_n_events;
    }
    if (cb_clo.simulate_cache) {
       if (joins_group(addr, size)) {
-         ib.grp_n++;
-         ib.grp_len += size;
+         cur_block.grp_n++;
+         cur_block.grp_len += size;
       } else {
          cb_sim_flush(sbOut);
-         ib.grp_first = idx;
-         ib.grp_addr = addr;
-         ib.grp_size = size;
-         ib.grp_n = 1;
-         ib.grp_len = size;
+         cur_block.grp_first = idx;
+         cur_block.grp_addr = addr;
+         cur_block.grp_size = size;
+         cur_block.grp_n = 1;
+         cur_block.grp_len = size;
          /* an instruction straddling two lines is looked up alone */
-         ib.grp_open = (addr >> i1_line_bits) == ((addr + size - 1) >> i1_line_bits);
+         cur_block.grp_open = (addr >> cb_geom.i1_line_bits)
+                              == ((addr + size - 1) >> cb_geom.i1_line_bits);
       }
    }
-   ib.cur = idx;
+   cur_block.cur = idx;
 }
 
 static Bool same_atom(IRExpr *a, IRExpr *b)
@@ -691,22 +414,22 @@ static Bool same_atom(IRExpr *a, IRExpr *b)
 
 static void add_access(Bool write, IRExpr *addr, Int size, IRExpr *guard)
 {
-   Access *last = ib.n_acc > 0 ? &ib.acc[ib.n_acc - 1] : NULL;
-   if (!cb_clo.simulate_cache || ib.cur < 0) return;
-   if (size > min_line_size) size = min_line_size;
+   data_access *last = cur_block.n_acc > 0 ? &cur_block.acc[cur_block.n_acc - 1] : NULL;
+   if (!cb_clo.simulate_cache || cur_block.cur < 0) return;
+   if (size > cb_geom.min_line_size) size = cb_geom.min_line_size;
    /* read-modify-write by one instruction: one access, counted as a write */
-   if (write && !guard && last && last->instr == (UInt)ib.cur && !last->write && !last->guard
+   if (write && !guard && last && last->instr == (UInt)cur_block.cur && !last->write && !last->guard
        && last->size == size && same_atom(last->addr, addr)) {
       last->write = True;
       return;
    }
-   if (ib.n_acc == MAX_ACCESSES) cb_sim_flush(ib.sb);
-   ib.acc[ib.n_acc++] = (Access){ write, size, addr, guard, ib.cur };
+   if (cur_block.n_acc == MAX_ACCESSES) cb_sim_flush(cur_block.sb);
+   cur_block.acc[cur_block.n_acc++] = (data_access){ write, size, addr, guard, cur_block.cur };
 }
 
 static void add_bus_event(void)
 {
-   if (cb_clo.collect_bus && ib.cur >= 0)
+   if (cb_clo.collect_bus && cur_block.cur >= 0)
       emit_call("log_bus", (void *)log_bus, 1, mkIRExprVec_1(ii_arg()), NULL);
 }
 
@@ -776,8 +499,8 @@ void cb_sim_exit(IRSB *sbOut, IRStmt *st)
    IRTemp t1, t2;
    IRExpr *taken;
    Addr next, dst;
-   if (!cb_clo.branch_sim || ib.cur < 0 || st->Ist.Exit.jk != Ijk_Boring) return;
-   next = ib.ii[ib.cur].addr + ib.ii[ib.cur].size;
+   if (!cb_clo.branch_sim || cur_block.cur < 0 || st->Ist.Exit.jk != Ijk_Boring) return;
+   next = cur_block.ii[cur_block.cur].addr + cur_block.ii[cur_block.cur].size;
    dst = (Addr)st->Ist.Exit.dst->Ico.U64;
    t1 = newIRTemp(sbOut->tyenv, Ity_I64);
    addStmtToIRSB(sbOut, IRStmt_WrTmp(t1, IRExpr_Unop(Iop_1Uto64, st->Ist.Exit.guard)));
@@ -793,7 +516,7 @@ void cb_sim_exit(IRSB *sbOut, IRStmt *st)
 /* An indirect jump or call (not a return) at the end of the block. */
 void cb_sim_final_jump(IRSB *sbOut, IRSB *sbIn)
 {
-   if (!cb_clo.branch_sim || ib.cur < 0) return;
+   if (!cb_clo.branch_sim || cur_block.cur < 0) return;
    if (sbIn->next->tag == Iex_Const) return;
    if (sbIn->jumpkind != Ijk_Boring && sbIn->jumpkind != Ijk_Call) return;
    emit_call("log_ind", (void *)log_ind, 2, mkIRExprVec_2(ii_arg(), sbIn->next), NULL);
@@ -803,64 +526,35 @@ void cb_sim_final_jump(IRSB *sbOut, IRSB *sbIn)
 /*--- Start, dumps, end                                    ---*/
 /*------------------------------------------------------------*/
 
+/* After option parsing: the events, the caches' geometry, the models. */
 void cb_sim_post_clo_init(void)
 {
-   static const cs_hooks hooks = { NULL, on_load, on_evict };
-   setup_events();
-   setup_geometry();
+   cb_events_setup();
+   cb_geometry_setup();
    if (cb_clo.simulate_cache) {
+      const cb_cache_geometry *g = &cb_geom;
       cs_options o = { cb_clo.simulate_wb, cb_clo.simulate_hwpref, cb_clo.cacheuse,
                        cb_clo.objects };
-      sim = cs_new(&g_i1, &g_d1, &g_ll, o, cb_clo.cacheuse ? &hooks : NULL);
-      /* their events come after all others: enabled last */
-      if (cb_clo.miss_class) cb_mc_setup(sim, &g_i1, &g_d1, &g_ll);
-      if (cb_clo.reuse_dist) cb_rd_setup(&g_ll);
+      sim = cs_new(&g->i1, &g->d1, &g->ll, o, cb_clo.cacheuse ? &cb_bd_cache_hooks : NULL);
+      /* their events come after all others: declared last */
+      if (cb_clo.miss_class) cb_mc_setup(sim, &g->i1, &g->d1, &g->ll);
+      if (cb_clo.reuse_dist) cb_rd_setup(&g->ll);
    }
    if (cb_clo.branch_sim) bsim = bs_new();
-   if (cb_clo.backdate) {
-      bd_events = cb_clo.backdate_check ? BD_MAX : BD_L1B;
-      forest = bd_forest_new(bd_events, deliver, NULL);
-   }
+   cb_bd_setup();
 }
 
-/* Before an intermediate dump: metrics already known reach their arcs;
- * lines still resident are accounted in a later dump. */
-void cb_sim_settle(void)
+/* The profile's description of the simulation (desc: lines). */
+void cb_sim_write_desc(cb_outfile *f)
 {
-   if (forest) bd_settle(forest);
+   cb_geometry_write_desc(f);
+   cb_bd_write_desc(f);
 }
 
-/* Does a line's back-dating node belong to one of t's live contexts?
- * (Trees of signal handlers that have returned are not found.) */
-static Bool node_of_thread(const bd_node *nd, const thread_info *t)
-{
-   bd_tree *tree = bd_node_tree(nd);
-   Int s;
-   for (s = 0; s <= t->states_sp; s++)
-      if (t->states[s] && t->states[s]->bd == tree) return True;
-   return False;
-}
-
-static int forget_owner(void *ctx, int level, const cs_owner *o)
-{
-   const thread_info *only = ctx;
-   if (only && (!o->node || !node_of_thread(o->node, only))) return 0;
-   if (o->node) bd_evict((bd_node *)o->node, NULL);
-   return 1;
-}
-
-/* Zeroing (ZERO_STATS, the zero monitor command, --zero-before) discards
- * the costs of the past, so also the metrics still to come from lines the
- * past loaded: what is pending in the trees reaches its arcs now (to be
- * zeroed with them), and resident lines forget their owner, so no
- * back-dated metric of a line loaded before the zero is ever written,
- * just as its immediate counts are not. The cache itself is untouched.
- * only: the one thread being zeroed (--separate-threads=yes), whose lines
- * are told by their back-dating node; NULL for all threads. */
+/* Zeroing: see cb_bd_zero. */
 void cb_sim_zero(thread_info *only)
 {
-   if (forest) bd_settle(forest);
-   if (sim && cb_clo.cacheuse) cs_forget_owners(sim, forget_owner, only);
+   cb_bd_zero(sim && cb_clo.cacheuse ? sim : NULL, only);
 }
 
 /* At exit: every resident line leaves, every tree is pruned to its root. */
@@ -870,8 +564,7 @@ void cb_sim_finish(void)
       if (sim->collect != cb_cur.collect) cs_set_collect(sim, cb_cur.collect);
       cs_flush(sim);
    }
-   if (forest) bd_finish(forest);
-   trees_finished = True;
+   cb_bd_finish();
 }
 
 /* Instrumentation switched on or off: the reference empties the caches
@@ -885,9 +578,9 @@ void cb_sim_clear(void)
       cb_rd_clear();
    }
    /* A call faked after the switch (a return with an empty stack) lasts
-    * since then (clreq.c); what reached a tree's root before must not
-    * climb through that call's arc: hand it over now, as a dump does. */
-   if (forest) bd_settle(forest);
+    * since then (instrument.c); what reached a tree's root before must
+    * not climb through that call's arc: hand it over now, as a dump does. */
+   cb_bd_settle();
 }
 
 void cb_sim_print_stats(void)
@@ -898,83 +591,5 @@ void cb_sim_print_stats(void)
       VG_(dmsg)("Prefetch Up:       %llu\n", (ULong)up);
       VG_(dmsg)("Prefetch Down:     %llu\n", (ULong)down);
    }
-   if (forest) {
-      bd_stats st;
-      bd_get_stats(forest, &st);
-      VG_(dmsg)("Backdate trees:    %llu (live), nodes now %llu, max %llu, average %llu\n",
-                (ULong)st.trees, (ULong)st.nodes_now, (ULong)st.nodes_max, (ULong)st.nodes_avg);
-      VG_(dmsg)("Backdate nodes:    created %llu, pruned %llu; calls %llu; arcs %llu; %lu bytes/node\n",
-                (ULong)st.nodes_created, (ULong)st.nodes_pruned, (ULong)st.calls,
-                cb_stat.distinct_jccs, bd_node_bytes(forest));
-   }
+   cb_bd_print_stats();
 }
-
-/*------------------------------------------------------------*/
-/*--- Exit summary, in the reference's layout              ---*/
-/*------------------------------------------------------------*/
-
-static Int commas_width(ULong n)
-{
-   HChar buf[32];
-   return VG_(sprintf)(buf, "%'llu", n);
-}
-
-static void percent(HChar *buf, ULong n, ULong m, Int decimals, Int width)
-{
-   HChar tmp[32];
-   Int len, pad;
-   if (m == 0) VG_(sprintf)(tmp, "--%%");
-   else {
-      ULong scale = decimals == 2 ? 100 : 10;
-      ULong p = (n * 100 * scale + m / 2) / m;
-      VG_(sprintf)(tmp, decimals == 2 ? "%llu.%02llu%%" : "%llu.%llu%%", p / scale, p % scale);
-   }
-   len = VG_(strlen)(tmp);
-   pad = width > len ? width - len : 0;
-   VG_(memset)(buf, ' ', pad);
-   VG_(strcpy)(buf + pad, tmp);
-}
-
-#define T(e) (total[EVP(e)])
-void cb_sim_print_summary(const ULong *total)
-{
-   Int l1 = commas_width(T(EV_Ir)), l2, l3;
-   HChar p1[32], p2[32], p3[32];
-   ULong dr = T(EV_Dr), dw = T(EV_Dw);
-   ULong llr = T(EV_I1mr) + T(EV_D1mr), llw = T(EV_D1mw);
-   ULong lmr = T(EV_ILmr) + T(EV_DLmr), lmw = T(EV_DLmw);
-
-   VG_(umsg)("I   refs:      %'*llu\n", l1, T(EV_Ir));
-   VG_(umsg)("I1  misses:    %'*llu\n", l1, T(EV_I1mr));
-   VG_(umsg)("LLi misses:    %'*llu\n", l1, T(EV_ILmr));
-   percent(p1, T(EV_I1mr), T(EV_Ir), 2, l1 + 1);
-   VG_(umsg)("I1  miss rate: %s\n", p1);
-   percent(p1, T(EV_ILmr), T(EV_Ir), 2, l1 + 1);
-   VG_(umsg)("LLi miss rate: %s\n", p1);
-   VG_(umsg)("\n");
-
-   l2 = commas_width(dr);
-   l3 = commas_width(dw);
-   VG_(umsg)("D   refs:      %'*llu  (%'*llu rd + %'*llu wr)\n", l1, dr + dw, l2, dr, l3, dw);
-   VG_(umsg)("D1  misses:    %'*llu  (%'*llu rd + %'*llu wr)\n", l1,
-             T(EV_D1mr) + T(EV_D1mw), l2, T(EV_D1mr), l3, T(EV_D1mw));
-   VG_(umsg)("LLd misses:    %'*llu  (%'*llu rd + %'*llu wr)\n", l1,
-             T(EV_DLmr) + T(EV_DLmw), l2, T(EV_DLmr), l3, T(EV_DLmw));
-   percent(p1, T(EV_D1mr) + T(EV_D1mw), dr + dw, 1, l1 + 1);
-   percent(p2, T(EV_D1mr), dr, 1, l2 + 1);
-   percent(p3, T(EV_D1mw), dw, 1, l3 + 1);
-   VG_(umsg)("D1  miss rate: %s (%s   + %s  )\n", p1, p2, p3);
-   percent(p1, T(EV_DLmr) + T(EV_DLmw), dr + dw, 1, l1 + 1);
-   percent(p2, T(EV_DLmr), dr, 1, l2 + 1);
-   percent(p3, T(EV_DLmw), dw, 1, l3 + 1);
-   VG_(umsg)("LLd miss rate: %s (%s   + %s  )\n", p1, p2, p3);
-   VG_(umsg)("\n");
-
-   VG_(umsg)("LL refs:       %'*llu  (%'*llu rd + %'*llu wr)\n", l1, llr + llw, l2, llr, l3, llw);
-   VG_(umsg)("LL misses:     %'*llu  (%'*llu rd + %'*llu wr)\n", l1, lmr + lmw, l2, lmr, l3, lmw);
-   percent(p1, lmr + lmw, T(EV_Ir) + dr + dw, 1, l1 + 1);
-   percent(p2, lmr, T(EV_Ir) + dr, 1, l2 + 1);
-   percent(p3, lmw, dw, 1, l3 + 1);
-   VG_(umsg)("LL miss rate:  %s (%s   + %s  )\n", p1, p2, p3);
-}
-#undef T

@@ -12,7 +12,7 @@
 #include "global.h"
 #include "objects.h"
 
-CurState    cb_cur;
+cur_state    cb_cur;
 call_stack *cb_calls;
 fn_stack   *cb_fns;
 static thread_info **threads;    /* VG_N_THREADS entries */
@@ -73,6 +73,16 @@ static void exec_state_load(thread_info *t)
    cb_obj_state_changed();
 }
 
+/* The cost centre tables of thread tid: its own with
+ * --separate-threads=yes, else thread 1's, shared by all (thread 1 is made
+ * first and never freed). */
+static void set_tables(ThreadId tid)
+{
+   thread_info *owner = threads[cb_clo.separate_threads ? tid : 1];
+   cb_cur.bbccs = &owner->bbccs;
+   cb_cur.jccs = &owner->jccs;
+}
+
 void cb_switch_thread(ThreadId tid)
 {
    thread_info *t;
@@ -84,6 +94,7 @@ void cb_switch_thread(ThreadId tid)
    if (!threads[tid]) threads[tid] = new_thread(tid);
    t = threads[tid];
    cb_cur.thread = t;
+   set_tables(tid);
    cb_calls = &t->calls;
    cb_fns = &t->fns;
    exec_state_load(t);
@@ -159,7 +170,7 @@ void cb_post_signal(ThreadId tid, Int sigNo)
 
    while (cb_calls->sp > es->call_stack_bottom) cb_pop_call_stack();
 
-   if (cb_cur.cxt) (*cb_fn_entry(cb_cur.cxt->fn[0]->number))--;
+   if (cb_cur.cxt) (*cb_fn_depth(cb_cur.cxt->fn[0]->number))--;
 
    if (cb_fns->top > cb_fns->bottom) {
       /* the top is the handler's separator if nothing ran in it */

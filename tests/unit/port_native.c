@@ -3,6 +3,8 @@
 ** (cachesim/, backdate/), implemented with libc for native unit tests.
 ** Inside the tool, callgrind/ supplies the same functions with
 ** VG_(calloc), VG_(free) and VG_(tool_panic).
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,6 +13,8 @@
 **             with every line and adds each eviction to every arc on it;
 **   bench     (--bench) raw speed of calls, returns and line traffic.
 ** Prints "PASS <group>" or "FAIL <group>: detail"; exit 0 only if all pass.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include "backdate/backdate.h"
 

@@ -8,6 +8,8 @@
 **
 ** One line "PASS <group>" / "FAIL <group>: detail" per group; exit 0 only
 ** if all passed.  Expectations are derived by hand in the comments.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include <stdio.h>
 #include "branchsim.h"

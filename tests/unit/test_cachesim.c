@@ -17,6 +17,8 @@
 ** Addresses start at BASE = 0x100000 (line 0x4000, a multiple of 8, so
 ** "line n0 + k" is in L1 set k % 4 and LL set k % 8).  Low addresses are
 ** avoided because every way initially holds tag 0.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include <stdio.h>
 #include <string.h>

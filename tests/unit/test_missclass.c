@@ -20,6 +20,8 @@
 ** Addresses ADDR(k) = BASE + 64 k with BASE = 0x100000 (line 0x4000, a
 ** multiple of 16 and 4 KiB aligned), so line k is in L1 set k % 4 and LL
 ** set k % 16, and lines 0..63 share one 4 KiB page (one prefetch stream).
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include <stdio.h>
 #include <stdlib.h>

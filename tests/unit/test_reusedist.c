@@ -15,6 +15,8 @@
 ** Buckets (reusedist.h): with edges 0,1,2,4,...,L, bucket 0 is d = 0,
 ** bucket 1 is d = 1, bucket 2 is 2..3, bucket 3 is 4..7, bucket 4 is 8..15;
 ** then far (d >= L) and cold (first touch).
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,18 +23,18 @@ static mc_sim *mc;
 ULong cb_mc_i1_last_line = ~0ULL;
 Int   cb_mc_i1_line_bits;
 
-/* Positions of the 9 events (named in sim.c), appended after those sim.c
- * has enabled: the enum puts them after every reference event. */
-static void enable_events(void)
+/* The 9 events (named in events.c), declared after the reference's: the
+ * enum puts them after every reference event. */
+static void declare_events(void)
 {
    Int e;
-   for (e = EV_I1Co; e <= EV_LLCf; e++) cb_ev_pos[e] = cb_n_events++;
+   for (e = EV_I1Co; e <= EV_LLCf; e++) cb_event_declare(e, NULL);
 }
 
 void cb_mc_setup(struct cs_sim *sim, const cs_geometry *i1,
                  const cs_geometry *d1, const cs_geometry *ll)
 {
-   enable_events();
+   declare_events();
    mc = mc_new(i1, d1, ll, cb_clo.cacheuse);
    cb_mc_i1_line_bits = mc->i1.line_bits;
    cs_set_ll_observer(sim, mc_observe_ll, mc);
@@ -49,22 +49,22 @@ void cb_mc_clear(void)
 }
 
 /* cls: bits 0-1 the L1 class, bits 2-3 the LL class (MC_*). */
-static inline void count_classes(ULong *slot, EventId l1_first, unsigned cls)
+static inline void count_classes(ULong *slot, event_id l1_first, unsigned cls)
 {
    ULong *run = cb_cur.cost;
    Int p;
    if (cls & 3) {
-      p = EVP(l1_first + (cls & 3) - 1);
+      p = cb_event_pos(l1_first + (cls & 3) - 1);
       slot[p]++; run[p]++;
    }
    if (cls >> 2) {
-      p = EVP(EV_LLCo + (cls >> 2) - 1);
+      p = cb_event_pos(EV_LLCo + (cls >> 2) - 1);
       slot[p]++; run[p]++;
    }
 }
 
 /* Called for every fetch that missed I1 or left the last fetch's line
- * (sim.c skips the others, see cb_mc_same_i1_line). */
+ * (the helpers in sim.c skip the others, see cb_mc_same_i1_line). */
 void cb_mc_instr(ULong *slot, Addr a, UInt size, UInt result)
 {
    unsigned cls = mc_access(mc, &mc->i1, a, size, result);

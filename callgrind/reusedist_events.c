@@ -23,22 +23,21 @@ static rd_sim *rd;
 static HChar rd_names[CB_RD_EVENTS][16];
 
 /* Bucket j's event is EV_Rd + j; names made from the edges. */
-static void enable_events(void)
+static void declare_events(void)
 {
    Int j, n = rd_buckets(rd);
    CB_ASSERT(n <= CB_RD_EVENTS);
    for (j = 0; j < n; j++) {
       if (j == rd_cold(rd)) VG_(sprintf)(rd_names[j], "RdCold");
       else VG_(sprintf)(rd_names[j], "Rd%u", rd_lower_edge(rd, j));
-      cb_ev_name[EV_Rd + j] = rd_names[j];
-      cb_ev_pos[EV_Rd + j] = cb_n_events++;
+      cb_event_declare(EV_Rd + j, rd_names[j]);
    }
 }
 
 void cb_rd_setup(const cs_geometry *ll)
 {
    rd = rd_new((uint32_t)(ll->size / ll->line_size), (uint32_t)ll->line_size);
-   enable_events();
+   declare_events();
 }
 
 /* Instrumentation switched: the access stream has a gap, start afresh
@@ -52,7 +51,7 @@ void cb_rd_data(ULong *slot, Addr a, UWord size)
 {
    Int j = rd_access(rd, a, (unsigned)size);
    if (cb_cur.collect) {
-      Int p = EVP(EV_Rd + j);
+      Int p = cb_event_pos(EV_Rd + j);
       slot[p]++; cb_cur.cost[p]++;
    }
 }

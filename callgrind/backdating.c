@@ -1,0 +1,225 @@
+/* callgrind-bd: back-dating, the glue between the cache model's lines and
+ * the back-dating trees (backdate/), which turns cache-use metrics into
+ * exact inclusive costs of call arcs.
+ *
+ * Owns the forest of trees (one per execution context: a thread's flow or
+ * a running signal handler, threads.c), the tree's calls and returns as
+ * the shadow call stack makes them (callstack.c), and the lines' owners:
+ *   - a line loaded into a cache remembers its owner: the cost slot of
+ *     the loading instruction and the back-dating node active then
+ *     (cs_owner, made by the helpers in sim.c);
+ *   - when it leaves, AcCost/SpLoss are added to that slot (self cost) and
+ *     to the node (inclusive cost), which delivers them to call arcs (JCC)
+ *     when it is pruned, at a dump (settle) or at the end (finish);
+ *   - zeroing makes resident lines forget their owner (cb_bd_zero).
+ * With --backdate-check=yes the oracle events L1ld/LLld (counted at load)
+ * and L1ldB/LLldB (counted at eviction through the trees) ride along.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "global.h"
+#include "cachesim.h"
+#include "backdate.h"
+#include "objects.h"
+
+static bd_forest *forest;
+static Bool trees_finished;     /* bd_finish ran: the final dump follows */
+
+/* Back-dated counters, in the forest's order. */
+enum { BD_AC1, BD_SP1, BD_AC2, BD_SP2, BD_L1B, BD_LLB, BD_MAX };
+
+/*------------------------------------------------------------*/
+/*--- Owners: who loaded a line                            ---*/
+/*------------------------------------------------------------*/
+
+static inline ULong *owner_slot(const cs_owner *o)
+{
+   return (ULong *)((UWord)o->slot & ~CB_OWNER_COLLECTED);
+}
+
+static void on_load(void *ctx, int level, const cs_owner *o)
+{
+   if (o->node) bd_ref((bd_node *)o->node);
+   if (cb_clo.backdate_check && ((UWord)o->slot & CB_OWNER_COLLECTED)) {
+      Int p = cb_event_pos(level == 1 ? EV_L1ld : EV_LLld);
+      owner_slot(o)[p]++;
+      cb_cur.cost[p]++;
+   }
+}
+
+static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, uint32_t sploss)
+{
+   ULong *slot = owner_slot(o);
+   uint64_t bd[BD_MAX] = { 0 };
+   Bool counted = cb_clo.backdate_check && ((UWord)o->slot & CB_OWNER_COLLECTED);
+   Int pair = level == 1 ? BD_AC1 : BD_AC2;   /* this level's AcCost, SpLoss */
+
+   if (!slot) return;           /* loaded before a zero: see cb_bd_zero */
+   if (UNLIKELY(cb_clo.objects)) cb_obj_evict(o, level, accost, sploss);
+
+   if (level == 1) {
+      slot[cb_event_pos(EV_AcCost1)] += accost; slot[cb_event_pos(EV_SpLoss1)] += sploss;
+   } else {
+      slot[cb_event_pos(EV_AcCost2)] += accost; slot[cb_event_pos(EV_SpLoss2)] += sploss;
+   }
+   if (!o->node) {
+      if (counted) slot[cb_event_pos(level == 1 ? EV_L1ldB : EV_LLldB)]++;
+      return;
+   }
+   /* the common case: only this level's pair goes to the tree */
+   if (!counted) {
+      bd_evict2((bd_node *)o->node, pair, accost, sploss);
+      return;
+   }
+   slot[cb_event_pos(level == 1 ? EV_L1ldB : EV_LLldB)]++;
+   bd[pair] = accost;
+   bd[pair + 1] = sploss;
+   bd[level == 1 ? BD_L1B : BD_LLB] = 1;
+   bd_evict((bd_node *)o->node, bd);
+}
+
+/* What the cache model tells about lines (cs_new's hooks). */
+const cs_hooks cb_bd_cache_hooks = { NULL, on_load, on_evict };
+
+/* Back-dated costs reaching a call arc. */
+static void deliver(void *ctx, void *arc, const uint64_t *c, int n)
+{
+   JCC *j = arc;
+   j->cost[cb_event_pos(EV_AcCost1)] += c[BD_AC1];
+   j->cost[cb_event_pos(EV_SpLoss1)] += c[BD_SP1];
+   j->cost[cb_event_pos(EV_AcCost2)] += c[BD_AC2];
+   j->cost[cb_event_pos(EV_SpLoss2)] += c[BD_SP2];
+   if (n > BD_L1B) {
+      j->cost[cb_event_pos(EV_L1ldB)] += c[BD_L1B];
+      j->cost[cb_event_pos(EV_LLldB)] += c[BD_LLB];
+   }
+}
+
+void cb_bd_setup(void)
+{
+   if (cb_clo.backdate)
+      forest = bd_forest_new(cb_clo.backdate_check ? BD_MAX : BD_L1B, deliver, NULL);
+}
+
+/*------------------------------------------------------------*/
+/*--- Trees: one per execution context                     ---*/
+/*------------------------------------------------------------*/
+
+struct bd_tree *cb_bd_new_tree(void)
+{
+   return forest ? bd_tree_new(forest) : NULL;
+}
+
+void cb_bd_close_tree(struct bd_tree *t)
+{
+   if (t) bd_tree_close(t);
+}
+
+/* A dump or zero restarts what a call faked later (a return from an empty
+ * stack) covers: only what happens from now on. So lines loaded so far
+ * must not reach it: the context's tree is closed (its nodes stay while
+ * lines reference them, and deliver to the arcs of their load-time chain
+ * as before) and a new tree takes over the running calls. */
+void cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n)
+{
+   Int i;
+   if (!es->bd || trees_finished) return;
+   bd_tree_close(es->bd);
+   es->bd = bd_tree_new(forest);
+   for (i = 0; i < n; i++)
+      if (frames[i].bd_pushed && frames[i].jcc) bd_call(es->bd, frames[i].jcc);
+}
+
+void cb_bd_call(JCC *jcc)
+{
+   if (cb_cur.es && cb_cur.es->bd) bd_call(cb_cur.es->bd, jcc);
+}
+
+void cb_bd_adopt_root(JCC *jcc)
+{
+   if (cb_cur.es && cb_cur.es->bd) bd_adopt_root(cb_cur.es->bd, jcc);
+}
+
+void cb_bd_return(Int levels)
+{
+   if (cb_cur.es && cb_cur.es->bd) bd_return(cb_cur.es->bd, levels);
+}
+
+/*------------------------------------------------------------*/
+/*--- Dumps, zeroing, end                                  ---*/
+/*------------------------------------------------------------*/
+
+/* Before an intermediate dump, and when instrumentation is switched:
+ * metrics already known reach their arcs; lines still resident are
+ * accounted later. */
+void cb_bd_settle(void)
+{
+   if (forest) bd_settle(forest);
+}
+
+/* Does a line's back-dating node belong to one of t's live contexts?
+ * (Trees of signal handlers that have returned are not found.) */
+static Bool node_of_thread(const bd_node *nd, const thread_info *t)
+{
+   bd_tree *tree = bd_node_tree(nd);
+   Int s;
+   for (s = 0; s <= t->states_sp; s++)
+      if (t->states[s] && t->states[s]->bd == tree) return True;
+   return False;
+}
+
+static int forget_owner(void *ctx, int level, const cs_owner *o)
+{
+   const thread_info *only = ctx;
+   if (only && (!o->node || !node_of_thread(o->node, only))) return 0;
+   if (o->node) bd_evict((bd_node *)o->node, NULL);
+   return 1;
+}
+
+/* Zeroing (ZERO_STATS, the zero monitor command, --zero-before) discards
+ * the costs of the past, so also the metrics still to come from lines the
+ * past loaded: what is pending in the trees reaches its arcs now (to be
+ * zeroed with them), and resident lines of sim (NULL: no cache use
+ * simulated) forget their owner, so no back-dated metric of a line loaded
+ * before the zero is ever written, just as its immediate counts are not.
+ * The cache itself is untouched. only: the one thread being zeroed
+ * (--separate-threads=yes), whose lines are told by their back-dating
+ * node; NULL for all threads. */
+void cb_bd_zero(struct cs_sim *sim, thread_info *only)
+{
+   if (forest) bd_settle(forest);
+   if (sim) cs_forget_owners(sim, forget_owner, only);
+}
+
+/* At exit, after every resident line has left: every tree is pruned to
+ * its root. */
+void cb_bd_finish(void)
+{
+   if (forest) bd_finish(forest);
+   trees_finished = True;
+}
+
+void cb_bd_write_desc(cb_outfile *f)
+{
+   bd_stats st;
+   if (!forest) return;
+   bd_get_stats(forest, &st);
+   cb_out_printf(f, "desc: Backdate: trees %llu, nodes now %llu, max %llu, average %llu\n",
+                 (ULong)st.trees, (ULong)st.nodes_now, (ULong)st.nodes_max,
+                 (ULong)st.nodes_avg);
+   cb_out_printf(f, "desc: Backdate: nodes created %llu, pruned %llu, calls %llu, arcs %llu\n",
+                 (ULong)st.nodes_created, (ULong)st.nodes_pruned, (ULong)st.calls,
+                 cb_stat.distinct_jccs);
+}
+
+void cb_bd_print_stats(void)
+{
+   bd_stats st;
+   if (!forest) return;
+   bd_get_stats(forest, &st);
+   VG_(dmsg)("Backdate trees:    %llu (live), nodes now %llu, max %llu, average %llu\n",
+             (ULong)st.trees, (ULong)st.nodes_now, (ULong)st.nodes_max, (ULong)st.nodes_avg);
+   VG_(dmsg)("Backdate nodes:    created %llu, pruned %llu; calls %llu; arcs %llu; %lu bytes/node\n",
+             (ULong)st.nodes_created, (ULong)st.nodes_pruned, (ULong)st.calls,
+             cb_stat.distinct_jccs, bd_node_bytes(forest));
+}

@@ -1,0 +1,240 @@
+/* callgrind-bd: the call tracker, run at the start of every executed
+ * basic block (cb_setup_bbcc, called by the block's first instrumented
+ * statement): it decides whether the block was entered by a call, a
+ * return or a jump, keeps the shadow call stack (callstack.c) and the
+ * context (function plus callers) up to date, and makes the block's cost
+ * centre the running one (cb_cost_base), where the helpers count.
+ *
+ * The tracker follows the reference Callgrind's rules, because its call
+ * graph is what users compare against:
+ *   - a Ret is a real return only if the stack pointer rose above the top
+ *     frame, or equals it and we land on that frame's return address;
+ *     otherwise it is a jump;
+ *   - any transfer first pops frames below the stack pointer (longjmp,
+ *     exceptions); if it popped anything it was a return;
+ *   - a jump to a function's first instruction, into another object or
+ *     into another section kind is a call (tail calls, PLT stubs); from a
+ *     pop-on-jump function (the lazy-binding resolver) the resolver's frame
+ *     is popped first, so the caller appears to call the resolved function;
+ *   - a return with nothing on the stack fakes the call it returns from.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "global.h"
+
+ULong   *cb_cost_base;
+
+/*------------------------------------------------------------*/
+/*--- The call tracker                                     ---*/
+/*------------------------------------------------------------*/
+
+/* Count the exit the previous block took; without cache simulation this
+ * is also where Ir is counted (one helper call per block). */
+static void account_last_exit(BBCC *last_bbcc, UInt passed)
+{
+   UInt n = last_bbcc->bb->jmp[passed].instr + 1;
+   if (!cb_cur.collect) return;
+   if (!cb_cur.nonskipped) {
+      last_bbcc->ecounter_sum++;
+      last_bbcc->jmp[passed].ecounter++;
+      if (!cb_clo.simulate_cache) cb_cur.cost[0] += n;
+   } else if (!cb_clo.simulate_cache) {
+      /* skipped code: no execution count (it would fool the dump) */
+      cb_cur.cost[0] += n;
+      cb_cur.nonskipped->skipped[0] += n;
+   }
+}
+
+/* Number of frames a Ret pops, or 0 if it is no real return. */
+static Int real_return_pops(Addr sp, Addr target)
+{
+   Int up = cb_calls->sp - 1, pops = 1;
+   call_entry *top = &cb_calls->entry[up];
+   if (sp < top->sp) return 0;
+   if (sp > top->sp) return 1;
+   /* same stack pointer: accept only a frame whose return address we hit */
+   for (;;) {
+      if (top->ret_addr == target) return pops;
+      if (up == 0) return 0;
+      top = &cb_calls->entry[--up];
+      if (top->sp != sp) return 0;
+      pops++;
+   }
+}
+
+/* A return with an empty stack (or into a signal handler's separator):
+ * fake the call from the returned-to function, at return address - 1,
+ * lasting since the last dump (or since the handler started). */
+static void handle_underflow(BB *bb)
+{
+   Bool seen;
+   BB *src_bb = cb_get_bb(bb->addr - 1, 0, &seen);
+   BBCC *src;
+   fn_node *caller;
+   call_entry *up;
+
+   if (!seen) {
+      src_bb->jmp = CB_MALLOC("cb.bb.jmp", sizeof(jmp_info));
+      src_bb->jmp[0].kind = jk_None;
+      src_bb->jmp[0].instr = 0;
+      src_bb->fn = cb_get_fn_node(bb);
+   }
+   src = cb_bbcc_first(src_bb);
+   if (!seen) src->ecounter_sum = cb_cur.collect ? 1 : 0;
+   else if (cb_cur.collect) src->ecounter_sum++;
+
+   cb_fns->top--;
+   cb_cur.cxt = NULL;
+   caller = cb_get_fn_node(bb);
+   cb_push_cxt(caller);
+   if (!seen && !src->cxt) cb_bbcc_adopt(src, cb_cur.cxt);
+
+   (*cb_fn_depth(cb_cur.bbcc->cxt->fn[0]->number))--;
+   cb_cur.nonskipped = NULL;
+   cb_push_cxt(cb_cur.bbcc->cxt->fn[0]);
+   cb_push_faked_call(src, cb_cur.bbcc);
+   up = &cb_calls->entry[cb_calls->sp - 1];
+   if (cb_cur.sig == 0) cb_copy_cost(up->enter_cost, cb_cur.thread->underflow_cost);
+   else cb_zero_cost(up->enter_cost);
+}
+
+static Bool is_call_like_jump(const BB *last_bb, const BB *bb)
+{
+   return bb->is_entry
+       || last_bb->sect_kind != bb->sect_kind
+       || last_bb->obj != bb->obj;
+}
+
+/* --collect-jumps: a jump that stayed a jump (no call, no return) is an
+ * arc of its own, counted whether or not events are being collected, as
+ * in the reference. */
+static void count_jump(BBCC *from, UInt passed, BBCC *to, Bool conditional)
+{
+   JCC *j = cb_get_jcc(from, passed, to);
+   if (j->kind == jk_Call) j->kind = conditional ? jk_CondJump : jk_Jump;
+   j->call_counter++;
+}
+
+/* Inline fast paths of the per-block work below: the common case costs a
+ * compare instead of a call (this function runs for every block). */
+static inline Int unwind_below(Addr sp)
+{
+   if (cb_calls->sp == 0 || cb_calls->entry[cb_calls->sp - 1].sp >= sp) return 0;
+   return cb_unwind_call_stack(sp, 0);
+}
+
+static inline UInt *fn_depth_fast(UInt fn_number)
+{
+   thread_info *t = cb_cur.thread;
+   return fn_number < t->fn_active_size ? &t->fn_active[fn_number] : cb_fn_depth(fn_number);
+}
+
+static inline BBCC *rec_level_fast(BBCC *bbcc, UInt idx)
+{
+   return bbcc->rec_array[idx] ? bbcc->rec_array[idx] : cb_bbcc_rec_level(bbcc, idx);
+}
+
+VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
+{
+   ThreadId tid = VG_(get_running_tid)();
+   BBCC *last_bbcc, *bbcc;
+   BB *last_bb;
+   Addr sp;
+   jmp_kind kind = jk_None;
+   UInt passed = 0;
+   Int csp, pops = 1;
+   Bool ret_without_call = False, call_emulation = False;
+   Bool delayed_push = False, skip = False;
+
+   if (UNLIKELY(tid != cb_cur.tid)) cb_switch_thread(tid);
+
+   sp = VG_(get_SP)(tid);
+   last_bbcc = cb_cur.bbcc;
+   last_bb = last_bbcc ? last_bbcc->bb : NULL;
+
+   if (last_bb) {
+      passed = cb_cur.jmps_passed;
+      CB_ASSERT(passed <= last_bb->cjmp_count);
+      kind = last_bb->jmp[passed].kind;
+      account_last_exit(last_bbcc, passed);
+   }
+
+   csp = cb_calls->sp;
+   if (kind == jk_Return && csp > 0) {
+      pops = real_return_pops(sp, bb->addr);
+      if (pops == 0) { kind = jk_Jump; ret_without_call = True; }
+   }
+
+   if (kind != jk_Return && kind != jk_Call && last_bb
+       && (ret_without_call || is_call_like_jump(last_bb, bb))) {
+      if (cb_get_fn_node(last_bb)->pop_on_jump && csp > 0) {
+         call_entry *top = &cb_calls->entry[csp - 1];
+         if (top->jcc) {
+            /* the resolver's caller calls the resolved function */
+            cb_cur.bbcc = top->jcc->from;
+            sp = top->sp;
+            passed = top->jcc->jmp;
+            cb_pop_call_stack();
+         }
+      }
+      kind = jk_Call;
+      call_emulation = True;
+   }
+
+   if (kind == jk_Call) skip = cb_get_fn_node(bb)->skip;
+
+   if (kind == jk_Return) {
+      if (csp == 0 || (cb_fns->top > cb_fns->bottom && cb_fns->top[-1] == NULL)) {
+         handle_underflow(bb);
+         cb_pop_call_stack();
+      } else {
+         cb_unwind_call_stack(sp, pops);
+      }
+   } else {
+      if (unwind_below(sp) > 0) kind = jk_Return;
+      if (kind == jk_Call) {
+         delayed_push = True;
+         csp = cb_calls->sp;
+         if (call_emulation && csp > 0) sp = cb_calls->entry[csp - 1].sp;
+      }
+   }
+
+   if ((delayed_push && !skip) || cb_cur.cxt == NULL)
+      cb_push_cxt(cb_get_fn_node(bb));
+
+   bbcc = cb_bbcc_for_context(bb, cb_cur.cxt, last_bbcc);
+   if (last_bbcc) last_bbcc->lru_next_bbcc = bbcc;
+
+   {
+      fn_node *top = *cb_fns->top;
+      if (top->separate_recs > 1) {
+         UInt *active = fn_depth_fast(top->number);
+         UInt level = *active;
+         if (delayed_push && !skip) {
+            if (!cb_clo.skip_direct_rec
+                || cb_cur.bbcc->cxt->fn[0] != bbcc->cxt->fn[0])
+               level++;
+         }
+         if (level > (UInt)top->separate_recs) level = top->separate_recs;
+         if (level == 0) { level = 1; *active = 1; }
+         bbcc = rec_level_fast(bbcc, level - 1);
+      }
+   }
+
+   if (delayed_push) {
+      if (!skip && cb_cur.nonskipped) {
+         /* a call from skipped code is a call of the code that called it */
+         cb_cur.bbcc = cb_cur.nonskipped;
+         passed = cb_cur.bbcc->bb->cjmp_count;
+      }
+      cb_push_call_stack(cb_cur.bbcc, passed, bbcc, sp, skip);
+   }
+
+   if (cb_clo.collect_jumps && kind == jk_Jump && last_bb)
+      count_jump(last_bbcc, passed, bbcc, passed < last_bb->cjmp_count);
+
+   cb_cur.bbcc = bbcc;
+   cb_cur.jmps_passed = 0;
+   cb_cost_base = bbcc->cost;
+   cb_stat.bb_executions++;
+}
