@@ -36,12 +36,12 @@ const HChar *cb_ev_long[EV_COUNT] = {
 
 /* Calls emit(line) with "event: <name> : <long name>\n" for every active
  * event of `events` (n of them; NULL: all active events) that has one. */
-void cb_write_event_names(const EventId *events, Int n, void (*emit)(const HChar *))
+void cb_write_event_names(const event_id *events, Int n, void (*emit)(const HChar *))
 {
    HChar line[160];
    Int i, count = events ? n : EV_COUNT;
    for (i = 0; i < count; i++) {
-      EventId e = events ? events[i] : (EventId)i;
+      event_id e = events ? events[i] : (event_id)i;
       if (cb_ev_pos[e] < 0 || !cb_ev_long[e]) continue;
       VG_(snprintf)(line, sizeof line, "event: %s : %s\n", cb_ev_name[e], cb_ev_long[e]);
       emit(line);

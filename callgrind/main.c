@@ -298,11 +298,14 @@ static void cb_post_clo_init(void)
    cb_init_bb_table();
    cb_init_cxt_table();
    cb_sim_post_clo_init();
+   cb_init_dumps();
+   /* the profile first: the objects profile is beside it, so a missing
+    * directory gets the profile's message (cb_obj_dump_init checks the
+    * .objects file itself) */
+   if (!cb_check_out_file()) VG_(exit)(1);
    cb_obj_post_clo_init();
    cb_obj_dump_init();
    cb_init_threads();
-   cb_init_dumps();
-   if (!cb_check_out_file()) VG_(exit)(1);
    cb_instrument_init(cb_clo.instr_atstart);
    init_syscall_wrappers();
 
@@ -352,6 +355,18 @@ static void drop_unfinished_block(thread_info *t)
    VG_(memset)(b->cost, 0, bytes);
 }
 
+/* A run that wrote no event at all had collection off all the time,
+ * most likely by mistake (a --toggle-collect pattern that never matched,
+ * --collect-atstart=no without a toggle): say so. */
+static void warn_if_nothing_collected(void)
+{
+   Int i;
+   for (i = 0; i < cb_n_events; i++)
+      if (cb_written_total[i]) return;
+   VG_(fmsg)("callgrind-bd: warning: nothing was collected: every event is 0 "
+             "(see --collect-atstart, --toggle-collect, --instr-atstart)\n");
+}
+
 static void cb_fini(Int exitcode)
 {
    cb_exec_state_save();
@@ -361,6 +376,8 @@ static void cb_fini(Int exitcode)
    if (VG_(clo_verbosity) > 0) cb_print_summary();
    if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) cb_sim_print_stats();
    cb_obj_fini();
+   cb_fn_config_warn_unmatched();
+   warn_if_nothing_collected();
 }
 
 /* Whether --dump-every-bb is due is checked, as in the reference, only
