@@ -6,8 +6,8 @@
 #                            wastes the cache
 #   ./setup.sh --build       install and build only (used by tests/run-all and CI)
 #   ./setup.sh --kcachegrind also install KCachegrind, the graphical browser
-#                            of profiles (optional; a KDE program, about
-#                            150 MB of packages)
+#                            of profiles (optional; a KDE program, well
+#                            over 100 MB of packages)
 #   ./setup.sh --pictures    also install what docs/make-pictures.sh needs
 #                            (KCachegrind, Xvfb, xdotool, ImageMagick, dbus)
 # Options combine: ./setup.sh --build --kcachegrind.
