@@ -18,6 +18,9 @@
 - event-names: every cache-use event (and the other events of ours) has
   an `event: <name> : <long name>` line in the profile and the objects
   profile; events of the reference that it gives no long name get none.
+- help: `--help` points to callgrind-bd_control (not the reference's
+  controller), says what SpLoss/AcCost mean and in which unit, and that
+  bugs go to callgrind-bd's authors.
 - pattern-warnings: a function pattern that matched no function is named
   at exit, once per option; a run that collected nothing says so; a
   pattern that matched says nothing.
@@ -261,10 +264,29 @@ def check_pattern_warnings():
     return results
 
 
+def check_help():
+    env = dict(os.environ, VALGRIND_LIB=harness.vglib())
+    p = subprocess.run(["valgrind", "--tool=" + harness.OURS, "--help"],
+                       env=env, capture_output=True, text=True,
+                       timeout=harness.RUN_TIMEOUT)
+    text = p.stdout + p.stderr
+    ours = text.split("user options for", 1)[-1].split("Extra options read", 1)[0]
+    problems = []
+    if "callgrind-bd_control" not in ours or "callgrind_control" in ours:
+        problems.append("--help does not point to callgrind-bd_control only")
+    for want in ("SpLoss1/SpLoss2  spatial loss: bytes",
+                 "AcCost1/AcCost2  access cost: 1000 / accesses",
+                 "Bug reports on callgrind-bd go to its authors"):
+        if want not in ours:
+            problems.append("--help lacks %r" % want)
+    return [("users/help", problems)]
+
+
 def main():
     return harness.run_cases([("users/annotate-dirs", check_dirs),
                               ("users/objects-calls", check_objects_calls),
                               ("users/event-names", check_event_names),
+                              ("users/help", check_help),
                               ("users/pattern-warnings", check_pattern_warnings)])
 
 
