@@ -17,7 +17,7 @@ cd "$(dirname "$0")"
 usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 build_only=no
 # graphviz: `dot` draws tools/cg2dot.py's call graphs
-need="autoconf automake pkgconf make gcc g++ valgrind python3 perl binutils gzip xz-utils graphviz"
+need="autoconf automake pkgconf make gcc g++ libgomp1 valgrind python3 perl binutils gzip xz-utils graphviz"
 for arg in "$@"; do
     case "$arg" in
         --build) build_only=yes ;;

@@ -109,6 +109,7 @@ static void function_entered(fn_node *fn)
       cb_zero_all_cost(True);
    }
    if (fn->toggle_collect) cb_cur.collect = !cb_cur.collect;
+   if (fn->sharing_cut) cb_fs_fn_entered(fn);     /* --sharing: barriers */
 }
 
 /* Last exit from fn. */
@@ -120,6 +121,7 @@ static void function_left(fn_node *fn)
       cb_dump_profile(trigger, True);
    }
    if (fn->toggle_collect) cb_cur.collect = !cb_cur.collect;
+   if (fn->sharing_cut) cb_fs_fn_left(fn);
 }
 
 /* Depth bookkeeping: with --skip-direct-rec, a function calling itself

@@ -1,4 +1,5 @@
-/* callgrind-bd: the client requests of <valgrind/callgrind.h>. Each takes
+/* callgrind-bd: the client requests of <valgrind/callgrind.h> and of our
+ * <valgrind/callgrind-bd.h> (CALLGRIND_BD_SEGMENT_END: falseshare.c). Each takes
  * the same path as the monitor command doing the same (monitor.c): dumps
  * and zeroing in dump.c, switching instrumentation in instrument.c.
  *
@@ -6,6 +7,7 @@
  */
 #include "global.h"
 #include "callgrind.h"
+#include "callgrind-bd.h"       /* include/valgrind/: our own requests */
 
 Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
@@ -35,6 +37,9 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
       break;
    case VG_USERREQ__STOP_INSTRUMENTATION:
       cb_set_instrument_state("Client Request", False);
+      break;
+   case VG_USERREQ__CALLGRIND_BD_SEGMENT_END:
+      if (cb_fs_model) cb_fs_end_segment();       /* --sharing=yes */
       break;
    default:
       if (!warned) {

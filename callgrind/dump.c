@@ -549,6 +549,12 @@ void cb_remove_empty_out_file(void)
       VG_(unlink)(out_base);
 }
 
+const HChar *cb_out_base_name(void)
+{
+   out_base_for_this_process();
+   return out_base;
+}
+
 static void file_name_for(HChar *buf, SizeT size, Int tid, Bool final)
 {
    SizeT n = VG_(snprintf)(buf, size, "%s", out_base);

@@ -174,6 +174,7 @@ fn_node *cb_get_fn_node(BB *bb)
                        sizeof RESOLVER_PREFIX - 1) == 0)
          fn->pop_on_jump = True;
       cb_fn_config_apply(fn);
+      if (UNLIKELY(cb_clo.sharing)) fn->sharing_cut = cb_fs_fn_kind(fn->name);
    }
    bb->fn = fn;
    bb->line = line;

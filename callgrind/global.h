@@ -40,6 +40,7 @@
 
 #include "bd_config.h"
 #include "cachesim.h"      /* cs_geometry, cs_hooks: geometry.c, backdating.c */
+#include "sharing.h"       /* sh_model: falseshare.c */
 
 #define CB_MALLOC(cc, n) VG_(malloc)((cc), (n))
 #define CB_FREE(p)       VG_(free)(p)
@@ -68,6 +69,9 @@ typedef struct {
    Bool   objects;
    Int    object_callers;
    Int    object_granularity;   /* bytes; 0: no offset histogram */
+   /* false sharing estimate (falseshare.c) */
+   Bool   sharing;
+   Int    sharing_penalty;      /* cycles per event */
 } cb_options;
 extern cb_options cb_clo;
 
@@ -177,6 +181,7 @@ typedef struct fn_node {
    file_node *file;
    UInt   number;
    Bool   skip, pop_on_jump, toggle_collect, dump_before, dump_after, zero_before;
+   UInt   sharing_cut;          /* --sharing: FS_CUT_* (falseshare.c) */
    Int    separate_callers, separate_recs;
    Bool   configured;
    struct fn_node *next;
@@ -553,6 +558,43 @@ void cb_mark_stacks_emptied(thread_info *t);
 void cb_fini_dump(void);
 extern Int cb_out_counter;
 extern ULong *cb_written_total;    /* totals: of every dump so far */
+const HChar *cb_out_base_name(void); /* --callgrind-out-file, expanded */
+
+/*------------------------------------------------------------*/
+/*--- falseshare.c, falseshare_report.c: --sharing         ---*/
+/*------------------------------------------------------------*/
+
+/* fn_node.sharing_cut: where a function ends a parallel segment */
+#define FS_CUT_AT_ENTRY 1u
+#define FS_CUT_AT_EXIT  2u
+
+/* --sharing-penalty's default: perf/sharing-penalty.c's median on the
+ * development machine (docs/manual.md, "Measuring the penalty") */
+#define FS_DEFAULT_PENALTY 10
+
+extern sh_model *cb_fs_model;     /* NULL unless --sharing=yes */
+
+UInt cb_fs_fn_kind(const HChar *name);           /* FS_CUT_* of a function */
+void cb_fs_fn_entered(const fn_node *fn);        /* first entry (callstack.c) */
+void cb_fs_fn_left(const fn_node *fn);           /* last exit */
+void cb_fs_end_segment(void);                    /* barrier or client request */
+void cb_fs_post_clo_init(void);
+/* At exit and before an execve: the reports, named after the profile's
+ * base name (main.c passes it: no call into dump.c from here). */
+void cb_fs_fini(const HChar *out_base);
+void cb_fs_write_reports(const HChar *out_base); /* falseshare_report.c */
+
+/* A data access while collecting (sim.c); instr is the accessing
+ * instruction's address. A read-modify-write (one Dw access in the
+ * profile) is a load and a store, as the thesis counts it. */
+static inline void cb_fs_access(Addr instr, Addr a, UWord size, Bool is_write)
+{
+   sh_access(cb_fs_model, cb_cur.tid, a, (UInt)size, is_write, instr);
+}
+static inline void cb_fs_modify(Addr instr, Addr a, UWord size)
+{
+   sh_modify(cb_fs_model, cb_cur.tid, a, (UInt)size, instr);
+}
 
 /*------------------------------------------------------------*/
 /*--- summary.c: the exit summary                          ---*/

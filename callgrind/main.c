@@ -237,6 +237,7 @@ static void dump_before_exec(UInt syscallno, const UWord *args)
    VG_(snprintf)(trigger, sizeof trigger, "execve %s", path);
    cb_dump_profile(trigger, False);
    cb_remove_empty_out_file();
+   cb_fs_fini(cb_out_base_name());   /* the false sharing reports so far */
 }
 
 static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
@@ -304,6 +305,7 @@ static void cb_post_clo_init(void)
     * .objects file itself) */
    if (!cb_check_out_file()) VG_(exit)(1);
    cb_obj_post_clo_init();
+   cb_fs_post_clo_init();
    cb_obj_dump_init();
    cb_init_threads();
    cb_instrument_init(cb_clo.instr_atstart);
@@ -376,6 +378,7 @@ static void cb_fini(Int exitcode)
    if (VG_(clo_verbosity) > 0) cb_print_summary();
    if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) cb_sim_print_stats();
    cb_obj_fini();
+   cb_fs_fini(cb_out_base_name());
    cb_fn_config_warn_unmatched();
    warn_if_nothing_collected();
 }

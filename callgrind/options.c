@@ -25,12 +25,15 @@ cb_options cb_clo = {
    .simulate_hwpref = False, .branch_sim = False,
    .backdate = True, .backdate_check = False,
    .objects = False, .object_callers = 1, .object_granularity = 0,
+   .sharing = False, .sharing_penalty = FS_DEFAULT_PENALTY,
 };
 
 static Bool collect_atstart_given;
 static Bool backdate_given;
-/* options that mean something only with --objects=yes, as given */
+/* options that mean something only with --objects=yes (--sharing=yes),
+ * as given */
 static const HChar *object_callers_arg, *object_granularity_arg;
+static const HChar *sharing_penalty_arg;
 
 /*------------------------------------------------------------*/
 /*--- Per-function configuration                           ---*/
@@ -363,6 +366,10 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (int_opt(arg, "--object-granularity", &cb_clo.object_granularity, 1, 1 << 30)) {
       object_granularity_arg = arg;
    }
+   else if (bool_opt(arg, "--sharing", &cb_clo.sharing)) {}
+   else if (int_opt(arg, "--sharing-penalty", &cb_clo.sharing_penalty, 1, 1000000)) {
+      sharing_penalty_arg = arg;
+   }
    else return False;
    return True;
 }
@@ -432,6 +439,12 @@ void cb_print_usage(void)
 "    --object-callers=<n>      Caller frames naming an allocation site [1]\n"
 "    --object-granularity=<b>  Costs per <b>-byte offset granule of each\n"
 "                              object (at least the largest line size) [off]\n"
+"\n   false sharing options (callgrind-bd):\n"
+"    --sharing=no|yes          Estimate false sharing between threads per\n"
+"                              cache line and parallel segment, written to\n"
+"                              <callgrind-out-file>.sharing(.txt) [no]\n"
+"    --sharing-penalty=<n>     Cycles per false sharing event, for the time\n"
+"                              estimate (perf/sharing-penalty.c) [10]\n"
 "\n   Events of callgrind-bd (with --cacheuse=yes), per cache line leaving\n"
 "   the cache, charged to the code and every call that loaded it:\n"
 "    SpLoss1/SpLoss2  spatial loss: bytes of an L1/LL line never used\n"
@@ -473,12 +486,14 @@ void cb_options_post(void)
                    cb_clo.backdate ? "yes" : "no");
       cb_clo.backdate = False;
    }
-   if (cb_clo.objects && !cb_clo.simulate_cache)
-      cb_clo.simulate_cache = True;       /* objects are about data accesses */
+   if ((cb_clo.objects || cb_clo.sharing) && !cb_clo.simulate_cache)
+      cb_clo.simulate_cache = True;       /* both are about data accesses */
    if (cb_clo.backdate_check && !cb_clo.cacheuse)
       needs_option("--backdate-check=yes", "--cacheuse=yes");
    if (!cb_clo.objects) {
       if (object_callers_arg) needs_option(object_callers_arg, "--objects=yes");
       if (object_granularity_arg) needs_option(object_granularity_arg, "--objects=yes");
    }
+   if (!cb_clo.sharing && sharing_penalty_arg)
+      needs_option(sharing_penalty_arg, "--sharing=yes");
 }

@@ -122,7 +122,7 @@ typedef struct sim_call {
    UShort   fetch_size;      /* its size */
    UShort   n_fetch, fetch_len;
    UChar    n_acc;
-   struct { UInt cost; UShort size; UChar write; } acc[3];
+   struct { UInt cost; UShort size; UChar write, modify; } acc[3];
 } sim_call;
 
 /* Ir of the group's n instructions after the first: they hit. Their cost
@@ -157,11 +157,23 @@ static inline sim_instr_info *acc_instr(const sim_call *c, Int i)
    return &cb_cur.bbcc->bb->sim_instr[c->acc[i].cost / cb_n_events];
 }
 
+/* --sharing=yes: the access, with its instruction's address (while
+ * collecting, as every event). */
+static void share_acc(const sim_call *c, Int i, Addr a)
+{
+   const BB *bb = cb_cur.bbcc->bb;
+   Addr instr = bb->addr + bb->instr[c->acc[i].cost / cb_n_events].offset;
+   if (!cb_cur.collect) return;
+   if (c->acc[i].modify) cb_fs_modify(instr, a, c->acc[i].size);
+   else cb_fs_access(instr, a, c->acc[i].size, c->acc[i].write);
+}
+
 static inline void do_acc(const sim_call *c, Int i, Addr a)
 {
    ULong *slot = slot_at(c->acc[i].cost);
    if (c->acc[i].write) do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, True);
    else do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, False);
+   if (UNLIKELY(cb_clo.sharing)) share_acc(c, i, a);
 }
 
 static VG_REGPARM(1) void log_F(sim_call *c) { do_fetch(c); }
@@ -226,7 +238,7 @@ static VG_REGPARM(1) void log_bus(sim_instr_info *ii)
  * of the block. Their descriptors (sim_call) are collected per block and
  * copied to the BB at its end (cb_sim_bb_end), where the helpers'
  * arguments are pointed at the copy. */
-typedef struct { Bool write; Int size; IRExpr *addr; IRExpr *guard; UInt instr; } data_access;
+typedef struct { Bool write, modify; Int size; IRExpr *addr; IRExpr *guard; UInt instr; } data_access;
 
 #define MAX_ACCESSES 64
 #define MAX_GROUP    32        /* instructions per fetch group */
@@ -297,6 +309,7 @@ static void emit_sim_call(Bool fetch, data_access *acc, Int n, IRExpr *guard)
       c->acc[i].cost = acc[i].instr * cb_n_events;
       c->acc[i].size = acc[i].size;
       c->acc[i].write = acc[i].write;
+      c->acc[i].modify = acc[i].modify;
    }
    switch (n) {
    case 0:  args = mkIRExprVec_1(arg); break;
@@ -421,10 +434,11 @@ static void add_access(Bool write, IRExpr *addr, Int size, IRExpr *guard)
    if (write && !guard && last && last->instr == (UInt)cur_block.cur && !last->write && !last->guard
        && last->size == size && same_atom(last->addr, addr)) {
       last->write = True;
+      last->modify = True;              /* --sharing: a load and a store */
       return;
    }
    if (cur_block.n_acc == MAX_ACCESSES) cb_sim_flush(cur_block.sb);
-   cur_block.acc[cur_block.n_acc++] = (data_access){ write, size, addr, guard, cur_block.cur };
+   cur_block.acc[cur_block.n_acc++] = (data_access){ write, False, size, addr, guard, cur_block.cur };
 }
 
 static void add_bus_event(void)

@@ -6,9 +6,12 @@
 #   docs/callgraph-accost1.png   tools/cg2dot.py's call graph, inclusive AcCost1
 #   docs/kcachegrind-objects.png KCachegrind showing tests/clients/objects.c's
 #                                objects profile (--objects=yes), SpLoss1
+#   docs/kcachegrind-sharing.png KCachegrind showing examples/false-sharing.c's
+#                                --sharing=yes report, the counters' line
+#                                selected, its caller below
 # Needs (Debian): kcachegrind xvfb xdotool imagemagick graphviz dbus
 # (./setup.sh --pictures installs them).  Not part of CI.
-#   docs/make-pictures.sh           all three
+#   docs/make-pictures.sh           all four
 #   docs/make-pictures.sh objects   only docs/kcachegrind-objects.png
 # The KCachegrind clicks are screen positions for a 1400x900 screen and
 # KCachegrind 22.12's default layout; check the result by eye.
@@ -81,5 +84,23 @@ xdotool mousemove 763 214 click 1; sleep 1     # SpLoss1
 xdotool mousemove 211 89 click 1; sleep 1      # clear the search
 xdotool mousemove 521 856 click 1; sleep 2     # bottom tab: Call Graph
 import -window root docs/kcachegrind-objects.png
-[ "$only" = all ] && echo "wrote docs/kcachegrind-splos1.png docs/callgraph-accost1.png"
 echo "wrote docs/kcachegrind-objects.png"
+[ "$only" = all ] || exit 0
+
+# The false sharing picture: examples/false-sharing.c's --sharing=yes
+# report (event FSe), the top line (the counters) selected, call graph.
+gcc -g -O1 -pthread -o $build/false-sharing examples/false-sharing.c
+(cd $build && VALGRIND_LIB=$top/vglib valgrind -q --tool=callgrind-bd \
+    --sharing=yes --callgrind-out-file=callgrind.out.fs ./false-sharing >/dev/null 2>&1)
+kill $app 2>/dev/null; sleep 2
+(cd $build && XDG_CONFIG_HOME=$work XDG_RUNTIME_DIR=$work/run \
+    dbus-run-session -- kcachegrind callgrind.out.fs.sharing >/dev/null 2>&1) &
+kc=$!
+sleep 15
+win=$(xdotool search --class kcachegrind | head -1)
+app=$(xdotool getwindowpid "$win")
+xdotool windowsize "$win" 1400 900; sleep 3
+xdotool mousemove 150 138 click 1; sleep 2      # the top line: the counters
+xdotool mousemove 521 856 click 1; sleep 3      # bottom tab: Call Graph
+import -window root docs/kcachegrind-sharing.png
+echo "wrote docs/kcachegrind-splos1.png docs/callgraph-accost1.png docs/kcachegrind-sharing.png"

@@ -29,6 +29,13 @@ manual=$dest$prefix/share/doc/callgrind-bd/manual.md
 grep -o '([a-z0-9-]*\.\(png\|md\))' "$top/docs/manual.md" | tr -d '()' | while read -r linked; do
     [ -f "$(dirname "$manual")/$linked" ] || { echo "FAIL $name: manual's $linked not installed"; exit 1; }
 done || exit 1
+header=$dest$prefix/include/valgrind/callgrind-bd.h
+[ -f "$header" ] || fail "no client request header at $header"
+# the installed header compiles beside Valgrind's own, in a C client
+printf '#include <valgrind/callgrind.h>\n#include <valgrind/callgrind-bd.h>\nint main(void) { CALLGRIND_BD_SEGMENT_END; CALLGRIND_ZERO_STATS; return 0; }\n' \
+    > "$dest/hdr.c"
+gcc -I"$dest$prefix/include" -c -o "$dest/hdr.o" "$dest/hdr.c" 2>"$dest/hdr.err" \
+    || fail "the installed callgrind-bd.h does not compile: $(head -3 "$dest/hdr.err")"
 echo "PASS $name/files"
 
 if command -v groff >/dev/null; then
@@ -41,5 +48,5 @@ fi
 
 name=install/uninstall
 make -C "$top" uninstall DESTDIR="$dest" >/dev/null 2>&1 || fail "make uninstall failed"
-[ ! -e "$tool" ] && [ ! -e "$page" ] && [ ! -e "$manual" ] || fail "files left after uninstall"
+[ ! -e "$tool" ] && [ ! -e "$page" ] && [ ! -e "$manual" ] && [ ! -e "$header" ] || fail "files left after uninstall"
 echo "PASS $name"

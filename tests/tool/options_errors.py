@@ -99,6 +99,7 @@ def fixed_cases(tmp):
     cases.append((["--object-callers=3"], "--object-callers"))
     cases.append((["--object-granularity=64"], "--object-granularity"))
     cases.append((["--objects=no", "--object-callers=0"], "--object-callers"))
+    cases.append((["--sharing-penalty=20"], "--sharing-penalty"))
     # the objects profile's directory is the profile's: the same check
     cases.append((["--objects=yes", "--callgrind-out-file="
                    + os.path.join(tmp, "no-such-dir", "p.out")],

@@ -1,0 +1,118 @@
+/*
+** sharing.h -- order-independent estimate of false sharing (--sharing=yes).
+**
+** The model (thesis "extensions", section 4.2.2): a run is cut into
+** parallel segments (at barriers); within a segment the order of the
+** threads' accesses is unknown, so only counts are kept: per cache line,
+** per thread, per offset and size in the line, loads and stores.  At the
+** end of a segment each line touched by it gets
+**
+**   phi_s   = 2*M - 1 (0 if M = 0), the worst-case number of coherence
+**             transactions: M is the largest number of disjoint pairs of
+**             accesses by two different threads of which at least one is
+**             a store (each pair is one ping-pong; chaining the pairs
+**             gives 2*M - 1 transfers after the first, compulsory, one).
+**             For two threads this is the thesis' equation (1),
+**             2*[min(S0,L1) + min(S1,L0)] + 2*max(min(S0-L1, S1-L0), 0) - 1,
+**             and in closed form for any number of threads
+**             M = min(S, floor(N/2), min over t of (N - N_t))
+**             (S all stores, N all accesses, N_t those of thread t).
+**   theta_s = 2 * sum over (offset, size) of M1, the likely data
+**             exchanges: M1 is the largest number of disjoint pairs of a
+**             store and a load by different threads at the same offset
+**             with the same size, min(S, L, min over t of (S - S_t +
+**             L - L_t)) within that (offset, size); for two threads the
+**             thesis' equation (2), 2*sum[min(S0,L1) + min(S1,L0)].
+**
+** Equations (4) and (5) add, for each pair of consecutive segments, one
+** event to both phi and theta of every line the two segments touch.  We
+** add it only where a transfer is possible at all: some thread of the
+** second segment is not the only thread of the first (the set of threads
+** of both has two or more members) and one of the two segments stores
+** to the line.  (5)'s sum "from s = 0" is read as (4)'s, from the first
+** pair on.  Over the whole run, phi' = max(phi - theta, 0) per line.
+**
+** Code positions (the caller's instruction addresses) are part of the
+** counting key, so that each line keeps the positions that touched it in
+** the segments where it was shared (two or more threads), with their
+** access counts, at most SH_MAX_POS of them (the rest are counted as
+** "other").
+**
+** Pure C like cachesim.c: memory from cs_alloc/cs_free (cachesim.h).
+*/
+#ifndef SHARING_H
+#define SHARING_H
+
+#include <stdint.h>
+
+#define SH_MAX_POS 8            /* code positions kept per line */
+#define SH_MAX_TID 0xffff       /* thread ids above are folded (tid & 0xffff) */
+
+typedef struct {
+   uint64_t pos;               /* code position (instruction address) */
+   uint64_t count;             /* accesses from it in shared segments */
+} sh_pos;
+
+/* What a line accumulates over the run, kept only for lines that were
+   shared (two or more threads in a segment, or a transfer across a
+   barrier): private lines cost only the model's per-segment counters. */
+typedef struct {
+   uint64_t line;              /* line number: address >> line bits */
+   uint64_t phi, theta;        /* equations (4) and (5) */
+   uint64_t loads, stores;     /* accesses in segments where it was shared */
+   uint64_t other_pos;         /* accesses of positions beyond SH_MAX_POS */
+   sh_pos   pos[SH_MAX_POS];   /* the positions with the most accesses */
+   uint32_t npos;
+   uint32_t first_shared;      /* segment in which it was first shared */
+   void    *tag;               /* the caller's (e.g. the data object's name) */
+} sh_line;
+
+typedef struct sh_model sh_model;
+
+sh_model *sh_new(uint32_t line_size);          /* a power of two, 8..256 */
+void      sh_delete(sh_model *);
+
+/* One data access of thread tid; an access across a line boundary
+   counts once in each line, with its part's offset and size. */
+void      sh_access(sh_model *, uint32_t tid, uint64_t addr, uint32_t size,
+                    int is_store, uint64_t pos);
+
+/* A read-modify-write: a load and a store of the same bytes, counted as
+   both (one look-up). */
+void      sh_modify(sh_model *, uint32_t tid, uint64_t addr, uint32_t size,
+                    uint64_t pos);
+
+/* Ends the current segment (a barrier); nothing happens if it is empty. */
+void      sh_end_segment(sh_model *);
+
+/* A function naming the data at an address (for the caller's reports),
+   called when a second thread touches a line within a segment, the first
+   time that happens to the line: then the data is surely allocated.  Its
+   result becomes the line's tag. */
+typedef void *(*sh_namer)(void *ctx, uint64_t addr);
+void      sh_set_namer(sh_model *, sh_namer, void *ctx);
+
+/* The lines first shared (two or more threads, or a transfer across the
+   barrier before it) in the segment that the last sh_end_segment ended, so the caller can name their data while it
+   is still allocated (if the namer has not named it yet, tag is 0):
+   indices for sh_line_at. */
+uint32_t  sh_fresh_shared(const sh_model *, const uint32_t **idx);
+
+/* Results (after sh_end_segment for the last segment): the shared lines. */
+uint32_t       sh_nlines(const sh_model *);
+const sh_line *sh_line_at(const sh_model *, uint32_t i);
+uint64_t       sh_memory(const sh_model *);     /* bytes allocated */
+void           sh_set_tag(sh_model *, uint32_t i, void *tag);
+uint64_t       sh_phi_prime(const sh_line *);
+uint32_t       sh_segments(const sh_model *);   /* non-empty segments ended */
+uint32_t       sh_nthreads(const sh_model *);   /* distinct thread ids seen */
+uint32_t       sh_line_size(const sh_model *);
+
+/* The per-line formulas on one segment's counts, exposed for the unit
+   test: n threads with loads[t], stores[t] (all offsets), and for theta
+   the same per (offset, size) group. */
+uint64_t  sh_pairs_any(uint32_t n, const uint64_t *loads, const uint64_t *stores);
+uint64_t  sh_pairs_store_load(uint32_t n, const uint64_t *loads,
+                              const uint64_t *stores);
+
+#endif /* SHARING_H */

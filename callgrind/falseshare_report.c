@@ -1,0 +1,321 @@
+/* callgrind-bd: --sharing=yes -- the reports, written at the end of the
+ * run for the whole run (dumps and zeroing do not touch the estimate).
+ *
+ *   <callgrind-out-file>.sharing.txt  the cache lines ranked by phi'
+ *       (estimated false sharing events), each with its data, phi, theta,
+ *       the time estimate phi' x --sharing-penalty and the code positions
+ *       that touched it while it was shared; or why nothing was shared.
+ *   <callgrind-out-file>.sharing  the same in the Callgrind format, for
+ *       KCachegrind and callgrind_annotate: every shared line is a
+ *       *function* "0x<address> <data>" in the ELF object "[heap]",
+ *       "[static]" or "[other]" (as in the objects profile), its events
+ *       FSe (phi'), FSw (phi), Xch (theta), FScyc (FSe x penalty) its self
+ *       cost; the code that touched it *calls* it from its source line,
+ *       the arc carrying the line's events in proportion to that code's
+ *       share of the line's accesses (phi' is a property of the line, not
+ *       of single accesses: the split only says who took part).
+ *
+ * Both go through the project's buffered writer (outfile.c), so a write
+ * error is reported, naming the file.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "global.h"
+#include "falseshare.h"
+
+#define TEXT_LINES 40            /* lines listed in the text report */
+
+static cb_outfile out;
+
+static void ostr(const HChar *s) { cb_out_str(&out, s); }
+
+#define oprintf(...) cb_out_printf(&out, __VA_ARGS__)
+
+static Bool open_report(const HChar *name, const HChar *what)
+{
+   SysRes res = VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
+                          VKI_S_IRUSR | VKI_S_IWUSR);
+   if (sr_isError(res)) {
+      VG_(umsg)("callgrind-bd: cannot create %s '%s'\n", what, name);
+      return False;
+   }
+   cb_out_start(&out, sr_Res(res), name, what);
+   return True;
+}
+
+/*------------------------------------------------------------*/
+/*--- Ranking                                              ---*/
+/*------------------------------------------------------------*/
+
+static ULong penalty(void) { return (ULong)cb_clo.sharing_penalty; }
+
+static Int cmp_lines(const void *pa, const void *pb)
+{
+   const sh_line *a = *(const sh_line *const *)pa, *b = *(const sh_line *const *)pb;
+   ULong fa = sh_phi_prime(a), fb = sh_phi_prime(b);
+   if (fa != fb) return fa > fb ? -1 : 1;
+   if (a->phi != b->phi) return a->phi > b->phi ? -1 : 1;
+   return a->line < b->line ? -1 : a->line > b->line ? 1 : 0;
+}
+
+/* Lines with phi > 0, best first; *n gets their number. */
+static const sh_line **ranked_lines(UInt *n)
+{
+   UInt all = sh_nlines(cb_fs_model), i, k = 0;
+   const sh_line **v = CB_MALLOC("cb.fs.rank", (all ? all : 1) * sizeof *v);
+   for (i = 0; i < all; i++) {
+      const sh_line *l = sh_line_at(cb_fs_model, i);
+      if (l->phi > 0) v[k++] = l;
+   }
+   VG_(ssort)(v, k, sizeof *v, cmp_lines);
+   *n = k;
+   return v;
+}
+
+static const cb_fs_data *data_of(const sh_line *l)
+{
+   static const cb_fs_data none = { "[other]", "[unknown]", NULL, 0 };
+   return l->tag ? (const cb_fs_data *)l->tag : &none;
+}
+
+/*------------------------------------------------------------*/
+/*--- Code positions                                       ---*/
+/*------------------------------------------------------------*/
+
+typedef struct {
+   const HChar *obj, *file, *fn;
+   UInt line;
+} code_pos;
+
+static void resolve(Addr a, code_pos *p)
+{
+   DiEpoch ep = VG_(current_DiEpoch)();
+   const HChar *dir;
+   static HChar fnbuf[4][256];
+   static Int which;
+   if (!VG_(get_fnname)(ep, a, &p->fn)) {
+      which = (which + 1) % 4;
+      VG_(snprintf)(fnbuf[which], sizeof fnbuf[which], "0x%lx", (UWord)a);
+      p->fn = fnbuf[which];
+   }
+   if (!VG_(get_filename_linenum)(ep, a, &p->file, &dir, &p->line)) {
+      p->file = "???";
+      p->line = 0;
+   }
+   if (!VG_(get_objname)(ep, a, &p->obj)) p->obj = "???";
+}
+
+static Bool same_source(const code_pos *a, const code_pos *b)
+{
+   return a->line == b->line && VG_(strcmp)(a->fn, b->fn) == 0
+          && VG_(strcmp)(a->file, b->file) == 0 && VG_(strcmp)(a->obj, b->obj) == 0;
+}
+
+/*------------------------------------------------------------*/
+/*--- The text report                                      ---*/
+/*------------------------------------------------------------*/
+
+static void totals(const sh_line **v, UInt n, ULong *phi, ULong *theta, ULong *prime)
+{
+   UInt i;
+   *phi = *theta = *prime = 0;
+   for (i = 0; i < n; i++) {
+      *phi += v[i]->phi;
+      *theta += v[i]->theta;
+      *prime += sh_phi_prime(v[i]);
+   }
+}
+
+static void write_cmd(void)
+{
+   Word i;
+   if (VG_(args_the_exename)) ostr(VG_(args_the_exename));
+   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++) {
+      ostr(" ");
+      ostr(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
+   }
+}
+
+static void text_nothing(UInt threads, UInt n)
+{
+   if (threads < 2)
+      ostr("Nothing to share: the program ran a single thread.\n");
+   else if (n == 0)
+      ostr("Nothing to share: no cache line was accessed by two threads, one of\n"
+           "them storing, within one parallel segment or across a barrier.\n");
+}
+
+static void text_line(UInt rank, const sh_line *l)
+{
+   const cb_fs_data *d = data_of(l);
+   UInt ls = sh_line_size(cb_fs_model), i;
+   code_pos p;
+   oprintf("%4u  %12llu %12llu %12llu %14llu  0x%llx  %s %s",
+           rank, (ULong)sh_phi_prime(l), (ULong)l->phi, (ULong)l->theta,
+           (ULong)sh_phi_prime(l) * penalty(), (ULong)l->line * ls, d->group, d->name);
+   if (d->file) oprintf(" (allocated at %s:%u)", d->file, d->line);
+   oprintf("\n      %llu loads, %llu stores in segments where it was shared\n",
+           (ULong)l->loads, (ULong)l->stores);
+   for (i = 0; i < l->npos; i++) {
+      /* instructions of one source line are one line of the report: the
+       * first of them prints their sum, the others nothing */
+      ULong sum = 0;
+      UInt k;
+      Bool seen = False;
+      code_pos q;
+      resolve((Addr)l->pos[i].pos, &p);
+      for (k = 0; k < l->npos; k++) {
+         resolve((Addr)l->pos[k].pos, &q);
+         if (!same_source(&p, &q)) continue;
+         if (k < i) seen = True;
+         sum += l->pos[k].count;
+      }
+      if (!seen)
+         oprintf("      %12llu  %s (%s:%u)\n", sum, p.fn, p.file, p.line);
+   }
+   if (l->other_pos) oprintf("      %12llu  (other code)\n", (ULong)l->other_pos);
+}
+
+static void write_text(const HChar *name, const sh_line **v, UInt n)
+{
+   ULong phi, theta, prime;
+   UInt i, shown = 0;
+   if (!open_report(name, "sharing report")) return;
+   totals(v, n, &phi, &theta, &prime);
+   ostr("callgrind-bd false sharing estimate (--sharing=yes)\nCommand: ");
+   write_cmd();
+   oprintf("\nThreads: %u, parallel segments: %u, cache line: %u bytes, "
+           "penalty: %d cycles per event\n\n",
+           sh_nthreads(cb_fs_model), sh_segments(cb_fs_model),
+           sh_line_size(cb_fs_model), cb_clo.sharing_penalty);
+   text_nothing(sh_nthreads(cb_fs_model), n);
+   if (n == 0) { cb_out_finish(&out); return; }
+   oprintf("Estimated false sharing events (phi'): %llu, about %llu cycles summed\n"
+           "over the threads (phi' x %d); worst case (phi): %llu, likely data\n"
+           "exchanges (theta): %llu, in %u shared cache lines.\n\n",
+           prime, prime * penalty(), cb_clo.sharing_penalty, phi, theta, n);
+   ostr("Cache lines by phi' (phi' = max(phi - theta, 0), cycles = phi' x penalty),\n"
+        "each with the code that touched it while shared (accesses):\n\n");
+   oprintf("%4s  %12s %12s %12s %14s  %s\n", "rank", "phi'", "phi", "theta",
+           "cycles", "line  data");
+   for (i = 0; i < n && shown < TEXT_LINES; i++, shown++) text_line(i + 1, v[i]);
+   if (n > shown) oprintf("\n(%u more lines in the Callgrind-format report)\n", n - shown);
+   cb_out_finish(&out);
+}
+
+/*------------------------------------------------------------*/
+/*--- The Callgrind-format report                          ---*/
+/*------------------------------------------------------------*/
+
+#define FS_EVENTS 4
+
+static void costs_of(const sh_line *l, ULong *c)
+{
+   c[0] = sh_phi_prime(l);
+   c[1] = l->phi;
+   c[2] = l->theta;
+   c[3] = c[0] * penalty();
+}
+
+static void ocosts(const ULong *c)
+{
+   Int e;
+   for (e = 0; e < FS_EVENTS; e++) oprintf(" %llu", c[e]);
+   ostr("\n");
+}
+
+static void line_fn_name(const sh_line *l, HChar *buf, SizeT size)
+{
+   VG_(snprintf)(buf, size, "0x%llx %s", (ULong)l->line * sh_line_size(cb_fs_model),
+                 data_of(l)->name);
+}
+
+static void write_line_fn(const sh_line *l)
+{
+   const cb_fs_data *d = data_of(l);
+   HChar fn[700];
+   ULong c[FS_EVENTS];
+   costs_of(l, c);
+   line_fn_name(l, fn, sizeof fn);
+   oprintf("\nob=%s\nfl=%s\nfn=%s\n%u", d->group, d->file ? d->file : "???", fn, d->line);
+   ocosts(c);
+}
+
+/* The arc from code position i of l: the line's costs times its share. */
+static void write_arc(const sh_line *l, UInt i, ULong all)
+{
+   const cb_fs_data *d = data_of(l);
+   HChar fn[700];
+   ULong c[FS_EVENTS];
+   code_pos p;
+   Int e;
+   costs_of(l, c);
+   for (e = 0; e < FS_EVENTS; e++)
+      c[e] = all ? (ULong)((double)c[e] * l->pos[i].count / all) : 0;
+   resolve((Addr)l->pos[i].pos, &p);
+   line_fn_name(l, fn, sizeof fn);
+   oprintf("\nob=%s\nfl=%s\nfn=%s\n", p.obj, p.file, p.fn);
+   oprintf("%u 0 0 0 0\n", p.line);
+   oprintf("cob=%s\ncfi=%s\ncfn=%s\ncalls=%llu %u\n%u", d->group,
+           d->file ? d->file : "???", fn, (ULong)l->pos[i].count, d->line, p.line);
+   ocosts(c);
+}
+
+static void write_profile(const HChar *name, const sh_line **v, UInt n)
+{
+   ULong sum[FS_EVENTS] = { 0 }, c[FS_EVENTS];
+   UInt i, k;
+   Int e;
+   if (!open_report(name, "sharing profile")) return;
+   for (i = 0; i < n; i++) {
+      costs_of(v[i], c);
+      for (e = 0; e < FS_EVENTS; e++) sum[e] += c[e];
+   }
+   ostr("# callgrind format\nversion: 1\ncreator: callgrind-bd-" CB_VERSION " (false sharing)\n");
+   oprintf("pid: %d\ncmd: ", VG_(getpid)());
+   write_cmd();
+   oprintf("\npart: 1\n\ndesc: Trigger: Program termination\n"
+           "desc: False sharing: %u threads, %u parallel segments, %u-byte lines, "
+           "%d cycles per event\n\npositions: line\n",
+           sh_nthreads(cb_fs_model), sh_segments(cb_fs_model),
+           sh_line_size(cb_fs_model), cb_clo.sharing_penalty);
+   ostr("event: FSe : false sharing events, estimate (phi' = phi - theta)\n"
+        "event: FSw : false sharing events, worst case (phi)\n"
+        "event: Xch : data exchanges, likely (theta)\n"
+        "event: FScyc : false sharing cycles, estimate (FSe x penalty)\n"
+        "events: FSe FSw Xch FScyc\nsummary:");
+   ocosts(sum);
+   for (i = 0; i < n; i++) {
+      ULong all = v[i]->other_pos;
+      write_line_fn(v[i]);
+      for (k = 0; k < v[i]->npos; k++) all += v[i]->pos[k].count;
+      for (k = 0; k < v[i]->npos; k++) write_arc(v[i], k, all);
+   }
+   ostr("\ntotals:");
+   ocosts(sum);
+   cb_out_finish(&out);
+}
+
+/*------------------------------------------------------------*/
+/*--- Both, and the summary on the terminal                ---*/
+/*------------------------------------------------------------*/
+
+void cb_fs_write_reports(const HChar *base)
+{
+   HChar text[VG_(strlen)(base) + 16], prof[VG_(strlen)(base) + 16];
+   ULong phi, theta, prime;
+   UInt n;
+   const sh_line **v = ranked_lines(&n);
+   VG_(sprintf)(text, "%s.sharing.txt", base);
+   VG_(sprintf)(prof, "%s.sharing", base);
+   write_text(text, v, n);
+   write_profile(prof, v, n);
+   totals(v, n, &phi, &theta, &prime);
+   if (n == 0)
+      VG_(umsg)("False sharing: nothing to share (%s)\n", text);
+   else
+      VG_(umsg)("False sharing: %llu events estimated (%llu cycles) in %u lines, "
+                "top: %s; see %s\n", prime, prime * penalty(), n,
+                data_of(v[0])->name, text);
+   VG_(free)(v);
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Cost of --sharing=yes: CPU time and peak memory of callgrind-bd with the
+# option divided by the same run without, per threaded workload, median
+# of N interleaved runs (default 3).  Timings are never asserted in tests.
+#
+# usage: perf/sharing.sh [N]          (after make; env BASE_OPTS to change
+#                                      the base options, default
+#                                      --cache-sim=yes; SCALE for threads3)
+# Workloads:
+#   threads3       perf/bench/threads3.c (three threads: streaming sum,
+#                  random histogram, matrix multiply), SCALE (default 2)
+#   sieve          the thesis' prime sieve, OpenMP schedule(static,1)
+#                  (tests/clients/sieve_omp.c): heavy false sharing
+#   false-sharing  examples/false-sharing.c (two pthreads, one line)
+set -eu
+cd "$(dirname "$0")/.."
+N=${1:-3}
+SCALE=${SCALE:-2}
+BASE_OPTS=${BASE_OPTS:---cache-sim=yes}
+mkdir -p perf/build/sharing-out
+gcc -g -O2 -pthread -o perf/build/threads3 perf/bench/threads3.c
+gcc -g -O1 -fopenmp -o perf/build/sieve_omp tests/clients/sieve_omp.c
+gcc -g -O1 -pthread -o perf/build/false-sharing examples/false-sharing.c
+export VALGRIND_LIB=$PWD/vglib OMP_WAIT_POLICY=passive
+
+workloads=("threads3|perf/build/threads3 $SCALE"
+           "sieve|perf/build/sieve_omp 1"
+           "false-sharing|perf/build/false-sharing")
+variants=("none|" "sharing|--sharing=yes")
+
+run() { # opts... -- cmd... -> "cpu-seconds peak-kB"
+    local opts=() tf
+    while [ "$1" != "--" ]; do opts+=("$1"); shift; done
+    shift
+    tf=$(mktemp)
+    /usr/bin/time -f "%U %S %M" -o "$tf" valgrind --tool=callgrind-bd $BASE_OPTS \
+        "${opts[@]}" --callgrind-out-file=perf/build/sharing-out/cg.out "$@" \
+        >/dev/null 2>&1
+    awk '{print $1 + $2, $3}' "$tf"
+    rm -f "$tf"
+}
+median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+
+declare -A times mems
+for i in $(seq "$N"); do
+    for w in "${workloads[@]}"; do
+        for v in "${variants[@]}"; do
+            key="${w%%|*}/${v%%|*}"
+            # shellcheck disable=SC2086
+            read -r t m <<<"$(run ${v#*|} -- ${w#*|})"
+            times[$key]="${times[$key]:-} $t"
+            mems[$key]="${mems[$key]:-} $m"
+        done
+    done
+done
+
+echo "base options: $BASE_OPTS; CPU time and peak RSS, median of $N runs; ratio = with / without"
+printf "%-14s %9s %9s %10s %10s %9s\n" workload "none (s)" "time x" "none (MB)" "sharing" "memory x"
+for w in "${workloads[@]}"; do
+    name=${w%%|*}
+    t0=$(echo "${times[$name/none]}" | median)
+    t1=$(echo "${times[$name/sharing]}" | median)
+    m0=$(echo "${mems[$name/none]}" | median)
+    m1=$(echo "${mems[$name/sharing]}" | median)
+    printf "%-14s %9.2f %9.3f %10.1f %10.1f %9.3f\n" "$name" "$t0" \
+        "$(echo "$t1 / $t0" | bc -l)" "$(echo "$m0 / 1024" | bc -l)" \
+        "$(echo "$m1 / 1024" | bc -l)" "$(echo "$m1 / $m0" | bc -l)"
+done

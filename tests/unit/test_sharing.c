@@ -1,0 +1,459 @@
+/*
+** test_sharing.c -- native unit test of cachesim/sharing.c (--sharing=yes).
+**
+** Build and run (from the project root):
+**   gcc -O2 -g -Wall -Wextra -Icachesim -o test_sharing \
+**       tests/unit/test_sharing.c tests/unit/port_native.c \
+**       cachesim/sharing.c cachesim/cachesim.c && ./test_sharing
+**
+** The model's phi, theta and phi' are compared with brute-force versions
+** of the formulas (sharing.h) computed from the raw list of accesses:
+**   - two threads: the thesis' equations (1) and (2) written out literally,
+**     on random counts up to 10^6;
+**   - up to four threads: the largest pairing found by exhaustive search
+**     over the individual accesses (every access either stays alone or
+**     pairs with a later one of another thread, a store among the two),
+**     so the closed forms are checked, not restated;
+**   - equations (4) and (5): random runs of several segments over a few
+**     lines, the boundary events counted from the explicit sets of
+**     threads and stores of consecutive segments.
+** Hand-derived cases first.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sharing.h"
+
+#include "check.h"
+
+#define LINE 64
+#define BASE 0x10000ull
+
+/* ---- hand-derived ------------------------------------------------------------ */
+
+/* The results of the line at addr; a line never shared has none (all
+   zero). */
+static const sh_line *line_of(sh_model *m, uint64_t addr)
+{
+   static const sh_line none;
+   uint32_t i;
+
+   for (i = 0; i < sh_nlines(m); i++)
+      if (sh_line_at(m, i)->line == addr / LINE)
+         return sh_line_at(m, i);
+   return &none;
+}
+
+static int names;
+
+static void *count_names(void *ctx, uint64_t addr)
+{
+   (void)ctx;
+   names++;
+   return (void *)(uintptr_t)(addr + 1);
+}
+
+static void test_hand(void)
+{
+   sh_model *m;
+   const sh_line *l;
+   int i;
+
+   begin();
+   /* Figure 4.1(a): thread 0 stores bytes 0 and 1, thread 1 loads bytes 2
+      and 3.  Pairs with a store: s0-l1 twice -> M = 2, phi = 3 (the
+      thesis' interleaved order 2).  No (offset, size) in common: theta 0. */
+   m = sh_new(LINE);
+   sh_access(m, 0, BASE + 0, 1, 1, 0x100);
+   sh_access(m, 0, BASE + 1, 1, 1, 0x100);
+   sh_access(m, 1, BASE + 2, 1, 0, 0x200);
+   sh_access(m, 1, BASE + 3, 1, 0, 0x200);
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   CHECK("4.1a phi", l->phi, 3);
+   CHECK("4.1a theta", l->theta, 0);
+   CHECK("4.1a phi'", sh_phi_prime(l), 3);
+   CHECK("4.1a positions", l->npos, 2);
+   CHECK("4.1a segments", sh_segments(m), 1);
+   CHECK("4.1a threads", sh_nthreads(m), 2);
+   {
+      const uint32_t *fresh;
+      CHECK("4.1a fresh", sh_fresh_shared(m, &fresh), 1);
+      CHECK("4.1a fresh line", sh_line_at(m, fresh[0])->line, BASE / LINE);
+      sh_access(m, 0, BASE, 1, 1, 0x100);
+      sh_access(m, 1, BASE + 4, 1, 1, 0x100);
+      sh_access(m, 1, BASE + 64, 1, 1, 0x100);
+      sh_end_segment(m);
+      CHECK("fresh only once", sh_fresh_shared(m, &fresh), 0);
+   }
+   sh_delete(m);
+
+   /* Figure 4.2: thread 1 stores (0,4) twice and (8,4) once; thread 0
+      loads (0,4) twice, thread 1 loads (8,4)... here: thread 0 stores
+      (8,4) once, thread 1 loads (8,4) once.  theta = 2*(2 + 1) = 6.
+      phi: S = 4, L = 3; pairs: stores 3 of t1 vs 2 loads of t0, 1 store
+      of t0 vs 1 load of t1, 1 store of t1 left -> M = min(4, 3, 3, 4) = 3,
+      phi = 5; phi' = max(5 - 6, 0) = 0. */
+   m = sh_new(LINE);
+   for (i = 0; i < 2; i++) {
+      sh_access(m, 1, BASE + 0, 4, 1, 1);
+      sh_access(m, 0, BASE + 0, 4, 0, 2);
+   }
+   sh_access(m, 1, BASE + 4, 4, 1, 1);
+   sh_access(m, 0, BASE + 8, 4, 1, 3);
+   sh_access(m, 1, BASE + 8, 4, 0, 4);
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   CHECK("4.2 theta", l->theta, 6);
+   CHECK("4.2 phi", l->phi, 5);
+   CHECK("4.2 phi'", sh_phi_prime(l), 0);
+   sh_delete(m);
+
+   /* one thread only: nothing, however much it stores */
+   m = sh_new(LINE);
+   for (i = 0; i < 100; i++)
+      sh_access(m, 3, BASE + (i % 64), 1, i & 1, 7);
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   CHECK("single phi", l->phi, 0);
+   CHECK("single theta", l->theta, 0);
+   CHECK("single positions", l->npos, 0);
+   CHECK("single: no result kept", sh_nlines(m), 0);
+   CHECK("single threads", sh_nthreads(m), 1);
+   sh_delete(m);
+
+   /* the namer names a line when its second thread comes, once */
+   m = sh_new(LINE);
+   sh_set_namer(m, count_names, 0);
+   names = 0;
+   sh_access(m, 1, BASE, 8, 1, 1);
+   sh_access(m, 1, BASE + 8, 8, 1, 1);
+   CHECK("not named for one thread", names, 0);
+   sh_access(m, 2, BASE + 16, 8, 1, 1);
+   CHECK("named at the second thread", names, 1);
+   sh_access(m, 3, BASE + 16, 8, 1, 1);
+   sh_end_segment(m);
+   sh_access(m, 1, BASE, 8, 1, 1);
+   sh_access(m, 2, BASE, 8, 1, 1);
+   sh_end_segment(m);
+   CHECK("named once", names, 1);
+   CHECK("tag of the line", (long)line_of(m, BASE)->tag, (long)(BASE / LINE * LINE) + 1);
+   sh_delete(m);
+
+   /* a read-modify-write is a load and a store: thread 1 modifies (0,8)
+      3 times, thread 2 loads and stores it 3 times.  S = 6, N = 12,
+      N_t = 6: M = 6, phi = 11; at one (offset, size): M1 = min(L=6, S=6,
+      S-S_t + L-L_t = 6) = 6, theta = 12; phi' = 0. */
+   m = sh_new(LINE);
+   for (i = 0; i < 3; i++) {
+      sh_modify(m, 1, BASE, 8, 1);
+      sh_access(m, 2, BASE, 8, 0, 2);
+      sh_access(m, 2, BASE, 8, 1, 2);
+   }
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   CHECK("modify phi", l->phi, 11);
+   CHECK("modify theta", l->theta, 12);
+   CHECK("modify loads", l->loads, 6);
+   CHECK("modify stores", l->stores, 6);
+   sh_delete(m);
+
+   /* loads only by two threads: no store, no pair */
+   m = sh_new(LINE);
+   sh_access(m, 1, BASE, 8, 0, 1);
+   sh_access(m, 2, BASE, 8, 0, 1);
+   sh_end_segment(m);
+   CHECK("loads phi", line_of(m, BASE)->phi, 0);
+   sh_delete(m);
+
+   /* a store straddling two lines counts in both, each with its part:
+      8 bytes at offset 60 -> (60,4) in line 0, (0,4) in line 1; thread 1
+      loads (0,4) of line 1: a data exchange there (theta 2, phi 1). */
+   m = sh_new(LINE);
+   sh_access(m, 0, BASE + 60, 8, 1, 1);
+   sh_access(m, 1, BASE + 64, 4, 0, 2);
+   sh_access(m, 1, BASE + 56, 4, 0, 2);
+   sh_end_segment(m);
+   CHECK("straddle line0 phi", line_of(m, BASE)->phi, 1);
+   CHECK("straddle line0 theta", line_of(m, BASE)->theta, 0);
+   CHECK("straddle line1 phi", line_of(m, BASE + 64)->phi, 1);
+   CHECK("straddle line1 theta", line_of(m, BASE + 64)->theta, 2);
+   sh_delete(m);
+
+   /* barriers: thread 0 stores in segment 1, thread 1 loads in segment
+      2: no pair inside a segment, one transfer across (eq. 4 and 5);
+      an empty segment in between is not a segment. */
+   m = sh_new(LINE);
+   sh_access(m, 0, BASE, 4, 1, 1);
+   sh_end_segment(m);
+   sh_end_segment(m);
+   sh_access(m, 1, BASE, 4, 0, 1);
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   CHECK("barrier phi", l->phi, 1);
+   CHECK("barrier theta", l->theta, 1);
+   CHECK("barrier segments", sh_segments(m), 2);
+   {
+      const uint32_t *fresh;
+      CHECK("barrier: fresh at the transfer", sh_fresh_shared(m, &fresh), 1);
+   }
+   sh_delete(m);
+
+   /* positions beyond SH_MAX_POS are counted as "other" */
+   m = sh_new(LINE);
+   for (i = 0; i < SH_MAX_POS + 3; i++) {
+      sh_access(m, 0, BASE, 4, 1, 0x1000 + i);
+      sh_access(m, 1, BASE + 4, 4, 1, 0x2000);
+   }
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   CHECK("positions kept", l->npos, SH_MAX_POS);
+   /* thread 0: 11 positions with 1 access each, thread 1: one position
+      with 11.  Counters are folded offset 0 first: 8 of thread 0's fill
+      the table, 3 go to "other"; thread 1's 11 then replaces a kept 1. */
+   CHECK("positions other", l->other_pos, 4);
+   for (i = 0; i < (int)l->npos && l->pos[i].pos != 0x2000; i++)
+      ;
+   CHECK("biggest position kept", i < (int)l->npos ? l->pos[i].count : 0, SH_MAX_POS + 3);
+   sh_delete(m);
+   end("hand-derived cases");
+}
+
+/* ---- two threads: the thesis' equations literally -------------------------- */
+
+static uint64_t mn(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* equation (1), the "- 1" dropped when there is no pair at all */
+static uint64_t thesis_phi(uint64_t S0, uint64_t L0, uint64_t S1, uint64_t L1)
+{
+   long long rest0 = (long long)S0 - (long long)L1;
+   long long rest1 = (long long)S1 - (long long)L0;
+   long long part3 = rest0 < rest1 ? rest0 : rest1;
+   long long v = 2 * (long long)(mn(S0, L1) + mn(S1, L0))
+                 + 2 * (part3 > 0 ? part3 : 0) - 1;
+   return v > 0 ? (uint64_t)v : 0;
+}
+
+static void test_two_threads(void)
+{
+   int round;
+
+   begin();
+   rng = 12345;
+   for (round = 0; round < 200000; round++) {
+      uint64_t scale = round % 3 == 0 ? 1000000 : round % 3 == 1 ? 30 : 4;
+      uint64_t ld[2], st[2], p;
+      ld[0] = rnd(scale); ld[1] = rnd(scale);
+      st[0] = rnd(scale); st[1] = rnd(scale);
+      p = sh_pairs_any(2, ld, st);
+      CHECK("eq (1)", p ? 2 * p - 1 : 0, thesis_phi(st[0], ld[0], st[1], ld[1]));
+      CHECK("eq (2) term", sh_pairs_store_load(2, ld, st),
+            mn(st[0], ld[1]) + mn(st[1], ld[0]));
+   }
+   end("two threads: closed forms = the thesis' equations (1), (2)");
+}
+
+/* ---- brute force over individual accesses ---------------------------------- */
+
+typedef struct { int tid, off, size, store; } acc;
+
+/* Largest number of disjoint pairs among a[0..n) with used[] marking
+   taken accesses; a pair joins two threads and holds a store (if
+   same_place, also the same offset and size and exactly one store). */
+static int best_pairs(const acc *a, int n, int *used, int same_place)
+{
+   int i, j, best, v;
+
+   for (i = 0; i < n && used[i]; i++)
+      ;
+   if (i == n)
+      return 0;
+   used[i] = 1;
+   best = best_pairs(a, n, used, same_place);           /* a[i] alone */
+   for (j = i + 1; j < n; j++) {
+      if (used[j] || a[j].tid == a[i].tid)
+         continue;
+      if (same_place) {
+         if (a[j].off != a[i].off || a[j].size != a[i].size
+             || a[j].store == a[i].store)
+            continue;
+      } else if (!a[i].store && !a[j].store) {
+         continue;
+      }
+      used[j] = 1;
+      v = 1 + best_pairs(a, n, used, same_place);
+      if (v > best)
+         best = v;
+      used[j] = 0;
+   }
+   used[i] = 0;
+   return best;
+}
+
+#define MAXA 12
+
+static void random_accesses(acc *a, int n, int threads)
+{
+   static const int sizes[] = { 1, 2, 4, 8 };
+   int i;
+
+   for (i = 0; i < n; i++) {
+      a[i].tid = (int)rnd(threads);
+      a[i].size = sizes[rnd(4)];
+      /* few offsets, so that (offset, size) often match */
+      a[i].off = (int)rnd(3) * 8;
+      a[i].store = (int)rnd(2);
+   }
+}
+
+static void test_brute_one_segment(void)
+{
+   acc a[MAXA];
+   int used[MAXA];
+   int round, n, threads, i, brute_phi, brute_theta;
+   sh_model *m;
+   const sh_line *l;
+
+   begin();
+   rng = 777;
+   for (round = 0; round < 3000; round++) {
+      threads = 1 + (int)rnd(4);
+      n = 1 + (int)rnd(MAXA);
+      random_accesses(a, n, threads);
+      m = sh_new(LINE);
+      for (i = 0; i < n; i++)
+         sh_access(m, a[i].tid, BASE + a[i].off, a[i].size, a[i].store, 1);
+      sh_end_segment(m);
+      l = line_of(m, BASE);
+      memset(used, 0, sizeof(used));
+      brute_phi = best_pairs(a, n, used, 0);
+      brute_phi = brute_phi ? 2 * brute_phi - 1 : 0;
+      brute_theta = 2 * best_pairs(a, n, used, 1);
+      CHECK("phi", l->phi, brute_phi);
+      CHECK("theta", l->theta, brute_theta);
+      CHECK("phi'", sh_phi_prime(l),
+            brute_phi > brute_theta ? brute_phi - brute_theta : 0);
+      sh_delete(m);
+   }
+   end("one segment, 1-4 threads: phi, theta, phi' = exhaustive pairing");
+}
+
+/* ---- several segments: equations (4) and (5) ------------------------------- */
+
+#define NSEG 6
+#define NLINES 3
+
+static void test_brute_segments(void)
+{
+   acc a[NSEG][NLINES][MAXA];
+   int na[NSEG][NLINES];
+   int used[MAXA];
+   int round, s, k, i, j, threads, nseg, seg_of[NSEG];
+   long long phi[NLINES], theta[NLINES];
+   sh_model *m;
+   const sh_line *l;
+
+   begin();
+   rng = 4242;
+   for (round = 0; round < 1000; round++) {
+      threads = 1 + (int)rnd(3);
+      m = sh_new(LINE);
+      memset(phi, 0, sizeof(phi));
+      memset(theta, 0, sizeof(theta));
+      for (s = 0; s < NSEG; s++) {
+         for (k = 0; k < NLINES; k++) {
+            /* a line is often untouched by a segment */
+            na[s][k] = rnd(3) == 0 ? 0 : (int)rnd(7);
+            random_accesses(a[s][k], na[s][k], threads);
+         }
+         /* feed the segment interleaved over lines */
+         for (i = 0; i < MAXA; i++)
+            for (k = 0; k < NLINES; k++)
+               if (i < na[s][k])
+                  sh_access(m, a[s][k][i].tid, BASE + k * LINE + a[s][k][i].off,
+                            a[s][k][i].size, a[s][k][i].store, 1);
+         sh_end_segment(m);
+      }
+      /* a segment in which no line was touched is no segment at all:
+         adjacency is over the non-empty ones */
+      nseg = 0;
+      for (s = 0; s < NSEG; s++)
+         if (na[s][0] || na[s][1] || na[s][2])
+            seg_of[nseg++] = s;
+      for (k = 0; k < NLINES; k++) {
+         for (j = 0; j < nseg; j++) {
+            int p, cur = seg_of[j], prev = j ? seg_of[j - 1] : -1;
+            if (na[cur][k] == 0)
+               continue;
+            memset(used, 0, sizeof(used));
+            p = best_pairs(a[cur][k], na[cur][k], used, 0);
+            phi[k] += p ? 2 * p - 1 : 0;
+            theta[k] += 2 * best_pairs(a[cur][k], na[cur][k], used, 1);
+            if (prev >= 0 && na[prev][k]) {
+               int tmask = 0, stored = 0;
+               for (i = 0; i < na[prev][k]; i++) {
+                  tmask |= 1 << a[prev][k][i].tid;
+                  stored |= a[prev][k][i].store;
+               }
+               for (i = 0; i < na[cur][k]; i++) {
+                  tmask |= 1 << a[cur][k][i].tid;
+                  stored |= a[cur][k][i].store;
+               }
+               if (__builtin_popcount(tmask) >= 2 && stored) {
+                  phi[k]++;
+                  theta[k]++;
+               }
+            }
+         }
+      }
+      for (k = 0; k < NLINES; k++) {
+         l = line_of(m, BASE + k * LINE);
+         CHECK("phi over segments", l->phi, phi[k]);
+         CHECK("theta over segments", l->theta, theta[k]);
+      }
+      sh_delete(m);
+   }
+   end("segments: equations (4), (5) = brute force");
+}
+
+/* ---- many lines: the tables grow ----------------------------------------- */
+
+/* 20000 lines spread over a wide range (pages of lines, rehashing): on
+   each, thread 1 stores 4 bytes at offset 0 and thread 2 at offset 8:
+   M = min(S=2, N/2=1, N-N_t=1) = 1, phi = 1, theta = 0; every line once. */
+static void test_many_lines(void)
+{
+   sh_model *m = sh_new(LINE);
+   uint32_t i, bad = 0, n = 20000;
+   uint64_t *line = malloc(n * sizeof *line);
+
+   begin();
+   rng = 99;
+   for (i = 0; i < n; i++) {
+      line[i] = i * 7 + rnd(5) * 100000;       /* some pages dense, some not */
+      sh_access(m, 1, line[i] * LINE, 4, 1, 0x10);
+   }
+   for (i = n; i-- > 0; )
+      sh_access(m, 2, line[i] * LINE + 8, 4, 1, 0x20);
+   sh_end_segment(m);
+   for (i = 0; i < sh_nlines(m); i++) {
+      const sh_line *l = sh_line_at(m, i);
+      if (l->phi != 1 || l->theta != 0 || l->npos != 2)
+         bad++;
+   }
+   CHECK("lines shared", sh_nlines(m), n);
+   CHECK("lines with phi 1, theta 0, 2 positions", bad, 0);
+   free(line);
+   sh_delete(m);
+   end("many lines: pages and rehashing");
+}
+
+int main(void)
+{
+   test_hand();
+   test_many_lines();
+   test_two_threads();
+   test_brute_one_segment();
+   test_brute_segments();
+   return failures ? 1 : 0;
+}
