@@ -299,13 +299,14 @@ static void cb_post_clo_init(void)
    cb_init_bb_table();
    cb_init_cxt_table();
    cb_sim_post_clo_init();
-   cb_init_dumps();
-   /* the profile first: the objects profile is beside it, so a missing
-    * directory gets the profile's message (cb_obj_dump_init checks the
-    * .objects file itself) */
-   if (!cb_check_out_file()) VG_(exit)(1);
    cb_obj_post_clo_init();
    cb_fs_post_clo_init();
+   cb_init_dumps();
+   /* every refusal above comes before any file is made; then the profile
+    * first: the objects profile is beside it, so a missing directory
+    * gets the profile's message (cb_obj_dump_init checks the .objects
+    * file itself) */
+   if (!cb_check_out_file()) VG_(exit)(1);
    cb_obj_dump_init();
    cb_init_threads();
    cb_instrument_init(cb_clo.instr_atstart);
