@@ -16,8 +16,11 @@ cd "$(dirname "$0")"
 
 usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 build_only=no
-# graphviz: `dot` draws tools/cg2dot.py's call graphs
-need="autoconf automake pkgconf make gcc g++ libgomp1 valgrind python3 perl binutils gzip xz-utils graphviz"
+# graphviz: `dot` draws tools/cg2dot.py's call graphs;
+# openmpi-bin, libopenmpi-dev: mpirun and mpicc for the MPI tests;
+# python3-mpi4py: callgrind-bd_merge's MPI mode
+need="autoconf automake pkgconf make gcc g++ libgomp1 valgrind python3 perl binutils gzip xz-utils
+      graphviz openmpi-bin libopenmpi-dev python3-mpi4py"
 for arg in "$@"; do
     case "$arg" in
         --build) build_only=yes ;;

@@ -600,6 +600,7 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
    if (!appending) {
       out_str("\n");
       cb_sim_write_desc(&out);
+      cb_mpi_rank_write_desc(&out);
    }
    cb_out_printf(&out, "\ndesc: Timerange: Basic block %llu - %llu\n",
               bbs_done_at_last_dump, cb_stat.bb_executions);

@@ -597,6 +597,13 @@ static inline void cb_fs_modify(Addr instr, Addr a, UWord size)
 }
 
 /*------------------------------------------------------------*/
+/*--- mpirank.c: the MPI rank named by the launcher        ---*/
+/*------------------------------------------------------------*/
+
+void cb_mpi_rank_init(void);                 /* reads the environment */
+void cb_mpi_rank_write_desc(cb_outfile *f);  /* desc: MPI rank: N (VAR) */
+
+/*------------------------------------------------------------*/
 /*--- summary.c: the exit summary                          ---*/
 /*------------------------------------------------------------*/
 

@@ -309,6 +309,7 @@ static void cb_post_clo_init(void)
    if (!cb_check_out_file()) VG_(exit)(1);
    cb_obj_dump_init();
    cb_init_threads();
+   cb_mpi_rank_init();
    cb_instrument_init(cb_clo.instr_atstart);
    init_syscall_wrappers();
 

@@ -8,8 +8,8 @@ by the inclusive cost of one event.
 Model: one node per function of an object ("name [object]": the same name
 in two objects, e.g. "(below main)" of the program and of libc, is two
 nodes; all parts of a --combine-dumps file summed), one edge per call arc
-with its inclusive cost and call count, read with the test suite's parser
-(tests/lib/cgfile.py) extended to qualify names by object. A node's inclusive cost is the sum of the
+with its inclusive cost and call count, read with the project's reader
+(cgbd.cgfile, tools/cgbd/) with names qualified by object. A node's inclusive cost is the sum of the
 inclusive costs of the arcs calling it (recursive arcs left out, so a
 recursion is not counted twice); a function nobody calls (the root, e.g.
 the loader's entry) gets its self cost plus its outgoing arcs. Nodes and
@@ -22,24 +22,7 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "tests", "lib"))
-import cgfile  # noqa: E402
-
-
-class _ObjectParser(cgfile._Parser):
-    """cgfile's parser with function names qualified by their object."""
-
-    def spec_line(self, kind, value):
-        if kind != "fn":
-            return super().spec_line(kind, value)
-        name = self.name_line(kind, value)      # records the (id) first
-        return super().spec_line(kind, qualify(name, self.ob))
-
-    def call_line(self, value):
-        if self.cfn is not None:                # cob= defaults to ob=
-            self.cfn = qualify(self.cfn, self.cob or self.ob)
-        return super().call_line(value)
+from cgbd import cgfile     # the package beside this script (tools/cgbd)
 
 
 def qualify(name, obj):
@@ -48,7 +31,7 @@ def qualify(name, obj):
 
 def parse_by_object(path):
     """Like cgfile.parse, with names qualified by object."""
-    return cgfile.parse(path, _ObjectParser)
+    return cgfile.parse(path, fn_key=qualify)
 
 
 def node_inclusive(part, event):

@@ -17,7 +17,7 @@ differ by the block running at exit, which never completes.
 import subprocess
 import sys
 
-import cgfile
+from cgbd import cgfile
 
 
 def _annotate(path, inclusive):

@@ -4,7 +4,7 @@ results for harness.run_cases."""
 import os
 
 import annotate_check
-import cgfile
+from cgbd import cgfile
 import compare
 import conservation
 import harness
@@ -78,3 +78,31 @@ def parses(path):
         return []
     except cgfile.FormatError as e:
         return [str(e)]
+
+
+# The back-dating oracle's pairs: lines counted at load time (immediate)
+# and at eviction (through the tree), with --backdate-check=yes.
+BACKDATE_PAIRS = (("L1ld", "L1ldB"), ("LLld", "LLldB"))
+
+
+def backdate_arc_problems(path):
+    """DESIGN.md section 5: every arc has the same inclusive cost for the
+    immediate and the back-dated count, and so have the totals. Over all
+    parts: a line counted at load in one dump is counted at eviction in
+    the same or a later one."""
+    problems = []
+    merged = cgfile.parse(path).merged()
+    for (caller, callee), arc in sorted(merged.arcs.items()):
+        for imm, bd in BACKDATE_PAIRS:
+            a, b = arc.inclusive.get(imm, 0), arc.inclusive.get(bd, 0)
+            if a != b:
+                problems.append("arc %s -> %s: %s %d != %s %d"
+                                % (caller, callee, imm, a, bd, b))
+    tot = merged.totals or {}
+    for imm, bd in BACKDATE_PAIRS:
+        if tot.get(imm, 0) != tot.get(bd, 0):
+            problems.append("totals: %s %d != %s %d"
+                            % (imm, tot.get(imm, 0), bd, tot.get(bd, 0)))
+    if tot.get("L1ld", 0) == 0:
+        problems.append("no lines counted: the oracle would pass vacuously")
+    return problems

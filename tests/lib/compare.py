@@ -28,7 +28,7 @@ import argparse
 import re
 import sys
 
-import cgfile
+from cgbd import cgfile
 
 # Back-dated events: the reference never adds them to its running counter,
 # so its call lines carry 0 for them and its `summary:` omits them. Only

@@ -20,7 +20,7 @@ costs are attributed exactly, which is what this project adds.
 import argparse
 import sys
 
-import cgfile
+from cgbd import cgfile
 
 
 def _sccs(nodes, succ):

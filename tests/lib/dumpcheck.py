@@ -8,7 +8,7 @@ Used by tests/tool/clreq.py and tests/tool/options_compare.py.
 import os
 import re
 
-import cgfile
+from cgbd import cgfile
 import compare
 
 ORACLE_PAIRS = (("L1ld", "L1ldB"), ("LLld", "LLldB"))

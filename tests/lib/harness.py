@@ -72,6 +72,8 @@ CLIENT_BUILD = {
     "transpose_blocked": (["transpose.c"], "gcc", ["-O1"]),
     "objects": (["objects.c"], "gcc", []),
     "objects_cxx": (["objects_cxx.cc"], "g++", []),
+    # MPI (Open MPI's wrapper compiler; tests/tool/mpi.py)
+    "mpi_stencil": (["mpi_stencil.c"], "mpicc", []),
 }
 
 # Extra files a client needs, and its arguments (relative to BUILD).

@@ -15,7 +15,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cgfile    # noqa: E402
+from cgbd import cgfile    # noqa: E402
 import compare   # noqa: E402
 import harness   # noqa: E402
 

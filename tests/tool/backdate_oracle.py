@@ -15,36 +15,13 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-import cgfile        # noqa: E402
 import checks        # noqa: E402
 import harness       # noqa: E402
 
-PAIRS = (("L1ld", "L1ldB"), ("LLld", "LLldB"))
 CLIENTS = ["recursion", "fnptr", "tailcall", "longjmp", "exception",
            "threads", "signal", "siglongjmp", "dlopen", "cacheuse"]
 # a small LL, so that evictions happen in LL too (not only at the flush)
 GEOM = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=262144,8,64"]
-
-
-def arc_problems(path):
-    # Over all parts: a line counted at load in one dump is counted at
-    # eviction in the same or a later one.
-    problems = []
-    merged = cgfile.parse(path).merged()
-    for (caller, callee), arc in sorted(merged.arcs.items()):
-        for imm, bd in PAIRS:
-            a, b = arc.inclusive.get(imm, 0), arc.inclusive.get(bd, 0)
-            if a != b:
-                problems.append("arc %s -> %s: %s %d != %s %d"
-                                % (caller, callee, imm, a, bd, b))
-    tot = merged.totals or {}
-    for imm, bd in PAIRS:
-        if tot.get(imm, 0) != tot.get(bd, 0):
-            problems.append("totals: %s %d != %s %d"
-                            % (imm, tot.get(imm, 0), bd, tot.get(bd, 0)))
-    if tot.get("L1ld", 0) == 0:
-        problems.append("no lines counted: the oracle would pass vacuously")
-    return problems
 
 
 def tree_size_problems(run, max_depth_hint):
@@ -68,7 +45,7 @@ def case(client, opts, label):
         name = "oracle/%s/%s" % (label, client)
         if probs:
             return [(name, probs)]
-        return [(name, arc_problems(ours.out)),
+        return [(name, checks.backdate_arc_problems(ours.out)),
                 (name + "/conservation",
                  checks.conservation_result(name, ours,
                                             ["AcCost1", "SpLoss1", "AcCost2",

@@ -14,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-import cgfile        # noqa: E402
+from cgbd import cgfile        # noqa: E402
 import harness       # noqa: E402
 
 CG2DOT = os.path.join(harness.TOP, "tools", "cg2dot.py")

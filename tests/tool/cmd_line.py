@@ -12,7 +12,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import annotate_check   # noqa: E402
-import cgfile           # noqa: E402
+from cgbd import cgfile           # noqa: E402
 import harness          # noqa: E402
 
 ARGS = ["x\\y\tt", "c\rr", "first line\nsecond line", "plain"]

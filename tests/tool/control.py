@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import annotate_check  # noqa: E402
-import cgfile    # noqa: E402
+from cgbd import cgfile    # noqa: E402
 import harness   # noqa: E402
 
 CONTROL = os.path.join(harness.TOP, "control", "callgrind-bd_control")

@@ -31,9 +31,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import backdate_oracle   # noqa: E402
-import cgfile            # noqa: E402
+from cgbd import cgfile            # noqa: E402
 import checks            # noqa: E402
 import harness           # noqa: E402
 
@@ -75,7 +73,7 @@ def crash_cases(client, rc_name):
             p.append("with --cacheuse: exit %d, ref %d"
                      % (cu.returncode, ref.returncode))
         if not p:
-            p = backdate_oracle.arc_problems(cu.out)
+            p = checks.backdate_arc_problems(cu.out)
         results.append((name + "/cacheuse-oracle", p))
         return results
     return run

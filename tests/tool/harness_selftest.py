@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 os.environ["CGBD_SELFTEST"] = "1"   # only the reference is run here
 import annotate_check  # noqa: E402
-import cgfile          # noqa: E402
+from cgbd import cgfile          # noqa: E402
 import compare         # noqa: E402
 import conservation    # noqa: E402
 import harness         # noqa: E402

@@ -2,7 +2,10 @@
 # `make install DESTDIR=...` puts the tool into Valgrind's tool directory
 # (as configure found it), the man page under share/man/man1 and the
 # manual with its pictures under share/doc/callgrind-bd; the man
-# page formats without warnings; `make uninstall` removes them again.
+# page formats without warnings; the Python tools (callgrind-bd_merge,
+# linked into bindir, and cg2dot.py) run from the installed location with
+# the installed cgbd package on a small profile; `make uninstall` removes
+# them again.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 name=install
@@ -46,7 +49,31 @@ if command -v groff >/dev/null; then
     echo "PASS $name/man-page"
 fi
 
+name=install/python-tools
+merge_link=$dest$prefix/bin/callgrind-bd_merge
+libexec=$(dirname "$(find "$dest" -path '*libexec*' -name callgrind-bd_merge -type f | head -n 1)")
+[ -L "$merge_link" ] || fail "no link $merge_link"
+[ -f "$libexec/cgbd/cgfile.py" ] && [ -f "$libexec/cgbd/merge.py" ] && [ -x "$libexec/cg2dot.py" ] \
+    || fail "cgbd package or cg2dot.py not installed beside callgrind-bd_merge ($libexec)"
+[ -f "$dest$prefix/share/man/man1/callgrind-bd_merge.1" ] || fail "no callgrind-bd_merge man page"
+# A profile of two functions, main calling work: merged with itself, every
+# number doubles; the tools run from / with an empty PYTHONPATH, so
+# nothing of the source tree can be imported.
+prof=$dest/p.out
+printf '%s\n' 'version: 1' 'cmd: ./app' 'part: 1' 'events: Ir Dr' \
+    'fl=(1) app.c' 'fn=(1) main' '3 10 2' 'cfn=(2) work' 'calls=4 20' '5 100 40' \
+    'fn=(2) work' '20 100 40' 'totals: 110 42' > "$prof"
+(cd / && PYTHONPATH= "$merge_link" -o "$dest/m.out" "$prof" "$prof") \
+    || fail "installed callgrind-bd_merge failed"
+grep -qx 'totals: 220 84' "$dest/m.out" && grep -qx 'calls=8 20' "$dest/m.out" \
+    || fail "installed merge: totals/calls not doubled: $(grep -E '^(totals|calls)' "$dest/m.out" | tr '\n' ' ')"
+(cd / && PYTHONPATH= "$libexec/cg2dot.py" --event=Dr --threshold=0 "$prof") | grep -q '"main \[???\]" -> "work \[???\]" \[label="40\\n4x"' \
+    || fail "installed cg2dot.py: no main -> work edge with 40, 4x"
+echo "PASS $name"
+
 name=install/uninstall
 make -C "$top" uninstall DESTDIR="$dest" >/dev/null 2>&1 || fail "make uninstall failed"
-[ ! -e "$tool" ] && [ ! -e "$page" ] && [ ! -e "$manual" ] && [ ! -e "$header" ] || fail "files left after uninstall"
+[ ! -e "$tool" ] && [ ! -e "$page" ] && [ ! -e "$manual" ] && [ ! -e "$header" ] \
+    && [ ! -e "$merge_link" ] && [ ! -L "$merge_link" ] && [ ! -e "$libexec" ] \
+    || fail "files left after uninstall"
 echo "PASS $name"

@@ -58,9 +58,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import backdate_oracle  # noqa: E402  (its arc check, on our options)
-import cgfile        # noqa: E402
+from cgbd import cgfile        # noqa: E402
 import checks        # noqa: E402
 import harness       # noqa: E402
 
@@ -201,7 +199,7 @@ def oracle_case(client):
         probs = harness.run_problems(ours)
         if probs:
             return [(name, probs)]
-        results = [(name, backdate_oracle.arc_problems(ours.out))]
+        results = [(name, checks.backdate_arc_problems(ours.out))]
         if client == "missclass":
             results.append((name + "/derivation", derivation_problems(
                 cgfile.parse(ours.out).merged())))

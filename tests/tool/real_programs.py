@@ -25,9 +25,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import annotate_check    # noqa: E402
-import backdate_oracle   # noqa: E402
+import checks           # noqa: E402
 import harness           # noqa: E402
 
 OPTS = ["--cache-sim=yes", "--cacheuse=yes", "--backdate-check=yes"]
@@ -146,7 +145,7 @@ def profile_problems(prog, files):
         problems += ["%s: %s" % (base, p)
                      for p in annotate_check.check_annotate(f)]
         problems += ["%s: oracle: %s" % (base, p)
-                     for p in backdate_oracle.arc_problems(f)[:5]]
+                     for p in checks.backdate_arc_problems(f)[:5]]
     if prog.expect_fn and not any(
             ("fn=" in l and l.rstrip().endswith(" " + prog.expect_fn))
             for f in files for l in open(f, errors="replace")):

@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-import cgfile        # noqa: E402
+from cgbd import cgfile        # noqa: E402
 import harness       # noqa: E402
 
 # as in docs/manual.md: a fixed L1/LL geometry, so that the figures do not

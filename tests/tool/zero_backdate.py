@@ -21,7 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-import cgfile    # noqa: E402
+from cgbd import cgfile    # noqa: E402
 import harness   # noqa: E402
 
 GEOM = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=262144,8,64"]
