@@ -552,6 +552,91 @@ void bd_finish(bd_forest *f)
 }
 
 /* ------------------------------------------------------------------------
+** Live view: pending counters per level of the active chain
+*/
+/* The chain's nodes by address (open addressing, at most half full), so
+** that finding a node's level costs O(1) however deep the chain is. */
+typedef struct {
+   const bd_node **node;
+   int            *level;
+   unsigned long   mask;
+} chain_index;
+
+static unsigned long chain_slot(const chain_index *ci, const bd_node *nd)
+{
+   unsigned long h = (unsigned long)(uintptr_t)nd;
+   h = (h >> 4) * 0x9E3779B97F4A7C15ULL;
+   return (h >> 20) & ci->mask;
+}
+
+static void chain_index_init(chain_index *ci, const bd_node *active, int levels)
+{
+   unsigned long size = 4, h;
+   const bd_node *nd;
+   int depth = 0, j;
+   while (size < 2UL * (unsigned long)levels) size <<= 1;
+   ci->mask = size - 1;
+   ci->node = bd_alloc(sizeof(bd_node *) * size);
+   ci->level = bd_alloc(sizeof(int) * size);
+   for (nd = active; nd; nd = nd->parent) depth++;
+   for (nd = active; nd; nd = nd->parent) {
+      j = --depth;
+      if (j >= levels) continue;         /* below the levels shown */
+      for (h = chain_slot(ci, nd); ci->node[h]; h = (h + 1) & ci->mask) ;
+      ci->node[h] = nd;
+      ci->level[h] = j;
+   }
+}
+
+static int chain_level(const chain_index *ci, const bd_node *nd)
+{
+   unsigned long h;
+   for (h = chain_slot(ci, nd); ci->node[h]; h = (h + 1) & ci->mask)
+      if (ci->node[h] == nd) return ci->level[h];
+   return -1;
+}
+
+/* Adds a node's pending counters to the level of its nearest ancestor (or
+** itself) on the chain: the deepest chain node whose subtree holds it. */
+static void add_to_chain(const bd_forest *f, const chain_index *ci,
+                         const bd_node *nd, uint64_t *known)
+{
+   const bd_node *p = nd;
+   int j = -1;
+   if (!pending_nonzero(nd->pending, f->n)) return;
+   while (p && (j = chain_level(ci, p)) < 0) p = p->parent;
+   if (j >= 0) pending_add(known + (unsigned long)j * f->n, nd->pending, f->n);
+}
+
+int bd_chain_known(const bd_tree *t, void **arcs, uint64_t *known, int max)
+{
+   const bd_forest *f = t->forest;
+   const bd_node *nd;
+   chain_index ci;
+   unsigned long b, nb = 1UL << f->hash_bits;
+   int levels, depth = 0, j;
+
+   if (!t->active || max <= 0) return 0;
+   for (nd = t->active; nd; nd = nd->parent) depth++;
+   levels = depth < max ? depth : max;
+   chain_index_init(&ci, t->active, levels);
+   for (j = 0; j < levels * f->n; j++) known[j] = 0;
+   for (nd = t->active; nd; nd = nd->parent)
+      if (--depth < levels) arcs[depth] = nd->arc;
+
+   add_to_chain(f, &ci, t->root, known);
+   for (b = 0; b < nb; b++)
+      for (nd = f->bucket[b]; nd; nd = nd->hnext)
+         if (nd->tree == t) add_to_chain(f, &ci, nd, known);
+   for (j = levels - 1; j > 0; j--)              /* subtree sums */
+      pending_add(known + (unsigned long)(j - 1) * f->n,
+                  known + (unsigned long)j * f->n, f->n);
+   bd_free(ci.node);
+   bd_free(ci.level);
+   return levels;
+}
+
+/* ------------------------------------------------------------------------
 ** Statistics
 */
 void bd_get_stats(const bd_forest *f, bd_stats *s)

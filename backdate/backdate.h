@@ -81,6 +81,18 @@ void bd_finish(bd_forest *);
 ** after bd_finish this is the total of every metric ever evicted. */
 void bd_forest_root_total(const bd_forest *, uint64_t *out);
 
+/* ---- live view (monitor "status") -------------------------------------- */
+/* What is known so far on the active chain, without delivering anything:
+** level 0 is the root, level j the node of the j-th call on the chain.
+** For each level j < max (from the root down to the deepest node built)
+** arcs[j] gets the node's arc (NULL for the root) and known[j*n .. j*n+n-1]
+** the pending counters of its whole subtree: metrics of lines loaded under
+** it that have already left the cache and are not yet delivered to its
+** arc.  Returns the number of levels filled (0 for a closed tree).  Calls
+** whose nodes are not built yet (nothing loaded under them) have nothing
+** pending and no level.  O(live nodes of the forest x their depth). */
+int bd_chain_known(const bd_tree *t, void **arcs, uint64_t *known, int max);
+
 /* ---- statistics -------------------------------------------------------- */
 /* Distinct call arcs are counted by the tool, which owns them. */
 typedef struct {

@@ -81,18 +81,23 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
 /* What the cache model tells about lines (cs_new's hooks). */
 const cs_hooks cb_bd_cache_hooks = { NULL, on_load, on_evict };
 
+/* The forest's n counters added to a cost array. */
+static void add_backdated(ULong *cost, const uint64_t *c, int n)
+{
+   cost[cb_event_pos(EV_AcCost1)] += c[BD_AC1];
+   cost[cb_event_pos(EV_SpLoss1)] += c[BD_SP1];
+   cost[cb_event_pos(EV_AcCost2)] += c[BD_AC2];
+   cost[cb_event_pos(EV_SpLoss2)] += c[BD_SP2];
+   if (n > BD_L1B) {
+      cost[cb_event_pos(EV_L1ldB)] += c[BD_L1B];
+      cost[cb_event_pos(EV_LLldB)] += c[BD_LLB];
+   }
+}
+
 /* Back-dated costs reaching a call arc. */
 static void deliver(void *ctx, void *arc, const uint64_t *c, int n)
 {
-   JCC *j = arc;
-   j->cost[cb_event_pos(EV_AcCost1)] += c[BD_AC1];
-   j->cost[cb_event_pos(EV_SpLoss1)] += c[BD_SP1];
-   j->cost[cb_event_pos(EV_AcCost2)] += c[BD_AC2];
-   j->cost[cb_event_pos(EV_SpLoss2)] += c[BD_SP2];
-   if (n > BD_L1B) {
-      j->cost[cb_event_pos(EV_L1ldB)] += c[BD_L1B];
-      j->cost[cb_event_pos(EV_LLldB)] += c[BD_LLB];
-   }
+   add_backdated(((JCC *)arc)->cost, c, n);
 }
 
 void cb_bd_setup(void)
@@ -104,6 +109,26 @@ void cb_bd_setup(void)
 /*------------------------------------------------------------*/
 /*--- Trees: one per execution context                     ---*/
 /*------------------------------------------------------------*/
+
+/* The live view (monitor.c): for each level of es's chain in its tree
+ * (0 the root, j the j-th call's node), arcs[j] and the back-dated costs
+ * known so far in its subtree (lines loaded under it that have left the
+ * cache), as the cost array at known + j * cb_n_events (zeroed here).
+ * Returns the number of levels (at most max). */
+Int cb_bd_known_so_far(const exec_state *es, void **arcs, ULong *known, Int max)
+{
+   uint64_t *bd;
+   Int levels, j, n;
+   if (!forest || !es->bd || max <= 0) return 0;
+   n = bd_forest_events(forest);
+   bd = CB_MALLOC("cb.bd.known", (SizeT)max * n * sizeof *bd);
+   levels = bd_chain_known(es->bd, arcs, bd, max);
+   VG_(memset)(known, 0, (SizeT)levels * cb_n_events * sizeof *known);
+   for (j = 0; j < levels; j++)
+      add_backdated(known + (SizeT)j * cb_n_events, bd + (SizeT)j * n, n);
+   CB_FREE(bd);
+   return levels;
+}
 
 struct bd_tree *cb_bd_new_tree(void)
 {

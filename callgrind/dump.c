@@ -537,20 +537,6 @@ void cb_init_dumps(void)
    cb_written_total = cb_new_cost(CB_MEM_OTHER);
 }
 
-/* Why a profile could not be opened, for the one-line error. */
-static const HChar *open_error_text(UWord err)
-{
-   switch (err) {
-   case VKI_ENOENT:  return "no such file or directory";
-   case VKI_ENOTDIR: return "a path component is not a directory";
-   case VKI_EACCES:  return "permission denied";
-   case VKI_EROFS:   return "read-only file system";
-   case VKI_EISDIR:  return "is a directory";
-   case VKI_ENOSPC:  return "no space left on device";
-   default:          return "cannot open for writing";
-   }
-}
-
 /* Check before the client runs that the profile can be created. */
 Bool cb_check_out_file(void)
 {
@@ -558,7 +544,7 @@ Bool cb_check_out_file(void)
                           VKI_S_IRUSR | VKI_S_IWUSR);
    if (sr_isError(res)) {
       VG_(fmsg)("callgrind-bd: cannot create profile file '%s': %s\n",
-                out_base, open_error_text(sr_Err(res)));
+                out_base, cb_open_error_text(sr_Err(res)));
       return False;
    }
    VG_(close)(sr_Res(res));
@@ -635,9 +621,7 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
    cb_out_printf(&out, "desc: Trigger: %s\n", trigger ? trigger : "Program termination");
    cb_out_printf(&out, "\npositions:%s%s\n", cb_clo.dump_instr ? " instr" : "",
               cb_clo.dump_line ? " line" : "");
-   for (i = 0; i < EV_COUNT; i++)
-      if (cb_ev_pos[i] >= 0 && cb_ev_desc[i])
-         cb_out_printf(&out, "event: %s : %s\n", cb_ev_name[i], cb_ev_desc[i]);
+   cb_write_event_names(NULL, 0, out_str);
    out_str("events:");
    for (i = 0; i < EV_COUNT; i++)
       if (cb_ev_pos[i] >= 0) { out_str(" "); out_str(cb_ev_name[i]); }

@@ -29,10 +29,6 @@ const HChar *cb_ev_name[EV_COUNT] = {
    "I1Co", "I1Ca", "I1Cf", "D1Co", "D1Ca", "D1Cf", "LLCo", "LLCa", "LLCf",
 };
 
-/* Long names, written as "event: <name> : <description>" header lines;
- * the reference describes only the system call times. */
-const HChar *cb_ev_desc[EV_COUNT];
-
 /* Count event e from now on: it takes the next position in cost arrays.
  * name: its name in the profile, or NULL for the registry's own. */
 void cb_event_declare(event_id e, const HChar *name)
@@ -66,13 +62,13 @@ void cb_events_setup(void)
    if (cb_clo.collect_systime != SYSTIME_NO) {
       cb_event_declare(EV_sysCount, NULL);
       cb_event_declare(EV_sysTime, NULL);
-      cb_ev_desc[EV_sysTime] = cb_clo.collect_systime == SYSTIME_MSEC
+      cb_ev_long[EV_sysTime] = cb_clo.collect_systime == SYSTIME_MSEC
                                   ? "sysTime (elapsed ms)"
                                : cb_clo.collect_systime == SYSTIME_USEC
                                   ? "sysTime (elapsed us)" : "sysTime (elapsed ns)";
       if (cb_clo.collect_systime == SYSTIME_NSEC) {
          cb_event_declare(EV_sysCpuTime, NULL);
-         cb_ev_desc[EV_sysCpuTime] = "sysCpuTime (system cpu ns)";
+         cb_ev_long[EV_sysCpuTime] = "sysCpuTime (system cpu ns)";
       }
    }
    /* the simulation helpers rely on it (HOT_POS in sim.c) */

@@ -151,6 +151,7 @@ void cb_print_debug_usage(void);
 void cb_options_post(void);
 struct fn_node;
 void cb_fn_config_apply(struct fn_node *fn);   /* per-function options */
+void cb_fn_config_warn_unmatched(void);         /* at exit */
 
 /*------------------------------------------------------------*/
 /*--- events.c: the event registry, cost arrays            ---*/
@@ -189,7 +190,6 @@ typedef enum {
 extern Int  cb_ev_pos[EV_COUNT];   /* position in a cost array, or -1 */
 extern Int  cb_n_events;            /* length of every cost array */
 extern const HChar *cb_ev_name[EV_COUNT];
-extern const HChar *cb_ev_desc[EV_COUNT];   /* "event:" line text, or NULL */
 
 /* Where event e sits in a cost array (-1: not counted). */
 static inline Int cb_event_pos(event_id e) { return cb_ev_pos[e]; }
@@ -216,6 +216,15 @@ static inline Bool cb_add_diff_cost(ULong *d, const ULong *old, const ULong *new
 { Int i; Bool any = False;
   for (i = 0; i < cb_n_events; i++) { ULong x = new[i] - old[i]; d[i] += x; any |= (x != 0); }
   return any; }
+
+/*------------------------------------------------------------*/
+/*--- event_names.c: long names of events (event: lines)   ---*/
+/*------------------------------------------------------------*/
+
+/* NULL: none. Set here for ours; where an event is declared for names
+ * that depend on options (reuse-distance buckets, units). */
+extern const HChar *cb_ev_long[EV_COUNT];
+void cb_write_event_names(const event_id *events, Int n, void (*emit)(const HChar *));
 
 /*------------------------------------------------------------*/
 /*--- fn.c: objects, files, functions                      ---*/
@@ -532,6 +541,7 @@ void cb_out_flush(cb_outfile *f);
 void cb_out_str(cb_outfile *f, const HChar *s);
 void cb_out_printf(cb_outfile *f, const HChar *fmt, ...) PRINTF_CHECK(2, 3);
 void cb_out_finish(cb_outfile *f);   /* flush and close */
+const HChar *cb_open_error_text(UWord err);   /* why an open failed */
 
 /*------------------------------------------------------------*/
 /*--- geometry.c: the simulated caches' geometry           ---*/
@@ -564,6 +574,7 @@ void  cb_bd_close_tree(struct bd_tree *t);
 void  cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n);
 void  cb_bd_call(JCC *jcc);
 void  cb_bd_adopt_root(JCC *jcc);
+Int   cb_bd_known_so_far(const exec_state *es, void **arcs, ULong *known, Int max);
 void  cb_bd_return(Int levels);
 void  cb_bd_settle(void);
 void  cb_bd_zero(struct cs_sim *sim, thread_info *only);

@@ -302,10 +302,14 @@ static void cb_post_clo_init(void)
    cb_sim_post_clo_init();
    cb_obj_post_clo_init();
    cb_fs_post_clo_init();
+   cb_init_dumps();
+   /* every refusal above comes before any file is made; then the profile
+    * first: the objects profile is beside it, so a missing directory
+    * gets the profile's message (cb_obj_dump_init checks the .objects
+    * file itself) */
+   if (!cb_check_out_file()) VG_(exit)(1);
    cb_obj_dump_init();
    cb_init_threads();
-   cb_init_dumps();
-   if (!cb_check_out_file()) VG_(exit)(1);
    cb_mpi_rank_init();
    cb_instrument_init(cb_clo.instr_atstart);
    init_syscall_wrappers();
@@ -356,6 +360,18 @@ static void drop_unfinished_block(thread_info *t)
    VG_(memset)(b->cost, 0, bytes);
 }
 
+/* A run that wrote no event at all had collection off all the time,
+ * most likely by mistake (a --toggle-collect pattern that never matched,
+ * --collect-atstart=no without a toggle): say so. */
+static void warn_if_nothing_collected(void)
+{
+   Int i;
+   for (i = 0; i < cb_n_events; i++)
+      if (cb_written_total[i]) return;
+   VG_(fmsg)("callgrind-bd: warning: nothing was collected: every event is 0 "
+             "(see --collect-atstart, --toggle-collect, --instr-atstart)\n");
+}
+
 /* The end of a run: each thread's unfinished block dropped, every
  * resident line flushed into the trees, the last dump (trigger NULL:
  * the program's end; else why the run is stopped, --max-memory). */
@@ -373,6 +389,8 @@ void cb_finish_run(const HChar *trigger)
    if (VG_(clo_verbosity) > 1) cb_sp_report_unmatched();
    cb_obj_fini();
    cb_fs_fini(cb_out_base_name());
+   cb_fn_config_warn_unmatched();
+   warn_if_nothing_collected();
 }
 
 static void cb_fini(Int exitcode)

@@ -84,17 +84,55 @@ static const HChar *fn_name_of(const BBCC *bbcc)
    return bbcc->cxt ? bbcc->cxt->fn[0]->name : "???";
 }
 
+/* Back-dated costs known so far (lines that have left the cache) of
+ * every frame of t and of the whole thread: per execution state, its
+ * tree's chain matched against the frames that entered a node, in order.
+ * frame_known holds cb_n_events costs per frame (zero where nothing is
+ * known), total the thread's. */
+static void known_so_far(const thread_info *t, ULong *frame_known, ULong *total)
+{
+   Int s, i, n = t->calls.sp, levels, level;
+   void **arcs = CB_MALLOC("cb.mon.arcs", (SizeT)(n + 1) * sizeof *arcs);
+   ULong *known = CB_MALLOC("cb.mon.known", (SizeT)(n + 1) * cb_n_events * sizeof(ULong));
+   VG_(memset)(frame_known, 0, (SizeT)n * cb_n_events * sizeof(ULong));
+   cb_zero_cost(total);
+   for (s = 0; s <= t->states_sp; s++) {
+      const exec_state *es = t->states[s];
+      Int end = s < t->states_sp && t->states[s + 1] ? t->states[s + 1]->call_stack_bottom : n;
+      if (!es) continue;
+      levels = cb_bd_known_so_far(es, arcs, known, n + 1);
+      if (levels > 0) cb_add_cost(total, known);          /* the root's subtree */
+      level = 1;
+      for (i = es->call_stack_bottom; i < end && level < levels; i++) {
+         const call_entry *ce = &t->calls.entry[i];
+         if (!ce->bd_pushed || !ce->jcc) continue;
+         if (arcs[level] != ce->jcc) break;               /* out of step: stop */
+         cb_add_cost(frame_known + (SizeT)i * cb_n_events, known + (SizeT)level * cb_n_events);
+         level++;
+      }
+   }
+   CB_FREE(known);
+   CB_FREE(arcs);
+}
+
 /* One thread of "status internal": its costs, then its call stack from
  * the bottom: each frame names the calling function, the arc's call count
  * and the arc's inclusive cost so far; the last line names the function
- * running now. Called with t current (cb_forall_threads). */
+ * running now. Back-dated events (AcCost, SpLoss, L1ldB, LLldB) show
+ * what is known so far: of the lines loaded under the frame (or in the
+ * thread), those that have left the cache. Called with t current
+ * (cb_forall_threads). */
 static void print_thread_state(thread_info *t)
 {
-   ULong cost[cb_n_events];
+   ULong cost[cb_n_events], known_total[cb_n_events];
+   ULong *frame_known = CB_MALLOC("cb.mon.frames",
+                                  (SizeT)(t->calls.sp + 1) * cb_n_events * sizeof(ULong));
    const call_entry *ce = NULL;
    Int tid = (Int)t->tid, i;
 
+   known_so_far(t, frame_known, known_total);
    thread_cost_since_dump(t, cost);
+   cb_add_cost(cost, known_total);
    VG_(gdb_printf)("events-%d: ", tid);
    print_cost(cost);
    VG_(gdb_printf)("\n");
@@ -107,12 +145,14 @@ static void print_thread_state(thread_info *t)
       VG_(gdb_printf)("calls-%d-%d: %llu\n", tid, i, ce->jcc->call_counter);
       cb_copy_cost(cost, ce->jcc->cost);
       cb_add_diff_cost(cost, ce->enter_cost, state_of_frame(t, i)->cost);
+      cb_add_cost(cost, frame_known + (SizeT)i * cb_n_events);
       VG_(gdb_printf)("events-%d-%d: ", tid, i);
       print_cost(cost);
       VG_(gdb_printf)("\n");
    }
    if (ce && ce->jcc)
       VG_(gdb_printf)("function-%d-%d: %s\n", tid, i, fn_name_of(ce->jcc->to));
+   CB_FREE(frame_known);
 }
 
 static void print_status_internal(void)

@@ -5,8 +5,13 @@
  * <callgrind-out-file>.objects), in the Callgrind format so that
  * callgrind_annotate and KCachegrind browse it unchanged (what a part
  * holds: objects_parts.c):
- *   - each object is a function (ob=[heap], [static] or [other]); its self
- *     cost is the object's total, written at its allocation line, or, with
+ *   - each object is a function (ob=[heap], [static] or [other]) in a
+ *     file of its own that is no path ("(heap objects)", "???"), so that
+ *     annotators shortening paths below their working directory name it
+ *     the same where it is defined and where it is called; a heap object
+ *     is named "object allocated at <site> < <callers>". Its self cost is
+ *     the object's total, at line 0 (not at the allocating source line,
+ *     where it would read as the allocator's cost), or, with
  *     --object-granularity, one "line" per offset granule (line k+1 is
  *     bytes [k*g, (k+1)*g) of the blocks, file "(offset granules)");
  *   - the code that touched an object calls it: the arc from the accessing
@@ -14,12 +19,17 @@
  *     the object, and the arcs of the call chain above it carry them too,
  *     so inclusive costs of code functions are their costs on all data,
  *     through every call chain (back-dated AcCost/SpLoss included);
- *   - calls= counts the accesses made through the arc.
+ *   - calls= is 1 on an arc into an object (the accesses are its Dr + Dw,
+ *     not calls) and the main profile's call count of the arc between two
+ *     functions (at least 1: calls=0 would make callgrind_annotate read
+ *     the arc's cost as self cost);
+ *   - cfi= is left out where the callee's file is the current one.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "objects_int.h"
 #include "pub_tool_xarray.h"
+#include "pub_tool_oset.h"
 
 static const event_id oe_event[OE_COUNT] = {
    EV_Dr, EV_Dw, EV_D1mr, EV_D1mw, EV_DLmr, EV_DLmw, EV_DLdmr, EV_DLdmw,
@@ -104,7 +114,6 @@ static obj_arc *get_arc(fn_node *caller, file_node *file, UInt line, fn_node *cf
 static void add_to_arc(obj_arc *a, const ULong *c)
 {
    Int e;
-   a->calls += c[OE_Dr] + c[OE_Dw];
    for (e = 0; e < OE_COUNT; e++) a->cost[e] += c[e];
 }
 
@@ -168,14 +177,23 @@ static void chain_arcs(void)
    file_node *file;
    UInt line;
    Int e;
+   /* the call count of an arc is its JCCs' (the main profile's part),
+    * each counted once however many chains pass through it */
+   OSet *counted = VG_(OSetWord_Create)(VG_(malloc), "cb.obj.counted", VG_(free));
    for (ch = cb_obj_chains; ch; ch = ch->next_all) {
+      obj_arc *a;
       if (!ch->jcc || is_zero(ch->incl)) continue;
       if (part_thread && cb_obj_thread_roots && ch->tid != part_thread->tid) continue;
       call_pos(ch->jcc, &file, &line);
-      add_to_arc(get_arc(cb_obj_fn_of(ch->jcc->from), file, line,
-                         cb_obj_fn_of(ch->jcc->to), NULL), ch->incl);
+      a = get_arc(cb_obj_fn_of(ch->jcc->from), file, line, cb_obj_fn_of(ch->jcc->to), NULL);
+      add_to_arc(a, ch->incl);
+      if (!VG_(OSetWord_Contains)(counted, (UWord)ch->jcc)) {
+         VG_(OSetWord_Insert)(counted, (UWord)ch->jcc);
+         a->calls += ch->jcc->call_counter;
+      }
       for (e = 0; e < OE_COUNT; e++) ch->parent->incl[e] += ch->incl[e];
    }
+   VG_(OSetWord_Destroy)(counted);
 }
 
 static Int cmp_arc(const void *pa, const void *pb)
@@ -204,14 +222,23 @@ static const HChar *obj_fl(const cb_obj *o)
       VG_(sprintf)(buf, "(offset granules of %u bytes)", o->gran_bytes);
       return buf;
    }
-   /* statics and buckets have no source position (their name says
-    * where they are): "???" keeps annotators from reading the ELF file */
-   return o->kind == OK_HEAP && o->file ? o->file : "???";
+   /* no source position: the name says where the object is; "???"
+    * keeps annotators from reading the ELF file */
+   return o->kind == OK_HEAP ? "(heap objects)" : "???";
 }
 
 static UInt obj_first_line(const cb_obj *o)
 {
-   return (cb_obj_hist && o->hist) ? 1 : o->line;
+   return (cb_obj_hist && o->hist) ? 1 : 0;
+}
+
+/* "key=<object's name>\n": a heap object's name says what it is. */
+static void obj_name(const HChar *key, const cb_obj *o)
+{
+   ostr(key);
+   ostr(o->kind == OK_HEAP ? "=object allocated at " : "=");
+   ostr(o->name);
+   ostr("\n");
 }
 
 /* The part's self cost of an object: its cells' costs but those held
@@ -238,9 +265,9 @@ static void write_object(const cb_obj *o)
    UInt g;
    oname("ob", obj_ob(o));
    oname("fl", obj_fl(o));
-   oname("fn", o->name);
+   obj_name("fn", o);
    if (!(cb_obj_hist && o->hist)) {
-      cb_out_printf(&out, "%u", o->line);
+      cb_out_printf(&out, "%u", obj_first_line(o));
       ocosts(o->total);
       return;
    }
@@ -252,18 +279,26 @@ static void write_object(const cb_obj *o)
    }
 }
 
-static void write_arc(const obj_arc *a)
+/* The callee's file, unless it is the current one (cl-format: cfi= is
+ * needed only for another file; annotators then take the caller's name
+ * of the file, which they may have shortened). */
+static void callee_file(const HChar *callee, const HChar *current)
+{
+   if (VG_(strcmp)(callee, current) != 0) oname("cfi", callee);
+}
+
+static void write_arc(const obj_arc *a, const HChar *current_file)
 {
    if (a->callee_obj) {
       oname("cob", obj_ob(a->callee_obj));
-      oname("cfi", obj_fl(a->callee_obj));
-      oname("cfn", a->callee_obj->name);
-      cb_out_printf(&out, "calls=%llu %u\n", a->calls, obj_first_line(a->callee_obj));
+      callee_file(obj_fl(a->callee_obj), current_file);
+      obj_name("cfn", a->callee_obj);
+      cb_out_printf(&out, "calls=1 %u\n", obj_first_line(a->callee_obj));
    } else {
       oname("cob", a->callee_fn->file->obj->name);
-      oname("cfi", a->callee_fn->file->name);
+      callee_file(a->callee_fn->file->name, current_file);
       oname("cfn", a->callee_fn->name);
-      cb_out_printf(&out, "calls=%llu 0\n", a->calls);
+      cb_out_printf(&out, "calls=%llu 0\n", a->calls ? a->calls : 1);
    }
    cb_out_printf(&out, "%u", a->line);
    ocosts(a->cost);
@@ -293,7 +328,7 @@ static void write_code_functions(void)
          ocosts(zero);
       }
       if (a->file != cur->file) oname("fi", a->file->name);
-      write_arc(a);
+      write_arc(a, a->file->name);
       if (a->file != cur->file) oname("fe", cur->file->name);
    }
 }
@@ -323,7 +358,9 @@ static void write_header(const ULong *total, const HChar *trigger, Int part, Boo
    cb_out_printf(&out, "desc: Object callers: %d\n", cb_clo.object_callers);
    ostr("desc: Trigger: ");
    ostr(trigger ? trigger : "Program termination");
-   ostr("\n\npositions: line\nevents:");
+   ostr("\n\npositions: line\n");
+   cb_write_event_names(oe_event, OE_COUNT, ostr);
+   ostr("events:");
    for (e = 0; e < OE_COUNT; e++)
       if (cb_ev_pos[oe_event[oe_written[e]]] >= 0) {
          ostr(" ");
@@ -378,8 +415,8 @@ static Bool open_objects_file(Bool *appending)
    res = VG_(open)(objects_file, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
                    VKI_S_IRUSR | VKI_S_IWUSR);
    if (sr_isError(res)) {
-      VG_(message)(Vg_UserMsg, "callgrind-bd: cannot create objects profile '%s'\n",
-                   objects_file);
+      VG_(message)(Vg_UserMsg, "callgrind-bd: cannot create objects profile '%s': %s\n",
+                   objects_file, cb_open_error_text(sr_Err(res)));
       return False;
    }
    cb_out_start(&out, sr_Res(res), objects_file, "objects profile");
@@ -487,7 +524,8 @@ void cb_obj_dump_init(void)
    res = VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
                    VKI_S_IRUSR | VKI_S_IWUSR);
    if (sr_isError(res)) {
-      VG_(fmsg)("callgrind-bd: cannot create objects profile file '%s'\n", name);
+      VG_(fmsg)("callgrind-bd: cannot create objects profile file '%s': %s\n",
+                name, cb_open_error_text(sr_Err(res)));
       VG_(exit)(1);
    }
    VG_(close)(sr_Res(res));

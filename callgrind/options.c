@@ -33,6 +33,10 @@ static cb_sep_par_option **sep_par_tail = &cb_sep_par_options;
 
 static Bool collect_atstart_given;
 static Bool backdate_given;
+/* options that mean something only with --objects=yes (--sharing=yes),
+ * as given */
+static const HChar *object_callers_arg, *object_granularity_arg;
+static const HChar *sharing_penalty_arg;
 
 /*------------------------------------------------------------*/
 /*--- Per-function configuration                           ---*/
@@ -46,18 +50,23 @@ typedef enum {
 typedef struct fn_config {
    fn_config_kind kind;
    const HChar *pattern;
+   const HChar *option;      /* as given, for the warning at exit */
    Int value;
+   Bool matched;             /* some function the program ran matched */
    struct fn_config *next;
 } fn_config;
 
 static fn_config *fn_configs, **fn_configs_tail = &fn_configs;
 
-static void add_fn_config(fn_config_kind kind, const HChar *pattern, Int value)
+static void add_fn_config(fn_config_kind kind, const HChar *option,
+                          const HChar *pattern, Int value)
 {
    fn_config *c = CB_MALLOC("cb.clo.fnc", sizeof *c);
    c->kind = kind;
    c->pattern = VG_(strdup)("cb.clo.fnc", pattern);
+   c->option = VG_(strdup)("cb.clo.fnc", option);
    c->value = value;
+   c->matched = False;
    c->next = NULL;
    *fn_configs_tail = c;
    fn_configs_tail = &c->next;
@@ -68,6 +77,7 @@ void cb_fn_config_apply(fn_node *fn)
    fn_config *c;
    for (c = fn_configs; c; c = c->next) {
       if (!VG_(string_match)(c->pattern, fn->name)) continue;
+      c->matched = True;
       switch (c->kind) {
       case FC_SKIP:         fn->skip = True; break;
       case FC_TOGGLE:       fn->toggle_collect = True; break;
@@ -78,6 +88,21 @@ void cb_fn_config_apply(fn_node *fn)
       case FC_SEP_RECS:     fn->separate_recs = c->value; break;
       case FC_POP_ON_JUMP:  fn->pop_on_jump = True; break;
       }
+   }
+}
+
+/* At exit: a pattern that matched no function the program ran is most
+ * likely a typo; say so, once per option as given. */
+void cb_fn_config_warn_unmatched(void)
+{
+   fn_config *c, *d;
+   for (c = fn_configs; c; c = c->next) {
+      if (c->matched) continue;
+      for (d = fn_configs; d != c; d = d->next)
+         if (!d->matched && VG_(strcmp)(d->option, c->option) == 0) break;
+      if (d != c) continue;               /* the same option given twice */
+      VG_(fmsg)("callgrind-bd: warning: %s: pattern '%s' matched no function\n",
+                c->option, c->pattern);
    }
 }
 
@@ -198,7 +223,7 @@ static Bool fn_opt(const HChar *arg, const HChar *name, fn_config_kind kind)
 {
    const HChar *pat;
    if (!string_opt(arg, name, &pat)) return False;
-   add_fn_config(kind, pat, 0);
+   add_fn_config(kind, arg, pat, 0);
    return True;
 }
 
@@ -223,7 +248,7 @@ static Bool numbered_fn_option(const HChar *arg, const HChar *prefix,
    if (*p != '=')
       bad_option(arg, "expected %s<number>=<function pattern>", prefix);
    if (p[1] == '\0') bad_option(arg, "empty function pattern");
-   add_fn_config(kind, p + 1, (Int)number_in(arg, num, (ULong)lo, (ULong)hi));
+   add_fn_config(kind, arg, p + 1, (Int)number_in(arg, num, (ULong)lo, (ULong)hi));
    return True;
 }
 
@@ -446,10 +471,16 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (cache_option(arg, "--L2", cb_clo.ll, &cb_clo.ll_set)) {}
    else if (int_opt(arg, "--ct-verbose", &cb_clo.verbose, 0, 10)) {}
    else if (bool_opt(arg, "--objects", &cb_clo.objects)) {}
-   else if (int_opt(arg, "--object-callers", &cb_clo.object_callers, 0, 16)) {}
-   else if (int_opt(arg, "--object-granularity", &cb_clo.object_granularity, 1, 1 << 30)) {}
+   else if (int_opt(arg, "--object-callers", &cb_clo.object_callers, 0, 16)) {
+      object_callers_arg = arg;
+   }
+   else if (int_opt(arg, "--object-granularity", &cb_clo.object_granularity, 1, 1 << 30)) {
+      object_granularity_arg = arg;
+   }
    else if (bool_opt(arg, "--sharing", &cb_clo.sharing)) {}
-   else if (int_opt(arg, "--sharing-penalty", &cb_clo.sharing_penalty, 1, 1000000)) {}
+   else if (int_opt(arg, "--sharing-penalty", &cb_clo.sharing_penalty, 1, 1000000)) {
+      sharing_penalty_arg = arg;
+   }
    else if (max_memory_opt(arg)) {}
    else return False;
    return True;
@@ -465,7 +496,7 @@ void cb_print_usage(void)
 "    --compress-strings=no|yes Compress strings in profile dump? [yes]\n"
 "    --compress-pos=no|yes     Compress positions in profile dump? [yes]\n"
 "    --combine-dumps=no|yes    Concat all dumps into same file [no]\n"
-"\n   activity options (for interactivity use callgrind_control):\n"
+"\n   activity options (for interactivity use callgrind-bd_control):\n"
 "    --dump-every-bb=<count>   Dump every <count> basic blocks [0=never]\n"
 "    --dump-before=<func>      Dump when entering function\n"
 "    --zero-before=<func>      Zero all costs when entering function\n"
@@ -537,12 +568,27 @@ void cb_print_usage(void)
 "    --max-memory=<size>       Limit on the memory of the tool's tables (512M,\n"
 "                              4G); when reached, write the profile so far,\n"
 "                              marked incomplete, and stop [half the RAM]\n"
+"\n   Events of callgrind-bd (with --cacheuse=yes), per cache line leaving\n"
+"   the cache, charged to the code and every call that loaded it:\n"
+"    SpLoss1/SpLoss2  spatial loss: bytes of an L1/LL line never used\n"
+"    AcCost1/AcCost2  access cost: 1000 / accesses the line got (1000: used once)\n"
+"   See callgrind-bd(1); callgrind-bd_control(1) controls a running program.\n"
+"   Bug reports on callgrind-bd go to its authors (the callgrind-bd issue\n"
+"   tracker), not to Valgrind's address below.\n"
    );
 }
 
 void cb_print_debug_usage(void)
 {
    VG_(printf)("    --ct-verbose=<level>      Verbosity of callgrind-bd's own statistics [0]\n");
+}
+
+/* An option given without the one that gives it a meaning: refused, in
+ * one line, before the client runs (nothing is ignored silently). */
+static void needs_option(const HChar *given, const HChar *needed)
+{
+   VG_(fmsg)("callgrind-bd: %s needs %s\n", given, needed);
+   VG_(exit)(1);
 }
 
 /* Checks that need all options. */
@@ -558,14 +604,19 @@ void cb_options_post(void)
        && !cb_clo.simulate_cache)
       cb_clo.simulate_cache = True;
    if (!cb_clo.cacheuse) {
-      if (backdate_given && cb_clo.backdate)
-         VG_(fmsg)("callgrind-bd: warning: --backdate=yes has no effect without --cacheuse=yes\n");
+      if (backdate_given)
+         VG_(fmsg)("callgrind-bd: warning: --backdate=%s has no effect without --cacheuse=yes\n",
+                   cb_clo.backdate ? "yes" : "no");
       cb_clo.backdate = False;
    }
    if ((cb_clo.objects || cb_clo.sharing) && !cb_clo.simulate_cache)
       cb_clo.simulate_cache = True;       /* both are about data accesses */
-   if (cb_clo.backdate_check && !cb_clo.cacheuse) {
-      VG_(fmsg)("callgrind-bd: --backdate-check=yes needs --cacheuse=yes\n");
-      VG_(exit)(1);
+   if (cb_clo.backdate_check && !cb_clo.cacheuse)
+      needs_option("--backdate-check=yes", "--cacheuse=yes");
+   if (!cb_clo.objects) {
+      if (object_callers_arg) needs_option(object_callers_arg, "--objects=yes");
+      if (object_granularity_arg) needs_option(object_granularity_arg, "--objects=yes");
    }
+   if (!cb_clo.sharing && sharing_penalty_arg)
+      needs_option(sharing_penalty_arg, "--sharing=yes");
 }

@@ -10,6 +10,20 @@
  */
 #include "global.h"
 
+/* Why a profile file could not be opened, for the one-line error. */
+const HChar *cb_open_error_text(UWord err)
+{
+   switch (err) {
+   case VKI_ENOENT:  return "no such file or directory";
+   case VKI_ENOTDIR: return "a path component is not a directory";
+   case VKI_EACCES:  return "permission denied";
+   case VKI_EROFS:   return "read-only file system";
+   case VKI_EISDIR:  return "is a directory";
+   case VKI_ENOSPC:  return "no space left on device";
+   default:          return "cannot open for writing";
+   }
+}
+
 void cb_out_start(cb_outfile *f, Int fd, const HChar *name, const HChar *what)
 {
    f->fd = fd;

@@ -21,6 +21,22 @@
 
 static rd_sim *rd;
 static HChar rd_names[CB_RD_EVENTS][16];
+static HChar rd_long_names[CB_RD_EVENTS][64];
+
+/* Bucket j's long name (event: line): its range of distances, in lines. */
+static void long_name(Int j, Int n)
+{
+   HChar *s = rd_long_names[j];
+   UInt lo = rd_lower_edge(rd, j);
+   Bool finite_next = j + 1 < n && j + 1 != rd_cold(rd);
+   if (j == rd_cold(rd)) VG_(sprintf)(s, "Reuse distance: first touch of the line");
+   else if (lo == 0) VG_(sprintf)(s, "Reuse distance 0 (the same line again)");
+   else if (finite_next && rd_lower_edge(rd, j + 1) - 1 > lo)
+      VG_(sprintf)(s, "Reuse distance %u-%u lines", lo, rd_lower_edge(rd, j + 1) - 1);
+   else if (finite_next) VG_(sprintf)(s, "Reuse distance %u lines", lo);
+   else VG_(sprintf)(s, "Reuse distance %u lines or more", lo);
+   cb_ev_long[EV_Rd + j] = s;
+}
 
 /* Bucket j's event is EV_Rd + j; names made from the edges. */
 static void declare_events(void)
@@ -31,6 +47,7 @@ static void declare_events(void)
       if (j == rd_cold(rd)) VG_(sprintf)(rd_names[j], "RdCold");
       else VG_(sprintf)(rd_names[j], "Rd%u", rd_lower_edge(rd, j));
       cb_event_declare(EV_Rd + j, rd_names[j]);
+      long_name(j, n);
    }
 }
 

@@ -9,24 +9,19 @@
 #   docs/kcachegrind-sharing.png KCachegrind showing examples/false-sharing.c's
 #                                --sharing=yes report, the counters' line
 #                                selected, its caller below
-# Needs (Debian): kcachegrind xvfb xdotool imagemagick graphviz dbus.
-# Not part of CI. The KCachegrind clicks are screen positions for a
-# 1400x900 screen and KCachegrind 22.12's default layout; check the
-# result by eye.
+# Needs (Debian): kcachegrind xvfb xdotool imagemagick graphviz dbus
+# (./setup.sh --pictures installs them).  Not part of CI.
+#   docs/make-pictures.sh           all four
+#   docs/make-pictures.sh objects   only docs/kcachegrind-objects.png
+# The KCachegrind clicks are screen positions for a 1400x900 screen and
+# KCachegrind 22.12's default layout; check the result by eye.
 set -eu
+only=${1:-all}
+case "$only" in all|objects) ;; *) echo "usage: $0 [objects]" >&2; exit 2 ;; esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 build=examples/build
 mkdir -p $build
-gcc -g -O1 -o $build/transpose examples/transpose.c
-(cd $build && VALGRIND_LIB=$top/vglib valgrind -q --tool=callgrind-bd \
-    --cache-sim=yes --cacheuse=yes \
-    --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 \
-    --callgrind-out-file=callgrind.out.naive ./transpose naive)
-
-python3 tools/cg2dot.py --event=AcCost1 --threshold=0.5 \
-    $build/callgrind.out.naive | dot -Tpng -Gdpi=72 > docs/callgraph-accost1.png
-
 work=$(mktemp -d)
 mkdir -m 700 "$work/run"
 # no tip of the day; a private configuration, the user's is not touched
@@ -38,6 +33,17 @@ xvfb=$!
 trap 'kill $app 2>/dev/null; sleep 1; kill $kc $xvfb 2>/dev/null; rm -rf "$work"' EXIT
 kc= app=
 sleep 2
+
+if [ "$only" = all ]; then
+gcc -g -O1 -o $build/transpose examples/transpose.c
+(cd $build && VALGRIND_LIB=$top/vglib valgrind -q --tool=callgrind-bd \
+    --cache-sim=yes --cacheuse=yes \
+    --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 \
+    --callgrind-out-file=callgrind.out.naive ./transpose naive)
+
+python3 tools/cg2dot.py --event=AcCost1 --threshold=0.5 \
+    $build/callgrind.out.naive | dot -Tpng -Gdpi=72 > docs/callgraph-accost1.png
+
 XDG_CONFIG_HOME=$work XDG_RUNTIME_DIR=$work/run \
     dbus-run-session -- kcachegrind $build/callgrind.out.naive >/dev/null 2>&1 &
 kc=$!
@@ -53,6 +59,8 @@ xdotool mousemove 375 99 click 1; sleep 1      # top tab: Types
 xdotool mousemove 870 477 mousedown 1 mousemove 870 400 \
     mousemove 870 372 mouseup 1; sleep 2       # more room for the graph
 import -window root docs/kcachegrind-splos1.png
+kill $app 2>/dev/null; sleep 2
+fi
 
 # The data-objects picture: tests/clients/objects.c's objects profile,
 # event SpLoss1, the streamed heap array selected, call graph below.
@@ -61,7 +69,6 @@ gcc -g -O0 -o $build/objects tests/clients/objects.c
     --cacheuse=yes --objects=yes \
     --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 \
     --callgrind-out-file=callgrind.out.objects ./objects >/dev/null)
-kill $app 2>/dev/null; sleep 2
 XDG_CONFIG_HOME=$work XDG_RUNTIME_DIR=$work/run \
     dbus-run-session -- kcachegrind $build/callgrind.out.objects.objects >/dev/null 2>&1 &
 kc=$!
@@ -74,9 +81,11 @@ xdotool type "objects.c:76"; sleep 1           # the streamed array's site
 xdotool mousemove 150 139 click 1; sleep 1     # select it
 xdotool mousemove 877 38 click 1; sleep 1      # event type box
 xdotool mousemove 763 214 click 1; sleep 1     # SpLoss1
-xdotool mousemove 185 89 click 1; sleep 1      # clear the search
+xdotool mousemove 211 89 click 1; sleep 1      # clear the search
 xdotool mousemove 521 856 click 1; sleep 2     # bottom tab: Call Graph
 import -window root docs/kcachegrind-objects.png
+echo "wrote docs/kcachegrind-objects.png"
+[ "$only" = all ] || exit 0
 
 # The false sharing picture: examples/false-sharing.c's --sharing=yes
 # report (event FSe), the top line (the counters) selected, call graph.
@@ -94,4 +103,4 @@ xdotool windowsize "$win" 1400 900; sleep 3
 xdotool mousemove 150 138 click 1; sleep 2      # the top line: the counters
 xdotool mousemove 521 856 click 1; sleep 3      # bottom tab: Call Graph
 import -window root docs/kcachegrind-sharing.png
-echo "wrote docs/kcachegrind-splos1.png docs/callgraph-accost1.png docs/kcachegrind-objects.png docs/kcachegrind-sharing.png"
+echo "wrote docs/kcachegrind-splos1.png docs/callgraph-accost1.png docs/kcachegrind-sharing.png"

@@ -249,6 +249,43 @@ def controller_problems(s, seen):
     return problems
 
 
+def frame_rows(text):
+    """The -e -b back trace: (event names, [(function, {event: value})]),
+    '.' read as 0."""
+    m = re.search(r"^  Frame: +(.*?) Backtrace for Thread 1$", text, re.M)
+    if not m:
+        return [], []
+    names = m.group(1).split()
+    rows = []
+    for line in text[m.end():].splitlines():
+        f = re.match(r"^   \[ ?\d+\]  (.*)$", line)
+        if not f:
+            continue
+        toks = f.group(1).split()
+        values = [0 if t == "." else int(t.replace(",", ""))
+                  for t in toks[:len(names)]]
+        rows.append((" ".join(toks[len(names):]), dict(zip(names, values))))
+    return names, rows
+
+
+def live_view_problems(seen):
+    """The live view of back-dated events shows what is known so far on
+    every frame: lines loaded under a frame that have left the cache
+    (L1ldB) are never more than the lines it loaded (L1ld), and main,
+    whose callees loaded and evicted lines in every round, has some."""
+    problems = []
+    names, rows = frame_rows(seen["events_back"][1])
+    if "L1ldB" not in names or not rows:
+        return ["-e -b shows no L1ldB column: %r" % seen["events_back"][1]]
+    for fn, v in rows:
+        if v["L1ldB"] > v["L1ld"]:
+            problems.append("%s: L1ldB %d > L1ld %d" % (fn, v["L1ldB"], v["L1ld"]))
+    main = [v for fn, v in rows if fn.startswith("main ")]
+    if not main or main[0]["L1ldB"] == 0 or main[0]["SpLoss1"] == 0:
+        problems.append("main shows no back-dated cost so far: %s" % main)
+    return problems
+
+
 def status_problems(seen, profile_events):
     problems = []
     v = status_values(seen["status_after_dumps"])
@@ -401,6 +438,7 @@ def scenario_case():
             results.append(("control/ours/controller", controller_problems(s, seen)))
             events = parts[0].events if parts else []
             results.append(("control/ours/status", status_problems(seen, events)))
+            results.append(("control/ours/live-view", live_view_problems(seen)))
             results.append(("control/ours/oracle",
                             oracle_problems(parts) if len(parts) == 3
                             else ["no parts to check"]))

@@ -30,8 +30,9 @@ cmp -s "$tool" "$top/callgrind-bd-amd64-linux" || fail "$tool differs from the b
 [ -f "$page" ] || fail "no man page at $page"
 manual=$dest$prefix/share/doc/callgrind-bd/manual.md
 [ -f "$manual" ] || fail "no manual at $manual"
-grep -o '([a-z0-9-]*\.png)' "$srcdir/docs/manual.md" | tr -d '()' | while read -r png; do
-    [ -f "$(dirname "$manual")/$png" ] || { echo "FAIL $name: manual's picture $png not installed"; exit 1; }
+# every picture and page the manual links to is installed beside it
+grep -o '([a-z0-9-]*\.\(png\|md\))' "$srcdir/docs/manual.md" | tr -d '()' | while read -r linked; do
+    [ -f "$(dirname "$manual")/$linked" ] || { echo "FAIL $name: manual's $linked not installed"; exit 1; }
 done || exit 1
 header=$dest$prefix/include/valgrind/callgrind-bd.h
 [ -f "$header" ] || fail "no client request header at $header"

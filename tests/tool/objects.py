@@ -58,6 +58,8 @@ from cgbd import cgfile          # noqa: E402
 import conservation    # noqa: E402
 import harness         # noqa: E402
 
+HEAP = "object allocated at "      # how a heap object's name begins
+
 GEOM = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"]
 OPTS = GEOM + ["--cacheuse=yes"]
 EVENTS = ["Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw",
@@ -101,9 +103,9 @@ def object_name(part, key):
     if key == "table":
         return "table (objects)"
     if key == "mapped":
-        names = [n for n in part.fns if n.startswith("map_region (objects.c:")]
+        names = [n for n in part.fns if n.startswith(HEAP + "map_region (objects.c:")]
         return names[0] if len(names) == 1 else None
-    prefix = "main (objects.c:%d)" % source_line(MARKERS[key])
+    prefix = HEAP + "main (objects.c:%d)" % source_line(MARKERS[key])
     names = [n for n in part.fns if n.startswith(prefix)]
     return names[0] if len(names) == 1 else None
 
@@ -177,7 +179,7 @@ def rows_problems(r, part):
     if twice:
         return ["objects written more than once (one site split?): %s"
                 % twice[:3]]
-    rows = [n for n in part.fns if n.startswith("make_row (objects.c:")]
+    rows = [n for n in part.fns if n.startswith(HEAP + "make_row (objects.c:")]
     if len(rows) != 1:
         return ["%d objects allocated by make_row, expected 1: %s"
                 % (len(rows), rows[:3])]
@@ -380,8 +382,8 @@ def cxx_case():
     if problems:
         return [("objects/cxx", problems)]
     part = objects_part(r)
-    lists = [n for n in part.fns if n.startswith("make_list(int) (")]
-    arrays = [n for n in part.fns if n.startswith("main (objects_cxx.cc:")]
+    lists = [n for n in part.fns if n.startswith(HEAP + "make_list(int) (")]
+    arrays = [n for n in part.fns if n.startswith(HEAP + "main (objects_cxx.cc:")]
     if len(lists) != 1 or len(arrays) != 1:
         problems.append("objects: %s / %s" % (lists, arrays))
     else:

@@ -103,6 +103,15 @@ def fixed_cases(tmp):
               "fib2:1:10,5", "fib2:1:1:2", "fib2:1:99999999999999999999",
               "ns::f:7", "fib2:1:" + ",".join(str(b) for b in range(65))):
         cases.append((["--separate-par=" + v], "--separate-par"))
+    # options that mean something only with another one
+    cases.append((["--object-callers=3"], "--object-callers"))
+    cases.append((["--object-granularity=64"], "--object-granularity"))
+    cases.append((["--objects=no", "--object-callers=0"], "--object-callers"))
+    cases.append((["--sharing-penalty=20"], "--sharing-penalty"))
+    # the objects profile's directory is the profile's: the same check
+    cases.append((["--objects=yes", "--callgrind-out-file="
+                   + os.path.join(tmp, "no-such-dir", "p.out")],
+                  os.path.join(tmp, "no-such-dir", "p.out")))
     # a granule below the cache line (64 bytes here)
     cases.append((["--objects=yes", "--D1=32768,8,64", "--LL=262144,8,64",
                    "--object-granularity=32"], "--object-granularity"))
@@ -254,11 +263,31 @@ def fuzz_case(tmp):
     return check
 
 
+def same_error_with_objects(tmp):
+    """A missing output directory gets the same one line with and without
+    --objects=yes (it names the profile and the reason)."""
+    def check():
+        path = os.path.join(tmp, "no-such-dir", "q.out")
+        lines = []
+        for i, extra in enumerate(([], ["--objects=yes"])):
+            proc, ran = run(extra + ["--callgrind-out-file=" + path], tmp,
+                            20000 + i)
+            lines.append(error_lines(proc.stderr))
+        problems = []
+        if lines[0] != lines[1]:
+            problems.append("without --objects %s, with it %s" % tuple(lines))
+        if lines[0] and "no such file or directory" not in lines[0][0]:
+            problems.append("no reason given: %s" % lines[0][0])
+        return [("options/objects-out-dir", problems)]
+    return check
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="cgbd-options-")
     try:
         cases = [("options/bad/" + " ".join(a), fixed_case(a, n, tmp, i))
                  for i, (a, n) in enumerate(fixed_cases(tmp))]
+        cases.append(("options/objects-out-dir", same_error_with_objects(tmp)))
         cases.append(("options/fuzz", fuzz_case(tmp)))
         return harness.run_cases(cases)
     finally:

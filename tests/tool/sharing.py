@@ -169,7 +169,7 @@ def heap_case():
                 probs.append("%s: %s, want %s" % (n, got, want))
             site = n.split(" ", 1)[1]
             objs = cgfile.parse(r.out + ".objects").parts[0].fns
-            if site not in objs:
+            if "object allocated at " + site not in objs:
                 probs.append("%r is not an object of the objects profile"
                              % site)
         return [(name, probs)]

@@ -360,8 +360,65 @@ static void hand_finish_with_held_line(void)
    bd_forest_free(f);
 }
 
+/* The live view: main -> f -> g active; a line loaded in f's earlier
+** callee x (returned, its node kept by a second line) and lines in g and
+** in main have left the cache.  Each level shows its whole subtree. */
+static void hand_chain_known(void)
+{
+   world w;
+   bd_forest *f;
+   bd_tree *t;
+   bd_node *in_x, *in_x2, *in_g, *in_main;
+   uint64_t cx[2] = { 1, 2 }, cg[2] = { 10, 20 }, cm[2] = { 100, 200 };
+   uint64_t known[4 * 2];
+   void *arcs[4];
+   int n;
+
+   world_init(&w, 2);
+   f = bd_forest_new(2, deliver, &w);
+   t = bd_tree_new(f);
+   bd_call(t, &w.arc[A_MAIN]);
+   in_main = bd_active(t);
+   bd_ref(in_main);
+   bd_call(t, &w.arc[A_F]);
+   bd_call(t, &w.arc[A_X]);
+   in_x = in_x2 = bd_active(t);
+   bd_ref(in_x);
+   bd_ref(in_x2);
+   bd_return(t, 1);                       /* x node kept by in_x2      */
+   bd_evict(in_x, cx);                    /* pending in x, off-chain   */
+   bd_call(t, &w.arc[A_G]);
+   in_g = bd_active(t);
+   bd_ref(in_g);
+   bd_evict(in_g, cg);
+   bd_evict(in_main, cm);
+   n = bd_chain_known(t, arcs, known, 4);
+   CHECK(n == 4, "levels %d", n);
+   CHECK(arcs[0] == NULL && arcs[1] == &w.arc[A_MAIN] && arcs[2] == &w.arc[A_F]
+         && arcs[3] == &w.arc[A_G], "arcs root, main, f, g");
+   CHECK(known[6] == 10 && known[7] == 20, "g: its line");
+   CHECK(known[4] == 11 && known[5] == 22, "f: g's and x's");
+   CHECK(known[2] == 111 && known[3] == 222, "main: everything");
+   CHECK(known[0] == 111 && known[1] == 222, "root: everything");
+   CHECK(w.arc[A_G].deliveries == 0 && w.arc[A_F].deliveries == 0,
+         "the view delivers nothing");
+   n = bd_chain_known(t, arcs, known, 2);  /* capped: root and main   */
+   CHECK(n == 2 && known[2] == 111 && known[3] == 222, "capped view");
+   bd_settle(f);
+   n = bd_chain_known(t, arcs, known, 4);
+   CHECK(n == 4 && known[0] == 0 && known[2] == 0 && known[4] == 0
+         && known[6] == 0, "nothing pending after a settle");
+   CHECK(got_is(&w, A_F, 11, 22), "the settle delivered what was shown");
+   bd_evict(in_x2, NULL);
+   bd_return(t, 3);
+   bd_tree_close(t);                      /* t must not be used now    */
+   CHECK(w.bad_arc == 0, "bad delivery");
+   bd_forest_free(f);
+}
+
 static void test_hand(void)
 {
+   hand_chain_known();
    hand_callee_line();
    hand_recursion_and_multireturn();
    hand_root_line();

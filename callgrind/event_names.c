@@ -1,0 +1,49 @@
+/* callgrind-bd: the long names of events, the one table every writer of
+ * `event: <name> : <long name>` header lines reads (the profile and the
+ * objects profile).  KCachegrind shows the long name in its event lists;
+ * callgrind_annotate ignores the lines.
+ *
+ * An event gets a line only when its long name is set: the reference
+ * Callgrind's own events keep the reference's header (it names none of
+ * Ir ... Bim), ours say what they count and in which unit.  Names that
+ * depend on options (the reuse-distance buckets, made from the LL size;
+ * a unit chosen by an option) are set where the event is enabled, into
+ * the same table (cb_ev_long).
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "global.h"
+
+const HChar *cb_ev_long[EV_COUNT] = {
+   [EV_AcCost1] = "L1 access cost (1000 / accesses per line)",
+   [EV_SpLoss1] = "L1 spatial loss (bytes never used)",
+   [EV_AcCost2] = "LL access cost (1000 / accesses per line)",
+   [EV_SpLoss2] = "LL spatial loss (bytes never used)",
+   [EV_L1ld]    = "L1 lines loaded (counted at load)",
+   [EV_LLld]    = "LL lines loaded (counted at load)",
+   [EV_L1ldB]   = "L1 lines loaded (back-dated, counted when they leave)",
+   [EV_LLldB]   = "LL lines loaded (back-dated, counted when they leave)",
+   [EV_I1Co]    = "I1 compulsory misses",
+   [EV_I1Ca]    = "I1 capacity misses",
+   [EV_I1Cf]    = "I1 conflict misses",
+   [EV_D1Co]    = "D1 compulsory misses",
+   [EV_D1Ca]    = "D1 capacity misses",
+   [EV_D1Cf]    = "D1 conflict misses",
+   [EV_LLCo]    = "LL compulsory misses",
+   [EV_LLCa]    = "LL capacity misses",
+   [EV_LLCf]    = "LL conflict misses",
+};
+
+/* Calls emit(line) with "event: <name> : <long name>\n" for every active
+ * event of `events` (n of them; NULL: all active events) that has one. */
+void cb_write_event_names(const event_id *events, Int n, void (*emit)(const HChar *))
+{
+   HChar line[160];
+   Int i, count = events ? n : EV_COUNT;
+   for (i = 0; i < count; i++) {
+      event_id e = events ? events[i] : (event_id)i;
+      if (cb_ev_pos[e] < 0 || !cb_ev_long[e]) continue;
+      VG_(snprintf)(line, sizeof line, "event: %s : %s\n", cb_ev_name[e], cb_ev_long[e]);
+      emit(line);
+   }
+}
