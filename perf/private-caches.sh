@@ -33,17 +33,10 @@ fi
 bases=("cache-sim|--cache-sim=yes" "cacheuse|--cache-sim=yes --cacheuse=yes")
 variants=("shared|" "private|--private-caches=yes")
 
-run() { # opts... -- cmd... -> "cpu_seconds max_rss_kb"
-    local opts=() tf
-    while [ "$1" != "--" ]; do opts+=("$1"); shift; done
-    shift
-    tf=$(mktemp)
-    /usr/bin/time -f "%U %S %M" -o "$tf" valgrind --tool=callgrind-bd \
-        "${opts[@]}" --callgrind-out-file=/dev/null "$@" >/dev/null 2>&1
-    awk '{print $1 + $2, $3}' "$tf"
-    rm -f "$tf"
+. perf/lib.sh
+run() { # opts... -- cmd... -> "cpu-seconds peak-kB"
+    cgbd_cpu_rss /dev/null "$@"
 }
-median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
 declare -A cpu mem
 for i in $(seq "$N"); do

@@ -28,18 +28,10 @@ workloads=("threads3|perf/build/threads3 $SCALE"
            "false-sharing|perf/build/false-sharing")
 variants=("none|" "sharing|--sharing=yes")
 
+. perf/lib.sh
 run() { # opts... -- cmd... -> "cpu-seconds peak-kB"
-    local opts=() tf
-    while [ "$1" != "--" ]; do opts+=("$1"); shift; done
-    shift
-    tf=$(mktemp)
-    /usr/bin/time -f "%U %S %M" -o "$tf" valgrind --tool=callgrind-bd $BASE_OPTS \
-        "${opts[@]}" --callgrind-out-file=perf/build/sharing-out/cg.out "$@" \
-        >/dev/null 2>&1
-    awk '{print $1 + $2, $3}' "$tf"
-    rm -f "$tf"
+    cgbd_cpu_rss perf/build/sharing-out/cg.out $BASE_OPTS "$@"
 }
-median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
 declare -A times mems
 for i in $(seq "$N"); do

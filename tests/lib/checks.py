@@ -115,3 +115,18 @@ def backdate_arc_problems(path):
     if tot.get("L1ld", 0) == 0:
         problems.append("no lines counted: the oracle would pass vacuously")
     return problems
+
+
+def refusal_problems(run, opt):
+    """Problems with a run that must have refused the option `opt` (the
+    last one given) before the client ran: a non-zero exit, an error that
+    names the option, no profile."""
+    problems = []
+    if run.returncode == 0:
+        problems.append("%s: exit status 0" % opt)
+    if opt.split("=")[0] not in run.stderr:
+        problems.append("%s: error does not name the option: %r"
+                        % (opt, run.stderr.strip()[-200:]))
+    if os.path.exists(run.out):
+        problems.append("%s: the client ran (profile written)" % opt)
+    return problems
