@@ -325,7 +325,8 @@ def objects_case():
                                        for d in range(3)}
     got = set()
     for f in objs.fns:
-        m = re.match(r"^(build:p1=\d) \([^)]*\) < (\S+) \(", f)
+        m = re.match(r"^object allocated at (build:p1=\d) \([^)]*\) < (\S+) \(",
+                     f)
         if m:
             got.add((m.group(1), m.group(2)))
     probs = [] if got == want else ["allocation sites %s, expected %s"
