@@ -18,9 +18,10 @@ usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 build_only=no
 # graphviz: `dot` draws tools/cg2dot.py's call graphs;
 # openmpi-bin, libopenmpi-dev: mpirun and mpicc for the MPI tests;
-# python3-mpi4py: callgrind-bd_merge's MPI mode
+# python3-mpi4py: callgrind-bd_merge's MPI mode;
+# python3-matplotlib: callgrind-bd_bandwidth --plot
 need="autoconf automake pkgconf make gcc g++ libgomp1 valgrind python3 perl binutils gzip xz-utils
-      graphviz openmpi-bin libopenmpi-dev python3-mpi4py"
+      graphviz openmpi-bin libopenmpi-dev python3-mpi4py python3-matplotlib"
 for arg in "$@"; do
     case "$arg" in
         --build) build_only=yes ;;

@@ -133,6 +133,8 @@ else
    fail deb/example "the installed tool's profile of the example: first function '$first'"
 fi
 check deb/controller /usr/bin/callgrind-bd_control --version
+check deb/bandwidth-machine grep -q '^clock: 2.7e9' /usr/share/callgrind-bd/machines/ivybridge-thesis.machine
+check deb/bandwidth /usr/bin/callgrind-bd_bandwidth --version
 
 say "removing the package"
 check deb/purge $SUDO dpkg --purge callgrind-bd

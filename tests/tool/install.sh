@@ -2,7 +2,8 @@
 # `make install DESTDIR=...` puts the tool into Valgrind's tool directory
 # (as configure found it, or --with-tool-installdir), the man page under share/man/man1 and the
 # manual with its pictures under share/doc/callgrind-bd; the man
-# page formats without warnings; the Python tools (callgrind-bd_merge,
+# page formats without warnings; the Python tools (callgrind-bd_merge and
+# callgrind-bd_bandwidth with the machine file in share/callgrind-bd/machines,
 # linked into bindir, and cg2dot.py) run from the installed location with
 # the installed cgbd package on a small profile; `make uninstall` removes
 # them again.
@@ -73,9 +74,31 @@ grep -qx 'totals: 220 84' "$dest/m.out" && grep -qx 'calls=8 20' "$dest/m.out" \
     || fail "installed cg2dot.py: no main -> work edge with 40, 4x"
 echo "PASS $name"
 
+# callgrind-bd_bandwidth, linked into bindir, with the installed machine
+# file: a thread reading 8 bytes per instruction for 1000 instructions
+# (window 4: sums ramp 8, 16, 24 up and down, 32 in between) against the
+# Ivy Bridge's core<-L1 limit of 86.4e9 / (2.7e9 x 4) = 8 bytes per
+# instruction: nothing is above it, 0 added
+name=install/bandwidth
+bw_link=$dest$prefix/bin/callgrind-bd_bandwidth
+machine=$dest$prefix/share/callgrind-bd/machines/ivybridge-thesis.machine
+[ -L "$bw_link" ] || fail "no link $bw_link"
+[ -f "$libexec/cgbd/bandwidth.py" ] && [ -f "$libexec/cgbd/bandwidth_plot.py" ] \
+    || fail "cgbd/bandwidth*.py not installed in $libexec"
+[ -f "$machine" ] || fail "no machine file $machine"
+[ -f "$dest$prefix/share/man/man1/callgrind-bd_bandwidth.1" ] || fail "no callgrind-bd_bandwidth man page"
+printf '%s\n' 'version: 1' 'unit: instr' 'window: 4' 'thread: 1' 'units: 1000' \
+    'path: core<-L1' 'total: 8000' 'hist: 0 1 8 2 16 2 24 2 32 997' > "$dest/p.bandwidth"
+out=$(cd / && PYTHONPATH= "$bw_link" --limits "$machine" "$dest/p.bandwidth") \
+    || fail "installed callgrind-bd_bandwidth failed"
+grep -Eq '^1 +core<-L1 +8 +1000 +0 +0 ' <<<"$out" \
+    || fail "installed callgrind-bd_bandwidth: no 'core<-L1 limit 8, 0 above, 0 added' line: $out"
+echo "PASS $name"
+
 name=install/uninstall
 make -C "$top" uninstall DESTDIR="$dest" >/dev/null 2>&1 || fail "make uninstall failed"
 [ ! -e "$tool" ] && [ ! -e "$page" ] && [ ! -e "$manual" ] && [ ! -e "$header" ] \
     && [ ! -e "$merge_link" ] && [ ! -L "$merge_link" ] && [ ! -e "$libexec" ] \
+    && [ ! -L "$bw_link" ] && [ ! -e "$machine" ] \
     || fail "files left after uninstall"
 echo "PASS $name"

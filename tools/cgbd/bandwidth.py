@@ -542,6 +542,8 @@ def dominance_lines(bwf, machine_limits):
         rows.append((thread.tid, "at peak", str(peak), "0",
                      _g(peak / bwf.peak), share(peak)))
         for name, units, added in paths:
+            if not units:
+                continue                # (the path never dominated)
             rows.append((thread.tid, name, str(units), _g(added),
                          _g((units + added) / bwf.peak),
                          share(units + added)))

@@ -44,6 +44,7 @@ def _is_write(name):
 
 def _draw_curves(ax, thread, bwf, limits, names):
     drawn = False
+    top = 0
     for name in names:
         path = thread.paths.get(name)
         if path is None or path.hist is None or path.total == 0:
@@ -62,7 +63,10 @@ def _draw_curves(ax, thread, bwf, limits, names):
             above = [max(b, limit) for b in values]
             ax.stairs(above, edges, baseline=limit, fill=True, color=color,
                       alpha=0.25, hatch="//")
+        top = max(top, values[-1], limit or 0)
         drawn = True
+    if drawn:
+        ax.set_ylim(0, top * 1.1 or 1)    # a limit line on top stays visible
     return drawn
 
 
@@ -103,6 +107,8 @@ def _bar_panel(fig, grid_cell, bwf):
         values[-1] = sum(values[:-1])
     bottom = [0.0] * len(labels)
     for name, values in parts.items():
+        if not any(values) and name != "at peak":
+            continue
         color, hatch = STYLE.get(name, ("white", ""))
         ax.bar(labels, values, bottom=bottom, label=name, color=color,
                hatch=hatch, edgecolor="black", alpha=0.8 if name != "at peak"
