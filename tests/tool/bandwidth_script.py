@@ -15,7 +15,9 @@ hand:
   unknown key, an unknown option, a missing file, --plot without
   matplotlib): one line on stderr naming the file (and line), exit 1,
   nothing on stdout;
-- --plot writes a PNG; with --limits and dom: one panel more (the bars).
+- --plot writes a PNG; with --limits and dom: one panel more (the bars);
+  with several files, one comparison picture; several files' tables
+  follow each other.
 """
 
 import os
@@ -97,6 +99,11 @@ def case_summary(tmp):
             problems.append("two threads: %s: %r" % (key, row))
     if ("2", "LL<-mem all") in rows:
         problems.append("a dom-only block has a summary line")
+    # several files: the tables of each in turn
+    r = run([name, os.path.join(tmp, "d.bandwidth")])
+    heads = [x for x in r.stdout.splitlines() if x.startswith("# ")]
+    if len(heads) != 2 or name not in heads[0] or "d.bandwidth" not in heads[1]:
+        problems.append("two files: headers %r" % heads)
     return [(NAME + "/summary", problems)]
 
 
@@ -196,7 +203,7 @@ def case_errors(tmp):
         ("option", ["--bogus", good], {}, "unknown option '--bogus'"),
         ("missing", [os.path.join(tmp, "none.bandwidth")], {},
          os.path.join(tmp, "none.bandwidth")),
-        ("two-files", [good, good], {}, "one FILE expected, 2 given"),
+        ("no-file", ["--summary"], {}, "no FILE given"),
         ("limits-arg", [good, "--limits"], {}, "--limits needs a file name"),
         ("no-matplotlib", ["--plot", os.path.join(tmp, "x.png"), good], env,
          "--plot needs matplotlib"),
@@ -240,6 +247,13 @@ def case_plot(tmp):
                         % (sizes[0][1], sizes[1][1]))
     if "thread" not in r.stdout:
         problems.append("--plot --limits printed no limits table")
+    # several files: one comparison picture
+    compared = os.path.join(tmp, "cmp.png")
+    other = bf.write(tmp, "e.bandwidth", bf.DOMINANCE)
+    r = run(["--plot", compared, "--limits", machine, name, other])
+    problems += ok_run(r, "--plot of two files")
+    if not os.path.exists(compared) or png_size(compared) is None:
+        problems.append("two files: no PNG")
     return [(NAME + "/plot", problems)]
 
 

@@ -58,10 +58,12 @@ MACHINE_KEYS = ("name", "clock", "instr-per-cycle", "flop-per-cycle") \
 UNIT_RATE_KEY = {"instr": "instr-per-cycle", "flop": "flop-per-cycle"}
 
 USAGE = """\
-usage: %(prog)s [--summary] [--limits MACHINE] [--plot OUT.png] FILE
+usage: %(prog)s [--summary] [--limits MACHINE] [--plot OUT.png] FILE...
 
 Reads the bandwidth requirements a run with --bandwidth=yes wrote
-(FILE: <profile>.bandwidth, or the profile itself).
+(FILE: <profile>.bandwidth, or the profile itself). Several FILEs: the
+tables of each in turn, and --plot compares them (one curve per file and
+path, one bar per file).
 
   --summary          per thread and data path: bytes moved (operations for
                      flop), time units, peak and mean bytes per time unit
@@ -440,7 +442,7 @@ def added_by_limit(path, window, limit):
     above = volume = 0
     for s, n in path.hist:
         b = s / window
-        if b > limit:
+        if s > window * limit:          # (the tool's compare, exact for s)
             above += n
             volume += n * (b - limit)
     return above, volume, volume / limit
@@ -592,12 +594,11 @@ def parse_args(argv):
         else:
             files.append(arg)
         i += 1
-    if len(files) != 1:
-        raise BandwidthError("one FILE expected, %d given (see --help)"
-                             % len(files))
+    if not files:
+        raise BandwidthError("no FILE given (see --help)")
     if not opts["limits"] and not opts["plot"]:
         opts["summary"] = True
-    return opts, files[0]
+    return opts, files
 
 
 def input_name(name):
@@ -618,7 +619,7 @@ def _looks_like_bandwidth(name):
 
 def main(argv, version="?"):
     try:
-        opts, name = parse_args(argv)
+        opts, names = parse_args(argv)
         if opts is None:
             sys.stdout.write(USAGE % {"prog": PROG})
             return 0
@@ -628,20 +629,19 @@ def main(argv, version="?"):
         if opts["plot"]:
             from cgbd import bandwidth_plot
             bandwidth_plot.check_matplotlib()
-        bwf = parse(input_name(name))
+        files = [parse(input_name(name)) for name in names]
         machine = parse_machine(opts["limits"]) if opts["limits"] else None
-        limits = limits_per_unit(machine, bwf.unit) if machine else None
-        for warning in bwf.warnings:
-            print("%s: warning: %s" % (PROG, warning), file=sys.stderr)
         lines = []
-        if opts["summary"]:
-            lines += summary_lines(bwf)
-        if machine:
-            lines += limits_lines(bwf, machine)
-            if bwf.has_dominance():
-                lines += dominance_lines(bwf, limits)
-        if opts["plot"]:
-            bandwidth_plot.plot(bwf, limits, opts["plot"])
+        for bwf in files:
+            for warning in bwf.warnings:
+                print("%s: warning: %s" % (PROG, warning), file=sys.stderr)
+            lines += report_lines(bwf, opts["summary"], machine)
+        if opts["plot"] and len(files) == 1:
+            limits = limits_per_unit(machine, files[0].unit) if machine \
+                else None
+            bandwidth_plot.plot(files[0], limits, opts["plot"])
+        elif opts["plot"]:
+            bandwidth_plot.compare(files, machine, opts["plot"])
         sys.stdout.write("".join(line + "\n" for line in lines))
         return 0
     except BandwidthError as e:
@@ -651,3 +651,13 @@ def main(argv, version="?"):
         print("%s: %s: %s" % (PROG, e.filename or "?", e.strerror or e),
               file=sys.stderr)
         return 1
+
+
+def report_lines(bwf, summary, machine):
+    """The tables of one file: summary, limits, dominance."""
+    lines = summary_lines(bwf) if summary else []
+    if machine:
+        lines += limits_lines(bwf, machine)
+        if bwf.has_dominance():
+            lines += dominance_lines(bwf, limits_per_unit(machine, bwf.unit))
+    return lines

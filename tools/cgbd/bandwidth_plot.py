@@ -14,8 +14,10 @@ seconds at the run's peak rate (thesis figures 4.17 and 4.18).
 matplotlib is imported here only, with the Agg backend (no display).
 """
 
-from cgbd.bandwidth import (ALL_PATHS, FLOP, BandwidthError, curve,
-                            dominance)
+import os
+
+from cgbd.bandwidth import (ALL_PATHS, FLOP, SHARED_PATHS, BandwidthError,
+                            curve, dominance, limits_per_unit)
 
 # one colour and hatch per path, the same in curves and bars
 STYLE = {
@@ -91,33 +93,47 @@ def _curve_panels(plt, fig, grid, bwf, limits):
             ax.tick_params(labelsize=7)
 
 
-def _bar_panel(fig, grid_cell, bwf):
-    """Stacked bars: per thread and all threads summed, in seconds."""
-    ax = fig.add_subplot(grid_cell)
-    cores = bwf.cores()
-    labels = [t.label() for t in cores] + ["sum"]
+def _thread_seconds(bwf, thread):
+    """{"at peak" or path: seconds} of one thread's breakdown."""
+    seconds = {"at peak": (thread.peak_units or 0) / bwf.peak}
+    rows, _ = dominance(thread, bwf)
+    for name, units, added in rows:
+        seconds[name] = (units + added) / bwf.peak
+    return seconds
+
+
+def _stack(ax, labels, columns):
+    """Stacked bars, one per label; columns: [{part: seconds}]."""
     parts = {"at peak": [0.0] * len(labels)}
-    for i, thread in enumerate(cores):
-        rows, _ = dominance(thread, bwf)
-        parts["at peak"][i] = (thread.peak_units or 0) / bwf.peak
-        for name, units, added in rows:
+    for i, column in enumerate(columns):
+        for name, value in column.items():
             parts.setdefault(name, [0.0] * len(labels))
-            parts[name][i] = (units + added) / bwf.peak
-    for values in parts.values():
-        values[-1] = sum(values[:-1])
+            parts[name][i] += value
     bottom = [0.0] * len(labels)
     for name, values in parts.items():
         if not any(values) and name != "at peak":
             continue
         color, hatch = STYLE.get(name, ("white", ""))
-        ax.bar(labels, values, bottom=bottom, label=name, color=color,
-               hatch=hatch, edgecolor="black", alpha=0.8 if name != "at peak"
-               else 1.0)
+        ax.bar(range(len(labels)), values, bottom=bottom, label=name,
+               color=color, hatch=hatch, edgecolor="black",
+               alpha=0.8 if name != "at peak" else 1.0)
         bottom = [b + v for b, v in zip(bottom, values)]
-    ax.set_ylabel("seconds (peak %.3g units/s)" % bwf.peak, fontsize=8)
-    ax.set_title("time per dominant bottleneck (thesis 4.4)", fontsize=9)
+    ax.set_xticks(range(len(labels)), labels)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     ax.tick_params(labelsize=7)
+
+
+def _bar_panel(fig, grid_cell, bwf):
+    """Stacked bars: per thread and all threads summed, in seconds."""
+    ax = fig.add_subplot(grid_cell)
+    columns = [_thread_seconds(bwf, t) for t in bwf.cores()]
+    total = {}
+    for column in columns:
+        for name, value in column.items():
+            total[name] = total.get(name, 0.0) + value
+    _stack(ax, [t.label() for t in bwf.cores()] + ["sum"], columns + [total])
+    ax.set_ylabel("seconds (peak %.3g units/s)" % bwf.peak, fontsize=8)
+    ax.set_title("time per dominant bottleneck (thesis 4.4)", fontsize=9)
 
 
 def plot(bwf, limits, out):
@@ -139,3 +155,87 @@ def plot(bwf, limits, out):
         fig.savefig(out, dpi=80)
     finally:
         plt.close(fig)
+
+
+def _file_labels(files):
+    """The command of each run, or its file name where commands repeat."""
+    cmds = [f.cmd for f in files]
+    return [f.cmd if f.cmd and cmds.count(f.cmd) == 1
+            else os.path.basename(f.filename) for f in files]
+
+
+def compare(files, machine, out):
+    """Several runs: per path one panel with each file's curve (thread 1,
+    or the `all` section for the shared paths), and with --limits and
+    dominance in every file one bar per file, summed over its threads
+    (thesis figures 4.18, 4.19)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = [n for n in ALL_PATHS if any(
+        _compare_path(f, n) is not None for f in files)]
+    bars = machine is not None and all(f.has_dominance() for f in files)
+    panels = len(names) + (1 if bars else 0)
+    cols = 2
+    rows = max(1, (panels + cols - 1) // cols)
+    fig = plt.figure(figsize=(11, 3.2 * rows))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    labels = _file_labels(files)
+    for i, name in enumerate(names):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        top = 0
+        for j, bwf in enumerate(files):
+            path = _compare_path(bwf, name)
+            if path is None:
+                continue
+            points = curve(path, bwf.window)
+            edges = [0]
+            for _, n in points:
+                edges.append(edges[-1] + n)
+            ax.stairs([b for b, _ in points], edges, baseline=None,
+                      color=colors[j % len(colors)], label=labels[j])
+            top = max(top, points[-1][0])
+            if machine is not None:
+                limit = limits_per_unit(machine, bwf.unit).get(name)
+                if limit is not None and j == 0:
+                    ax.axhline(limit, color="black", linestyle="--",
+                               linewidth=1, label="limit")
+                    top = max(top, limit)
+        ax.set_ylim(0, top * 1.1 or 1)
+        ax.set_title("%s%s" % (name, "" if name in SHARED_PATHS
+                                else " (thread 1)"), fontsize=9)
+        ax.set_xlabel("time units, sorted by requirement", fontsize=8)
+        ax.set_ylabel("%s per time unit" % ("flop" if name == FLOP else
+                                            "bytes"), fontsize=8)
+        ax.legend(fontsize=6, loc="upper left")
+        ax.tick_params(labelsize=7)
+    if bars:
+        ax = fig.add_subplot(rows, cols, panels)
+        columns = []
+        for bwf in files:
+            total = {}
+            for thread in bwf.cores():
+                for part, value in _thread_seconds(bwf, thread).items():
+                    total[part] = total.get(part, 0.0) + value
+            columns.append(total)
+        _stack(ax, labels, columns)
+        ax.set_ylabel("seconds, summed over threads", fontsize=8)
+        ax.set_title("time per dominant bottleneck", fontsize=9)
+        ax.tick_params(axis="x", labelrotation=20)
+    fig.tight_layout()
+    try:
+        fig.savefig(out, dpi=80)
+    finally:
+        plt.close(fig)
+
+
+def _compare_path(bwf, name):
+    """The path block a comparison draws: thread 1's, or all's."""
+    tid = "all" if name in SHARED_PATHS else None
+    for thread in bwf.threads:
+        if (tid and thread.tid == tid) or (not tid and thread.tid != "all"):
+            path = thread.paths.get(name)
+            if path is not None and path.hist is not None and path.total:
+                return path
+            return None
+    return None
