@@ -506,9 +506,9 @@ def limits_lines(bwf, machine):
     """Per thread and path with a limit: thesis figure 4.7's added time."""
     limits = limits_per_unit(machine, bwf.unit)
     rate = unit_rate(machine, bwf.unit)
-    out = ["# limits of %s%s: %s time units per second" % (
-        machine["file"], " (%s)" % machine["name"] if "name" in machine
-        else "", _g(rate))]
+    out = ["# %s: limits of %s%s: %s time units per second" % (
+        bwf.filename, machine["file"], " (%s)" % machine["name"]
+        if "name" in machine else "", _g(rate))]
     rows = [("thread", "path", "limit/unit", "units", "above", "added",
              "added s", "added %")]
     for thread in bwf.threads:
@@ -526,8 +526,9 @@ def limits_lines(bwf, machine):
 
 def dominance_lines(bwf, machine_limits):
     """The dominance breakdown per thread (run's limits, peak rate)."""
-    out = ["# dominance with the run's limits (%s), %s time units per second"
-           % (bwf.limits_file or "the file's limit: lines", _g(bwf.peak))]
+    out = ["# %s: dominance with the run's limits (%s), %s time units per"
+           " second" % (bwf.filename, bwf.limits_file
+                        or "the file's limit: lines", _g(bwf.peak))]
     if machine_limits is not None:
         differ = sorted(p for p in set(bwf.limits) | set(machine_limits)
                         if not _close(bwf.limits.get(p),
@@ -554,8 +555,8 @@ def dominance_lines(bwf, machine_limits):
                      _g(total / bwf.peak), "100.0"))
         all_seconds += total / bwf.peak
     out += _columns(rows)
-    out.append("# estimated time summed over the threads (user time): %s s"
-               % _g(all_seconds))
+    out.append("# %s: estimated time summed over the threads (user time):"
+               " %s s" % (bwf.filename, _g(all_seconds)))
     return out
 
 
