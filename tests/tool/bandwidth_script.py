@@ -17,7 +17,9 @@ hand:
   nothing on stdout;
 - --plot writes a PNG; with --limits and dom: one panel more (the bars);
   with several files, one comparison picture; several files' tables
-  follow each other.
+  follow each other;
+- perf/bandwidth-bench.c prints a machine file the script reads, with
+  every path.
 """
 
 import os
@@ -257,6 +259,32 @@ def case_plot(tmp):
     return [(NAME + "/plot", problems)]
 
 
+def case_bench(tmp):
+    """perf/bandwidth-bench.c's output is a machine file with every key
+    (its figures are this machine's, not checked: no timing in tests)."""
+    exe = os.path.join(tmp, "bench")
+    build = subprocess.run(["gcc", "-O2", "-pthread", "-o", exe,
+                            os.path.join(harness.TOP, "perf",
+                                         "bandwidth-bench.c")],
+                           capture_output=True, text=True)
+    if build.returncode:
+        return [(NAME + "/bench", ["gcc: " + build.stderr[:200]])]
+    r = subprocess.run([exe, "--quick", "--mem-mb=32", "--threads=2"],
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode:
+        return [(NAME + "/bench", ["exit %d: %s" % (r.returncode, r.stderr)])]
+    machine = bf.write(tmp, "measured.machine", r.stdout)
+    keys = {line.split(":")[0] for line in r.stdout.splitlines()
+            if line and not line.startswith("#")}
+    want = {"name", "clock", "instr-per-cycle", "flop-per-cycle", "core<-L1",
+            "core->L1", "L1<-LL", "L1->LL", "L1<-L1", "LL<-mem", "LL->mem",
+            "LL<-mem all", "LL->mem all"}
+    problems = [] if keys == want else ["keys %r" % sorted(keys ^ want)]
+    rr = run(["--limits", machine, bf.write(tmp, "c.bandwidth", bf.CONSTANT)])
+    problems += ok_run(rr, "--limits with the measured machine file")
+    return [(NAME + "/bench", problems)]
+
+
 def main():
     if not os.access(SCRIPT, os.X_OK):
         print("FAIL %s: %s not built (make)" % (NAME, SCRIPT))
@@ -269,7 +297,8 @@ def main():
              (NAME + "/limits", in_own_dir(case_limits)),
              (NAME + "/dominance", in_own_dir(case_dominance)),
              (NAME + "/error", in_own_dir(case_errors)),
-             (NAME + "/plot", in_own_dir(case_plot))]
+             (NAME + "/plot", in_own_dir(case_plot)),
+             (NAME + "/bench", in_own_dir(case_bench))]
     try:
         return harness.run_cases(cases)
     finally:
