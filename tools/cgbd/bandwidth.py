@@ -561,9 +561,10 @@ def dominance_lines(bwf, machine_limits):
 
 
 def _close(a, b):
+    """Limits equal up to the 6 decimals the tool writes them with."""
     if a is None or b is None:
         return a is None and b is None
-    return abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
 
 
 # ------------------------------------------------------------ the command
