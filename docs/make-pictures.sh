@@ -9,17 +9,32 @@
 #   docs/kcachegrind-sharing.png KCachegrind showing examples/false-sharing.c's
 #                                --sharing=yes report, the counters' line
 #                                selected, its caller below
+#   docs/bandwidth-naive.png     callgrind-bd_bandwidth --plot of the naive
+#   docs/bandwidth-blocked.png   and the blocked Jacobi solver (1 thread)
+#   docs/bandwidth-jacobi.png    and of the four runs together
+#                                (examples/jacobi-bandwidth.sh; needs only
+#                                matplotlib, no KCachegrind)
 # Needs (Debian): kcachegrind xvfb xdotool imagemagick graphviz dbus
 # (./setup.sh --pictures installs them).  Not part of CI.
 #   docs/make-pictures.sh           all four
 #   docs/make-pictures.sh objects   only docs/kcachegrind-objects.png
+#   docs/make-pictures.sh bandwidth only the three bandwidth pictures
 # The KCachegrind clicks are screen positions for a 1400x900 screen and
 # KCachegrind 22.12's default layout; check the result by eye.
 set -eu
 only=${1:-all}
-case "$only" in all|objects) ;; *) echo "usage: $0 [objects]" >&2; exit 2 ;; esac
+case "$only" in all|objects|bandwidth) ;; *) echo "usage: $0 [objects|bandwidth]" >&2; exit 2 ;; esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+
+if [ "$only" = all ] || [ "$only" = bandwidth ]; then
+   examples/jacobi-bandwidth.sh >/dev/null
+   cp examples/build/jacobi/naive-1.png docs/bandwidth-naive.png
+   cp examples/build/jacobi/blocked-1.png docs/bandwidth-blocked.png
+   cp examples/build/jacobi/compare.png docs/bandwidth-jacobi.png
+   echo "wrote docs/bandwidth-naive.png docs/bandwidth-blocked.png docs/bandwidth-jacobi.png"
+   [ "$only" = all ] || exit 0
+fi
 build=examples/build
 mkdir -p $build
 work=$(mktemp -d)

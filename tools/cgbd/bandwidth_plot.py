@@ -148,8 +148,8 @@ def plot(bwf, limits, out):
     _curve_panels(plt, fig, grid, bwf, limits)
     if bars:
         _bar_panel(fig, grid[rows - 1, :], bwf)
-    fig.suptitle("%s (%s)" % (bwf.cmd or bwf.filename, bwf.filename),
-                 fontsize=10)
+    fig.suptitle("%s (%s)" % (_short_cmd(bwf.cmd) or bwf.filename,
+                              os.path.basename(bwf.filename)), fontsize=10)
     fig.tight_layout()
     try:
         fig.savefig(out, dpi=80)
@@ -157,11 +157,17 @@ def plot(bwf, limits, out):
         plt.close(fig)
 
 
+def _short_cmd(cmd):
+    """The command without the program's directory."""
+    words = cmd.split()
+    return " ".join([os.path.basename(words[0])] + words[1:]) if words else ""
+
+
 def _file_labels(files):
     """The command of each run, or its file name where commands repeat."""
-    cmds = [f.cmd for f in files]
-    return [f.cmd if f.cmd and cmds.count(f.cmd) == 1
-            else os.path.basename(f.filename) for f in files]
+    cmds = [_short_cmd(f.cmd) for f in files]
+    return [c if c and cmds.count(c) == 1 else os.path.basename(f.filename)
+            for c, f in zip(cmds, files)]
 
 
 def compare(files, machine, out):
@@ -176,9 +182,9 @@ def compare(files, machine, out):
         _compare_path(f, n) is not None for f in files)]
     bars = machine is not None and all(f.has_dominance() for f in files)
     panels = len(names) + (1 if bars else 0)
-    cols = 2
+    cols = 3
     rows = max(1, (panels + cols - 1) // cols)
-    fig = plt.figure(figsize=(11, 3.2 * rows))
+    fig = plt.figure(figsize=(13, 3.0 * rows))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     labels = _file_labels(files)
     for i, name in enumerate(names):
