@@ -6,10 +6,12 @@ path's bandwidth curve: the smoothed requirements s/W sorted ascending
 against the reordered time units, drawn as stairs straight from the
 histogram, so the area under it is the volume moved. With limits (a
 machine file), each path's limit is a dashed line in its colour and the
-area above it hatched (thesis figure 4.7: the bytes that cost time). With
-dominance histograms, a last panel stacks per thread and for all threads
-together the time at peak and the time dominated by each path, in
-seconds at the run's peak rate (thesis figures 4.17 and 4.18).
+area above it hatched (thesis figure 4.7: the bytes that cost time); with
+dominance histograms the part of that area in units the path dominated
+is grey (thesis figure 4.16: only that part costs time), and a last
+panel stacks per thread and for all threads together the time at peak
+and the time dominated by each path, in seconds at the run's peak rate
+(thesis figures 4.17 and 4.18).
 
 matplotlib is imported here only, with the Agg backend (no display).
 """
@@ -65,6 +67,10 @@ def _draw_curves(ax, thread, bwf, limits, names):
             above = [max(b, limit) for b in values]
             ax.stairs(above, edges, baseline=limit, fill=True, color=color,
                       alpha=0.25, hatch="//")
+            if path.dom:
+                ax.stairs(_dominated(path, values, limit), edges,
+                          baseline=limit, fill=True, color="dimgray",
+                          alpha=0.7)
         top = max(top, values[-1], limit or 0)
         drawn = True
     if drawn:
@@ -72,7 +78,16 @@ def _draw_curves(ax, thread, bwf, limits, names):
     return drawn
 
 
-def _curve_panels(plt, fig, grid, bwf, limits):
+def _dominated(path, values, limit):
+    """Thesis figure 4.16: of the span b - L above the limit at each
+    requirement b, the share of its units in which this path dominated
+    (dom n / hist n), drawn from L up."""
+    dom = dict(path.dom)
+    return [limit + max(b - limit, 0) * dom.get(s, 0) / n
+            for b, (s, n) in zip(values, path.hist)]
+
+
+def _curve_panels(fig, grid, bwf, limits):
     for row, thread in enumerate(bwf.threads):
         names = [n for n in ALL_PATHS if n in thread.paths]
         for col, writes in enumerate((False, True)):
@@ -145,7 +160,7 @@ def plot(bwf, limits, out):
     rows = len(bwf.threads) + (1 if bars else 0)
     fig = plt.figure(figsize=(11, 3.2 * rows))
     grid = GridSpec(rows, 2, figure=fig)
-    _curve_panels(plt, fig, grid, bwf, limits)
+    _curve_panels(fig, grid, bwf, limits)
     if bars:
         _bar_panel(fig, grid[rows - 1, :], bwf)
     fig.suptitle("%s (%s)" % (_short_cmd(bwf.cmd) or bwf.filename,
