@@ -662,4 +662,8 @@ def report_lines(bwf, summary, machine):
         lines += limits_lines(bwf, machine)
         if bwf.has_dominance():
             lines += dominance_lines(bwf, limits_per_unit(machine, bwf.unit))
+        else:
+            lines.append("# %s: no dominance histograms (a run with"
+                         " --bandwidth-limits=MACHINE has them)"
+                         % bwf.filename)
     return lines
