@@ -79,9 +79,11 @@ def case_summary(tmp):
                  [os.path.join(tmp, "callgrind.out.1")]):
         r = run(args)
         problems += ok_run(r, " ".join(args))
-        rows = [x for x in table(r.stdout, "thread") if x["path"] == "core<-L1"]
+        rows = [x for x in table(r.stdout, "thread")
+                if x["path"] == "core<-L1"]
         if len(rows) != 1:
-            problems.append("%s: no one core<-L1 line in %r" % (args, r.stdout))
+            problems.append("%s: no one core<-L1 line in %r"
+                            % (args, r.stdout))
             continue
         row = rows[0]
         if row["bytes"] != str(bf.CONSTANT_BYTES) or \
@@ -104,7 +106,8 @@ def case_summary(tmp):
     # several files: the tables of each in turn
     r = run([name, os.path.join(tmp, "d.bandwidth")])
     heads = [x for x in r.stdout.splitlines() if x.startswith("# ")]
-    if len(heads) != 2 or name not in heads[0] or "d.bandwidth" not in heads[1]:
+    if len(heads) != 2 or name not in heads[0] or \
+            "d.bandwidth" not in heads[1]:
         problems.append("two files: headers %r" % heads)
     return [(NAME + "/summary", problems)]
 
@@ -192,7 +195,8 @@ def case_errors(tmp):
     machine = bf.write(tmp, "m.machine", bf.MACHINE_HALF)
     bad = bf.write(tmp, "bad.bandwidth",
                    bf.replace_line(bf.CONSTANT, "total: 8000", "total: 7000"))
-    unknown = bf.write(tmp, "unknown.machine", bf.MACHINE_HALF + "L3<-L2: 1e9\n")
+    unknown = bf.write(tmp, "unknown.machine",
+                       bf.MACHINE_HALF + "L3<-L2: 1e9\n")
     fake = os.path.join(tmp, "fake")     # a matplotlib that fails to import
     os.makedirs(os.path.join(fake, "matplotlib"))
     bf.write(os.path.join(fake, "matplotlib"), "__init__.py",

@@ -210,7 +210,8 @@ def parse(filename):
                 thread, path = _open_thread(bwf, value, where, number), None
             elif key == "path":
                 if thread is None:
-                    raise BandwidthError("%s: path: before any thread:" % where)
+                    raise BandwidthError("%s: path: before any thread:"
+                                         % where)
                 _close_path(bwf, thread, path)
                 path = _open_path(thread, value, where, number)
             elif path is not None and key in ("total", "hist", "dom"):
@@ -360,7 +361,8 @@ def _close_thread(bwf, thread, path):
     _close_path(bwf, thread, path)
     where = "%s:%d" % (bwf.filename, thread.line)
     if thread.units is None:
-        raise BandwidthError("%s: %s: no units: line" % (where, thread.label()))
+        raise BandwidthError("%s: %s: no units: line"
+                             % (where, thread.label()))
     dominated = sum(n for p in thread.paths.values() if p.dom
                     for _, n in p.dom)
     if dominated and thread.peak_units is None:
@@ -605,9 +607,10 @@ def parse_args(argv):
 
 def input_name(name):
     """FILE, or for a profile its companion FILE.bandwidth."""
-    if not name.endswith(".bandwidth") and os.path.isfile(name + ".bandwidth") \
+    companion = name + ".bandwidth"
+    if not name.endswith(".bandwidth") and os.path.isfile(companion) \
             and not _looks_like_bandwidth(name):
-        return name + ".bandwidth"
+        return companion
     return name
 
 
