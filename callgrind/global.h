@@ -126,8 +126,16 @@ typedef struct {
    /* false sharing estimate (falseshare.c) */
    Bool   sharing;
    Int    sharing_penalty;      /* cycles per event */
+   /* bandwidth requirements and dominance (bandwidth.c) */
+   Bool   bandwidth;
+   Int    bandwidth_unit;       /* BW_UNIT_* */
+   Int    bandwidth_window;     /* W, time units */
+   const HChar *bandwidth_limits;  /* machine file, or NULL */
 } cb_options;
 extern cb_options cb_clo;
+
+/* --bandwidth-unit: the time unit */
+enum { BW_UNIT_INSTR, BW_UNIT_FLOP };
 
 /* --collect-systime: the unit of sysTime (yes = msec, as the reference) */
 enum { SYSTIME_NO, SYSTIME_MSEC, SYSTIME_USEC, SYSTIME_NSEC };
@@ -184,6 +192,12 @@ typedef enum {
    /* Coherence (--private-caches=yes, cores.c): true and false sharing
     * misses of D1, invalidations by stores. */
    EV_D1Ts, EV_D1Fs, EV_Inv,
+   /* --bandwidth=yes (bandwidth.c): floating-point operations, and with
+    * --bandwidth-limits the time units each path dominated (in the order
+    * of cachesim/bandwidth.h's paths), then the units at peak */
+   EV_Flop,
+   EV_BwCr, EV_BwCw, EV_BwLr, EV_BwLw, EV_BwXr, EV_BwMr, EV_BwMw, EV_BwF,
+   EV_BwMrA, EV_BwMwA, EV_BwPk,
    EV_COUNT
 } event_id;
 
@@ -311,6 +325,7 @@ typedef struct BB {
    struct sim_instr_info *sim_instr; /* per-instruction info for sim helpers */
    struct sim_call *sim_calls;  /* descriptors of the sim helper calls (sim.c) */
    UInt       n_sim_calls;
+   UChar     *bw_flops;     /* --bandwidth: flops per instruction (bandwidth.c) */
    struct BB *next;         /* hash chain */
 } BB;
 
@@ -653,6 +668,22 @@ void cb_cores_prefetch_counts(ULong *up, ULong *down);
 void cb_cores_print_stats(void);
 
 /*------------------------------------------------------------*/
+/*--- bandwidth.c: --bandwidth requirements and dominance  ---*/
+/*------------------------------------------------------------*/
+
+/* The model is cachesim/bandwidth.h; the access hooks are inline in
+ * bandwidth.h (sim.c only). */
+void cb_bw_setup(void);             /* after the cache model; bad machine file: exit */
+void cb_bw_bb_begin(BB *bb);        /* a block is instrumented: its flops from 0 */
+void cb_bw_stmt(BB *bb, Int instr, IRStmt *st);  /* counts the flops of st */
+void cb_bw_switch_thread(ThreadId tid);
+void cb_bw_thread_created(ThreadId parent, ThreadId child);
+void cb_bw_thread_exit(ThreadId tid);
+void cb_bw_syscall(ThreadId tid, Bool entering);  /* around every system call */
+void cb_bw_sync(void);              /* every thread's running units closed */
+void cb_bw_finish(void);            /* at exit: drain, write <profile>.bandwidth */
+
+/*------------------------------------------------------------*/
 /*--- reusedist_events.c: --reuse-dist events              ---*/
 /*------------------------------------------------------------*/
 
@@ -674,6 +705,7 @@ void cb_fini_dump(const HChar *trigger);
 extern Int cb_out_counter;
 extern ULong *cb_written_total;    /* totals: of every dump so far */
 const HChar *cb_out_base_name(void); /* --callgrind-out-file, expanded */
+void cb_write_cmd_line(cb_outfile *f);  /* the profile's cmd: line */
 
 /*------------------------------------------------------------*/
 /*--- falseshare.c, falseshare_report.c: --sharing         ---*/

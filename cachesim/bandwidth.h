@@ -1,0 +1,168 @@
+/*
+** bandwidth.h -- the bandwidth requirement and dominance model
+** (--bandwidth=yes; thesis sections 4.3 and 4.4).  Pure C, allocation
+** through cs_alloc/cs_free (cachesim.h).
+**
+** The model.
+**  - A core (one thread) runs at a fixed peak rate; its time is counted
+**    in units (one guest instruction, or one floating-point operation).
+**    For every data path p the caller adds the bytes p moves in the open
+**    unit (bw_add), then closes the unit (bw_close).  r_t is what path p
+**    moved in unit t, and the unit's window sum is
+**       s_t = r_t + r_(t-1) + ... + r_(t-W+1)      (r_t = 0 for t < 1)
+**    kept exactly with a ring of the last W units per path.  The smoothed
+**    requirement of unit t is s_t / W bytes per unit.
+**  - Histograms (bw_hist): per path, how many units had each window sum,
+**    exact (no binning), memory bounded by the number of distinct sums.
+**    bw_finish adds the W units after the core's last one (the window
+**    drains), so over units 1..T+W:  sum(n) = T + W  and
+**    sum(s * n) = W * V, V the path's total (the thesis' identity).
+**  - Dominance (thesis 4.4.1), only when limits are given: in a closed
+**    unit every path p with a limit L_p has the slowdown factor
+**    f_p = (s_p / W) / L_p; the path with the largest f_p > 1 dominates
+**    the unit (ties: the first in bw_dom_order); a unit no path
+**    dominates runs at peak.  The shared paths "LL<-mem all" and
+**    "LL->mem all" take the all-cores window sum the caller passes
+**    (every core gets the factor of the total: the thesis' fairness).
+**    The dominating path's dominance histogram counts the unit under
+**    its window sum.  Exceeding means s_p > floor(W * L_p): an integer
+**    compare, exact for integer s_p.
+**
+** Units closed without any byte cost the same as others: the caller
+** closes one unit per time unit, so the time axis is exact.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+*/
+#ifndef BANDWIDTH_H
+#define BANDWIDTH_H
+
+#include <stdint.h>
+
+/* The data paths of one core, in the order of the file format
+   (docs/bandwidth-format.md), then the shared all-cores paths. */
+enum {
+   BW_CORE_RD,     /* core<-L1: bytes of loads (a modify: read and write) */
+   BW_CORE_WR,     /* core->L1: bytes of stores */
+   BW_L1_RD,       /* L1<-LL: I1 and D1 misses x line */
+   BW_L1_WR,       /* L1->LL: D1 write traffic into LL */
+   BW_L1_L1,       /* L1<-L1: lines from another core's D1 x line */
+   BW_MEM_RD,      /* LL<-mem: LL misses x line */
+   BW_MEM_WR,      /* LL->mem: dirty LL evictions x line */
+   BW_FLOP,        /* flop: floating-point operations */
+   BW_PATHS,       /* paths a core keeps a window of */
+   BW_ALL_RD = BW_PATHS,   /* LL<-mem all */
+   BW_ALL_WR,              /* LL->mem all */
+   BW_DOM_PATHS
+};
+
+extern const char *const bw_path_name[BW_DOM_PATHS];
+/* The tie order of dominance: the per-core byte paths, the all paths,
+   flop. */
+extern const int bw_dom_order[BW_DOM_PATHS];
+
+/* ---- histograms ---------------------------------------------------------- */
+
+/* An exact histogram of integer values: dense counts below BW_DENSE, a
+   hash table above; consecutive equal values are counted in a run first
+   (window sums change slowly). */
+#define BW_DENSE (1u << 16)
+typedef struct {
+   uint64_t *dense;        /* dense[v] for v < dense_n */
+   uint32_t  dense_n;
+   uint64_t *keys, *vals;  /* open addressing; key ~0 = empty */
+   uint32_t  hcap, hused;
+   uint64_t  run_v, run_n; /* a run of run_n values run_v, not added yet */
+} bw_hist;
+
+void bw_hist_add(bw_hist *h, uint64_t v, uint64_t n);
+/* Calls f for every value with a nonzero count, ascending. */
+void bw_hist_each(bw_hist *h, void (*f)(void *ctx, uint64_t v, uint64_t n),
+                  void *ctx);
+void bw_hist_free(bw_hist *h);
+
+/* ---- limits ---------------------------------------------------------------- */
+
+typedef struct {
+   int      has[BW_DOM_PATHS];
+   double   per_unit[BW_DOM_PATHS];   /* bytes (flop: operations) per unit */
+   uint64_t above[BW_DOM_PATHS];      /* floor(W * per_unit): s > above exceeds */
+   double   inv[BW_DOM_PATHS];        /* 1 / (W * per_unit) */
+   double   peak;                     /* time units per second */
+   int      any;
+} bw_limits;
+
+/* Fills above/inv for window w (after per_unit and has are set). */
+void bw_limits_prepare(bw_limits *l, uint32_t w);
+
+/* The machine file (docs/bandwidth-format.md) in text[0..len): limits for
+   time unit `flop_unit` (0: instructions, 1: flops).  Returns 0, or the
+   line number of the first error (with msg set to a static text; 0 lines
+   when the error is about the whole file, e.g. a missing key: then -1). */
+int bw_parse_machine(const char *text, unsigned long len, int flop_unit,
+                     bw_limits *out, const char **msg);
+
+/* ---- one core -------------------------------------------------------------- */
+
+typedef struct {
+   uint32_t  w;                 /* window */
+   uint32_t  pos;               /* ring slot of the next unit */
+   uint32_t *ring;              /* [slot * BW_PATHS + path] */
+   uint64_t  open[BW_PATHS];    /* the open unit's bytes */
+   uint64_t  sum[BW_PATHS];     /* window sums ending at the last closed unit */
+   uint64_t  total[BW_PATHS];
+   uint64_t  units;             /* closed units (T) */
+   uint64_t  peak_units;        /* closed units no path dominated */
+   int       finished;
+   bw_hist   hist[BW_PATHS];
+   bw_hist   dom[BW_DOM_PATHS];
+} bw_core;
+
+void bw_core_init(bw_core *c, uint32_t w);
+void bw_core_free(bw_core *c);
+
+static inline void bw_add(bw_core *c, int path, uint64_t bytes)
+{
+   c->open[path] += bytes;
+}
+
+/* Closes the open unit.  lim NULL (or without any limit): no dominance;
+   all_rd / all_wr are the all-cores window sums at this unit.  Returns
+   the dominating path, or -1 (peak, or no limits). */
+int bw_close(bw_core *c, const bw_limits *lim, uint64_t all_rd,
+             uint64_t all_wr);
+
+/* The W units after the last one (the window drains).  Once. */
+void bw_finish(bw_core *c);
+
+/* ---- all cores: per-unit sums of a shared path ------------------------------ */
+
+/* A series of per-unit values summed over cores at aligned units, and
+   its window sums.  The caller adds each core's bytes at the core's
+   aligned unit and finalizes units in order (bw_series_final) once no
+   core can add to them any more.  The ring holds the W final units
+   before `final` and the units from `final` on that were added to; it
+   grows (doubling) up to a capacity of at least max_ahead + W units: the
+   caller never adds max_ahead or more units after `final`. */
+typedef struct {
+   uint32_t  w, cap, max_cap;    /* cap: a power of two */
+   uint32_t *ring;               /* per aligned unit u: ring[u & (cap - 1)] */
+   uint64_t  final;              /* units 0 .. final-1 are final */
+   uint64_t  sum;                /* window sum ending at unit final-1 */
+   uint64_t  total;
+   bw_hist   hist;
+} bw_series;
+
+void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead);
+void bw_series_free(bw_series *s);
+/* v more at aligned unit u (u >= final, u < final + max_ahead). */
+void bw_series_add(bw_series *s, uint64_t u, uint32_t v);
+/* The value at unit u so far (0 outside the ring). */
+uint32_t bw_series_at(const bw_series *s, uint64_t u);
+/* Window sum ending at aligned unit u as known now (O(W)). */
+uint64_t bw_series_window(const bw_series *s, uint64_t u);
+/* Finalizes units final .. upto-1 (each counted in the histogram). */
+void bw_series_final(bw_series *s, uint64_t upto);
+/* Finalizes up to `units` and drains the window (W more units). */
+void bw_series_finish(bw_series *s, uint64_t units);
+
+#endif /* BANDWIDTH_H */

@@ -1,0 +1,86 @@
+/* callgrind-bd: the data-path hooks of --bandwidth=yes, inline for
+ * sim.c's helpers (the rest of bandwidth.c is declared in global.h's
+ * section "bandwidth.c"; the model is cachesim/bandwidth.h).
+ *
+ * A fetch group (sim.c: a run of instructions in one I1 line, all of
+ * which execute) is the batch: cb_bw_fetch opens it, every data access
+ * adds its bytes to the open time unit of its own instruction, and the
+ * instructions' units close (in order) when a later instruction of the
+ * group makes an access or when the next group starts. So each unit
+ * gets exactly the bytes of its instruction, as with one call per
+ * instruction, and the dominance events go to that instruction's cost.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#ifndef CB_BANDWIDTH_HOOKS_H
+#define CB_BANDWIDTH_HOOKS_H
+
+#include "global.h"
+#include "cachesim.h"
+#include "bandwidth.h"
+
+/* A D1 miss on a line another core had written (a coherence miss of
+ * --private-caches: the line comes over L1<-L1): passed with the cache
+ * result bits (cachesim.h uses 1, 2, 4). */
+#define CB_BW_REMOTE 8u
+
+/* One thread = one core of the model. */
+typedef struct cb_bw_thread {
+   bw_core core;
+   ULong   clock;          /* aligned unit of the open unit (all cores) */
+   ULong   all_sum[2];     /* all-cores window sums at the last closed unit */
+   Bool    made, live, blocked;
+   /* the fetch group running (g_n == 0: none, or not collecting) */
+   UInt    g_n, g_done;    /* its instructions; how many closed */
+   UInt    g_cost0, g_cur; /* cost offsets: its first, the open unit's */
+   ULong  *g_slot0;        /* the first instruction's cost slot */
+   UInt    g_stride;       /* slot distance (0: skipped code, one slot) */
+   ULong  *g_run;          /* the running counter */
+   const UChar *g_flops;   /* flops of its instructions, or NULL */
+} cb_bw_thread;
+
+extern cb_bw_thread *cb_bw_cur;       /* the running thread's; NULL when off */
+extern UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line;
+
+void cb_bw__group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0);
+void cb_bw__advance(cb_bw_thread *t, UInt cost);
+
+/* The bytes of a cache result r on the line sizes (l1: I1's or D1's). */
+static inline void cb_bw_misses(cb_bw_thread *t, unsigned r, UInt l1)
+{
+   uint64_t *open = t->core.open;
+   if (!(r & CS_L1_MISS)) return;
+   open[BW_L1_RD] += l1;
+   if (r & CB_BW_REMOTE) open[BW_L1_L1] += l1;
+   if (!(r & CS_LL_MISS)) return;
+   open[BW_MEM_RD] += cb_bw_ll_line;
+   if (r & CS_LL_DIRTY_MISS) open[BW_MEM_WR] += cb_bw_ll_line;
+}
+
+/* A fetch group of n instructions from cost offset cost0 (slot0: the
+ * first one's cost slot) was fetched with I1 result r. */
+static inline void cb_bw_fetch(UInt cost0, UInt n, ULong *slot0, unsigned r)
+{
+   cb_bw_thread *t = cb_bw_cur;
+   cb_bw__group(t, cost0, n, slot0);
+   if (t->g_n) cb_bw_misses(t, r, cb_bw_i1_line);
+}
+
+/* A data access of the instruction at cost offset cost: size bytes,
+ * result r (with CB_BW_REMOTE); a modify is a load and a store. */
+static inline void cb_bw_data(UInt cost, UWord size, unsigned r, Bool is_write,
+                              Bool modify)
+{
+   cb_bw_thread *t = cb_bw_cur;
+   uint64_t *open = t->core.open;
+   if (!t->g_n) return;
+   if (cost != t->g_cur) cb_bw__advance(t, cost);
+   if (is_write) {
+      open[BW_CORE_WR] += size;
+      open[BW_L1_WR] += size;       /* D1 writes through to LL (the model's) */
+      if (modify) open[BW_CORE_RD] += size;
+   } else open[BW_CORE_RD] += size;
+   cb_bw_misses(t, r, cb_bw_d1_line);
+}
+
+#endif
