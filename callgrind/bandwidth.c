@@ -15,15 +15,17 @@
  *    bytes since the last flop belong to the first of them. Bytes moved
  *    after a thread's last flop make one more unit at the end.
  *  - All cores (LL<-mem all, LL->mem all): each core's bytes are added at
- *    its aligned unit: a thread starts at the aligned unit of the thread
- *    creating it (or the first unit not final, if later), then counts
- *    its own units. Units become final (histogram) once every live
- *    thread not blocked in a system call has passed them. A thread coming
- *    back from a system call, or running again after others ran more than
- *    MAX_AHEAD units ahead of it, continues at the first unit not final
- *    (it was idle meanwhile: its requirement there is zero, as the
- *    thesis' rule for blocked threads). The ring holds at most
- *    MAX_AHEAD + W units per shared path.
+ *    its aligned unit, the cores' requirements summed at equal local
+ *    time (DESIGN.md section 7): a thread starts at the aligned unit of
+ *    the thread creating it, then counts its own units; a thread blocked
+ *    in a system call stands still (it adds nothing meanwhile: the
+ *    thesis' zero requirement of an idle core). Units become final
+ *    (histogram) once every live thread has passed them; an exited
+ *    thread holds nothing back. When the running thread gets MAX_AHEAD
+ *    units ahead of the first unit not final, units are finalized up to
+ *    MAX_AHEAD / 2 behind it, and a thread left behind continues at the
+ *    first unit not final when it runs again (it was idle meanwhile). So
+ *    the ring holds at most MAX_AHEAD + W units per shared path.
  *  - Dominance of a shared path in a thread's unit uses the all-cores
  *    window sum known when that unit closes: the other cores' bytes at
  *    the same aligned units if they have run them already.
@@ -208,8 +210,8 @@ void cb_bw_stmt(BB *bb, Int instr, IRStmt *st)
 /*--- Time units                                           ---*/
 /*------------------------------------------------------------*/
 
-/* Finalizes the all-cores units every live core not in a system call has
- * passed (with none: every unit). */
+/* Finalizes the all-cores units every live core has passed (with none:
+ * every unit). */
 static void finalize_all(void)
 {
    ULong low = ~0ULL, high = 0;
@@ -218,7 +220,7 @@ static void finalize_all(void)
       cb_bw_thread *th = &threads[t];
       if (!th->made) continue;
       if (th->clock > high) high = th->clock;
-      if (th->live && !th->blocked && th->clock < low) low = th->clock;
+      if (th->live && th->clock < low) low = th->clock;
    }
    if (low == ~0ULL) low = high;
    bw_series_final(&all[0], low);
@@ -362,7 +364,6 @@ void cb_bw_thread_created(ThreadId parent, ThreadId child)
    if (!cb_clo.bandwidth || child >= VG_N_THREADS) return;
    c = thread_of(child);
    c->live = True;
-   c->blocked = False;
    if (parent > 0 && parent < VG_N_THREADS && threads[parent].made
        && threads[parent].clock > c->clock)
       c->clock = threads[parent].clock;
@@ -383,15 +384,8 @@ void cb_bw_syscall(ThreadId tid, Bool entering)
    cb_bw_thread *t;
    if (!cb_clo.bandwidth || tid >= VG_N_THREADS || !threads[tid].made) return;
    t = &threads[tid];
-   if (entering) {
-      end_group(t);
-      t->blocked = True;
-      finalize_all();
-      return;
-   }
-   t->blocked = False;
-   finalize_all();
-   realign(t);
+   if (entering) end_group(t);   /* its units close before it may block */
+   else realign(t);
 }
 
 /* Dumps: the running groups' units close, so the part has their events. */
