@@ -349,27 +349,112 @@ void bw_core_init(bw_core *c, uint32_t w)
 {
    char *p = (char *)c;
    unsigned long i;
+   int k;
 
    for (i = 0; i < sizeof *c; i++)
       p[i] = 0;
    c->w = w;
-   c->ring = cs_alloc((unsigned long)w * BW_PATHS * sizeof(uint32_t));
+   c->next_out = ~(uint64_t)0;
+   c->dom = -1;
+   for (k = 0; k < BW_PATHS; k++) {
+      c->win[k].qu = cs_alloc((unsigned long)w * sizeof(uint64_t));
+      c->win[k].qr = cs_alloc((unsigned long)w * sizeof(uint32_t));
+   }
 }
 
 void bw_core_free(bw_core *c)
 {
    int p;
 
-   cs_free(c->ring);
-   c->ring = 0;
-   for (p = 0; p < BW_PATHS; p++)
+   for (p = 0; p < BW_PATHS; p++) {
+      cs_free(c->win[p].qu);
+      cs_free(c->win[p].qr);
       bw_hist_free(&c->hist[p]);
+   }
    for (p = 0; p < BW_DOM_PATHS; p++)
-      bw_hist_free(&c->dom[p]);
+      bw_hist_free(&c->dom_hist[p]);
 }
 
-static int dominate(bw_core *c, const bw_limits *l, uint64_t all_rd,
-                    uint64_t all_wr)
+/* The window sum of path p changes at unit t (by +in, -out): the units
+   since the last change are counted with the old sum. */
+static void window_change(bw_hist *h, bw_window *win, uint64_t t)
+{
+   if (t > win->since)
+      bw_hist_add(h, win->sum, t - win->since);
+   win->since = t;
+}
+
+/* Bytes of units up to `upto` - W leave the windows (at unit u + W). */
+static void leave(bw_core *c, uint64_t upto)
+{
+   uint32_t m = c->busy;
+   uint64_t next = ~(uint64_t)0;
+
+   for (; m; m &= m - 1) {
+      int p = __builtin_ctz(m);
+      bw_window *win = &c->win[p];
+      while (win->qn && win->qu[win->qhead] + c->w <= upto) {
+         window_change(&c->hist[p], win, win->qu[win->qhead] + c->w);
+         win->sum -= win->qr[win->qhead];
+         if (++win->qhead == c->w)
+            win->qhead = 0;
+         win->qn--;
+      }
+      if (!win->qn)
+         c->busy &= ~(1u << p);
+      else if (win->qu[win->qhead] + c->w < next)
+         next = win->qu[win->qhead] + c->w;
+   }
+   c->next_out = next;
+}
+
+static void enter(bw_core *c, uint64_t t)
+{
+   uint32_t m = c->dirty;
+
+   for (; m; m &= m - 1) {
+      int p = __builtin_ctz(m);
+      bw_window *win = &c->win[p];
+      uint64_t v = c->open[p];
+      uint32_t at;
+      if (!v)
+         continue;
+      window_change(&c->hist[p], win, t);
+      win->sum += v;
+      at = win->qhead + win->qn;
+      if (at >= c->w)
+         at -= c->w;
+      win->qu[at] = t;
+      win->qr[at] = (uint32_t)v;
+      win->qn++;
+      c->total[p] += v;
+      c->open[p] = 0;
+      c->busy |= 1u << p;
+      if (t + c->w < c->next_out)
+         c->next_out = t + c->w;
+   }
+   c->dirty = 0;
+}
+
+/* The dominance state from unit t on; the units of the last one are
+   counted. */
+static void dominance_change(bw_core *c, int dom, uint64_t s, uint64_t t)
+{
+   if (dom == c->dom && s == c->dom_s)
+      return;
+   if (t > c->dom_since) {
+      if (c->dom < 0)
+         c->peak_units += t - c->dom_since;
+      else
+         bw_hist_add(&c->dom_hist[c->dom], c->dom_s, t - c->dom_since);
+   }
+   c->dom = dom;
+   c->dom_s = s;
+   c->dom_since = t;
+}
+
+static void dominate(bw_core *c, const bw_limits *l, uint64_t all_rd,
+                     uint64_t all_wr, uint64_t t)
 {
    int i, best = -1;
    double bestf = 0;
@@ -377,7 +462,7 @@ static int dominate(bw_core *c, const bw_limits *l, uint64_t all_rd,
 
    for (i = 0; i < BW_DOM_PATHS; i++) {
       int p = bw_dom_order[i];
-      uint64_t s = p < BW_PATHS ? c->sum[p] : p == BW_ALL_RD ? all_rd : all_wr;
+      uint64_t s = p < BW_PATHS ? c->win[p].sum : p == BW_ALL_RD ? all_rd : all_wr;
       double f;
       if (!l->has[p] || s <= l->above[p])
          continue;
@@ -388,53 +473,39 @@ static int dominate(bw_core *c, const bw_limits *l, uint64_t all_rd,
          bests = s;
       }
    }
-   if (best < 0)
-      c->peak_units++;
-   else
-      bw_hist_add(&c->dom[best], bests, 1);
-   return best;
+   dominance_change(c, best, bests, t);
+   c->last_all[0] = all_rd;
+   c->last_all[1] = all_wr;
 }
 
 int bw_close(bw_core *c, const bw_limits *lim, uint64_t all_rd,
              uint64_t all_wr)
 {
-   uint32_t *slot = c->ring + (unsigned long)c->pos * BW_PATHS;
-   int p;
+   uint64_t t = c->units;
 
-   for (p = 0; p < BW_PATHS; p++) {
-      uint64_t v = c->open[p];
-      c->sum[p] += v - slot[p];
-      slot[p] = (uint32_t)v;
-      c->total[p] += v;
-      c->open[p] = 0;
-      hist_one(&c->hist[p], c->sum[p]);
-   }
-   if (++c->pos == c->w)
-      c->pos = 0;
-   c->units++;
+   if (t >= c->next_out)
+      leave(c, t);
+   if (c->dirty)
+      enter(c, t);
+   c->units = t + 1;
    if (!lim || !lim->any)
       return -1;
-   return dominate(c, lim, all_rd, all_wr);
+   dominate(c, lim, all_rd, all_wr, t);
+   return c->dom;
 }
 
 void bw_finish(bw_core *c)
 {
-   uint32_t k;
+   uint64_t end = c->units + c->w;
    int p;
 
    if (c->finished)
       return;
    c->finished = 1;
-   for (k = 0; k < c->w; k++) {
-      uint32_t *slot = c->ring + (unsigned long)c->pos * BW_PATHS;
-      for (p = 0; p < BW_PATHS; p++) {
-         c->sum[p] -= slot[p];
-         slot[p] = 0;
-         hist_one(&c->hist[p], c->sum[p]);
-      }
-      if (++c->pos == c->w)
-         c->pos = 0;
-   }
+   dominance_change(c, -2, 0, c->units);   /* counts the last state */
+   leave(c, end);
+   for (p = 0; p < BW_PATHS; p++)
+      window_change(&c->hist[p], &c->win[p], end);
 }
 
 /* ------------------------------------------------------------------------
@@ -462,13 +533,18 @@ void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead)
    s->cap = pow2_at_least(2 * (uint64_t)w + 4096);
    if (s->cap > s->max_cap)
       s->cap = s->max_cap;
+   if (s->cap < 64)
+      s->cap = 64;
    s->ring = cs_alloc((unsigned long)s->cap * sizeof(uint32_t));
+   s->nz = cs_alloc((unsigned long)s->cap / 8);
 }
 
 void bw_series_free(bw_series *s)
 {
    cs_free(s->ring);
+   cs_free(s->nz);
    s->ring = 0;
+   s->nz = 0;
    bw_hist_free(&s->hist);
 }
 
@@ -480,7 +556,7 @@ static uint64_t series_low(const bw_series *s)
 
 static void series_grow(bw_series *s, uint64_t u)
 {
-   uint64_t low = series_low(s), x;
+   uint64_t low = series_low(s), x, *nz;
    uint32_t cap = s->cap, *ring;
 
    while (u - low >= cap) {
@@ -489,10 +565,17 @@ static void series_grow(bw_series *s, uint64_t u)
       cap *= 2;
    }
    ring = cs_alloc((unsigned long)cap * sizeof(uint32_t));
-   for (x = low; x < low + s->cap; x++)
-      ring[x & (cap - 1)] = s->ring[x & (s->cap - 1)];
+   nz = cs_alloc((unsigned long)cap / 8);
+   for (x = low; x < low + s->cap; x++) {
+      uint32_t v = s->ring[x & (s->cap - 1)];
+      ring[x & (cap - 1)] = v;
+      if (v)
+         nz[(x & (cap - 1)) >> 6] |= 1ull << (x & 63);
+   }
    cs_free(s->ring);
+   cs_free(s->nz);
    s->ring = ring;
+   s->nz = nz;
    s->cap = cap;
 }
 
@@ -500,7 +583,10 @@ void bw_series_add(bw_series *s, uint64_t u, uint32_t v)
 {
    if (u - series_low(s) >= s->cap)
       series_grow(s, u);
+   if (!v)
+      return;
    s->ring[u & (s->cap - 1)] += v;
+   s->nz[(u & (s->cap - 1)) >> 6] |= 1ull << (u & 63);
 }
 
 uint32_t bw_series_at(const bw_series *s, uint64_t u)
@@ -528,9 +614,10 @@ static void series_step(bw_series *s, uint64_t u, int count)
    uint32_t v = s->ring[u & (s->cap - 1)];
 
    if (u >= s->w) {
-      uint32_t *out = &s->ring[(u - s->w) & (s->cap - 1)];
-      s->sum -= *out;
-      *out = 0;
+      uint64_t o = (u - s->w) & (s->cap - 1);
+      s->sum -= s->ring[o];
+      s->ring[o] = 0;
+      s->nz[o >> 6] &= ~(1ull << (o & 63));
    }
    s->sum += v;
    if (count)
@@ -538,10 +625,29 @@ static void series_step(bw_series *s, uint64_t u, int count)
    hist_one(&s->hist, s->sum);
 }
 
+/* The 64 bits of nz from unit u on (any alignment). */
+static uint64_t nz_bits(const bw_series *s, uint64_t u)
+{
+   uint64_t i = (u & (s->cap - 1)) >> 6, words = s->cap >> 6;
+   unsigned off = (unsigned)(u & 63);
+   uint64_t lo = s->nz[i] >> off;
+   return off ? lo | s->nz[(i + 1) & (words - 1)] << (64 - off) : lo;
+}
+
 void bw_series_final(bw_series *s, uint64_t upto)
 {
-   for (; s->final < upto; s->final++)
-      series_step(s, s->final, 1);
+   while (s->final < upto) {
+      uint64_t u = s->final;
+      /* 64 units entering and leaving nothing: the sum stays */
+      if (!(u & 63) && upto - u >= 64 && u >= s->w
+          && !nz_bits(s, u) && !nz_bits(s, u - s->w)) {
+         bw_hist_add(&s->hist, s->sum, 64);
+         s->final = u + 64;
+         continue;
+      }
+      series_step(s, u, 1);
+      s->final = u + 1;
+   }
 }
 
 void bw_series_finish(bw_series *s, uint64_t units)

@@ -103,18 +103,38 @@ int bw_parse_machine(const char *text, unsigned long len, int flop_unit,
 
 /* ---- one core -------------------------------------------------------------- */
 
+/* Units are 0-based here: unit t's window is t-W+1 .. t; bytes of unit u
+   leave the window at unit u + W.  A window sum only changes when a unit
+   with bytes enters or leaves, so each path keeps the units with bytes
+   still inside the window (a queue of at most W) and counts the units
+   between two changes at once; a unit in which nothing changes on any
+   path (and, with limits, the all-cores sums are as before) costs a
+   compare (bw_close_quiet). */
+typedef struct {
+   uint64_t *qu;                /* units with bytes in the window, oldest first */
+   uint32_t *qr;                /*   and their bytes */
+   uint32_t  qhead, qn;         /* ring of w entries */
+   uint64_t  sum;               /* the window sum from unit `since` on */
+   uint64_t  since;             /* first unit not yet counted in hist */
+} bw_window;
+
 typedef struct {
    uint32_t  w;                 /* window */
-   uint32_t  pos;               /* ring slot of the next unit */
-   uint32_t *ring;              /* [slot * BW_PATHS + path] */
+   uint32_t  dirty;             /* paths with bytes in the open unit (bit p) */
+   uint32_t  busy;              /* paths with bytes in their window */
    uint64_t  open[BW_PATHS];    /* the open unit's bytes */
-   uint64_t  sum[BW_PATHS];     /* window sums ending at the last closed unit */
+   bw_window win[BW_PATHS];
    uint64_t  total[BW_PATHS];
-   uint64_t  units;             /* closed units (T) */
-   uint64_t  peak_units;        /* closed units no path dominated */
+   uint64_t  units;             /* closed units (T); the open unit's index */
+   uint64_t  next_out;          /* the next unit at which bytes leave a window */
+   uint64_t  peak_units;        /* closed units no path dominated (after bw_finish) */
+   /* dominance: the state since unit dom_since (counted at changes) */
+   int       dom;               /* the dominating path, -1: peak */
+   uint64_t  dom_s, dom_since;
+   uint64_t  last_all[2];       /* the all-cores sums at the last change */
    int       finished;
    bw_hist   hist[BW_PATHS];
-   bw_hist   dom[BW_DOM_PATHS];
+   bw_hist   dom_hist[BW_DOM_PATHS];
 } bw_core;
 
 void bw_core_init(bw_core *c, uint32_t w);
@@ -123,6 +143,28 @@ void bw_core_free(bw_core *c);
 static inline void bw_add(bw_core *c, int path, uint64_t bytes)
 {
    c->open[path] += bytes;
+   c->dirty |= 1u << path;
+}
+
+/* The window sum of path p at the last closed unit. */
+static inline uint64_t bw_sum(const bw_core *c, int p)
+{
+   return c->win[p].sum;
+}
+
+/* Closes the open unit when nothing changes in it (no bytes, no bytes
+   leaving a window, the all-cores sums as at the last change when
+   all_matters): returns 1 (its dominating path is c->dom), else 0 and
+   does nothing (call bw_close). */
+static inline int bw_close_quiet(bw_core *c, int all_matters, uint64_t all_rd,
+                                 uint64_t all_wr)
+{
+   if (c->dirty || c->units >= c->next_out)
+      return 0;
+   if (all_matters && (all_rd != c->last_all[0] || all_wr != c->last_all[1]))
+      return 0;
+   c->units++;
+   return 1;
 }
 
 /* Closes the open unit.  lim NULL (or without any limit): no dominance;
@@ -131,7 +173,8 @@ static inline void bw_add(bw_core *c, int path, uint64_t bytes)
 int bw_close(bw_core *c, const bw_limits *lim, uint64_t all_rd,
              uint64_t all_wr);
 
-/* The W units after the last one (the window drains).  Once. */
+/* The W units after the last one (the window drains); the counts of
+   the last dominance state.  Once. */
 void bw_finish(bw_core *c);
 
 /* ---- all cores: per-unit sums of a shared path ------------------------------ */
@@ -146,6 +189,8 @@ void bw_finish(bw_core *c);
 typedef struct {
    uint32_t  w, cap, max_cap;    /* cap: a power of two */
    uint32_t *ring;               /* per aligned unit u: ring[u & (cap - 1)] */
+   uint64_t *nz;                 /* bit u & (cap - 1): ring entry not zero
+                                    (finalization skips 64 quiet units at once) */
    uint64_t  final;              /* units 0 .. final-1 are final */
    uint64_t  sum;                /* window sum ending at unit final-1 */
    uint64_t  total;

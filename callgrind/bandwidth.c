@@ -45,6 +45,7 @@ UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line;
 static cb_bw_thread *threads;     /* VG_N_THREADS entries */
 static bw_limits limits;
 static const bw_limits *lim;      /* &limits, or NULL without a machine file */
+static Bool all_matters;          /* a limit on a shared all-cores path */
 static bw_series all[2];          /* LL<-mem all, LL->mem all */
 static Int dom_pos[BW_DOM_PATHS]; /* event positions, -1: no limit */
 static Int flop_pos, peak_pos;
@@ -107,6 +108,7 @@ static void load_limits(void)
    }
    bw_limits_prepare(&limits, cb_clo.bandwidth_window);
    lim = &limits;
+   all_matters = limits.has[BW_ALL_RD] || limits.has[BW_ALL_WR];
 }
 
 static void declare_events(void)
@@ -237,29 +239,37 @@ static void realign(cb_bw_thread *t)
 }
 
 /* The window sum of a shared path, one aligned unit on (u enters). */
-static ULong step_all(bw_series *s, ULong sum, ULong u, ULong v)
+static ULong step_all(bw_series *s, ULong sum, ULong u)
 {
-   if (v) bw_series_add(s, u, (UInt)v);
    sum += bw_series_at(s, u);
    if (u >= s->w) sum -= bw_series_at(s, u - s->w);
    return sum;
 }
 
-/* The open unit closes; its events go to slot. */
+/* The open unit closes; its events go to slot. Most units change
+ * nothing (bw_close_quiet): their dominance is the last one. */
 static void close_unit(cb_bw_thread *t, ULong *slot)
 {
    Int dom;
    ULong u = t->clock;
-   t->all_sum[0] = step_all(&all[0], t->all_sum[0], u, t->core.open[BW_MEM_RD]);
-   t->all_sum[1] = step_all(&all[1], t->all_sum[1], u, t->core.open[BW_MEM_WR]);
-   dom = bw_close(&t->core, lim, t->all_sum[0], t->all_sum[1]);
+   bw_core *c = &t->core;
+   if (c->dirty) {
+      if (c->open[BW_MEM_RD]) bw_series_add(&all[0], u, (UInt)c->open[BW_MEM_RD]);
+      if (c->open[BW_MEM_WR]) bw_series_add(&all[1], u, (UInt)c->open[BW_MEM_WR]);
+   }
+   if (all_matters) {
+      t->all_sum[0] = step_all(&all[0], t->all_sum[0], u);
+      t->all_sum[1] = step_all(&all[1], t->all_sum[1], u);
+   }
+   if (bw_close_quiet(c, all_matters, t->all_sum[0], t->all_sum[1])) dom = c->dom;
+   else dom = bw_close(c, lim, t->all_sum[0], t->all_sum[1]);
    if (lim) {
       Int pos = dom >= 0 ? dom_pos[dom] : peak_pos;
       slot[pos]++;
       t->g_run[pos]++;
    }
    t->clock = u + 1;
-   if (t->clock - all[0].final >= MAX_AHEAD) {
+   if (UNLIKELY(t->clock - all[0].final >= MAX_AHEAD)) {
       /* the others are too far behind: they will continue from here */
       bw_series_final(&all[0], t->clock - MAX_AHEAD / 2);
       bw_series_final(&all[1], t->clock - MAX_AHEAD / 2);
@@ -288,12 +298,12 @@ static void retire(cb_bw_thread *t, UInt k)
       t->g_run[flop_pos] += f;
    }
    if (cb_clo.bandwidth_unit == BW_UNIT_INSTR) {
-      t->core.open[BW_FLOP] += f;
+      if (f) bw_add(&t->core, BW_FLOP, f);
       close_unit(t, slot);
       return;
    }
    for (i = 0; i < f; i++) {
-      t->core.open[BW_FLOP]++;
+      bw_add(&t->core, BW_FLOP, 1);
       close_unit(t, slot);
    }
 }
@@ -301,13 +311,17 @@ static void retire(cb_bw_thread *t, UInt k)
 static void retire_to(cb_bw_thread *t, UInt k)
 {
    while (t->g_done < k) retire(t, t->g_done++);
+   t->g_cost_done = t->g_cost0 + k * cb_n_events;
 }
 
 /* The running group's instructions before the one at cost offset cost
- * have ended. */
+ * have ended (no division: cost offsets are instruction * events). */
 void cb_bw__advance(cb_bw_thread *t, UInt cost)
 {
-   retire_to(t, (cost - t->g_cost0) / cb_n_events);
+   while (t->g_cost_done < cost) {
+      retire(t, t->g_done++);
+      t->g_cost_done += cb_n_events;
+   }
    t->g_cur = cost;
 }
 
@@ -326,7 +340,7 @@ void cb_bw__group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
    bb = cb_cur.bbcc->bb;
    t->g_n = n;
    t->g_done = 0;
-   t->g_cost0 = t->g_cur = cost0;
+   t->g_cost0 = t->g_cur = t->g_cost_done = cost0;
    t->g_slot0 = slot0;
    t->g_stride = cb_cur.nonskipped ? 0 : cb_n_events;
    t->g_run = cb_cur.cost;
@@ -450,12 +464,12 @@ static void write_thread(cb_outfile *f, UInt tid, cb_bw_thread *t)
    for (p = 0; p < BW_PATHS; p++) {
       cb_out_printf(f, "path: %s\ntotal: %llu\n", bw_path_name[p], (ULong)t->core.total[p]);
       write_hist(f, "hist:", &t->core.hist[p]);
-      if (lim) write_hist(f, "dom:", &t->core.dom[p]);
+      if (lim) write_hist(f, "dom:", &t->core.dom_hist[p]);
    }
    if (!lim) return;
    for (p = BW_ALL_RD; p <= BW_ALL_WR; p++) {
       cb_out_printf(f, "path: %s\n", bw_path_name[p]);
-      write_hist(f, "dom:", &t->core.dom[p]);
+      write_hist(f, "dom:", &t->core.dom_hist[p]);
    }
 }
 

@@ -33,6 +33,7 @@ typedef struct cb_bw_thread {
    /* the fetch group running (g_n == 0: none, or not collecting) */
    UInt    g_n, g_done;    /* its instructions; how many closed */
    UInt    g_cost0, g_cur; /* cost offsets: its first, the open unit's */
+   UInt    g_cost_done;    /* cost offset of the first not closed */
    ULong  *g_slot0;        /* the first instruction's cost slot */
    UInt    g_stride;       /* slot distance (0: skipped code, one slot) */
    ULong  *g_run;          /* the running counter */
@@ -50,11 +51,13 @@ static inline void cb_bw_misses(cb_bw_thread *t, unsigned r, UInt l1)
 {
    uint64_t *open = t->core.open;
    if (!(r & CS_L1_MISS)) return;
+   t->core.dirty |= 1u << BW_L1_RD;
    open[BW_L1_RD] += l1;
-   if (r & CB_BW_REMOTE) open[BW_L1_L1] += l1;
+   if (r & CB_BW_REMOTE) { open[BW_L1_L1] += l1; t->core.dirty |= 1u << BW_L1_L1; }
    if (!(r & CS_LL_MISS)) return;
    open[BW_MEM_RD] += cb_bw_ll_line;
-   if (r & CS_LL_DIRTY_MISS) open[BW_MEM_WR] += cb_bw_ll_line;
+   t->core.dirty |= 1u << BW_MEM_RD;
+   if (r & CS_LL_DIRTY_MISS) { open[BW_MEM_WR] += cb_bw_ll_line; t->core.dirty |= 1u << BW_MEM_WR; }
 }
 
 /* A fetch group of n instructions from cost offset cost0 (slot0: the
@@ -78,8 +81,9 @@ static inline void cb_bw_data(UInt cost, UWord size, unsigned r, Bool is_write,
    if (is_write) {
       open[BW_CORE_WR] += size;
       open[BW_L1_WR] += size;       /* D1 writes through to LL (the model's) */
-      if (modify) open[BW_CORE_RD] += size;
-   } else open[BW_CORE_RD] += size;
+      t->core.dirty |= (1u << BW_CORE_WR) | (1u << BW_L1_WR);
+      if (modify) { open[BW_CORE_RD] += size; t->core.dirty |= 1u << BW_CORE_RD; }
+   } else { open[BW_CORE_RD] += size; t->core.dirty |= 1u << BW_CORE_RD; }
    cb_bw_misses(t, r, cb_bw_d1_line);
 }
 
