@@ -269,6 +269,9 @@ static void close_unit(cb_bw_thread *t, ULong *slot)
       t->g_run[pos]++;
    }
    t->clock = u + 1;
+   /* now and then: what all live cores passed is final (the ring stays
+    * small while they keep up, e.g. with one thread) */
+   if (UNLIKELY((t->clock & 0xffff) == 0)) finalize_all();
    if (UNLIKELY(t->clock - all[0].final >= MAX_AHEAD)) {
       /* the others are too far behind: they will continue from here */
       bw_series_final(&all[0], t->clock - MAX_AHEAD / 2);
