@@ -486,9 +486,8 @@ static void write_all(cb_outfile *f, ULong units)
    }
 }
 
-static void write_file(ULong all_units)
+static void write_file(const HChar *base, ULong all_units)
 {
-   const HChar *base = cb_out_base_name();
    HChar name[VG_(strlen)(base) + 16];
    cb_outfile *f = CB_MALLOC("cb.bw.out", sizeof *f);
    SysRes res;
@@ -511,7 +510,7 @@ static void write_file(ULong all_units)
 }
 
 /* Every thread's units close, the windows drain, the file is written. */
-void cb_bw_finish(void)
+void cb_bw_finish(const HChar *base)
 {
    ULong units = 0;
    UInt t;
@@ -532,5 +531,5 @@ void cb_bw_finish(void)
    }
    bw_series_finish(&all[0], units);
    bw_series_finish(&all[1], units);
-   write_file(units);
+   write_file(base, units);
 }

@@ -40,11 +40,8 @@ typedef struct cb_bw_thread {
    const UChar *g_flops;   /* flops of its instructions, or NULL */
 } cb_bw_thread;
 
-extern cb_bw_thread *cb_bw_cur;       /* the running thread's; NULL when off */
-extern UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line;
-
-void cb_bw__group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0);
-void cb_bw__advance(cb_bw_thread *t, UInt cost);
+/* cb_bw_cur, the line sizes, cb_bw__group and cb_bw__advance are
+ * declared in global.h (section "bandwidth.c"). */
 
 /* The bytes of a cache result r on the line sizes (l1: I1's or D1's). */
 static inline void cb_bw_misses(cb_bw_thread *t, unsigned r, UInt l1)

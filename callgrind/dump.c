@@ -578,29 +578,6 @@ static void file_name_for(HChar *buf, SizeT size, Int tid, Bool final)
       VG_(snprintf)(buf + n, size - n, "-%02d", tid);
 }
 
-/* An argument on the one-line cmd: header. As the reference does, a
- * newline is written as \n and a backslash as \\, so that an argument
- * such as a script passed with -c or -e cannot end the line early. */
-static void out_cmd_arg(cb_outfile *f, const HChar *arg)
-{
-   cb_out_str(f, " ");
-   for (; *arg; arg++) {
-      if (*arg == '\n') cb_out_str(f, "\\n");
-      else if (*arg == '\\') cb_out_str(f, "\\\\");
-      else { HChar c[2] = { *arg, 0 }; cb_out_str(f, c); }
-   }
-}
-
-void cb_write_cmd_line(cb_outfile *f)
-{
-   Word i;
-   cb_out_str(f, "cmd: ");
-   if (VG_(args_the_exename)) out_cmd_arg(f, VG_(args_the_exename));
-   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++)
-      out_cmd_arg(f, *(HChar **)VG_(indexXA)(VG_(args_for_client), i));
-   cb_out_str(f, "\n");
-}
-
 static void write_header(Int tid, const HChar *trigger, Bool appending, const ULong *summary)
 {
    Int i;

@@ -556,6 +556,7 @@ void cb_out_flush(cb_outfile *f);
 void cb_out_str(cb_outfile *f, const HChar *s);
 void cb_out_printf(cb_outfile *f, const HChar *fmt, ...) PRINTF_CHECK(2, 3);
 void cb_out_finish(cb_outfile *f);   /* flush and close */
+void cb_write_cmd_line(cb_outfile *f);  /* the profile's cmd: line */
 const HChar *cb_open_error_text(UWord err);   /* why an open failed */
 
 /*------------------------------------------------------------*/
@@ -672,7 +673,12 @@ void cb_cores_print_stats(void);
 /*------------------------------------------------------------*/
 
 /* The model is cachesim/bandwidth.h; the access hooks are inline in
- * bandwidth.h (sim.c only). */
+ * bandwidth_hooks.h (sim.c only), with the thread's state. */
+struct cb_bw_thread;
+extern struct cb_bw_thread *cb_bw_cur;   /* the running thread's; NULL when off */
+extern UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line;
+void cb_bw__group(struct cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0);
+void cb_bw__advance(struct cb_bw_thread *t, UInt cost);
 void cb_bw_setup(void);             /* after the cache model; bad machine file: exit */
 void cb_bw_bb_begin(BB *bb);        /* a block is instrumented: its flops from 0 */
 void cb_bw_stmt(BB *bb, Int instr, IRStmt *st);  /* counts the flops of st */
@@ -681,7 +687,7 @@ void cb_bw_thread_created(ThreadId parent, ThreadId child);
 void cb_bw_thread_exit(ThreadId tid);
 void cb_bw_syscall(ThreadId tid, Bool entering);  /* around every system call */
 void cb_bw_sync(void);              /* every thread's running units closed */
-void cb_bw_finish(void);            /* at exit: drain, write <profile>.bandwidth */
+void cb_bw_finish(const HChar *base);  /* at exit: drain, write <base>.bandwidth */
 
 /*------------------------------------------------------------*/
 /*--- reusedist_events.c: --reuse-dist events              ---*/
@@ -705,7 +711,6 @@ void cb_fini_dump(const HChar *trigger);
 extern Int cb_out_counter;
 extern ULong *cb_written_total;    /* totals: of every dump so far */
 const HChar *cb_out_base_name(void); /* --callgrind-out-file, expanded */
-void cb_write_cmd_line(cb_outfile *f);  /* the profile's cmd: line */
 
 /*------------------------------------------------------------*/
 /*--- falseshare.c, falseshare_report.c: --sharing         ---*/

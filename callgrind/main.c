@@ -380,6 +380,9 @@ static void warn_if_nothing_collected(void)
 void cb_finish_run(const HChar *trigger)
 {
    cb_exec_state_save();
+   /* the running units' events first: the unfinished block's are dropped
+    * with its other costs */
+   cb_bw_finish(cb_out_base_name());
    cb_forall_threads(drop_unfinished_block);
    cb_sim_finish();
    cb_fini_dump(trigger);

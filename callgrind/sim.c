@@ -604,7 +604,6 @@ void cb_sim_switch_thread(ThreadId tid)
 /* At exit: every resident line leaves, every tree is pruned to its root. */
 void cb_sim_finish(void)
 {
-   cb_bw_finish();
    if (sim && cb_clo.cacheuse && cb_cc) {
       cb_cores_set_collect(cb_cur.collect);
       cb_cores_flush();

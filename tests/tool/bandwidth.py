@@ -309,7 +309,13 @@ def high_case(client):
         if probs:
             return [(name, probs)]
         bw = read_bandwidth(r.out + ".bandwidth")
-        summary = cgfile.parse(r.out).parts[0].summary
+        part = cgfile.parse(r.out).parts[0]
+        summary = part.summary
+        # the written costs too: the block running at exit is dropped
+        # with all its events (Ir and BwPk alike)
+        if part.totals.get("BwPk") != part.totals["Ir"]:
+            probs.append("totals: BwPk %s, Ir %d" % (part.totals.get("BwPk"),
+                                                    part.totals["Ir"]))
         for tid, t in bw["threads"].items():
             if tid == "all":
                 continue
