@@ -187,6 +187,10 @@ void bw_limits_prepare(bw_limits *l, uint32_t w)
    int p;
 
    l->any = 0;
+   l->n_order = 0;
+   for (p = 0; p < BW_DOM_PATHS; p++)
+      if (l->has[bw_dom_order[p]])
+         l->order[l->n_order++] = bw_dom_order[p];
    for (p = 0; p < BW_DOM_PATHS; p++) {
       double x = l->per_unit[p] * w;
       if (!l->has[p])
@@ -460,11 +464,11 @@ static void dominate(bw_core *c, const bw_limits *l, uint64_t all_rd,
    double bestf = 0;
    uint64_t bests = 0;
 
-   for (i = 0; i < BW_DOM_PATHS; i++) {
-      int p = bw_dom_order[i];
+   for (i = 0; i < l->n_order; i++) {
+      int p = l->order[i];
       uint64_t s = p < BW_PATHS ? c->win[p].sum : p == BW_ALL_RD ? all_rd : all_wr;
       double f;
-      if (!l->has[p] || s <= l->above[p])
+      if (s <= l->above[p])
          continue;
       f = (double)s * l->inv[p];
       if (f > bestf) {
@@ -587,15 +591,6 @@ void bw_series_add(bw_series *s, uint64_t u, uint32_t v)
       return;
    s->ring[u & (s->cap - 1)] += v;
    s->nz[(u & (s->cap - 1)) >> 6] |= 1ull << (u & 63);
-}
-
-uint32_t bw_series_at(const bw_series *s, uint64_t u)
-{
-   uint64_t low = series_low(s);
-
-   if (u < low || u - low >= s->cap)
-      return 0;
-   return s->ring[u & (s->cap - 1)];
 }
 
 uint64_t bw_series_window(const bw_series *s, uint64_t u)

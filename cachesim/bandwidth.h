@@ -89,6 +89,8 @@ typedef struct {
    double   inv[BW_DOM_PATHS];        /* 1 / (W * per_unit) */
    double   peak;                     /* time units per second */
    int      any;
+   int      order[BW_DOM_PATHS];      /* the paths with a limit, in tie order */
+   int      n_order;
 } bw_limits;
 
 /* Fills above/inv for window w (after per_unit and has are set). */
@@ -202,7 +204,14 @@ void bw_series_free(bw_series *s);
 /* v more at aligned unit u (u >= final, u < final + max_ahead). */
 void bw_series_add(bw_series *s, uint64_t u, uint32_t v);
 /* The value at unit u so far (0 outside the ring). */
-uint32_t bw_series_at(const bw_series *s, uint64_t u);
+static inline uint32_t bw_series_at(const bw_series *s, uint64_t u)
+{
+   uint64_t low = s->final > s->w ? s->final - s->w : 0;
+
+   if (u < low || u - low >= s->cap)
+      return 0;
+   return s->ring[u & (s->cap - 1)];
+}
 /* Window sum ending at aligned unit u as known now (O(W)). */
 uint64_t bw_series_window(const bw_series *s, uint64_t u);
 /* Finalizes units final .. upto-1 (each counted in the histogram). */

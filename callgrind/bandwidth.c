@@ -239,16 +239,23 @@ static void realign(cb_bw_thread *t)
 }
 
 /* The window sum of a shared path, one aligned unit on (u enters). */
-static ULong step_all(bw_series *s, ULong sum, ULong u)
+static inline ULong step_all(bw_series *s, ULong sum, ULong u)
 {
    sum += bw_series_at(s, u);
    if (u >= s->w) sum -= bw_series_at(s, u - s->w);
    return sum;
 }
 
-/* The open unit closes; its events go to slot. Most units change
- * nothing (bw_close_quiet): their dominance is the last one. */
-static void close_unit(cb_bw_thread *t, ULong *slot)
+/* The dominance event of a closed unit (with limits). */
+static inline void charge(cb_bw_thread *t, ULong *slot, Int dom)
+{
+   Int pos = dom >= 0 ? dom_pos[dom] : peak_pos;
+   slot[pos]++;
+   t->g_run[pos]++;
+}
+
+/* The open unit closes; its events go to slot. */
+static __attribute__((noinline)) void close_unit_slow(cb_bw_thread *t, ULong *slot)
 {
    Int dom;
    ULong u = t->clock;
@@ -257,17 +264,14 @@ static void close_unit(cb_bw_thread *t, ULong *slot)
       if (c->open[BW_MEM_RD]) bw_series_add(&all[0], u, (UInt)c->open[BW_MEM_RD]);
       if (c->open[BW_MEM_WR]) bw_series_add(&all[1], u, (UInt)c->open[BW_MEM_WR]);
    }
-   if (all_matters) {
+   if (all_matters && !t->stepped) {
       t->all_sum[0] = step_all(&all[0], t->all_sum[0], u);
       t->all_sum[1] = step_all(&all[1], t->all_sum[1], u);
    }
+   t->stepped = False;
    if (bw_close_quiet(c, all_matters, t->all_sum[0], t->all_sum[1])) dom = c->dom;
    else dom = bw_close(c, lim, t->all_sum[0], t->all_sum[1]);
-   if (lim) {
-      Int pos = dom >= 0 ? dom_pos[dom] : peak_pos;
-      slot[pos]++;
-      t->g_run[pos]++;
-   }
+   if (lim) charge(t, slot, dom);
    t->clock = u + 1;
    /* now and then: what all live cores passed is final (the ring stays
     * small while they keep up, e.g. with one thread) */
@@ -277,6 +281,33 @@ static void close_unit(cb_bw_thread *t, ULong *slot)
       bw_series_final(&all[0], t->clock - MAX_AHEAD / 2);
       bw_series_final(&all[1], t->clock - MAX_AHEAD / 2);
    }
+}
+
+/* Most units change nothing: no bytes enter or leave a window (nor do
+ * the all-cores sums change, when a shared path has a limit): their
+ * dominance is the last one, and only the clocks move. */
+static inline void close_unit(cb_bw_thread *t, ULong *slot)
+{
+   bw_core *c = &t->core;
+   ULong next = t->clock + 1;
+   if (UNLIKELY(c->dirty || c->units >= c->next_out || (next & 0xffff) == 0
+                || next - all[0].final >= MAX_AHEAD)) {
+      close_unit_slow(t, slot);
+      return;
+   }
+   if (all_matters) {
+      /* the sums step here (close_unit_slow must not step them again) */
+      t->all_sum[0] = step_all(&all[0], t->all_sum[0], t->clock);
+      t->all_sum[1] = step_all(&all[1], t->all_sum[1], t->clock);
+      if (t->all_sum[0] != c->last_all[0] || t->all_sum[1] != c->last_all[1]) {
+         t->stepped = True;
+         close_unit_slow(t, slot);
+         return;
+      }
+   }
+   c->units++;
+   t->clock = next;
+   if (lim) charge(t, slot, c->dom);
 }
 
 /* Unit flop: the bytes moved after a thread's last flop close one more
@@ -292,7 +323,7 @@ static void close_unit_at_end(cb_bw_thread *t)
 }
 
 /* Instruction k of the running group ends: its Flop event, its units. */
-static void retire(cb_bw_thread *t, UInt k)
+static inline void retire(cb_bw_thread *t, UInt k)
 {
    ULong *slot = t->g_slot0 + k * t->g_stride;
    UInt f = t->g_flops ? t->g_flops[k] : 0, i;

@@ -30,6 +30,7 @@ typedef struct cb_bw_thread {
    ULong   clock;          /* aligned unit of the open unit (all cores) */
    ULong   all_sum[2];     /* all-cores window sums at the last closed unit */
    Bool    made, live;
+   Bool    stepped;        /* all_sum already stepped to the open unit */
    /* the fetch group running (g_n == 0: none, or not collecting) */
    UInt    g_n, g_done;    /* its instructions; how many closed */
    UInt    g_cost0, g_cur; /* cost offsets: its first, the open unit's */
