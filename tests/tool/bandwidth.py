@@ -22,7 +22,12 @@ Flop event, dominance against a machine file, <profile>.bandwidth
    per iteration, flop_avx: 30 (FMA lanes count two): Flop = 16N / 30N,
    with unit instr and unit flop; with unit flop, units = Flop + 1 (the
    ret's bytes after the last flop make one more unit).
-3. Dominance.  Limits above every requirement: no unit dominated, every
+3. Dominance.  Limits so low that most units are dominated: every unit
+   is counted once (peak-units + dom: counts = units per thread) and the
+   profile's events agree with the file (each Bw event = the threads'
+   dom: counts of its path, BwPk = peak-units, together = Ir), the shared
+   paths included.
+   Limits above every requirement: no unit dominated, every
    dom: empty, peak-units = units, BwPk = Ir and no other Bw event.  A
    constant requirement (access_kernel, W = 600, a multiple of the loop's
    6 instructions, so the steady window sum is 100 x 32 bytes: 5.33 bytes
@@ -337,6 +342,68 @@ def high_case(client):
     return run
 
 
+LOW = """# limits so low that most units with traffic are dominated
+clock: 1e9
+instr-per-cycle: 1
+flop-per-cycle: 0.001
+core<-L1: 1e9
+core->L1: 0.5e9
+L1<-LL: 0.1e9
+L1->LL: 0.5e9
+L1<-L1: 0.01e9
+LL<-mem: 0.05e9
+LL->mem: 0.05e9
+LL<-mem all: 0.06e9
+LL->mem all: 0.06e9
+"""
+EVENT = {"core<-L1": "BwCr", "core->L1": "BwCw", "L1<-LL": "BwLr",
+         "L1->LL": "BwLw", "L1<-L1": "BwXr", "LL<-mem": "BwMr",
+         "LL->mem": "BwMw", "flop": "BwF", "LL<-mem all": "BwMrA",
+         "LL->mem all": "BwMwA"}
+
+
+def low_case(client):
+    """Every unit counted once: per thread, peak-units + the dom: counts of
+    every path = units; in the profile (summary:), each Bw event = the
+    threads' dom: counts of its path, BwPk = their peak-units, and all of
+    them together = Ir."""
+    name = "bandwidth/dominance/low/" + client
+
+    def run():
+        tag = "bw-low-" + client
+        r, probs = run_bw(client, ["--bandwidth-limits=" + machine_file(tag, LOW)],
+                          tag)
+        if probs:
+            return [(name, probs)]
+        bw = read_bandwidth(r.out + ".bandwidth")
+        summary = cgfile.parse(r.out).parts[0].summary
+        per_path = dict.fromkeys(EVENT, 0)
+        peak = 0
+        for tid, t in bw["threads"].items():
+            if tid == "all":
+                continue
+            doms = {p: sum(n for _, n in b.get("dom", []))
+                    for p, b in t["paths"].items()}
+            if t["peak-units"] + sum(doms.values()) != t["units"]:
+                probs.append("thread %s: peak %d + dominated %d != units %d"
+                             % (tid, t["peak-units"], sum(doms.values()), t["units"]))
+            for p, n in doms.items():
+                per_path[p] += n
+            peak += t["peak-units"]
+        for p, e in EVENT.items():
+            if summary.get(e, 0) != per_path[p]:
+                probs.append("%s %d, file's %s dom: %d" % (e, summary.get(e, 0), p,
+                                                          per_path[p]))
+        if summary.get("BwPk", 0) != peak:
+            probs.append("BwPk %d, file's peak-units %d" % (summary.get("BwPk", 0), peak))
+        if sum(summary.get(e, 0) for e in list(EVENT.values()) + ["BwPk"]) != summary["Ir"]:
+            probs.append("Bw events do not add up to Ir")
+        if not any(per_path[p] for p in ("LL<-mem all", "LL->mem all", "L1<-LL")):
+            probs.append("nothing dominated by the low limits: %s" % per_path)
+        return [(name, probs + file_problems(bw))]
+    return run
+
+
 CONST = """clock: 1e9
 instr-per-cycle: 1
 core<-L1: 2.5e9
@@ -457,6 +524,8 @@ def cases():
                       flop_case(kind, per, unit)))
     c += [("bandwidth/dominance/high/" + cl, high_case(cl))
           for cl in ("calls", "threads")]
+    c += [("bandwidth/dominance/low/" + cl, low_case(cl))
+          for cl in ("calls", "threads", "sharing_false")]
     c += [("bandwidth/dominance/constant", const_case()),
           ("bandwidth/default-off", default_case())]
     bad = [("unit", ["--bandwidth=yes", "--bandwidth-unit=cycle"], "--bandwidth-unit"),
