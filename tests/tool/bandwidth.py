@@ -26,7 +26,7 @@ Flop event, dominance against a machine file, <profile>.bandwidth
    is counted once (peak-units + dom: counts = units per thread) and the
    profile's events agree with the file (each Bw event = the threads'
    dom: counts of its path, BwPk = peak-units, together = Ir), the shared
-   paths included.
+   paths included; with dumps, in every part the Bw events add up to Ir.
    Limits above every requirement: no unit dominated, every
    dom: empty, peak-units = units, BwPk = Ir and no other Bw event.  A
    constant requirement (access_kernel, W = 600, a multiple of the loop's
@@ -404,6 +404,29 @@ def low_case(client):
     return run
 
 
+def dumps_case():
+    """Dumps (--dump-every-bb): the running units close before each part
+    is written, so in every part the Bw events add up to its Ir."""
+    name = "bandwidth/dominance/dumps"
+
+    def run():
+        tag = "bw-dumps"
+        r, probs = run_bw("threads", ["--dump-every-bb=5000",
+                                    "--bandwidth-limits=" + machine_file(tag, LOW)], tag)
+        if probs:
+            return [(name, probs)]
+        parts = [f for f in r.files() if not f.endswith(".bandwidth")]
+        if len(parts) < 3:
+            probs.append("only %d parts" % len(parts))
+        for f in parts:
+            t = cgfile.parse(f).parts[0].totals
+            bw = sum(t.get(e, 0) for e in list(EVENT.values()) + ["BwPk"])
+            if bw != t["Ir"]:
+                probs.append("%s: Bw events %d, Ir %d" % (os.path.basename(f), bw, t["Ir"]))
+        return [(name, probs)]
+    return run
+
+
 CONST = """clock: 1e9
 instr-per-cycle: 1
 core<-L1: 2.5e9
@@ -526,7 +549,8 @@ def cases():
           for cl in ("calls", "threads")]
     c += [("bandwidth/dominance/low/" + cl, low_case(cl))
           for cl in ("calls", "threads", "sharing_false")]
-    c += [("bandwidth/dominance/constant", const_case()),
+    c += [("bandwidth/dominance/dumps", dumps_case()),
+          ("bandwidth/dominance/constant", const_case()),
           ("bandwidth/default-off", default_case())]
     bad = [("unit", ["--bandwidth=yes", "--bandwidth-unit=cycle"], "--bandwidth-unit"),
            ("window", ["--bandwidth=yes", "--bandwidth-window=0"], "--bandwidth-window"),
