@@ -396,18 +396,25 @@ static void leave(bw_core *c, uint64_t upto)
 
    for (; m; m &= m - 1) {
       int p = __builtin_ctz(m);
-      bw_window *win = &c->win[p];
-      while (win->qn && win->qu[win->qhead] + c->w <= upto) {
-         window_change(&c->hist[p], win, win->qu[win->qhead] + c->w);
+      bw_window *win;
+      if (c->out[p] > upto) {
+         if (c->out[p] < next)
+            next = c->out[p];
+         continue;
+      }
+      win = &c->win[p];
+      do {
+         window_change(&c->hist[p], win, c->out[p]);
          win->sum -= win->qr[win->qhead];
          if (++win->qhead == c->w)
             win->qhead = 0;
          win->qn--;
-      }
+         c->out[p] = win->qn ? win->qu[win->qhead] + c->w : ~(uint64_t)0;
+      } while (c->out[p] <= upto);
       if (!win->qn)
          c->busy &= ~(1u << p);
-      else if (win->qu[win->qhead] + c->w < next)
-         next = win->qu[win->qhead] + c->w;
+      else if (c->out[p] < next)
+         next = c->out[p];
    }
    c->next_out = next;
 }
@@ -430,7 +437,8 @@ static void enter(bw_core *c, uint64_t t)
          at -= c->w;
       win->qu[at] = t;
       win->qr[at] = (uint32_t)v;
-      win->qn++;
+      if (!win->qn++)
+         c->out[p] = t + c->w;
       c->total[p] += v;
       c->open[p] = 0;
       c->busy |= 1u << p;

@@ -129,6 +129,7 @@ typedef struct {
    uint64_t  total[BW_PATHS];
    uint64_t  units;             /* closed units (T); the open unit's index */
    uint64_t  next_out;          /* the next unit at which bytes leave a window */
+   uint64_t  out[BW_PATHS];     /* per busy path: the unit its oldest bytes leave */
    uint64_t  peak_units;        /* closed units no path dominated (after bw_finish) */
    /* dominance: the state since unit dom_since (counted at changes) */
    int       dom;               /* the dominating path, -1: peak */
