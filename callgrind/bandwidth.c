@@ -436,6 +436,14 @@ void cb_bw_syscall(ThreadId tid, Bool entering)
    else realign(t);
 }
 
+/* A signal handler starts or ends: the running group's units close while
+ * their running counter (the execution state's) still counts. */
+void cb_bw_context_change(ThreadId tid)
+{
+   if (!cb_clo.bandwidth || tid >= VG_N_THREADS || !threads[tid].made) return;
+   end_group(&threads[tid]);
+}
+
 /* Dumps: the running groups' units close, so the part has their events. */
 void cb_bw_sync(void)
 {

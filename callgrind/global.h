@@ -687,6 +687,7 @@ void cb_bw_thread_created(ThreadId parent, ThreadId child);
 void cb_bw_thread_exit(ThreadId tid);
 void cb_bw_syscall(ThreadId tid, Bool entering);  /* around every system call */
 void cb_bw_sync(void);              /* every thread's running units closed */
+void cb_bw_context_change(ThreadId tid);  /* a signal handler starts or ends */
 void cb_bw_finish(const HChar *base);  /* at exit: drain, write <base>.bandwidth */
 
 /*------------------------------------------------------------*/

@@ -548,7 +548,7 @@ def cases():
     c += [("bandwidth/dominance/high/" + cl, high_case(cl))
           for cl in ("calls", "threads")]
     c += [("bandwidth/dominance/low/" + cl, low_case(cl))
-          for cl in ("calls", "threads", "sharing_false")]
+          for cl in ("calls", "signal", "threads", "sharing_false")]
     c += [("bandwidth/dominance/dumps", dumps_case()),
           ("bandwidth/dominance/constant", const_case()),
           ("bandwidth/default-off", default_case())]
