@@ -38,7 +38,8 @@ events D1Ts, D1Fs, Inv.
    the back-dated events of the loader functions whose AcCost varies
    between identical runs of the shared model itself (compare.
    KNOWN_NOISY_FNS, up to 5%), and on arcs and totals no more than their
-   differences add up to.
+   differences add up to. A pair that fails on that noise alone is run
+   once more (the noise does not repeat, a real difference does).
 
 3. Multi-threaded clients (threads, zero_threads): the oracle, the miss
    class identity and conservation of the new events.
@@ -268,31 +269,50 @@ def suffixes(run):
     return {f[len(run.out):]: f for f in run.files()}
 
 
+def single_pair_problems(client, tag, opts):
+    """Problems of one pair of runs, with and without the option."""
+    shared = harness.run_tool(harness.OURS, client, opts, tag, "shared.out")
+    private = harness.run_tool(harness.OURS, client, opts + PRIVATE, tag,
+                               "private.out")
+    probs = harness.run_problems(shared) + harness.run_problems(private)
+    if probs:
+        return probs
+    fs, fp = suffixes(shared), suffixes(private)
+    if sorted(fs) != sorted(fp):
+        return ["files %s, without the option %s" % (sorted(fp), sorted(fs))]
+    budgets = {}
+    # profiles first: an objects profile uses its profile's budgets
+    for suffix in sorted(fs, key=lambda s: s.endswith(".objects")):
+        main = suffix[:-len(".objects")] if suffix.endswith(".objects") \
+            else None
+        p, budgets[suffix] = same_profile(
+            fp[suffix], fs[suffix],
+            budgets.get(main) if main is not None else None)
+        probs += ["%s: %s" % (suffix or "profile", x) for x in p]
+    return probs
+
+
+def only_loader_noise(probs):
+    """The pair failed on nothing but the loader's noise: its noisy
+    functions beyond NOISY_MAX and the arcs and totals that carry them."""
+    return any("loader noise beyond" in p for p in probs) and all(
+        "loader noise beyond" in p or " self: " in p and
+        p.split(": ")[1].split(" self")[0] in compare.KNOWN_NOISY_FNS
+        or " arc " in p or "totals " in p for p in probs)
+
+
 def single_case(client, label, extra):
     name = "private/single/%s/%s" % (label, client)
 
     def run():
         tag = "private-single-%s-%s" % (label, client)
-        opts = GEOM + extra
-        shared = harness.run_tool(harness.OURS, client, opts, tag, "shared.out")
-        private = harness.run_tool(harness.OURS, client, opts + PRIVATE, tag,
-                                   "private.out")
-        probs = harness.run_problems(shared) + harness.run_problems(private)
-        if probs:
-            return [(name, probs)]
-        fs, fp = suffixes(shared), suffixes(private)
-        if sorted(fs) != sorted(fp):
-            return [(name, ["files %s, without the option %s"
-                            % (sorted(fp), sorted(fs))])]
-        budgets = {}
-        # profiles first: an objects profile uses its profile's budgets
-        for suffix in sorted(fs, key=lambda s: s.endswith(".objects")):
-            main = suffix[:-len(".objects")] if suffix.endswith(".objects") \
-                else None
-            p, budgets[suffix] = same_profile(
-                fp[suffix], fs[suffix],
-                budgets.get(main) if main is not None else None)
-            probs += ["%s: %s" % (suffix or "profile", x) for x in p]
+        probs = single_pair_problems(client, tag, GEOM + extra)
+        # The loader's AcCost varies between identical runs of one model
+        # (noise_budget); once in CI it went past NOISY_MAX (strcspn 2426
+        # against 2297, 5.3%, Valgrind 3.27.1). Such noise is not
+        # repeatable and a real difference is, so one new pair decides.
+        if only_loader_noise(probs):
+            probs = single_pair_problems(client, tag, GEOM + extra)
         return [(name, probs)]
     return run
 
