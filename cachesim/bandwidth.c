@@ -521,6 +521,107 @@ void bw_finish(bw_core *c)
 }
 
 /* ------------------------------------------------------------------------
+** Dirty D1 lines
+*/
+
+#define DIRTY_EMPTY (~(uint64_t)0)
+
+static uint32_t dirty_slot(const bw_dirty *d, uint64_t line)
+{
+   return hash_slot(line, d->cap);
+}
+
+void bw_dirty_init(bw_dirty *d)
+{
+   uint32_t i;
+
+   d->cap = 64;
+   d->used = 0;
+   d->last = DIRTY_EMPTY;
+   d->keys = cs_alloc(d->cap * sizeof(uint64_t));
+   for (i = 0; i < d->cap; i++)
+      d->keys[i] = DIRTY_EMPTY;
+}
+
+void bw_dirty_free(bw_dirty *d)
+{
+   cs_free(d->keys);
+   d->keys = 0;
+}
+
+static void dirty_insert(bw_dirty *d, uint64_t line)
+{
+   uint32_t i = dirty_slot(d, line);
+
+   while (d->keys[i] != DIRTY_EMPTY) {
+      if (d->keys[i] == line)
+         return;
+      i = (i + 1) & (d->cap - 1);
+   }
+   d->keys[i] = line;
+   d->used++;
+}
+
+static void dirty_grow(bw_dirty *d)
+{
+   uint64_t *old = d->keys;
+   uint32_t i, cap = d->cap;
+
+   d->cap = 2 * cap;
+   d->used = 0;
+   d->keys = cs_alloc(d->cap * sizeof(uint64_t));
+   for (i = 0; i < d->cap; i++)
+      d->keys[i] = DIRTY_EMPTY;
+   for (i = 0; i < cap; i++)
+      if (old[i] != DIRTY_EMPTY)
+         dirty_insert(d, old[i]);
+   cs_free(old);
+}
+
+void bw_dirty__mark(bw_dirty *d, uint64_t line)
+{
+   if (2 * (d->used + 1) > d->cap)
+      dirty_grow(d);
+   dirty_insert(d, line);
+   d->last = line;
+}
+
+int bw_dirty_take(bw_dirty *d, uint64_t line)
+{
+   uint32_t i = dirty_slot(d, line), j;
+
+   while (d->keys[i] != line) {
+      if (d->keys[i] == DIRTY_EMPTY)
+         return 0;
+      i = (i + 1) & (d->cap - 1);
+   }
+   if (d->last == line)
+      d->last = DIRTY_EMPTY;
+   d->used--;
+   /* shift back the entries that probed past slot i */
+   for (j = (i + 1) & (d->cap - 1); d->keys[j] != DIRTY_EMPTY; j = (j + 1) & (d->cap - 1)) {
+      uint32_t home = dirty_slot(d, d->keys[j]);
+      /* the entry at j may move to i if its home is not in (i, j] */
+      if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+         d->keys[i] = d->keys[j];
+         i = j;
+      }
+   }
+   d->keys[i] = DIRTY_EMPTY;
+   return 1;
+}
+
+void bw_dirty_clear(bw_dirty *d)
+{
+   uint32_t i;
+
+   for (i = 0; i < d->cap; i++)
+      d->keys[i] = DIRTY_EMPTY;
+   d->used = 0;
+   d->last = DIRTY_EMPTY;
+}
+
+/* ------------------------------------------------------------------------
 ** All cores
 */
 

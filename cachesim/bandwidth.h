@@ -44,7 +44,7 @@ enum {
    BW_CORE_RD,     /* core<-L1: bytes of loads (a modify: read and write) */
    BW_CORE_WR,     /* core->L1: bytes of stores */
    BW_L1_RD,       /* L1<-LL: I1 and D1 misses x line */
-   BW_L1_WR,       /* L1->LL: D1 write traffic into LL */
+   BW_L1_WR,       /* L1->LL: dirty D1 lines written back x line */
    BW_L1_L1,       /* L1<-L1: lines from another core's D1 x line */
    BW_MEM_RD,      /* LL<-mem: LL misses x line */
    BW_MEM_WR,      /* LL->mem: dirty LL evictions x line */
@@ -179,6 +179,30 @@ int bw_close(bw_core *c, const bw_limits *lim, uint64_t all_rd,
 /* The W units after the last one (the window drains); the counts of
    the last dominance state.  Once. */
 void bw_finish(bw_core *c);
+
+/* ---- dirty D1 lines (the L1->LL write-backs) ---------------------------------- */
+
+/* The lines a core's D1 holds modified: a store marks its lines, a line
+   the D1 drops (cs_set_d1_victim_observer) is written back if marked.
+   A set of line numbers (open addressing, linear probing, deletion by
+   shifting back: no tombstones), at most the lines D1 holds. */
+typedef struct {
+   uint64_t *keys;             /* ~0: empty */
+   uint32_t  cap, used;
+   uint64_t  last;             /* the line marked last (most stores repeat it) */
+} bw_dirty;
+
+void bw_dirty_init(bw_dirty *d);
+void bw_dirty_free(bw_dirty *d);
+void bw_dirty__mark(bw_dirty *d, uint64_t line);
+static inline void bw_dirty_mark(bw_dirty *d, uint64_t line)
+{
+   if (line != d->last)
+      bw_dirty__mark(d, line);
+}
+/* Whether line was marked; it is not any more. */
+int  bw_dirty_take(bw_dirty *d, uint64_t line);
+void bw_dirty_clear(bw_dirty *d);
 
 /* ---- all cores: per-unit sums of a shared path ------------------------------ */
 

@@ -1,6 +1,8 @@
 /* callgrind-bd: --bandwidth=yes -- bandwidth requirements per data path
- * and thread, dominance against a machine's limits, the Flop event, and
- * the companion file <profile>.bandwidth (docs/bandwidth-format.md).
+ * and thread, dominance against a machine's limits, the Flop event, the
+ * dirty D1 lines of every core (the L1->LL write-backs: the cache model
+ * keeps dirty bits in LL only), and the companion file
+ * <profile>.bandwidth (docs/bandwidth-format.md).
  * The pure model (windows, histograms, dominance, the machine file) is
  * cachesim/bandwidth.c; the per-access hooks are inline in
  * bandwidth_hooks.h.
@@ -40,7 +42,7 @@
 #define MAX_AHEAD (1u << 21)      /* aligned units a core may run ahead */
 
 cb_bw_thread *cb_bw_cur;
-UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line;
+UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line, cb_bw_d1_bits;
 
 static cb_bw_thread *threads;     /* VG_N_THREADS entries */
 static bw_limits limits;
@@ -128,7 +130,15 @@ static void declare_events(void)
    peak_pos = cb_event_pos(EV_BwPk);
 }
 
-void cb_bw_setup(void)
+/* A line the running core's D1 drops: written back if dirty, in the
+ * unit of the access being simulated (cb_bw_data adds it there). */
+static void d1_victim(void *ctx, uint64_t line)
+{
+   cb_bw_thread *t = cb_bw_cur;
+   if (t && bw_dirty_take(&t->dirty, line)) t->pending_wb += cb_bw_d1_line;
+}
+
+void cb_bw_setup(cs_sim *first)
 {
    if (!cb_clo.bandwidth) return;
    if (cb_clo.bandwidth_limits) load_limits();
@@ -136,6 +146,9 @@ void cb_bw_setup(void)
    cb_bw_i1_line = cb_geom.i1.line_size;
    cb_bw_d1_line = cb_geom.d1.line_size;
    cb_bw_ll_line = cb_geom.ll.line_size;
+   while ((1u << cb_bw_d1_bits) < cb_bw_d1_line) cb_bw_d1_bits++;
+   /* private caches: the cores made later copy it from the first */
+   cs_set_d1_victim_observer(first, d1_victim, NULL);
    threads = CB_MALLOC("cb.bw.threads", VG_N_THREADS * sizeof(cb_bw_thread));
    VG_(memset)(threads, 0, VG_N_THREADS * sizeof(cb_bw_thread));
    bw_series_init(&all[0], cb_clo.bandwidth_window, MAX_AHEAD);
@@ -390,6 +403,7 @@ static cb_bw_thread *thread_of(ThreadId tid)
    cb_bw_thread *t = &threads[tid];
    if (!t->made) {
       bw_core_init(&t->core, cb_clo.bandwidth_window);
+      bw_dirty_init(&t->dirty);
       t->made = True;
       t->live = True;
       t->clock = all[0].final;
@@ -434,6 +448,28 @@ void cb_bw_syscall(ThreadId tid, Bool entering)
    t = &threads[tid];
    if (entering) end_group(t);   /* its units close before it may block */
    else realign(t);
+}
+
+/* A store of core t invalidated the other cores' copies of lines
+ * first..last: their data moves to t (L1<-L1 when t misses), nothing is
+ * written back. */
+void cb_bw__invalidated(cb_bw_thread *t, ULong first, ULong last)
+{
+   UInt k;
+   ULong l;
+   for (k = 1; k < VG_N_THREADS; k++) {
+      if (!threads[k].made || &threads[k] == t) continue;
+      for (l = first; l <= last; l++) bw_dirty_take(&threads[k].dirty, l);
+   }
+}
+
+/* The caches were emptied (instrumentation switched): no line is dirty. */
+void cb_bw_caches_cleared(void)
+{
+   UInt k;
+   if (!cb_clo.bandwidth) return;
+   for (k = 1; k < VG_N_THREADS; k++)
+      if (threads[k].made) bw_dirty_clear(&threads[k].dirty);
 }
 
 /* A signal handler starts or ends: the running group's units close while

@@ -20,9 +20,11 @@
 #include "bandwidth.h"
 
 /* A D1 miss on a line another core had written (a coherence miss of
- * --private-caches: the line comes over L1<-L1): passed with the cache
- * result bits (cachesim.h uses 1, 2, 4). */
+ * --private-caches: the line comes over L1<-L1), and a store that
+ * invalidated other cores' copies: passed with the cache result bits
+ * (cachesim.h uses 1, 2, 4). */
 #define CB_BW_REMOTE 8u
+#define CB_BW_INVALIDATED 16u
 
 /* One thread = one core of the model. */
 typedef struct cb_bw_thread {
@@ -39,6 +41,10 @@ typedef struct cb_bw_thread {
    UInt    g_stride;       /* slot distance (0: skipped code, one slot) */
    ULong  *g_run;          /* the running counter */
    const UChar *g_flops;   /* flops of its instructions, or NULL */
+   /* D1 write-back: its dirty lines; bytes written back by the access
+    * being simulated (the victim observer runs before cb_bw_data) */
+   bw_dirty dirty;
+   ULong   pending_wb;
 } cb_bw_thread;
 
 /* cb_bw_cur, the line sizes, cb_bw__group and cb_bw__advance are
@@ -67,19 +73,36 @@ static inline void cb_bw_fetch(UInt cost0, UInt n, ULong *slot0, unsigned r)
    if (t->g_n) cb_bw_misses(t, r, cb_bw_i1_line);
 }
 
-/* A data access of the instruction at cost offset cost: size bytes,
- * result r (with CB_BW_REMOTE); a modify is a load and a store. */
-static inline void cb_bw_data(UInt cost, UWord size, unsigned r, Bool is_write,
-                              Bool modify)
+/* A store of [a, a + size): its D1 lines are dirty (also while not
+ * collecting: it is the caches' state); with invalidations, the other
+ * cores' copies are gone, dirty or not. */
+static inline void cb_bw_store(cb_bw_thread *t, Addr a, UWord size, unsigned r)
+{
+   ULong first = a >> cb_bw_d1_bits, last = (a + size - 1) >> cb_bw_d1_bits;
+   if (UNLIKELY(r & CB_BW_INVALIDATED)) cb_bw__invalidated(t, first, last);
+   bw_dirty_mark(&t->dirty, first);
+   if (UNLIKELY(last != first)) bw_dirty_mark(&t->dirty, last);
+}
+
+/* A data access of the instruction at cost offset cost: size bytes at a,
+ * result r (with CB_BW_REMOTE, CB_BW_INVALIDATED); a modify is a load and
+ * a store. */
+static inline void cb_bw_data(UInt cost, Addr a, UWord size, unsigned r,
+                              Bool is_write, Bool modify)
 {
    cb_bw_thread *t = cb_bw_cur;
    uint64_t *open = t->core.open;
-   if (!t->g_n) return;
+   if (is_write) cb_bw_store(t, a, size, r);
+   if (!t->g_n) { t->pending_wb = 0; return; }
    if (cost != t->g_cur) cb_bw__advance(t, cost);
+   if (t->pending_wb) {              /* D1 victims of this access, dirty */
+      open[BW_L1_WR] += t->pending_wb;
+      t->core.dirty |= 1u << BW_L1_WR;
+      t->pending_wb = 0;
+   }
    if (is_write) {
       open[BW_CORE_WR] += size;
-      open[BW_L1_WR] += size;       /* D1 writes through to LL (the model's) */
-      t->core.dirty |= (1u << BW_CORE_WR) | (1u << BW_L1_WR);
+      t->core.dirty |= 1u << BW_CORE_WR;
       if (modify) { open[BW_CORE_RD] += size; t->core.dirty |= 1u << BW_CORE_RD; }
    } else { open[BW_CORE_RD] += size; t->core.dirty |= 1u << BW_CORE_RD; }
    cb_bw_misses(t, r, cb_bw_d1_line);

@@ -676,10 +676,12 @@ void cb_cores_print_stats(void);
  * bandwidth_hooks.h (sim.c only), with the thread's state. */
 struct cb_bw_thread;
 extern struct cb_bw_thread *cb_bw_cur;   /* the running thread's; NULL when off */
-extern UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line;
+extern UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line, cb_bw_d1_bits;
 void cb_bw__group(struct cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0);
 void cb_bw__advance(struct cb_bw_thread *t, UInt cost);
-void cb_bw_setup(void);             /* after the cache model; bad machine file: exit */
+void cb_bw__invalidated(struct cb_bw_thread *t, ULong first, ULong last);
+void cb_bw_setup(struct cs_sim *first);  /* after the cache model; bad machine file: exit */
+void cb_bw_caches_cleared(void);    /* cs_clear: no line is dirty any more */
 void cb_bw_bb_begin(BB *bb);        /* a block is instrumented: its flops from 0 */
 void cb_bw_stmt(BB *bb, Int instr, IRStmt *st);  /* counts the flops of st */
 void cb_bw_switch_thread(ThreadId tid);

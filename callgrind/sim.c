@@ -111,7 +111,7 @@ unsigned do_data_at(ULong *slot, sim_instr_info *ii, Addr a, UWord size, Bool is
    if (UNLIKELY(cb_cc != NULL)) cc = cb_cores_data_access(slot, ref, a, size, r, is_write);
    if (UNLIKELY(cb_clo.miss_class)) cb_mc_data(slot, a, size, r, CC_CLASS(cc) != 0);
    if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
-   return CC_CLASS(cc) ? r | CB_BW_REMOTE : r;
+   return r | (CC_CLASS(cc) ? CB_BW_REMOTE : 0) | (CC_INV(cc) ? CB_BW_INVALIDATED : 0);
 }
 
 /* One helper call simulates a fetch group and/or up to three data
@@ -182,7 +182,7 @@ static inline void do_acc(const sim_call *c, Int i, Addr a)
    if (c->acc[i].write) r = do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, True);
    else r = do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, False);
    if (UNLIKELY(cb_bw_cur != NULL))
-      cb_bw_data(c->acc[i].cost, c->acc[i].size, r, c->acc[i].write, c->acc[i].modify);
+      cb_bw_data(c->acc[i].cost, a, c->acc[i].size, r, c->acc[i].write, c->acc[i].modify);
    if (UNLIKELY(cb_clo.sharing)) share_acc(c, i, a);
 }
 
@@ -566,7 +566,7 @@ void cb_sim_post_clo_init(void)
       if (cb_clo.miss_class) cb_mc_setup(sim, &g->i1, &g->d1, &g->ll);
       if (cb_clo.reuse_dist) cb_rd_setup(&g->ll);
       if (cb_clo.private_caches) cb_cores_setup(sim);
-      cb_bw_setup();                  /* its events last */
+      cb_bw_setup(sim);               /* its events last */
    }
    if (cb_clo.branch_sim) bsim = bs_new();
    cb_bd_setup();
@@ -618,6 +618,7 @@ void cb_sim_finish(void)
  * and loses the use data of resident lines; we account it first. */
 void cb_sim_clear(void)
 {
+   cb_bw_caches_cleared();
    if (sim && cb_cc) {
       if (cb_clo.cacheuse) cb_cores_flush();
       cb_cores_clear();

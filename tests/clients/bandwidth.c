@@ -16,6 +16,9 @@
  *   bandwidth avx N      flop_avx: N iterations of vaddpd ymm (4), vmulps
  *                        ymm (8), vdivps xmm (4), vfmadd231pd ymm (8),
  *                        vfmadd231ss (2), vsqrtpd ymm (4): 30 flops.
+ *   bandwidth wb N       store_lines: one 8-byte store into each of N
+ *                        consecutive 64-byte lines of a line-aligned
+ *                        buffer (N <= 2048), then ret.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,7 @@
 void access_kernel(void *dst, const void *src, long *counter, long n);
 void flop_sse(long n);
 void flop_avx(long n);
+void store_lines(void *buf, long n);
 
 __asm__(
    ".text\n"
@@ -67,11 +71,22 @@ __asm__(
    "   jnz 1b\n"
    "   vzeroupper\n"
    "   ret\n"
-   ".size flop_avx, .-flop_avx\n");
+   ".size flop_avx, .-flop_avx\n"
+
+   ".globl store_lines\n"
+   ".type store_lines,@function\n"
+   "store_lines:\n"
+   "1: movq %rsi, (%rdi)\n"
+   "   addq $64, %rdi\n"
+   "   decq %rsi\n"
+   "   jnz 1b\n"
+   "   ret\n"
+   ".size store_lines, .-store_lines\n");
 
 static char src[64] __attribute__((aligned(64)));
 static char dst[64] __attribute__((aligned(64)));
 static long counter;
+static char lines[2048 * 64] __attribute__((aligned(64)));
 
 int main(int argc, char **argv)
 {
@@ -81,6 +96,7 @@ int main(int argc, char **argv)
    if (strcmp(argv[1], "access") == 0) access_kernel(dst, src, &counter, n);
    else if (strcmp(argv[1], "sse") == 0) flop_sse(n);
    else if (strcmp(argv[1], "avx") == 0) flop_avx(n);
+   else if (strcmp(argv[1], "wb") == 0 && n <= 2048) store_lines(lines, n);
    else return 2;
    return counter == (strcmp(argv[1], "access") == 0 ? n : 0) ? 0 : 1;
 }

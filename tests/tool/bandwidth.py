@@ -11,8 +11,8 @@ Flop event, dominance against a machine file, <profile>.bandwidth
    which like the file includes the block running at exit):
    units = Ir, flop = Flop, L1<-LL = (I1mr + D1mr + D1mw) x 64,
    LL<-mem = (ILmr + DLmr + DLmw) x 64, LL->mem = (ILdmr + DLdmr + DLdmw)
-   x 64, L1<-L1 = (D1Ts + D1Fs) x 64, L1->LL = core->L1 (the model's D1
-   writes through); `thread: all` totals = the threads' LL<-mem / LL->mem
+   x 64, L1<-L1 = (D1Ts + D1Fs) x 64, L1->LL whole lines; `thread: all`
+   totals = the threads' LL<-mem / LL->mem
    totals, and its units are at least every thread's.
 2. By hand (clients/bandwidth.c, kernels in assembly, collection only in
    the kernel with --toggle-collect): access_kernel, N = 1000 iterations
@@ -21,7 +21,9 @@ Flop event, dominance against a machine file, <profile>.bandwidth
    Dw = 2N (the modify is one Dw, read and written).  flop_sse: 16 flops
    per iteration, flop_avx: 30 (FMA lanes count two): Flop = 16N / 30N,
    with unit instr and unit flop; with unit flop, units = Flop + 1 (the
-   ret's bytes after the last flop make one more unit).
+   ret's bytes after the last flop make one more unit).  store_lines: one
+   store into each of N lines; D1 write-backs (L1->LL) of N = 2048 minus
+   those of N = 1024 = 1024 lines exactly (see writeback_case).
 3. Dominance.  Limits so low that most units are dominated: every unit
    is counted once (peak-units + dom: counts = units per thread) and the
    profile's events agree with the file (each Bw event = the threads'
@@ -161,13 +163,14 @@ def profile_problems(bw, summary):
         "LL<-mem": g(summary, "ILmr", "DLmr", "DLmw") * LINE,
         "LL->mem": g(summary, "ILdmr", "DLdmr", "DLdmw") * LINE,
         "L1<-L1": g(summary, "D1Ts", "D1Fs") * LINE,
-        "L1->LL": sum_threads(bw, "core->L1"),
     }
     got = {p: sum_threads(bw, p) for p in want if p != "units"}
     got["units"] = sum(t["units"] for tid, t in bw["threads"].items()
                        if tid != "all")
     probs = ["%s: %d, want %d" % (k, got[k], want[k]) for k in want
              if got[k] != want[k]]
+    if sum_threads(bw, "L1->LL") % LINE:
+        probs.append("L1->LL %d: not whole lines" % sum_threads(bw, "L1->LL"))
     al = bw["threads"].get("all")
     if al is None:
         return probs + ["no thread: all section"]
@@ -273,6 +276,35 @@ def flop_case(kind, per_iter, unit):
         return [(name, ["%s: %d, want %d" % (k, got[k], want[k])
                         for k in want if got[k] != want[k]]
                  + file_problems(bw))]
+    return run
+
+
+def writeback_case():
+    """L1->LL: store_lines writes one word into each of N consecutive lines
+    (D1 32 KiB, 8-way, 64 sets: each set gets N/64 lines, so every line
+    but the last 512 is evicted dirty inside the kernel).  The lines dirty
+    before the kernel and the ret's miss are the same for N = 1024 and
+    2048, so the difference is exactly 1024 lines; and each run is at
+    least (N - 512) lines, at most 512 + 1 more."""
+    name = "bandwidth/hand/write-back"
+
+    def run():
+        got = {}
+        for client, n in (("bandwidth_wb1k", 1024), ("bandwidth_wb2k", 2048)):
+            r, probs = run_bw(client, ["--toggle-collect=store_lines"], "bw-" + client)
+            if probs:
+                return [(name, probs)]
+            bw = read_bandwidth(r.out + ".bandwidth")
+            got[n] = bw["threads"]["1"]["paths"]["L1->LL"]["total"]
+            probs = file_problems(bw)
+            if not (n - 512) * LINE <= got[n] <= (n + 1) * LINE:
+                probs.append("N = %d: L1->LL %d outside [%d, %d]"
+                             % (n, got[n], (n - 512) * LINE, (n + 1) * LINE))
+            if probs:
+                return [(name, probs)]
+        diff = got[2048] - got[1024]
+        return [(name, [] if diff == 1024 * LINE else
+                 ["L1->LL(2048) - L1->LL(1024) = %d, want %d" % (diff, 1024 * LINE)])]
     return run
 
 
@@ -540,7 +572,8 @@ def bad_machine(label, text, expect):
 
 def cases():
     c = [("bandwidth/identity/" + cl, identity_case(cl)) for cl in SINGLE + THREADED]
-    c += [("bandwidth/hand/access", access_case())]
+    c += [("bandwidth/hand/access", access_case()),
+          ("bandwidth/hand/write-back", writeback_case())]
     for kind, per in (("sse", 16), ("avx", 30)):
         for unit in ("instr", "flop"):
             c.append(("bandwidth/hand/flop-%s-%s" % (kind, unit),

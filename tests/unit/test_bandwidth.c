@@ -305,6 +305,46 @@ static void test_series(void)
    end("all cores: aligned sums, ring growth, finalization, identities");
 }
 
+/* ---- dirty lines ------------------------------------------------------------------ */
+
+/* Random marks and takes over a small range of lines (many collisions,
+   deletions in the middle of probe chains) against a plain array. */
+static void test_dirty(void)
+{
+   bw_dirty d;
+   static char want[4096];
+   int i, n = 0;
+
+   begin();
+   bw_dirty_init(&d);
+   memset(want, 0, sizeof want);
+   for (i = 0; i < 200000; i++) {
+      uint64_t line = rnd(i < 100000 ? 300 : 4096);
+      if (rnd(3)) {
+         bw_dirty_mark(&d, line);
+         n += !want[line];
+         want[line] = 1;
+      } else {
+         CHECK("take = marked", bw_dirty_take(&d, line), want[line]);
+         n -= want[line];
+         want[line] = 0;
+      }
+      if (i % 5000 == 0)
+         CHECK("count", (long)d.used, n);
+      if (i == 150000) {
+         CHECK("taken twice", bw_dirty_take(&d, line) + bw_dirty_take(&d, line) <= 1, 1);
+         n -= want[line];
+         want[line] = 0;
+      }
+   }
+   for (i = 0; i < 4096; i++)
+      if (want[i] != bw_dirty_take(&d, i))
+         CHECK("final contents", 0, 1);
+   CHECK("empty at the end", (long)d.used, 0);
+   bw_dirty_free(&d);
+   end("dirty lines: marks and takes = a plain array");
+}
+
 /* ---- machine file ---------------------------------------------------------------- */
 
 static const char machine[] =
@@ -361,6 +401,7 @@ int main(void)
    test_dominance();
    test_constant();
    test_series();
+   test_dirty();
    test_machine();
    return failures ? 1 : 0;
 }
