@@ -15,6 +15,8 @@
 #              instruction, many misses
 #   threads3   perf/bench/threads3.c 2: three threads (the all-cores
 #              alignment)
+#   xz -T2     xz compressing 256 KiB with two threads (Debian's xz; a long
+#              run, where Valgrind's start weighs little)
 set -eu
 cd "$(dirname "$0")/.."
 N=${1:-3}
@@ -37,11 +39,15 @@ LL->mem: 10.0e9
 LL<-mem all: 23.0e9
 LL->mem all: 10.3e9
 M
+head -c 196608 /dev/urandom | base64 > perf/build/xz-input
 export VALGRIND_LIB=$PWD/vglib
 
 workloads=("matmul|perf/build/matmul ijk 150"
            "chase|perf/build/chase 100000 1000000"
            "threads3|perf/build/threads3 2")
+if command -v xz >/dev/null; then
+    workloads+=("xz|xz -T2 -3 --block-size=65536 -c perf/build/xz-input")
+fi
 configs=("sim|--cache-sim=yes"
          "implied|--cache-sim=yes --private-caches=yes --simulate-wb=yes"
          "bw|--bandwidth=yes"
