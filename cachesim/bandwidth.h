@@ -172,9 +172,10 @@ static inline int bw_close_quiet(bw_core *c, int all_matters, uint64_t all_rd,
 
 /* Closes the open unit.  lim NULL (or without any limit): no dominance;
    all_rd / all_wr are the all-cores window sums at this unit.  Returns
-   the dominating path, or -1 (peak, or no limits). */
-int bw_close(bw_core *c, const bw_limits *lim, uint64_t all_rd,
-             uint64_t all_wr);
+   the dominating path, or -1 (peak, or no limits).  Inline: see
+   bandwidth_inline.h (included at the end of this file). */
+static inline int bw_close(bw_core *c, const bw_limits *lim, uint64_t all_rd,
+                           uint64_t all_wr);
 
 /* The W units after the last one (the window drains); the counts of
    the last dominance state.  Once. */
@@ -243,5 +244,7 @@ uint64_t bw_series_window(const bw_series *s, uint64_t u);
 void bw_series_final(bw_series *s, uint64_t upto);
 /* Finalizes up to `units` and drains the window (W more units). */
 void bw_series_finish(bw_series *s, uint64_t units);
+
+#include "bandwidth_inline.h"
 
 #endif /* BANDWIDTH_H */
