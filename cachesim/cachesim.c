@@ -29,6 +29,8 @@
 **    up in LL, which links the L1 line to its LL slot.  An LL miss evicts
 **    likewise and loads a line with count 0 and no bits: LL gathers use
 **    only through merges from L1.
+**  - D1 victim observer (cs_set_d1_victim_observer, for the bandwidth
+**    model's write-backs): told of every line a D1 miss drops.
 **  - LL observer (cs_set_ll_observer, for the miss classifier): told of
 **    every line LL is about to look up, demand or prefetch, in order.
 **
@@ -365,6 +367,12 @@ void cs_prefetch_counts(cs_sim *s, uint64_t *up, uint64_t *down)
    if (down) *down = s->pf_down;
 }
 
+void cs_set_d1_victim_observer(cs_sim *s, cs_victim_observer fn, void *ctx)
+{
+   s->d1.victim_obs = fn;
+   s->d1.victim_ctx = ctx;
+}
+
 void cs_set_ll_observer(cs_sim *s, cs_ll_observer fn, void *ctx)
 {
    s->ll_obs = fn;
@@ -411,6 +419,8 @@ static int plain_set_ref(cs_cache *c, uint64_t line)
          return HIT;
       }
    }
+   if (c->victim_obs && set[c->assoc - 1] != c->no_line)
+      c->victim_obs(c->victim_ctx, set[c->assoc - 1]);
    for (j = c->assoc - 1; j > 0; j--)
       set[j] = set[j - 1];
    set[0] = line;
@@ -506,6 +516,8 @@ static uint32_t use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
    if (!*hit)
       i = c->assoc - 1;
    e = set[i];
+   if (!*hit && c->victim_obs && (e & c->tag_mask) != c->no_line)
+      c->victim_obs(c->victim_ctx, ((e & c->tag_mask) >> c->line_bits) | set_no);
    for (; i > 0; i--)
       set[i] = set[i - 1];
    set[0] = *hit ? e : tag | (e & ~c->tag_mask);
@@ -884,6 +896,8 @@ cs_sim *cs_new_core(const cs_sim *first)
    s->ll_obs_ctx = first->ll_obs_ctx;
    init_cache(&s->i1, &i1, s->use, s->use, 0, ext);
    init_cache(&s->d1, &d1, s->use, s->use, 0, ext);
+   s->d1.victim_obs = first->d1.victim_obs;
+   s->d1.victim_ctx = first->d1.victim_ctx;
    s->ll = first->ll;
    prefetch_reset(s);
    return s;

@@ -168,6 +168,18 @@ enum { CS_LL_DEMAND = 0, CS_LL_PREFETCH = 1, CS_LL_PREFETCH_BLIND = 2 };
 typedef void (*cs_ll_observer)(void *ctx, uint64_t line, int kind);
 void cs_set_ll_observer(cs_sim *, cs_ll_observer fn, void *ctx);
 
+/* ---- D1 victim observer ------------------------------------------------ */
+
+/* Every line D1 drops to make room for a missing one (the miss's victim;
+   not an empty way), with its line number (address / D1 line size), as
+   it happens.  Invalidations (cs_d1_invalidate), flush and clear are not
+   reported.  For the write-backs of the bandwidth model (--bandwidth,
+   which keeps the dirty D1 lines itself).  Cores made by cs_new_core
+   afterwards get the same observer.  fn NULL (the default) turns it off:
+   then a miss costs one test more. */
+typedef void (*cs_victim_observer)(void *ctx, uint64_t line);
+void cs_set_d1_victim_observer(cs_sim *, cs_victim_observer fn, void *ctx);
+
 #include "cachesim_inline.h"
 
 #endif /* CACHESIM_H */

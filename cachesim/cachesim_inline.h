@@ -50,6 +50,8 @@ typedef struct {
    uint32_t *first_bits;   /* [offset]: mask bits from offset to line end */
    uint32_t *last_bits;    /* [offset]: mask bits from line start to offset */
    uint8_t  *dirty;        /* per slot; LL with cacheuse + write-back only */
+   void    (*victim_obs)(void *ctx, uint64_t line);   /* D1 only */
+   void     *victim_ctx;
 } cs_cache;
 
 #define CS_PF_STREAMS 8

@@ -578,36 +578,13 @@ static void file_name_for(HChar *buf, SizeT size, Int tid, Bool final)
       VG_(snprintf)(buf + n, size - n, "-%02d", tid);
 }
 
-/* An argument on the one-line cmd: header. As the reference does, a
- * newline is written as \n and a backslash as \\, so that an argument
- * such as a script passed with -c or -e cannot end the line early. */
-static void out_cmd_arg(const HChar *arg)
-{
-   out_str(" ");
-   for (; *arg; arg++) {
-      if (*arg == '\n') out_str("\\n");
-      else if (*arg == '\\') out_str("\\\\");
-      else { HChar c[2] = { *arg, 0 }; out_str(c); }
-   }
-}
-
-static void write_cmd_line(void)
-{
-   Word i;
-   out_str("cmd: ");
-   if (VG_(args_the_exename)) out_cmd_arg(VG_(args_the_exename));
-   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++)
-      out_cmd_arg(*(HChar **)VG_(indexXA)(VG_(args_for_client), i));
-   out_str("\n");
-}
-
 static void write_header(Int tid, const HChar *trigger, Bool appending, const ULong *summary)
 {
    Int i;
    if (!appending) {
       out_str("# callgrind format\nversion: 1\ncreator: callgrind-bd-" CB_VERSION "\n");
       cb_out_printf(&out, "pid: %d\n", VG_(getpid)());
-      write_cmd_line();
+      cb_write_cmd_line(&out);
    }
    cb_out_printf(&out, "\npart: %d\n", cb_out_counter);
    if (cb_clo.separate_threads) cb_out_printf(&out, "thread: %d\n", tid);
@@ -872,6 +849,7 @@ void cb_mark_stacks_emptied(thread_info *t)
 /* A part (client request, monitor command, --dump-every-bb, ...). */
 void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
 {
+   if (cb_clo.bandwidth) cb_bw_sync();   /* the running units' events */
    dump_profile(trigger, current_thread_only, False);
 }
 

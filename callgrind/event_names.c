@@ -32,6 +32,18 @@ const HChar *cb_ev_long[EV_COUNT] = {
    [EV_LLCo]    = "LL compulsory misses",
    [EV_LLCa]    = "LL capacity misses",
    [EV_LLCf]    = "LL conflict misses",
+   [EV_Flop]    = "Floating-point operations (SIMD lanes counted)",
+   [EV_BwCr]    = "Time units bound by core<-L1 (L1 read bandwidth)",
+   [EV_BwCw]    = "Time units bound by core->L1 (L1 write bandwidth)",
+   [EV_BwLr]    = "Time units bound by L1<-LL (LL read bandwidth)",
+   [EV_BwLw]    = "Time units bound by L1->LL (LL write bandwidth)",
+   [EV_BwXr]    = "Time units bound by L1<-L1 (reads from other cores' L1)",
+   [EV_BwMr]    = "Time units bound by LL<-mem (memory read bandwidth, per core)",
+   [EV_BwMw]    = "Time units bound by LL->mem (memory write bandwidth, per core)",
+   [EV_BwF]     = "Time units bound by flop (floating-point peak)",
+   [EV_BwMrA]   = "Time units bound by LL<-mem all (memory read bandwidth, all cores)",
+   [EV_BwMwA]   = "Time units bound by LL->mem all (memory write bandwidth, all cores)",
+   [EV_BwPk]    = "Time units at peak (no bandwidth limit exceeded)",
 };
 
 /* Calls emit(line) with "event: <name> : <long name>\n" for every active

@@ -126,8 +126,16 @@ typedef struct {
    /* false sharing estimate (falseshare.c) */
    Bool   sharing;
    Int    sharing_penalty;      /* cycles per event */
+   /* bandwidth requirements and dominance (bandwidth.c) */
+   Bool   bandwidth;
+   Int    bandwidth_unit;       /* BW_UNIT_* */
+   Int    bandwidth_window;     /* W, time units */
+   const HChar *bandwidth_limits;  /* machine file, or NULL */
 } cb_options;
 extern cb_options cb_clo;
+
+/* --bandwidth-unit: the time unit */
+enum { BW_UNIT_INSTR, BW_UNIT_FLOP };
 
 /* --collect-systime: the unit of sysTime (yes = msec, as the reference) */
 enum { SYSTIME_NO, SYSTIME_MSEC, SYSTIME_USEC, SYSTIME_NSEC };
@@ -184,6 +192,12 @@ typedef enum {
    /* Coherence (--private-caches=yes, cores.c): true and false sharing
     * misses of D1, invalidations by stores. */
    EV_D1Ts, EV_D1Fs, EV_Inv,
+   /* --bandwidth=yes (bandwidth.c): floating-point operations, and with
+    * --bandwidth-limits the time units each path dominated (in the order
+    * of cachesim/bandwidth.h's paths), then the units at peak */
+   EV_Flop,
+   EV_BwCr, EV_BwCw, EV_BwLr, EV_BwLw, EV_BwXr, EV_BwMr, EV_BwMw, EV_BwF,
+   EV_BwMrA, EV_BwMwA, EV_BwPk,
    EV_COUNT
 } event_id;
 
@@ -311,6 +325,7 @@ typedef struct BB {
    struct sim_instr_info *sim_instr; /* per-instruction info for sim helpers */
    struct sim_call *sim_calls;  /* descriptors of the sim helper calls (sim.c) */
    UInt       n_sim_calls;
+   UChar     *bw_flops;     /* --bandwidth: flops per instruction (bandwidth.c) */
    struct BB *next;         /* hash chain */
 } BB;
 
@@ -541,6 +556,7 @@ void cb_out_flush(cb_outfile *f);
 void cb_out_str(cb_outfile *f, const HChar *s);
 void cb_out_printf(cb_outfile *f, const HChar *fmt, ...) PRINTF_CHECK(2, 3);
 void cb_out_finish(cb_outfile *f);   /* flush and close */
+void cb_write_cmd_line(cb_outfile *f);  /* the profile's cmd: line */
 const HChar *cb_open_error_text(UWord err);   /* why an open failed */
 
 /*------------------------------------------------------------*/
@@ -651,6 +667,30 @@ UInt cb_cores_n(void);                  /* core slots */
 struct cs_sim *cb_cores_sim(UInt k);    /* core k's caches, NULL if none */
 void cb_cores_prefetch_counts(ULong *up, ULong *down);
 void cb_cores_print_stats(void);
+
+/*------------------------------------------------------------*/
+/*--- bandwidth.c: --bandwidth requirements and dominance  ---*/
+/*------------------------------------------------------------*/
+
+/* The model is cachesim/bandwidth.h; the access hooks are inline in
+ * bandwidth_hooks.h (sim.c only), with the thread's state. */
+struct cb_bw_thread;
+extern struct cb_bw_thread *cb_bw_cur;   /* the running thread's; NULL when off */
+extern UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line, cb_bw_d1_bits;
+void cb_bw__group(struct cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0);
+void cb_bw__advance(struct cb_bw_thread *t, UInt cost);
+void cb_bw__invalidated(struct cb_bw_thread *t, ULong first, ULong last);
+void cb_bw_setup(struct cs_sim *first);  /* after the cache model; bad machine file: exit */
+void cb_bw_caches_cleared(void);    /* cs_clear: no line is dirty any more */
+void cb_bw_bb_begin(BB *bb);        /* a block is instrumented: its flops from 0 */
+void cb_bw_stmt(BB *bb, Int instr, IRStmt *st);  /* counts the flops of st */
+void cb_bw_switch_thread(ThreadId tid);
+void cb_bw_thread_created(ThreadId parent, ThreadId child);
+void cb_bw_thread_exit(ThreadId tid);
+void cb_bw_syscall(ThreadId tid, Bool entering);  /* around every system call */
+void cb_bw_sync(void);              /* every thread's running units closed */
+void cb_bw_context_change(ThreadId tid);  /* a signal handler starts or ends */
+void cb_bw_finish(const HChar *base);  /* at exit: drain, write <base>.bandwidth */
 
 /*------------------------------------------------------------*/
 /*--- reusedist_events.c: --reuse-dist events              ---*/

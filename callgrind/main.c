@@ -243,6 +243,7 @@ static void dump_before_exec(UInt syscallno, const UWord *args)
 static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
 {
    dump_before_exec(syscallno, args);
+   cb_bw_syscall(tid, True);
    if (cb_clo.collect_systime != SYSTIME_NO)
       clock_now(&syscall_wall_start[tid], &syscall_cpu_start[tid]);
 }
@@ -257,6 +258,7 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs, 
    BBCC *owner;
    ULong *c;
 
+   cb_bw_syscall(tid, False);
    if (cb_clo.collect_systime == SYSTIME_NO) return;
    clock_now(&wall, &cpu);
    cb_switch_thread(tid);
@@ -378,6 +380,9 @@ static void warn_if_nothing_collected(void)
 void cb_finish_run(const HChar *trigger)
 {
    cb_exec_state_save();
+   /* the running units' events first: the unfinished block's are dropped
+    * with its other costs */
+   cb_bw_finish(cb_out_base_name());
    cb_forall_threads(drop_unfinished_block);
    cb_sim_finish();
    cb_fini_dump(trigger);
@@ -410,6 +415,7 @@ static void cb_thread_exit(ThreadId tid)
 {
    thread_info *t = tid < VG_N_THREADS ? cb_get_threads()[tid] : NULL;
    ThreadId orig = cb_cur.tid;
+   cb_bw_thread_exit(tid);
    if (!t || t->states_sp > 0) return;   /* inside a signal handler: keep */
    cb_switch_thread(tid);
    while (cb_calls->sp > 0) cb_pop_call_stack();
@@ -491,6 +497,7 @@ static void cb_pre_clo_init(void)
    VG_(needs_print_stats)(cb_print_stats);
    VG_(track_start_client_code)(cb_start_client_code);
    VG_(track_pre_thread_ll_exit)(cb_thread_exit);
+   VG_(track_pre_thread_ll_create)(cb_bw_thread_created);
    VG_(track_pre_deliver_signal)(cb_pre_signal);
    VG_(track_post_deliver_signal)(cb_post_signal);
 }

@@ -26,6 +26,8 @@ cb_options cb_clo = {
    .backdate = True, .backdate_check = False,
    .objects = False, .object_callers = 1, .object_granularity = 0,
    .sharing = False, .sharing_penalty = FS_DEFAULT_PENALTY,
+   .bandwidth = False, .bandwidth_unit = BW_UNIT_INSTR, .bandwidth_window = 200,
+   .bandwidth_limits = NULL,
 };
 
 cb_sep_par_option *cb_sep_par_options;
@@ -37,6 +39,11 @@ static Bool backdate_given;
  * as given */
 static const HChar *object_callers_arg, *object_granularity_arg;
 static const HChar *sharing_penalty_arg;
+/* options that mean something only with --bandwidth=yes, as given */
+static const HChar *bandwidth_unit_arg, *bandwidth_window_arg, *bandwidth_limits_arg;
+/* explicitly given (--bandwidth=yes turns them on, refuses "no") */
+static const HChar *simulate_wb_no_arg;
+static Bool private_caches_given;
 
 /*------------------------------------------------------------*/
 /*--- Per-function configuration                           ---*/
@@ -395,6 +402,18 @@ static Bool systime_option(const HChar *arg)
    return True;
 }
 
+/* --bandwidth-unit=instr|flop */
+static Bool bandwidth_unit_option(const HChar *arg)
+{
+   const HChar *v = value_of(arg, "--bandwidth-unit");
+   if (!v) return False;
+   if (VG_(strcmp)(v, "instr") == 0) cb_clo.bandwidth_unit = BW_UNIT_INSTR;
+   else if (VG_(strcmp)(v, "flop") == 0) cb_clo.bandwidth_unit = BW_UNIT_FLOP;
+   else bad_option(arg, "expected instr or flop, not '%s'", v);
+   bandwidth_unit_arg = arg;
+   return True;
+}
+
 /* The reference's --pop-on-jump is a bare switch, and --pop-on-jump=<f>
  * names functions. "=yes"/"=no" (an earlier form of ours) stay switches. */
 static Bool pop_on_jump_option(const HChar *arg)
@@ -457,13 +476,17 @@ Bool cb_process_cmd_line_option(const HChar *arg)
       cb_clo.cacheuse = b;
       if (b) cb_clo.dump_instr = True;
    }
-   else if (bool_opt(arg, "--simulate-wb", &cb_clo.simulate_wb)) {}
+   else if (bool_opt(arg, "--simulate-wb", &cb_clo.simulate_wb)) {
+      simulate_wb_no_arg = cb_clo.simulate_wb ? NULL : arg;
+   }
    else if (bool_opt(arg, "--simulate-hwpref", &cb_clo.simulate_hwpref)) {}
    else if (bool_opt(arg, "--branch-sim", &cb_clo.branch_sim)) {}
    else if (bool_opt(arg, "--backdate", &cb_clo.backdate)) { backdate_given = True; }
    else if (bool_opt(arg, "--backdate-check", &cb_clo.backdate_check)) {}
    else if (bool_opt(arg, "--miss-class", &cb_clo.miss_class)) {}
-   else if (bool_opt(arg, "--private-caches", &cb_clo.private_caches)) {}
+   else if (bool_opt(arg, "--private-caches", &cb_clo.private_caches)) {
+      private_caches_given = True;
+   }
    else if (bool_opt(arg, "--reuse-dist", &cb_clo.reuse_dist)) {}
    else if (cache_option(arg, "--I1", cb_clo.i1, &cb_clo.i1_set)) {}
    else if (cache_option(arg, "--D1", cb_clo.d1, &cb_clo.d1_set)) {}
@@ -480,6 +503,14 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (bool_opt(arg, "--sharing", &cb_clo.sharing)) {}
    else if (int_opt(arg, "--sharing-penalty", &cb_clo.sharing_penalty, 1, 1000000)) {
       sharing_penalty_arg = arg;
+   }
+   else if (bool_opt(arg, "--bandwidth", &cb_clo.bandwidth)) {}
+   else if (bandwidth_unit_option(arg)) {}
+   else if (int_opt(arg, "--bandwidth-window", &cb_clo.bandwidth_window, 1, 65536)) {
+      bandwidth_window_arg = arg;
+   }
+   else if (string_opt(arg, "--bandwidth-limits", &cb_clo.bandwidth_limits)) {
+      bandwidth_limits_arg = arg;
    }
    else if (max_memory_opt(arg)) {}
    else return False;
@@ -551,6 +582,17 @@ void cb_print_usage(void)
 "    --private-caches=no|yes   Every thread a core with private I1/D1 over\n"
 "                              the shared LL, kept coherent (MSI): events\n"
 "                              D1Ts, D1Fs (true/false sharing misses), Inv [no]\n"
+"\n   bandwidth options (callgrind-bd):\n"
+"    --bandwidth=no|yes        Bytes per time unit on every data path of the\n"
+"                              multi-core model, smoothed over a window, in\n"
+"                              <callgrind-out-file>.bandwidth; event Flop;\n"
+"                              turns on --cache-sim, --simulate-wb and\n"
+"                              --private-caches [no]\n"
+"    --bandwidth-unit=instr|flop  Time unit: a guest instruction or a\n"
+"                              floating-point operation [instr]\n"
+"    --bandwidth-window=<W>    Window of the smoothing, in time units [200]\n"
+"    --bandwidth-limits=<file> Machine file (bandwidth per path, peak rate):\n"
+"                              dominance per time unit, events Bw* [none]\n"
 "\n   data object options (callgrind-bd):\n"
 "    --objects=no|yes          Costs per data object (heap allocation site,\n"
 "                              static variable, stack, ...) in a second\n"
@@ -591,6 +633,22 @@ static void needs_option(const HChar *given, const HChar *needed)
    VG_(exit)(1);
 }
 
+/* --bandwidth=yes observes the paths of the multi-core model: the cache
+ * simulation, write-back (dirty LL evictions are the LL->mem path) and,
+ * unless --private-caches=no was given, one core per thread (the L1<-L1
+ * path). Write-back explicitly off is refused: that path would be lost. */
+static void bandwidth_implies(void)
+{
+   if (simulate_wb_no_arg) {
+      VG_(fmsg)("callgrind-bd: --bandwidth=yes needs --simulate-wb=yes (the LL->mem path), "
+                "not %s\n", simulate_wb_no_arg);
+      VG_(exit)(1);
+   }
+   cb_clo.simulate_cache = True;
+   cb_clo.simulate_wb = True;
+   if (!private_caches_given) cb_clo.private_caches = True;
+}
+
 /* Checks that need all options. */
 void cb_options_post(void)
 {
@@ -599,6 +657,7 @@ void cb_options_post(void)
       VG_(umsg)("Using source line as position.\n");
       cb_clo.dump_line = True;
    }
+   if (cb_clo.bandwidth) bandwidth_implies();
    if ((cb_clo.cacheuse || cb_clo.simulate_wb || cb_clo.simulate_hwpref
         || cb_clo.miss_class || cb_clo.reuse_dist || cb_clo.private_caches)
        && !cb_clo.simulate_cache)
@@ -619,4 +678,9 @@ void cb_options_post(void)
    }
    if (!cb_clo.sharing && sharing_penalty_arg)
       needs_option(sharing_penalty_arg, "--sharing=yes");
+   if (!cb_clo.bandwidth) {
+      if (bandwidth_unit_arg) needs_option(bandwidth_unit_arg, "--bandwidth=yes");
+      if (bandwidth_window_arg) needs_option(bandwidth_window_arg, "--bandwidth=yes");
+      if (bandwidth_limits_arg) needs_option(bandwidth_limits_arg, "--bandwidth=yes");
+   }
 }

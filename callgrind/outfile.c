@@ -6,6 +6,8 @@
  * file is dropped: the profile is incomplete, and the user must know.
  * VG_(write) hides errno, so the message names the usual causes.
  *
+ * Also the cmd: line, as the profile and the bandwidth file write it.
+ *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "global.h"
@@ -77,4 +79,27 @@ void cb_out_finish(cb_outfile *f)
    cb_out_flush(f);
    VG_(close)(f->fd);
    f->fd = -1;
+}
+
+/* An argument on the one-line cmd: header. As the reference does, a
+ * newline is written as \n and a backslash as \\, so that an argument
+ * such as a script passed with -c or -e cannot end the line early. */
+static void out_cmd_arg(cb_outfile *f, const HChar *arg)
+{
+   cb_out_str(f, " ");
+   for (; *arg; arg++) {
+      if (*arg == '\n') cb_out_str(f, "\\n");
+      else if (*arg == '\\') cb_out_str(f, "\\\\");
+      else { HChar c[2] = { *arg, 0 }; cb_out_str(f, c); }
+   }
+}
+
+void cb_write_cmd_line(cb_outfile *f)
+{
+   Word i;
+   cb_out_str(f, "cmd: ");
+   if (VG_(args_the_exename)) out_cmd_arg(f, VG_(args_the_exename));
+   for (i = 0; i < VG_(sizeXA)(VG_(args_for_client)); i++)
+      out_cmd_arg(f, *(HChar **)VG_(indexXA)(VG_(args_for_client), i));
+   cb_out_str(f, "\n");
 }

@@ -24,6 +24,7 @@
 #include "backdate.h"
 #include "objects.h"
 #include "cores.h"
+#include "bandwidth_hooks.h"
 
 static cs_sim   *sim;
 static bs_sim   *bsim;
@@ -70,7 +71,7 @@ static inline void count(ULong *slot, unsigned r, event_id ev, event_id l1, even
    }
 }
 
-static inline void do_instr_at(ULong *slot, Addr a, UWord size)
+static inline unsigned do_instr_at(ULong *slot, Addr a, UWord size)
 {
    unsigned r = 0;
    if (!cs_instr_hit(sim, a, size)) {
@@ -82,6 +83,7 @@ static inline void do_instr_at(ULong *slot, Addr a, UWord size)
    if (cb_cur.collect) count(slot, r, EV_Ir, EV_I1mr, EV_ILmr, EV_ILdmr);
    if (UNLIKELY(cb_clo.miss_class) && (r || !cb_mc_same_i1_line(a, size)))
       cb_mc_instr(slot, a, size, r);
+   return r;
 }
 
 /* A data access. Data objects (objects.h): the accessed object's cell
@@ -90,7 +92,7 @@ static inline void do_instr_at(ULong *slot, Addr a, UWord size)
  * Always inlined with a constant is_write, so each caller gets the code
  * of one kind of access. */
 static inline __attribute__((always_inline))
-void do_data_at(ULong *slot, sim_instr_info *ii, Addr a, UWord size, Bool is_write)
+unsigned do_data_at(ULong *slot, sim_instr_info *ii, Addr a, UWord size, Bool is_write)
 {
    unsigned r = 0, cc = 0;
    cb_obj_ref ref = { NULL, 0 };
@@ -109,6 +111,7 @@ void do_data_at(ULong *slot, sim_instr_info *ii, Addr a, UWord size, Bool is_wri
    if (UNLIKELY(cb_cc != NULL)) cc = cb_cores_data_access(slot, ref, a, size, r, is_write);
    if (UNLIKELY(cb_clo.miss_class)) cb_mc_data(slot, a, size, r, CC_CLASS(cc) != 0);
    if (UNLIKELY(cb_clo.reuse_dist)) cb_rd_data(slot, a, size);
+   return r | (CC_CLASS(cc) ? CB_BW_REMOTE : 0) | (CC_INV(cc) ? CB_BW_INVALIDATED : 0);
 }
 
 /* One helper call simulates a fetch group and/or up to three data
@@ -143,7 +146,9 @@ static inline void count_more_fetches(UInt first_cost, UInt n)
 
 static inline void do_fetch(const sim_call *c)
 {
-   do_instr_at(slot_at(c->fetch_cost), c->fetch_addr, c->fetch_size);
+   ULong *slot = slot_at(c->fetch_cost);
+   unsigned r = do_instr_at(slot, c->fetch_addr, c->fetch_size);
+   if (UNLIKELY(cb_bw_cur != NULL)) cb_bw_fetch(c->fetch_cost, c->n_fetch, slot, r);
    if (c->n_fetch > 1) {
       cs_instr_hits(sim, c->fetch_addr + c->fetch_size, c->fetch_addr + c->fetch_len - 1,
                     c->n_fetch - 1);
@@ -173,8 +178,11 @@ static void share_acc(const sim_call *c, Int i, Addr a)
 static inline void do_acc(const sim_call *c, Int i, Addr a)
 {
    ULong *slot = slot_at(c->acc[i].cost);
-   if (c->acc[i].write) do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, True);
-   else do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, False);
+   unsigned r;
+   if (c->acc[i].write) r = do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, True);
+   else r = do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, False);
+   if (UNLIKELY(cb_bw_cur != NULL))
+      cb_bw_data(c->acc[i].cost, a, c->acc[i].size, r, c->acc[i].write, c->acc[i].modify);
    if (UNLIKELY(cb_clo.sharing)) share_acc(c, i, a);
 }
 
@@ -357,6 +365,7 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
    cur_block.grp_open = False;
    cur_block.n_calls = 0;
    cur_block.ii = NULL;
+   if (cb_clo.bandwidth) cb_bw_bb_begin(bb);
    /* per-instruction info: only the branch predictor's and the bus event's
     * helpers, and the data objects' cells, need it */
    if (!cb_clo.branch_sim && !cb_clo.collect_bus && !cb_clo.objects) return;
@@ -452,6 +461,7 @@ static void add_bus_event(void)
 void cb_sim_stmt(IRSB *sbOut, IRStmt *st)
 {
    IRTypeEnv *env = sbOut->tyenv;
+   if (UNLIKELY(cb_clo.bandwidth)) cb_bw_stmt(cur_block.bb, cur_block.cur, st);
    switch (st->tag) {
    case Ist_WrTmp: {
       IRExpr *e = st->Ist.WrTmp.data;
@@ -556,6 +566,7 @@ void cb_sim_post_clo_init(void)
       if (cb_clo.miss_class) cb_mc_setup(sim, &g->i1, &g->d1, &g->ll);
       if (cb_clo.reuse_dist) cb_rd_setup(&g->ll);
       if (cb_clo.private_caches) cb_cores_setup(sim);
+      cb_bw_setup(sim);               /* its events last */
    }
    if (cb_clo.branch_sim) bsim = bs_new();
    cb_bd_setup();
@@ -584,6 +595,7 @@ void cb_sim_zero(thread_info *only)
  * its miss classifier). */
 void cb_sim_switch_thread(ThreadId tid)
 {
+   cb_bw_switch_thread(tid);
    if (!cb_cc) return;
    sim = cb_cores_switch(tid);
    if (cb_clo.miss_class) cb_mc_switch_core(tid - 1);
@@ -606,6 +618,7 @@ void cb_sim_finish(void)
  * and loses the use data of resident lines; we account it first. */
 void cb_sim_clear(void)
 {
+   cb_bw_caches_cleared();
    if (sim && cb_cc) {
       if (cb_clo.cacheuse) cb_cores_flush();
       cb_cores_clear();

@@ -129,6 +129,7 @@ void cb_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack)
    cb_switch_thread(tid);
    t = cb_cur.thread;
    cb_exec_state_save();
+   cb_bw_context_change(tid);
    if (t->states_sp + 1 >= MAX_SIGHANDLERS) {
       VG_(message)(Vg_UserMsg, "callgrind-bd: more than %d nested signal handlers\n",
                    MAX_SIGHANDLERS - 1);
@@ -168,6 +169,7 @@ void cb_post_signal(ThreadId tid, Int sigNo)
    t = cb_cur.thread;
    es = cb_cur.es;
    if (t->states_sp == 0 || sigNo != cb_cur.sig) return;
+   cb_bw_context_change(tid);
 
    while (cb_calls->sp > es->call_stack_bottom) cb_pop_call_stack();
 

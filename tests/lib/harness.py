@@ -107,6 +107,12 @@ CLIENT_BUILD = {
     "objects_cxx": (["objects_cxx.cc"], "g++", []),
     "separate_par": (["separate_par.c"], "gcc", []),
     "separate_par_values": (["separate_par_values.c"], "gcc", []),
+    # --bandwidth: kernels in assembly, one build per kernel (the argument)
+    "bandwidth_access": (["bandwidth.c"], "gcc", []),
+    "bandwidth_sse": (["bandwidth.c"], "gcc", []),
+    "bandwidth_avx": (["bandwidth.c"], "gcc", []),
+    "bandwidth_wb1k": (["bandwidth.c"], "gcc", []),
+    "bandwidth_wb2k": (["bandwidth.c"], "gcc", []),
     # MPI (Open MPI's wrapper compiler; tests/tool/mpi.py)
     "mpi_stencil": (["mpi_stencil.c"], "mpicc", []),
 }
@@ -114,7 +120,10 @@ CLIENT_BUILD = {
 # Extra files a client needs, and its arguments (relative to BUILD).
 CLIENT_DEPS = {"dlopen": ["dlopen_lib.so"]}
 CLIENT_ARGS = {"dlopen": ["./dlopen_lib.so"],
-               "transpose_naive": ["naive"], "transpose_blocked": ["blocked"]}
+               "transpose_naive": ["naive"], "transpose_blocked": ["blocked"],
+               "bandwidth_access": ["access", "1000"],
+               "bandwidth_sse": ["sse", "1000"], "bandwidth_avx": ["avx", "1000"],
+               "bandwidth_wb1k": ["wb", "1024"], "bandwidth_wb2k": ["wb", "2048"]}
 
 # Single-threaded clients that finish normally: compared exactly.
 EXACT_CLIENTS = ["calls", "recursion", "fnptr", "tailcall", "longjmp",

@@ -1106,6 +1106,54 @@ static void test_forget_owners(void)
    end("forget_owners");
 }
 
+/* D1 victim observer (--bandwidth's write-backs): L1 512 B, 2-way, 64 B
+   lines = 4 sets.  Lines 0, 4, 8 fall into set 0: the third access drops
+   line 0 (LRU), then line 12 drops line 4 (4 was used before 8), a hit
+   drops nothing, an I1 miss is not D1's.  A straddling access that misses
+   both lines reports both victims.  The same in every mode (plain,
+   write-back, cacheuse): the victims do not depend on the mode. */
+static uint64_t victims[16];
+static int n_victims;
+
+static void victim(void *ctx, uint64_t line)
+{
+   (void)ctx;
+   if (n_victims < 16)
+      victims[n_victims++] = line;
+}
+
+static void test_d1_victims(void)
+{
+   int mode;
+
+   begin();
+   for (mode = 0; mode < 3; mode++) {
+      cs_sim *s = mk(&L1, &LL, mode == 1, 0, mode == 2);
+      cs_owner o = own(1);
+      n_victims = 0;
+      cs_set_d1_victim_observer(s, victim, 0);
+      cs_read(s, 0 * 64, 8, &o);
+      cs_write(s, 4 * 64, 8, &o);
+      cs_read(s, 0 * 64, 8, &o);             /* hit: 0 is now MRU */
+      CHECK("no victim while the set fills", n_victims, 0);
+      cs_read(s, 8 * 64, 8, &o);             /* drops 4 */
+      cs_write(s, 12 * 64, 8, &o);           /* drops 0 */
+      cs_instr(s, 16 * 64, 4, &o);           /* I1: not reported */
+      CHECK("two victims", n_victims, 2);
+      CHECK("first victim", (long)victims[0], 4);
+      CHECK("second victim", (long)victims[1], 0);
+      /* an access straddling lines 13 | 14 (sets 1 and 2, still empty):
+         no victim; 17 fills set 1's second way; 21 drops 13 (its LRU) */
+      cs_read(s, 14 * 64 - 4, 8, &o);
+      CHECK("straddle into empty ways", n_victims, 2);
+      cs_read(s, 17 * 64, 8, &o);            /* set 1: fills the 2nd way */
+      cs_read(s, 21 * 64, 8, &o);            /* set 1: drops 13 */
+      CHECK("victim of set 1", (long)victims[2], 13);
+      cs_delete(s);
+   }
+   end("D1 victim observer: the lines a D1 miss drops, every mode");
+}
+
 int main(void)
 {
    test_geometry_check();
@@ -1124,5 +1172,6 @@ int main(void)
    test_use_same_counts();
    test_no_false_hits();
    test_forget_owners();
+   test_d1_victims();
    return failures ? 1 : 0;
 }

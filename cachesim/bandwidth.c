@@ -1,0 +1,640 @@
+/*
+** bandwidth.c -- windows, exact histograms, dominance and the machine
+** file of the bandwidth model (rules and invariants: bandwidth.h).
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+*/
+#include "bandwidth.h"
+#include "cachesim.h"     /* cs_alloc, cs_free, cs_fail */
+
+const char *const bw_path_name[BW_DOM_PATHS] = {
+   "core<-L1", "core->L1", "L1<-LL", "L1->LL", "L1<-L1", "LL<-mem", "LL->mem",
+   "flop", "LL<-mem all", "LL->mem all",
+};
+
+const int bw_dom_order[BW_DOM_PATHS] = {
+   BW_CORE_RD, BW_CORE_WR, BW_L1_RD, BW_L1_WR, BW_L1_L1, BW_MEM_RD, BW_MEM_WR,
+   BW_ALL_RD, BW_ALL_WR, BW_FLOP,
+};
+
+/* ------------------------------------------------------------------------
+** Histograms
+*/
+
+#define NO_KEY (~(uint64_t)0)
+
+static uint32_t hash_slot(uint64_t v, uint32_t cap)
+{
+   return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+static void hash_put(bw_hist *h, uint64_t v, uint64_t n);
+
+static void hash_grow(bw_hist *h)
+{
+   uint64_t *keys = h->keys, *vals = h->vals;
+   uint32_t i, cap = h->hcap;
+
+   h->hcap = cap ? 2 * cap : 64;
+   h->hused = 0;
+   h->keys = cs_alloc(h->hcap * sizeof(uint64_t));
+   h->vals = cs_alloc(h->hcap * sizeof(uint64_t));
+   for (i = 0; i < h->hcap; i++)
+      h->keys[i] = NO_KEY;
+   for (i = 0; i < cap; i++)
+      if (keys[i] != NO_KEY)
+         hash_put(h, keys[i], vals[i]);
+   if (keys) {
+      cs_free(keys);
+      cs_free(vals);
+   }
+}
+
+static void hash_put(bw_hist *h, uint64_t v, uint64_t n)
+{
+   uint32_t i;
+
+   if (2 * (h->hused + 1) > h->hcap)
+      hash_grow(h);
+   for (i = hash_slot(v, h->hcap); h->keys[i] != NO_KEY; i = (i + 1) & (h->hcap - 1))
+      if (h->keys[i] == v) {
+         h->vals[i] += n;
+         return;
+      }
+   h->keys[i] = v;
+   h->vals[i] = n;
+   h->hused++;
+}
+
+static void dense_grow(bw_hist *h, uint64_t v)
+{
+   uint32_t n = h->dense_n ? h->dense_n : 256, i;
+   uint64_t *d;
+
+   while (n <= v)
+      n *= 2;
+   d = cs_alloc(n * sizeof(uint64_t));
+   for (i = 0; i < h->dense_n; i++)
+      d[i] = h->dense[i];
+   if (h->dense)
+      cs_free(h->dense);
+   h->dense = d;
+   h->dense_n = n;
+}
+
+static void hist_put(bw_hist *h, uint64_t v, uint64_t n)
+{
+   if (v >= BW_DENSE) {
+      hash_put(h, v, n);
+      return;
+   }
+   if (v >= h->dense_n)
+      dense_grow(h, v);
+   h->dense[v] += n;
+}
+
+void bw_hist_add(bw_hist *h, uint64_t v, uint64_t n)
+{
+   if (h->run_n && h->run_v == v) {
+      h->run_n += n;
+      return;
+   }
+   if (h->run_n)
+      hist_put(h, h->run_v, h->run_n);
+   h->run_v = v;
+   h->run_n = n;
+}
+
+/* One more value: the common case (the same as the last) inline. */
+static inline void hist_one(bw_hist *h, uint64_t v)
+{
+   if (h->run_v == v && h->run_n) {
+      h->run_n++;
+      return;
+   }
+   bw_hist_add(h, v, 1);
+}
+
+/* Shell sort of the hash table's keys (only when writing). */
+static void sort_keys(uint64_t *k, uint32_t n)
+{
+   static const uint32_t gaps[] = { 701, 301, 132, 57, 23, 10, 4, 1 };
+   uint32_t g, i, j;
+
+   for (g = 0; g < sizeof gaps / sizeof gaps[0]; g++)
+      for (i = gaps[g]; i < n; i++) {
+         uint64_t x = k[i];
+         for (j = i; j >= gaps[g] && k[j - gaps[g]] > x; j -= gaps[g])
+            k[j] = k[j - gaps[g]];
+         k[j] = x;
+      }
+}
+
+static uint64_t hash_get(const bw_hist *h, uint64_t v)
+{
+   uint32_t i;
+
+   for (i = hash_slot(v, h->hcap); h->keys[i] != NO_KEY; i = (i + 1) & (h->hcap - 1))
+      if (h->keys[i] == v)
+         return h->vals[i];
+   return 0;
+}
+
+void bw_hist_each(bw_hist *h, void (*f)(void *ctx, uint64_t v, uint64_t n),
+                  void *ctx)
+{
+   uint32_t i, n = 0;
+   uint64_t *k;
+
+   if (h->run_n) {
+      hist_put(h, h->run_v, h->run_n);
+      h->run_n = 0;
+   }
+   for (i = 0; i < h->dense_n; i++)
+      if (h->dense[i])
+         f(ctx, i, h->dense[i]);
+   if (!h->hused)
+      return;
+   k = cs_alloc(h->hused * sizeof(uint64_t));
+   for (i = 0; i < h->hcap; i++)
+      if (h->keys[i] != NO_KEY)
+         k[n++] = h->keys[i];
+   sort_keys(k, n);
+   for (i = 0; i < n; i++)
+      f(ctx, k[i], hash_get(h, k[i]));
+   cs_free(k);
+}
+
+void bw_hist_free(bw_hist *h)
+{
+   if (h->dense)
+      cs_free(h->dense);
+   if (h->keys) {
+      cs_free(h->keys);
+      cs_free(h->vals);
+   }
+   h->dense = h->keys = h->vals = 0;
+   h->dense_n = h->hcap = h->hused = 0;
+   h->run_n = 0;
+}
+
+/* ------------------------------------------------------------------------
+** Limits and the machine file
+*/
+
+void bw_limits_prepare(bw_limits *l, uint32_t w)
+{
+   int p;
+
+   l->any = 0;
+   l->n_order = 0;
+   for (p = 0; p < BW_DOM_PATHS; p++)
+      if (l->has[bw_dom_order[p]])
+         l->order[l->n_order++] = bw_dom_order[p];
+   for (p = 0; p < BW_DOM_PATHS; p++) {
+      double x = l->per_unit[p] * w;
+      if (!l->has[p])
+         continue;
+      l->any = 1;
+      l->above[p] = x >= 1.8e19 ? ~(uint64_t)0 : (uint64_t)x;   /* floor */
+      l->inv[p] = 1.0 / x;
+   }
+}
+
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* A positive decimal number ("86.4e9", "4", "0.5") filling [s, e);
+   0 if malformed or not positive. */
+static int parse_number(const char *s, const char *e, double *out)
+{
+   double v = 0, scale = 1;
+   int digits = 0, ex = 0, exsign = 1, exdigits = 0;
+
+   if (s < e && *s == '+')
+      s++;
+   for (; s < e && *s >= '0' && *s <= '9'; s++, digits++)
+      v = v * 10 + (*s - '0');
+   if (s < e && *s == '.')
+      for (s++; s < e && *s >= '0' && *s <= '9'; s++, digits++) {
+         scale /= 10;
+         v += (*s - '0') * scale;
+      }
+   if (!digits)
+      return 0;
+   if (s < e && (*s == 'e' || *s == 'E')) {
+      s++;
+      if (s < e && (*s == '+' || *s == '-'))
+         exsign = *s++ == '-' ? -1 : 1;
+      for (; s < e && *s >= '0' && *s <= '9' && ex < 400; s++, exdigits++)
+         ex = ex * 10 + (*s - '0');
+      if (!exdigits)
+         return 0;
+   }
+   if (s != e)
+      return 0;
+   for (; ex > 0; ex--)
+      v = exsign > 0 ? v * 10 : v / 10;
+   if (!(v > 0) || v > 1e300)
+      return 0;
+   *out = v;
+   return 1;
+}
+
+/* The machine file's keys: the paths (bytes per second), then these. */
+enum { K_CLOCK = BW_DOM_PATHS, K_IPC, K_FPC, K_NAME, K_KEYS };
+static const char *const key_name[K_KEYS] = {
+   "core<-L1", "core->L1", "L1<-LL", "L1->LL", "L1<-L1", "LL<-mem", "LL->mem",
+   "", /* flop: given as flop-per-cycle */
+   "LL<-mem all", "LL->mem all",
+   "clock", "instr-per-cycle", "flop-per-cycle", "name",
+};
+
+static int key_of(const char *s, const char *e)
+{
+   int k;
+
+   for (k = 0; k < K_KEYS; k++) {
+      const char *n = key_name[k], *p = s;
+      if (!*n)
+         continue;
+      while (p < e && *n && *p == *n)
+         p++, n++;
+      if (p == e && !*n)
+         return k;
+   }
+   return -1;
+}
+
+/* One "key: value" line in [s, e) (not empty, not a comment). */
+static const char *parse_line(const char *s, const char *e, double *val,
+                              int *seen)
+{
+   const char *colon = s, *ke, *vs, *ve;
+   int k;
+
+   while (colon < e && *colon != ':')
+      colon++;
+   if (colon == e)
+      return "expected 'key: value'";
+   for (ke = colon; ke > s && is_space(ke[-1]); ke--)
+      ;
+   k = key_of(s, ke);
+   if (k < 0)
+      return "unknown key";
+   if (seen[k])
+      return "key given twice";
+   seen[k] = 1;
+   if (k == K_NAME)
+      return 0;
+   for (vs = colon + 1; vs < e && is_space(*vs); vs++)
+      ;
+   for (ve = vs; ve < e && *ve != '#'; ve++)
+      ;
+   while (ve > vs && is_space(ve[-1]))
+      ve--;
+   if (!parse_number(vs, ve, &val[k]))
+      return "expected a positive number";
+   return 0;
+}
+
+int bw_parse_machine(const char *text, unsigned long len, int flop_unit,
+                     bw_limits *out, const char **msg)
+{
+   double val[K_KEYS];
+   int seen[K_KEYS], k, line = 0;
+   const char *s = text, *end = text + len;
+   double rate;
+
+   for (k = 0; k < K_KEYS; k++)
+      seen[k] = 0, val[k] = 0;
+   while (s < end) {
+      const char *e = s, *b;
+      while (e < end && *e != '\n')
+         e++;
+      line++;
+      for (b = s; b < e && is_space(*b); b++)
+         ;
+      if (b < e && *b != '#') {
+         const char *why = parse_line(b, e, val, seen);
+         if (why) {
+            *msg = why;
+            return line;
+         }
+      }
+      s = e < end ? e + 1 : e;
+   }
+   if (!seen[K_CLOCK]) {
+      *msg = "'clock' missing";
+      return -1;
+   }
+   if (!seen[flop_unit ? K_FPC : K_IPC]) {
+      *msg = flop_unit ? "'flop-per-cycle' missing (the rate of --bandwidth-unit=flop)"
+                       : "'instr-per-cycle' missing (the rate of --bandwidth-unit=instr)";
+      return -1;
+   }
+   rate = val[flop_unit ? K_FPC : K_IPC];
+   for (k = 0; k < BW_DOM_PATHS; k++) {
+      out->has[k] = k != BW_FLOP && seen[k];
+      out->per_unit[k] = out->has[k] ? val[k] / (val[K_CLOCK] * rate) : 0;
+   }
+   if (seen[K_FPC]) {
+      out->has[BW_FLOP] = 1;
+      out->per_unit[BW_FLOP] = flop_unit ? 1.0 : val[K_FPC] / val[K_IPC];
+   }
+   out->peak = val[K_CLOCK] * rate;
+   return 0;
+}
+
+/* ------------------------------------------------------------------------
+** One core
+*/
+
+void bw_core_init(bw_core *c, uint32_t w)
+{
+   char *p = (char *)c;
+   unsigned long i;
+   int k;
+
+   for (i = 0; i < sizeof *c; i++)
+      p[i] = 0;
+   c->w = w;
+   c->next_out = ~(uint64_t)0;
+   c->dom = -1;
+   for (k = 0; k < BW_PATHS; k++) {
+      c->win[k].qu = cs_alloc((unsigned long)w * sizeof(uint64_t));
+      c->win[k].qr = cs_alloc((unsigned long)w * sizeof(uint32_t));
+   }
+}
+
+void bw_core_free(bw_core *c)
+{
+   int p;
+
+   for (p = 0; p < BW_PATHS; p++) {
+      cs_free(c->win[p].qu);
+      cs_free(c->win[p].qr);
+      bw_hist_free(&c->hist[p]);
+   }
+   for (p = 0; p < BW_DOM_PATHS; p++)
+      bw_hist_free(&c->dom_hist[p]);
+}
+
+void bw_finish(bw_core *c)
+{
+   uint64_t end = c->units + c->w;
+   int p;
+
+   if (c->finished)
+      return;
+   c->finished = 1;
+   bw__dominance_change(c, -2, 0, c->units);   /* counts the last state */
+   bw__leave(c, end);
+   for (p = 0; p < BW_PATHS; p++)
+      bw__window_change(&c->hist[p], &c->win[p], end);
+}
+
+/* ------------------------------------------------------------------------
+** Dirty D1 lines
+*/
+
+#define DIRTY_EMPTY (~(uint64_t)0)
+
+static uint32_t dirty_slot(const bw_dirty *d, uint64_t line)
+{
+   return hash_slot(line, d->cap);
+}
+
+void bw_dirty_init(bw_dirty *d)
+{
+   uint32_t i;
+
+   d->cap = 64;
+   d->used = 0;
+   d->last = DIRTY_EMPTY;
+   d->keys = cs_alloc(d->cap * sizeof(uint64_t));
+   for (i = 0; i < d->cap; i++)
+      d->keys[i] = DIRTY_EMPTY;
+}
+
+void bw_dirty_free(bw_dirty *d)
+{
+   cs_free(d->keys);
+   d->keys = 0;
+}
+
+static void dirty_insert(bw_dirty *d, uint64_t line)
+{
+   uint32_t i = dirty_slot(d, line);
+
+   while (d->keys[i] != DIRTY_EMPTY) {
+      if (d->keys[i] == line)
+         return;
+      i = (i + 1) & (d->cap - 1);
+   }
+   d->keys[i] = line;
+   d->used++;
+}
+
+static void dirty_grow(bw_dirty *d)
+{
+   uint64_t *old = d->keys;
+   uint32_t i, cap = d->cap;
+
+   d->cap = 2 * cap;
+   d->used = 0;
+   d->keys = cs_alloc(d->cap * sizeof(uint64_t));
+   for (i = 0; i < d->cap; i++)
+      d->keys[i] = DIRTY_EMPTY;
+   for (i = 0; i < cap; i++)
+      if (old[i] != DIRTY_EMPTY)
+         dirty_insert(d, old[i]);
+   cs_free(old);
+}
+
+void bw_dirty__mark(bw_dirty *d, uint64_t line)
+{
+   if (2 * (d->used + 1) > d->cap)
+      dirty_grow(d);
+   dirty_insert(d, line);
+   d->last = line;
+}
+
+int bw_dirty_take(bw_dirty *d, uint64_t line)
+{
+   uint32_t i = dirty_slot(d, line), j;
+
+   while (d->keys[i] != line) {
+      if (d->keys[i] == DIRTY_EMPTY)
+         return 0;
+      i = (i + 1) & (d->cap - 1);
+   }
+   if (d->last == line)
+      d->last = DIRTY_EMPTY;
+   d->used--;
+   /* shift back the entries that probed past slot i */
+   for (j = (i + 1) & (d->cap - 1); d->keys[j] != DIRTY_EMPTY; j = (j + 1) & (d->cap - 1)) {
+      uint32_t home = dirty_slot(d, d->keys[j]);
+      /* the entry at j may move to i if its home is not in (i, j] */
+      if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+         d->keys[i] = d->keys[j];
+         i = j;
+      }
+   }
+   d->keys[i] = DIRTY_EMPTY;
+   return 1;
+}
+
+void bw_dirty_clear(bw_dirty *d)
+{
+   uint32_t i;
+
+   for (i = 0; i < d->cap; i++)
+      d->keys[i] = DIRTY_EMPTY;
+   d->used = 0;
+   d->last = DIRTY_EMPTY;
+}
+
+/* ------------------------------------------------------------------------
+** All cores
+*/
+
+static uint32_t pow2_at_least(uint64_t x)
+{
+   uint32_t n = 1;
+
+   while (n < x && n < (1u << 31))
+      n *= 2;
+   return n;
+}
+
+void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead)
+{
+   char *p = (char *)s;
+   unsigned long i;
+
+   for (i = 0; i < sizeof *s; i++)
+      p[i] = 0;
+   s->w = w;
+   s->max_cap = pow2_at_least((uint64_t)max_ahead + w);
+   s->cap = pow2_at_least(2 * (uint64_t)w + 4096);
+   if (s->cap > s->max_cap)
+      s->cap = s->max_cap;
+   if (s->cap < 64)
+      s->cap = 64;
+   s->ring = cs_alloc((unsigned long)s->cap * sizeof(uint32_t));
+   s->nz = cs_alloc((unsigned long)s->cap / 8);
+}
+
+void bw_series_free(bw_series *s)
+{
+   cs_free(s->ring);
+   cs_free(s->nz);
+   s->ring = 0;
+   s->nz = 0;
+   bw_hist_free(&s->hist);
+}
+
+/* The first unit the ring holds: the window before `final`. */
+static uint64_t series_low(const bw_series *s)
+{
+   return s->final > s->w ? s->final - s->w : 0;
+}
+
+static void series_grow(bw_series *s, uint64_t u)
+{
+   uint64_t low = series_low(s), x, *nz;
+   uint32_t cap = s->cap, *ring;
+
+   while (u - low >= cap) {
+      if (cap >= s->max_cap)
+         cs_fail("bandwidth: all-cores unit beyond the ring");
+      cap *= 2;
+   }
+   ring = cs_alloc((unsigned long)cap * sizeof(uint32_t));
+   nz = cs_alloc((unsigned long)cap / 8);
+   for (x = low; x < low + s->cap; x++) {
+      uint32_t v = s->ring[x & (s->cap - 1)];
+      ring[x & (cap - 1)] = v;
+      if (v)
+         nz[(x & (cap - 1)) >> 6] |= 1ull << (x & 63);
+   }
+   cs_free(s->ring);
+   cs_free(s->nz);
+   s->ring = ring;
+   s->nz = nz;
+   s->cap = cap;
+}
+
+void bw_series_add(bw_series *s, uint64_t u, uint32_t v)
+{
+   if (u - series_low(s) >= s->cap)
+      series_grow(s, u);
+   if (!v)
+      return;
+   s->ring[u & (s->cap - 1)] += v;
+   s->nz[(u & (s->cap - 1)) >> 6] |= 1ull << (u & 63);
+}
+
+uint64_t bw_series_window(const bw_series *s, uint64_t u)
+{
+   uint64_t x = u + 1 > s->w ? u + 1 - s->w : 0, sum = 0;
+
+   for (; x <= u; x++)
+      sum += bw_series_at(s, x);
+   return sum;
+}
+
+/* Unit u becomes final: it enters the window, unit u - W leaves it (its
+   slot is cleared: it will hold unit u - W + cap). */
+static void series_step(bw_series *s, uint64_t u, int count)
+{
+   uint32_t v = s->ring[u & (s->cap - 1)];
+
+   if (u >= s->w) {
+      uint64_t o = (u - s->w) & (s->cap - 1);
+      s->sum -= s->ring[o];
+      s->ring[o] = 0;
+      s->nz[o >> 6] &= ~(1ull << (o & 63));
+   }
+   s->sum += v;
+   if (count)
+      s->total += v;
+   hist_one(&s->hist, s->sum);
+}
+
+/* The 64 bits of nz from unit u on (any alignment). */
+static uint64_t nz_bits(const bw_series *s, uint64_t u)
+{
+   uint64_t i = (u & (s->cap - 1)) >> 6, words = s->cap >> 6;
+   unsigned off = (unsigned)(u & 63);
+   uint64_t lo = s->nz[i] >> off;
+   return off ? lo | s->nz[(i + 1) & (words - 1)] << (64 - off) : lo;
+}
+
+void bw_series_final(bw_series *s, uint64_t upto)
+{
+   while (s->final < upto) {
+      uint64_t u = s->final;
+      /* 64 units entering and leaving nothing: the sum stays */
+      if (!(u & 63) && upto - u >= 64 && u >= s->w
+          && !nz_bits(s, u) && !nz_bits(s, u - s->w)) {
+         bw_hist_add(&s->hist, s->sum, 64);
+         s->final = u + 64;
+         continue;
+      }
+      series_step(s, u, 1);
+      s->final = u + 1;
+   }
+}
+
+void bw_series_finish(bw_series *s, uint64_t units)
+{
+   uint64_t u;
+
+   bw_series_final(s, units);
+   /* the drain: units after the last, with nothing added */
+   for (u = s->final; u < s->final + s->w; u++) {
+      s->ring[u & (s->cap - 1)] = 0;
+      series_step(s, u, 0);
+   }
+}

@@ -1,0 +1,250 @@
+/*
+** bandwidth.h -- the bandwidth requirement and dominance model
+** (--bandwidth=yes; thesis sections 4.3 and 4.4).  Pure C, allocation
+** through cs_alloc/cs_free (cachesim.h).
+**
+** The model.
+**  - A core (one thread) runs at a fixed peak rate; its time is counted
+**    in units (one guest instruction, or one floating-point operation).
+**    For every data path p the caller adds the bytes p moves in the open
+**    unit (bw_add), then closes the unit (bw_close).  r_t is what path p
+**    moved in unit t, and the unit's window sum is
+**       s_t = r_t + r_(t-1) + ... + r_(t-W+1)      (r_t = 0 for t < 1)
+**    kept exactly with a ring of the last W units per path.  The smoothed
+**    requirement of unit t is s_t / W bytes per unit.
+**  - Histograms (bw_hist): per path, how many units had each window sum,
+**    exact (no binning), memory bounded by the number of distinct sums.
+**    bw_finish adds the W units after the core's last one (the window
+**    drains), so over units 1..T+W:  sum(n) = T + W  and
+**    sum(s * n) = W * V, V the path's total (the thesis' identity).
+**  - Dominance (thesis 4.4.1), only when limits are given: in a closed
+**    unit every path p with a limit L_p has the slowdown factor
+**    f_p = (s_p / W) / L_p; the path with the largest f_p > 1 dominates
+**    the unit (ties: the first in bw_dom_order); a unit no path
+**    dominates runs at peak.  The shared paths "LL<-mem all" and
+**    "LL->mem all" take the all-cores window sum the caller passes
+**    (every core gets the factor of the total: the thesis' fairness).
+**    The dominating path's dominance histogram counts the unit under
+**    its window sum.  Exceeding means s_p > floor(W * L_p): an integer
+**    compare, exact for integer s_p.
+**
+** Units closed without any byte cost the same as others: the caller
+** closes one unit per time unit, so the time axis is exact.
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+*/
+#ifndef BANDWIDTH_H
+#define BANDWIDTH_H
+
+#include <stdint.h>
+
+/* The data paths of one core, in the order of the file format
+   (docs/bandwidth-format.md), then the shared all-cores paths. */
+enum {
+   BW_CORE_RD,     /* core<-L1: bytes of loads (a modify: read and write) */
+   BW_CORE_WR,     /* core->L1: bytes of stores */
+   BW_L1_RD,       /* L1<-LL: I1 and D1 misses x line */
+   BW_L1_WR,       /* L1->LL: dirty D1 lines written back x line */
+   BW_L1_L1,       /* L1<-L1: lines from another core's D1 x line */
+   BW_MEM_RD,      /* LL<-mem: LL misses x line */
+   BW_MEM_WR,      /* LL->mem: dirty LL evictions x line */
+   BW_FLOP,        /* flop: floating-point operations */
+   BW_PATHS,       /* paths a core keeps a window of */
+   BW_ALL_RD = BW_PATHS,   /* LL<-mem all */
+   BW_ALL_WR,              /* LL->mem all */
+   BW_DOM_PATHS
+};
+
+extern const char *const bw_path_name[BW_DOM_PATHS];
+/* The tie order of dominance: the per-core byte paths, the all paths,
+   flop. */
+extern const int bw_dom_order[BW_DOM_PATHS];
+
+/* ---- histograms ---------------------------------------------------------- */
+
+/* An exact histogram of integer values: dense counts below BW_DENSE, a
+   hash table above; consecutive equal values are counted in a run first
+   (window sums change slowly). */
+#define BW_DENSE (1u << 16)
+typedef struct {
+   uint64_t *dense;        /* dense[v] for v < dense_n */
+   uint32_t  dense_n;
+   uint64_t *keys, *vals;  /* open addressing; key ~0 = empty */
+   uint32_t  hcap, hused;
+   uint64_t  run_v, run_n; /* a run of run_n values run_v, not added yet */
+} bw_hist;
+
+void bw_hist_add(bw_hist *h, uint64_t v, uint64_t n);
+/* Calls f for every value with a nonzero count, ascending. */
+void bw_hist_each(bw_hist *h, void (*f)(void *ctx, uint64_t v, uint64_t n),
+                  void *ctx);
+void bw_hist_free(bw_hist *h);
+
+/* ---- limits ---------------------------------------------------------------- */
+
+typedef struct {
+   int      has[BW_DOM_PATHS];
+   double   per_unit[BW_DOM_PATHS];   /* bytes (flop: operations) per unit */
+   uint64_t above[BW_DOM_PATHS];      /* floor(W * per_unit): s > above exceeds */
+   double   inv[BW_DOM_PATHS];        /* 1 / (W * per_unit) */
+   double   peak;                     /* time units per second */
+   int      any;
+   int      order[BW_DOM_PATHS];      /* the paths with a limit, in tie order */
+   int      n_order;
+} bw_limits;
+
+/* Fills above/inv for window w (after per_unit and has are set). */
+void bw_limits_prepare(bw_limits *l, uint32_t w);
+
+/* The machine file (docs/bandwidth-format.md) in text[0..len): limits for
+   time unit `flop_unit` (0: instructions, 1: flops).  Returns 0, or the
+   line number of the first error (with msg set to a static text; 0 lines
+   when the error is about the whole file, e.g. a missing key: then -1). */
+int bw_parse_machine(const char *text, unsigned long len, int flop_unit,
+                     bw_limits *out, const char **msg);
+
+/* ---- one core -------------------------------------------------------------- */
+
+/* Units are 0-based here: unit t's window is t-W+1 .. t; bytes of unit u
+   leave the window at unit u + W.  A window sum only changes when a unit
+   with bytes enters or leaves, so each path keeps the units with bytes
+   still inside the window (a queue of at most W) and counts the units
+   between two changes at once; a unit in which nothing changes on any
+   path (and, with limits, the all-cores sums are as before) costs a
+   compare (bw_close_quiet). */
+typedef struct {
+   uint64_t *qu;                /* units with bytes in the window, oldest first */
+   uint32_t *qr;                /*   and their bytes */
+   uint32_t  qhead, qn;         /* ring of w entries */
+   uint64_t  sum;               /* the window sum from unit `since` on */
+   uint64_t  since;             /* first unit not yet counted in hist */
+} bw_window;
+
+typedef struct {
+   uint32_t  w;                 /* window */
+   uint32_t  dirty;             /* paths with bytes in the open unit (bit p) */
+   uint32_t  busy;              /* paths with bytes in their window */
+   uint64_t  open[BW_PATHS];    /* the open unit's bytes */
+   bw_window win[BW_PATHS];
+   uint64_t  total[BW_PATHS];
+   uint64_t  units;             /* closed units (T); the open unit's index */
+   uint64_t  next_out;          /* the next unit at which bytes leave a window */
+   uint64_t  out[BW_PATHS];     /* per busy path: the unit its oldest bytes leave */
+   uint64_t  peak_units;        /* closed units no path dominated (after bw_finish) */
+   /* dominance: the state since unit dom_since (counted at changes) */
+   int       dom;               /* the dominating path, -1: peak */
+   uint64_t  dom_s, dom_since;
+   uint64_t  last_all[2];       /* the all-cores sums at the last change */
+   int       finished;
+   bw_hist   hist[BW_PATHS];
+   bw_hist   dom_hist[BW_DOM_PATHS];
+} bw_core;
+
+void bw_core_init(bw_core *c, uint32_t w);
+void bw_core_free(bw_core *c);
+
+static inline void bw_add(bw_core *c, int path, uint64_t bytes)
+{
+   c->open[path] += bytes;
+   c->dirty |= 1u << path;
+}
+
+/* The window sum of path p at the last closed unit. */
+static inline uint64_t bw_sum(const bw_core *c, int p)
+{
+   return c->win[p].sum;
+}
+
+/* Closes the open unit when nothing changes in it (no bytes, no bytes
+   leaving a window, the all-cores sums as at the last change when
+   all_matters): returns 1 (its dominating path is c->dom), else 0 and
+   does nothing (call bw_close). */
+static inline int bw_close_quiet(bw_core *c, int all_matters, uint64_t all_rd,
+                                 uint64_t all_wr)
+{
+   if (c->dirty || c->units >= c->next_out)
+      return 0;
+   if (all_matters && (all_rd != c->last_all[0] || all_wr != c->last_all[1]))
+      return 0;
+   c->units++;
+   return 1;
+}
+
+/* Closes the open unit.  lim NULL (or without any limit): no dominance;
+   all_rd / all_wr are the all-cores window sums at this unit.  Returns
+   the dominating path, or -1 (peak, or no limits).  Inline: see
+   bandwidth_inline.h (included at the end of this file). */
+static inline int bw_close(bw_core *c, const bw_limits *lim, uint64_t all_rd,
+                           uint64_t all_wr);
+
+/* The W units after the last one (the window drains); the counts of
+   the last dominance state.  Once. */
+void bw_finish(bw_core *c);
+
+/* ---- dirty D1 lines (the L1->LL write-backs) ---------------------------------- */
+
+/* The lines a core's D1 holds modified: a store marks its lines, a line
+   the D1 drops (cs_set_d1_victim_observer) is written back if marked.
+   A set of line numbers (open addressing, linear probing, deletion by
+   shifting back: no tombstones), at most the lines D1 holds. */
+typedef struct {
+   uint64_t *keys;             /* ~0: empty */
+   uint32_t  cap, used;
+   uint64_t  last;             /* the line marked last (most stores repeat it) */
+} bw_dirty;
+
+void bw_dirty_init(bw_dirty *d);
+void bw_dirty_free(bw_dirty *d);
+void bw_dirty__mark(bw_dirty *d, uint64_t line);
+static inline void bw_dirty_mark(bw_dirty *d, uint64_t line)
+{
+   if (line != d->last)
+      bw_dirty__mark(d, line);
+}
+/* Whether line was marked; it is not any more. */
+int  bw_dirty_take(bw_dirty *d, uint64_t line);
+void bw_dirty_clear(bw_dirty *d);
+
+/* ---- all cores: per-unit sums of a shared path ------------------------------ */
+
+/* A series of per-unit values summed over cores at aligned units, and
+   its window sums.  The caller adds each core's bytes at the core's
+   aligned unit and finalizes units in order (bw_series_final) once no
+   core can add to them any more.  The ring holds the W final units
+   before `final` and the units from `final` on that were added to; it
+   grows (doubling) up to a capacity of at least max_ahead + W units: the
+   caller never adds max_ahead or more units after `final`. */
+typedef struct {
+   uint32_t  w, cap, max_cap;    /* cap: a power of two */
+   uint32_t *ring;               /* per aligned unit u: ring[u & (cap - 1)] */
+   uint64_t *nz;                 /* bit u & (cap - 1): ring entry not zero
+                                    (finalization skips 64 quiet units at once) */
+   uint64_t  final;              /* units 0 .. final-1 are final */
+   uint64_t  sum;                /* window sum ending at unit final-1 */
+   uint64_t  total;
+   bw_hist   hist;
+} bw_series;
+
+void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead);
+void bw_series_free(bw_series *s);
+/* v more at aligned unit u (u >= final, u < final + max_ahead). */
+void bw_series_add(bw_series *s, uint64_t u, uint32_t v);
+/* The value at unit u so far (0 outside the ring). */
+static inline uint32_t bw_series_at(const bw_series *s, uint64_t u)
+{
+   uint64_t low = s->final > s->w ? s->final - s->w : 0;
+
+   if (u < low || u - low >= s->cap)
+      return 0;
+   return s->ring[u & (s->cap - 1)];
+}
+/* Window sum ending at aligned unit u as known now (O(W)). */
+uint64_t bw_series_window(const bw_series *s, uint64_t u);
+/* Finalizes units final .. upto-1 (each counted in the histogram). */
+void bw_series_final(bw_series *s, uint64_t upto);
+/* Finalizes up to `units` and drains the window (W more units). */
+void bw_series_finish(bw_series *s, uint64_t units);
+
+#include "bandwidth_inline.h"
+
+#endif /* BANDWIDTH_H */

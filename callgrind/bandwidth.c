@@ -1,0 +1,610 @@
+/* callgrind-bd: --bandwidth=yes -- bandwidth requirements per data path
+ * and thread, dominance against a machine's limits, the Flop event, the
+ * dirty D1 lines of every core (the L1->LL write-backs: the cache model
+ * keeps dirty bits in LL only), and the companion file
+ * <profile>.bandwidth (docs/bandwidth-format.md).
+ * The pure model (windows, histograms, dominance, the machine file) is
+ * cachesim/bandwidth.c; the per-access hooks are inline in
+ * bandwidth_hooks.h.
+ *
+ * Rules:
+ *  - Every thread is a core (Valgrind thread id = core; --private-caches
+ *    is on unless given as no). Its time is its own count of units (an
+ *    instruction, or a flop); units pass only while collecting, so with
+ *    unit instr a thread's units are its Ir.
+ *  - Unit instr: an instruction's accesses, misses and flops belong to its
+ *    unit. Unit flop: an instruction with f flops closes f units; the
+ *    bytes since the last flop belong to the first of them. Bytes moved
+ *    after a thread's last flop make one more unit at the end.
+ *  - All cores (LL<-mem all, LL->mem all): each core's bytes are added at
+ *    its aligned unit, the cores' requirements summed at equal local
+ *    time (DESIGN.md section 7): a thread starts at the aligned unit of
+ *    the thread creating it, then counts its own units; a thread blocked
+ *    in a system call stands still (it adds nothing meanwhile: the
+ *    thesis' zero requirement of an idle core). Units become final
+ *    (histogram) once every live thread has passed them; an exited
+ *    thread holds nothing back. When the running thread gets MAX_AHEAD
+ *    units ahead of the first unit not final, units are finalized up to
+ *    MAX_AHEAD / 2 behind it, and a thread left behind continues at the
+ *    first unit not final when it runs again (it was idle meanwhile). So
+ *    the ring holds at most MAX_AHEAD + W units per shared path.
+ *  - Dominance of a shared path in a thread's unit uses the all-cores
+ *    window sum known when that unit closes: the other cores' bytes at
+ *    the same aligned units if they have run them already.
+ *  - Events (only with limits, while collecting): for each path with a
+ *    limit, the units it dominated (BwCr ... BwMwA), and the units at
+ *    peak (BwPk), charged to the instruction of the unit; Flop always.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "bandwidth_hooks.h"
+
+#define MAX_AHEAD (1u << 21)      /* aligned units a core may run ahead */
+
+cb_bw_thread *cb_bw_cur;
+UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line, cb_bw_d1_bits;
+
+static cb_bw_thread *threads;     /* VG_N_THREADS entries */
+static bw_limits limits;
+static const bw_limits *lim;      /* &limits, or NULL without a machine file */
+static Bool all_matters;          /* a limit on a shared all-cores path */
+static bw_series all[2];          /* LL<-mem all, LL->mem all */
+static Int dom_pos[BW_DOM_PATHS]; /* event positions, -1: no limit */
+static Int flop_pos, peak_pos;
+
+/*------------------------------------------------------------*/
+/*--- Setup: events, the machine file                      ---*/
+/*------------------------------------------------------------*/
+
+static const HChar *const dom_event[BW_DOM_PATHS] = {
+   "BwCr", "BwCw", "BwLr", "BwLw", "BwXr", "BwMr", "BwMw", "BwF", "BwMrA", "BwMwA",
+};
+
+/* The machine file, whole, or exit with a message naming it. */
+static HChar *read_machine_file(const HChar *name, SizeT *len)
+{
+   SizeT cap = 4096, used = 0;
+   HChar *buf;
+   Int fd, n;
+   SysRes res = VG_(open)(name, VKI_O_RDONLY, 0);
+   if (sr_isError(res)) {
+      VG_(fmsg)("callgrind-bd: cannot read machine file '%s' (--bandwidth-limits)\n", name);
+      VG_(exit)(1);
+   }
+   fd = sr_Res(res);
+   buf = CB_MALLOC("cb.bw.machine", cap);
+   while ((n = VG_(read)(fd, buf + used, cap - used)) > 0) {
+      used += n;
+      if (used == cap) {
+         if (cap >= (1 << 20)) {
+            VG_(fmsg)("callgrind-bd: machine file '%s' is larger than 1 MB\n", name);
+            VG_(exit)(1);
+         }
+         cap *= 2;
+         buf = VG_(realloc)("cb.bw.machine", buf, cap);
+      }
+   }
+   VG_(close)(fd);
+   if (n < 0) {
+      VG_(fmsg)("callgrind-bd: cannot read machine file '%s' (--bandwidth-limits)\n", name);
+      VG_(exit)(1);
+   }
+   *len = used;
+   return buf;
+}
+
+static void load_limits(void)
+{
+   const HChar *name = cb_clo.bandwidth_limits, *msg = NULL;
+   SizeT len;
+   HChar *text = read_machine_file(name, &len);
+   Int line = bw_parse_machine(text, len, cb_clo.bandwidth_unit == BW_UNIT_FLOP,
+                               &limits, &msg);
+   CB_FREE(text);
+   if (line > 0) {
+      VG_(fmsg)("callgrind-bd: %s:%d: %s\n", name, line, msg);
+      VG_(exit)(1);
+   } else if (line < 0) {
+      VG_(fmsg)("callgrind-bd: %s: %s\n", name, msg);
+      VG_(exit)(1);
+   }
+   bw_limits_prepare(&limits, cb_clo.bandwidth_window);
+   lim = &limits;
+   all_matters = limits.has[BW_ALL_RD] || limits.has[BW_ALL_WR];
+}
+
+static void declare_events(void)
+{
+   Int p;
+   cb_event_declare(EV_Flop, "Flop");
+   flop_pos = cb_event_pos(EV_Flop);
+   peak_pos = -1;
+   for (p = 0; p < BW_DOM_PATHS; p++) dom_pos[p] = -1;
+   if (!lim) return;
+   for (p = 0; p < BW_DOM_PATHS; p++) {
+      if (!limits.has[p]) continue;
+      cb_event_declare(EV_BwCr + p, dom_event[p]);
+      dom_pos[p] = cb_event_pos(EV_BwCr + p);
+   }
+   cb_event_declare(EV_BwPk, "BwPk");
+   peak_pos = cb_event_pos(EV_BwPk);
+}
+
+/* A line the running core's D1 drops: written back if dirty, in the
+ * unit of the access being simulated (cb_bw_data adds it there). */
+static void d1_victim(void *ctx, uint64_t line)
+{
+   cb_bw_thread *t = cb_bw_cur;
+   if (t && bw_dirty_take(&t->dirty, line)) t->pending_wb += cb_bw_d1_line;
+}
+
+void cb_bw_setup(cs_sim *first)
+{
+   if (!cb_clo.bandwidth) return;
+   if (cb_clo.bandwidth_limits) load_limits();
+   declare_events();
+   cb_bw_i1_line = cb_geom.i1.line_size;
+   cb_bw_d1_line = cb_geom.d1.line_size;
+   cb_bw_ll_line = cb_geom.ll.line_size;
+   while ((1u << cb_bw_d1_bits) < cb_bw_d1_line) cb_bw_d1_bits++;
+   /* private caches: the cores made later copy it from the first */
+   cs_set_d1_victim_observer(first, d1_victim, NULL);
+   threads = CB_MALLOC("cb.bw.threads", VG_N_THREADS * sizeof(cb_bw_thread));
+   VG_(memset)(threads, 0, VG_N_THREADS * sizeof(cb_bw_thread));
+   bw_series_init(&all[0], cb_clo.bandwidth_window, MAX_AHEAD);
+   bw_series_init(&all[1], cb_clo.bandwidth_window, MAX_AHEAD);
+}
+
+/*------------------------------------------------------------*/
+/*--- Flops from the VEX IR                                ---*/
+/*------------------------------------------------------------*/
+
+/* Floating-point operations of one IR operation on F32/F64 values:
+ * add, sub, mul, div, sqrt (scalar, lowest lane, packed: one per lane),
+ * fused multiply-add/sub (two). */
+static UInt flops_of(IROp op)
+{
+   switch (op) {
+   case Iop_AddF64: case Iop_SubF64: case Iop_MulF64: case Iop_DivF64:
+   case Iop_AddF32: case Iop_SubF32: case Iop_MulF32: case Iop_DivF32:
+   case Iop_AddF64r32: case Iop_SubF64r32: case Iop_MulF64r32: case Iop_DivF64r32:
+   case Iop_SqrtF64: case Iop_SqrtF32:
+   case Iop_Add64F0x2: case Iop_Sub64F0x2: case Iop_Mul64F0x2: case Iop_Div64F0x2:
+   case Iop_Add32F0x4: case Iop_Sub32F0x4: case Iop_Mul32F0x4: case Iop_Div32F0x4:
+   case Iop_Sqrt64F0x2: case Iop_Sqrt32F0x4:
+      return 1;
+   case Iop_MAddF64: case Iop_MSubF64: case Iop_MAddF32: case Iop_MSubF32:
+   case Iop_MAddF64r32: case Iop_MSubF64r32:
+   case Iop_Add64Fx2: case Iop_Sub64Fx2: case Iop_Mul64Fx2: case Iop_Div64Fx2:
+   case Iop_Sqrt64Fx2:
+   case Iop_Add32Fx2: case Iop_Sub32Fx2: case Iop_Mul32Fx2:
+      return 2;
+   case Iop_Add32Fx4: case Iop_Sub32Fx4: case Iop_Mul32Fx4: case Iop_Div32Fx4:
+   case Iop_Sqrt32Fx4:
+   case Iop_Add64Fx4: case Iop_Sub64Fx4: case Iop_Mul64Fx4: case Iop_Div64Fx4:
+   case Iop_Sqrt64Fx4:
+      return 4;
+   case Iop_Add32Fx8: case Iop_Sub32Fx8: case Iop_Mul32Fx8: case Iop_Div32Fx8:
+   case Iop_Sqrt32Fx8:
+      return 8;
+   default:
+      return 0;
+   }
+}
+
+static UInt flops_of_expr(const IRExpr *e)
+{
+   switch (e->tag) {
+   case Iex_Unop:  return flops_of(e->Iex.Unop.op);
+   case Iex_Binop: return flops_of(e->Iex.Binop.op);
+   case Iex_Triop: return flops_of(e->Iex.Triop.details->op);
+   case Iex_Qop:   return flops_of(e->Iex.Qop.details->op);
+   default:        return 0;
+   }
+}
+
+void cb_bw_bb_begin(BB *bb)
+{
+   if (!bb->bw_flops)
+      bb->bw_flops = cb_mem_alloc(CB_MEM_BBS, "cb.bw.flops", bb->instr_count);
+   VG_(memset)(bb->bw_flops, 0, bb->instr_count);
+}
+
+/* Flat IR: an operation is the whole right side of a WrTmp. */
+void cb_bw_stmt(BB *bb, Int instr, IRStmt *st)
+{
+   UInt f, sum;
+   if (st->tag != Ist_WrTmp || instr < 0) return;
+   f = flops_of_expr(st->Ist.WrTmp.data);
+   if (!f) return;
+   sum = bb->bw_flops[instr] + f;
+   bb->bw_flops[instr] = sum > 255 ? 255 : sum;
+}
+
+/*------------------------------------------------------------*/
+/*--- Time units                                           ---*/
+/*------------------------------------------------------------*/
+
+/* Finalizes the all-cores units every live core has passed (with none:
+ * every unit). */
+static void finalize_all(void)
+{
+   ULong low = ~0ULL, high = 0;
+   UInt t;
+   for (t = 1; t < VG_N_THREADS; t++) {
+      cb_bw_thread *th = &threads[t];
+      if (!th->made) continue;
+      if (th->clock > high) high = th->clock;
+      if (th->live && th->clock < low) low = th->clock;
+   }
+   if (low == ~0ULL) low = high;
+   bw_series_final(&all[0], low);
+   bw_series_final(&all[1], low);
+}
+
+/* The core continues at the first unit not final if it is behind it. */
+static void realign(cb_bw_thread *t)
+{
+   ULong final = all[0].final;
+   if (t->clock < final) t->clock = final;
+   t->all_sum[0] = t->clock ? bw_series_window(&all[0], t->clock - 1) : 0;
+   t->all_sum[1] = t->clock ? bw_series_window(&all[1], t->clock - 1) : 0;
+}
+
+/* The window sum of a shared path, one aligned unit on (u enters). */
+static inline ULong step_all(bw_series *s, ULong sum, ULong u)
+{
+   sum += bw_series_at(s, u);
+   if (u >= s->w) sum -= bw_series_at(s, u - s->w);
+   return sum;
+}
+
+/* The dominance event of a closed unit (with limits). */
+static inline void charge(cb_bw_thread *t, ULong *slot, Int dom)
+{
+   Int pos = dom >= 0 ? dom_pos[dom] : peak_pos;
+   slot[pos]++;
+   t->g_run[pos]++;
+}
+
+/* The open unit closes; its events go to slot. */
+static __attribute__((noinline)) void close_unit_slow(cb_bw_thread *t, ULong *slot)
+{
+   Int dom;
+   ULong u = t->clock;
+   bw_core *c = &t->core;
+   if (c->dirty) {
+      if (c->open[BW_MEM_RD]) bw_series_add(&all[0], u, (UInt)c->open[BW_MEM_RD]);
+      if (c->open[BW_MEM_WR]) bw_series_add(&all[1], u, (UInt)c->open[BW_MEM_WR]);
+   }
+   if (all_matters && !t->stepped) {
+      t->all_sum[0] = step_all(&all[0], t->all_sum[0], u);
+      t->all_sum[1] = step_all(&all[1], t->all_sum[1], u);
+   }
+   t->stepped = False;
+   if (bw_close_quiet(c, all_matters, t->all_sum[0], t->all_sum[1])) dom = c->dom;
+   else dom = bw_close(c, lim, t->all_sum[0], t->all_sum[1]);
+   if (lim) charge(t, slot, dom);
+   t->clock = u + 1;
+   /* now and then: what all live cores passed is final (the ring stays
+    * small while they keep up, e.g. with one thread) */
+   if (UNLIKELY((t->clock & 0xffff) == 0)) finalize_all();
+   if (UNLIKELY(t->clock - all[0].final >= MAX_AHEAD)) {
+      /* the others are too far behind: they will continue from here */
+      bw_series_final(&all[0], t->clock - MAX_AHEAD / 2);
+      bw_series_final(&all[1], t->clock - MAX_AHEAD / 2);
+   }
+}
+
+/* Most units change nothing: no bytes enter or leave a window (nor do
+ * the all-cores sums change, when a shared path has a limit): their
+ * dominance is the last one, and only the clocks move. */
+static inline void close_unit(cb_bw_thread *t, ULong *slot)
+{
+   bw_core *c = &t->core;
+   ULong next = t->clock + 1;
+   if (UNLIKELY(c->dirty || c->units >= c->next_out || (next & 0xffff) == 0
+                || next - all[0].final >= MAX_AHEAD)) {
+      close_unit_slow(t, slot);
+      return;
+   }
+   if (all_matters) {
+      /* the sums step here (close_unit_slow must not step them again) */
+      t->all_sum[0] = step_all(&all[0], t->all_sum[0], t->clock);
+      t->all_sum[1] = step_all(&all[1], t->all_sum[1], t->clock);
+      if (t->all_sum[0] != c->last_all[0] || t->all_sum[1] != c->last_all[1]) {
+         t->stepped = True;
+         close_unit_slow(t, slot);
+         return;
+      }
+   }
+   c->units++;
+   t->clock = next;
+   if (lim) charge(t, slot, c->dom);
+}
+
+/* Unit flop: the bytes moved after a thread's last flop close one more
+ * unit at the end; no instruction runs in it, so its dominance event is
+ * not in the profile (only in the file). */
+static void close_unit_at_end(cb_bw_thread *t)
+{
+   ULong scratch[cb_n_events];
+   ULong *run = t->g_run;
+   t->g_run = scratch;
+   close_unit(t, scratch);
+   t->g_run = run;
+}
+
+/* Instruction k of the running group ends: its Flop event, its units. */
+static inline void retire(cb_bw_thread *t, UInt k)
+{
+   ULong *slot = t->g_slot0 + k * t->g_stride;
+   UInt f = t->g_flops ? t->g_flops[k] : 0, i;
+   if (f) {
+      slot[flop_pos] += f;
+      t->g_run[flop_pos] += f;
+   }
+   if (cb_clo.bandwidth_unit == BW_UNIT_INSTR) {
+      if (f) bw_add(&t->core, BW_FLOP, f);
+      close_unit(t, slot);
+      return;
+   }
+   for (i = 0; i < f; i++) {
+      bw_add(&t->core, BW_FLOP, 1);
+      close_unit(t, slot);
+   }
+}
+
+static void retire_to(cb_bw_thread *t, UInt k)
+{
+   while (t->g_done < k) retire(t, t->g_done++);
+   t->g_cost_done = t->g_cost0 + k * cb_n_events;
+}
+
+/* The running group's instructions before the one at cost offset cost
+ * have ended (no division: cost offsets are instruction * events). */
+void cb_bw__advance(cb_bw_thread *t, UInt cost)
+{
+   while (t->g_cost_done < cost) {
+      retire(t, t->g_done++);
+      t->g_cost_done += cb_n_events;
+   }
+   t->g_cur = cost;
+}
+
+static void end_group(cb_bw_thread *t)
+{
+   if (!t->g_n) return;
+   retire_to(t, t->g_n);
+   t->g_n = 0;
+}
+
+void cb_bw__group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
+{
+   const BB *bb;
+   end_group(t);
+   if (!cb_cur.collect) return;
+   bb = cb_cur.bbcc->bb;
+   t->g_n = n;
+   t->g_done = 0;
+   t->g_cost0 = t->g_cur = t->g_cost_done = cost0;
+   t->g_slot0 = slot0;
+   t->g_stride = cb_cur.nonskipped ? 0 : cb_n_events;
+   t->g_run = cb_cur.cost;
+   t->g_flops = bb->bw_flops ? bb->bw_flops + cost0 / cb_n_events : NULL;
+}
+
+/*------------------------------------------------------------*/
+/*--- Threads                                              ---*/
+/*------------------------------------------------------------*/
+
+static cb_bw_thread *thread_of(ThreadId tid)
+{
+   cb_bw_thread *t = &threads[tid];
+   if (!t->made) {
+      bw_core_init(&t->core, cb_clo.bandwidth_window);
+      bw_dirty_init(&t->dirty);
+      t->made = True;
+      t->live = True;
+      t->clock = all[0].final;
+   }
+   return t;
+}
+
+void cb_bw_switch_thread(ThreadId tid)
+{
+   if (!cb_clo.bandwidth) return;
+   cb_bw_cur = thread_of(tid);
+   finalize_all();
+   realign(cb_bw_cur);
+}
+
+/* A new thread starts at its creator's aligned unit. */
+void cb_bw_thread_created(ThreadId parent, ThreadId child)
+{
+   cb_bw_thread *c;
+   if (!cb_clo.bandwidth || child >= VG_N_THREADS) return;
+   c = thread_of(child);
+   c->live = True;
+   if (parent > 0 && parent < VG_N_THREADS && threads[parent].made
+       && threads[parent].clock > c->clock)
+      c->clock = threads[parent].clock;
+}
+
+void cb_bw_thread_exit(ThreadId tid)
+{
+   cb_bw_thread *t;
+   if (!cb_clo.bandwidth || tid >= VG_N_THREADS || !threads[tid].made) return;
+   t = &threads[tid];
+   end_group(t);
+   t->live = False;
+   finalize_all();
+}
+
+void cb_bw_syscall(ThreadId tid, Bool entering)
+{
+   cb_bw_thread *t;
+   if (!cb_clo.bandwidth || tid >= VG_N_THREADS || !threads[tid].made) return;
+   t = &threads[tid];
+   if (entering) end_group(t);   /* its units close before it may block */
+   else realign(t);
+}
+
+/* A store of core t invalidated the other cores' copies of lines
+ * first..last: their data moves to t (L1<-L1 when t misses), nothing is
+ * written back. */
+void cb_bw__invalidated(cb_bw_thread *t, ULong first, ULong last)
+{
+   UInt k;
+   ULong l;
+   for (k = 1; k < VG_N_THREADS; k++) {
+      if (!threads[k].made || &threads[k] == t) continue;
+      for (l = first; l <= last; l++) bw_dirty_take(&threads[k].dirty, l);
+   }
+}
+
+/* The caches were emptied (instrumentation switched): no line is dirty. */
+void cb_bw_caches_cleared(void)
+{
+   UInt k;
+   if (!cb_clo.bandwidth) return;
+   for (k = 1; k < VG_N_THREADS; k++)
+      if (threads[k].made) bw_dirty_clear(&threads[k].dirty);
+}
+
+/* A signal handler starts or ends: the running group's units close while
+ * their running counter (the execution state's) still counts. */
+void cb_bw_context_change(ThreadId tid)
+{
+   if (!cb_clo.bandwidth || tid >= VG_N_THREADS || !threads[tid].made) return;
+   end_group(&threads[tid]);
+}
+
+/* Dumps: the running groups' units close, so the part has their events. */
+void cb_bw_sync(void)
+{
+   UInt t;
+   for (t = 1; t < VG_N_THREADS; t++)
+      if (threads[t].made) end_group(&threads[t]);
+}
+
+/*------------------------------------------------------------*/
+/*--- The end: <profile>.bandwidth                         ---*/
+/*------------------------------------------------------------*/
+
+static void write_pair(void *ctx, uint64_t s, uint64_t n)
+{
+   cb_out_printf((cb_outfile *)ctx, " %llu %llu", (ULong)s, (ULong)n);
+}
+
+static void write_hist(cb_outfile *f, const HChar *key, bw_hist *h)
+{
+   cb_out_str(f, key);
+   bw_hist_each(h, write_pair, f);
+   cb_out_str(f, "\n");
+}
+
+/* A limit in decimal, six digits after the point (Valgrind's printf has
+ * no floating point). */
+static void write_decimal(cb_outfile *f, double x)
+{
+   ULong whole = (ULong)x, frac = (ULong)((x - (double)whole) * 1e6 + 0.5);
+   if (frac >= 1000000) { whole++; frac -= 1000000; }
+   cb_out_printf(f, "%llu.%06llu", whole, frac);
+}
+
+static void write_header(cb_outfile *f)
+{
+   Int p;
+   cb_out_str(f, "# callgrind-bd bandwidth requirements\nversion: 1\n");
+   cb_write_cmd_line(f);
+   cb_out_printf(f, "pid: %d\n", VG_(getpid)());
+   cb_out_printf(f, "unit: %s\nwindow: %d\n",
+                 cb_clo.bandwidth_unit == BW_UNIT_FLOP ? "flop" : "instr",
+                 cb_clo.bandwidth_window);
+   if (!lim) return;
+   cb_out_printf(f, "limits: %s\npeak: ", cb_clo.bandwidth_limits);
+   write_decimal(f, limits.peak);
+   cb_out_str(f, "\n");
+   for (p = 0; p < BW_DOM_PATHS; p++) {
+      if (!limits.has[p]) continue;
+      cb_out_printf(f, "limit: %s ", bw_path_name[p]);
+      write_decimal(f, limits.per_unit[p]);
+      cb_out_str(f, "\n");
+   }
+}
+
+static void write_thread(cb_outfile *f, UInt tid, cb_bw_thread *t)
+{
+   Int p;
+   cb_out_printf(f, "\nthread: %u\nunits: %llu\n", tid, (ULong)t->core.units);
+   if (lim) cb_out_printf(f, "peak-units: %llu\n", (ULong)t->core.peak_units);
+   for (p = 0; p < BW_PATHS; p++) {
+      cb_out_printf(f, "path: %s\ntotal: %llu\n", bw_path_name[p], (ULong)t->core.total[p]);
+      write_hist(f, "hist:", &t->core.hist[p]);
+      if (lim) write_hist(f, "dom:", &t->core.dom_hist[p]);
+   }
+   if (!lim) return;
+   for (p = BW_ALL_RD; p <= BW_ALL_WR; p++) {
+      cb_out_printf(f, "path: %s\n", bw_path_name[p]);
+      write_hist(f, "dom:", &t->core.dom_hist[p]);
+   }
+}
+
+static void write_all(cb_outfile *f, ULong units)
+{
+   Int i;
+   cb_out_printf(f, "\nthread: all\nunits: %llu\n", units);
+   for (i = 0; i < 2; i++) {
+      cb_out_printf(f, "path: %s\ntotal: %llu\n", bw_path_name[BW_ALL_RD + i], (ULong)all[i].total);
+      write_hist(f, "hist:", &all[i].hist);
+   }
+}
+
+static void write_file(const HChar *base, ULong all_units)
+{
+   HChar name[VG_(strlen)(base) + 16];
+   cb_outfile *f = CB_MALLOC("cb.bw.out", sizeof *f);
+   SysRes res;
+   UInt t;
+   VG_(sprintf)(name, "%s.bandwidth", base);
+   res = VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, VKI_S_IRUSR | VKI_S_IWUSR);
+   if (sr_isError(res)) {
+      VG_(umsg)("callgrind-bd: cannot create bandwidth file '%s': %s\n", name,
+                cb_open_error_text(sr_Err(res)));
+      CB_FREE(f);
+      return;
+   }
+   cb_out_start(f, sr_Res(res), name, "bandwidth file");
+   write_header(f);
+   for (t = 1; t < VG_N_THREADS; t++)
+      if (threads[t].made) write_thread(f, t, &threads[t]);
+   write_all(f, all_units);
+   cb_out_finish(f);
+   CB_FREE(f);
+}
+
+/* Every thread's units close, the windows drain, the file is written. */
+void cb_bw_finish(const HChar *base)
+{
+   ULong units = 0;
+   UInt t;
+   if (!cb_clo.bandwidth) return;
+   for (t = 1; t < VG_N_THREADS; t++) {
+      cb_bw_thread *th = &threads[t];
+      if (!th->made) continue;
+      end_group(th);
+      /* bytes after the last flop (unit flop): one more unit */
+      if (cb_clo.bandwidth_unit == BW_UNIT_FLOP && !th->core.finished) {
+         Int p;
+         ULong any = 0;
+         for (p = 0; p < BW_PATHS; p++) any |= th->core.open[p];
+         if (any) close_unit_at_end(th);
+      }
+      bw_finish(&th->core);
+      if (th->clock > units) units = th->clock;
+   }
+   bw_series_finish(&all[0], units);
+   bw_series_finish(&all[1], units);
+   write_file(base, units);
+}

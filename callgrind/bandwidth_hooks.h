@@ -1,0 +1,111 @@
+/* callgrind-bd: the data-path hooks of --bandwidth=yes, inline for
+ * sim.c's helpers (the rest of bandwidth.c is declared in global.h's
+ * section "bandwidth.c"; the model is cachesim/bandwidth.h).
+ *
+ * A fetch group (sim.c: a run of instructions in one I1 line, all of
+ * which execute) is the batch: cb_bw_fetch opens it, every data access
+ * adds its bytes to the open time unit of its own instruction, and the
+ * instructions' units close (in order) when a later instruction of the
+ * group makes an access or when the next group starts. So each unit
+ * gets exactly the bytes of its instruction, as with one call per
+ * instruction, and the dominance events go to that instruction's cost.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#ifndef CB_BANDWIDTH_HOOKS_H
+#define CB_BANDWIDTH_HOOKS_H
+
+#include "global.h"
+#include "cachesim.h"
+#include "bandwidth.h"
+
+/* A D1 miss on a line another core had written (a coherence miss of
+ * --private-caches: the line comes over L1<-L1), and a store that
+ * invalidated other cores' copies: passed with the cache result bits
+ * (cachesim.h uses 1, 2, 4). */
+#define CB_BW_REMOTE 8u
+#define CB_BW_INVALIDATED 16u
+
+/* One thread = one core of the model. */
+typedef struct cb_bw_thread {
+   bw_core core;
+   ULong   clock;          /* aligned unit of the open unit (all cores) */
+   ULong   all_sum[2];     /* all-cores window sums at the last closed unit */
+   Bool    made, live;
+   Bool    stepped;        /* all_sum already stepped to the open unit */
+   /* the fetch group running (g_n == 0: none, or not collecting) */
+   UInt    g_n, g_done;    /* its instructions; how many closed */
+   UInt    g_cost0, g_cur; /* cost offsets: its first, the open unit's */
+   UInt    g_cost_done;    /* cost offset of the first not closed */
+   ULong  *g_slot0;        /* the first instruction's cost slot */
+   UInt    g_stride;       /* slot distance (0: skipped code, one slot) */
+   ULong  *g_run;          /* the running counter */
+   const UChar *g_flops;   /* flops of its instructions, or NULL */
+   /* D1 write-back: its dirty lines; bytes written back by the access
+    * being simulated (the victim observer runs before cb_bw_data) */
+   bw_dirty dirty;
+   ULong   pending_wb;
+} cb_bw_thread;
+
+/* cb_bw_cur, the line sizes, cb_bw__group and cb_bw__advance are
+ * declared in global.h (section "bandwidth.c"). */
+
+/* The bytes of a cache result r on the line sizes (l1: I1's or D1's). */
+static inline void cb_bw_misses(cb_bw_thread *t, unsigned r, UInt l1)
+{
+   uint64_t *open = t->core.open;
+   if (!(r & CS_L1_MISS)) return;
+   t->core.dirty |= 1u << BW_L1_RD;
+   open[BW_L1_RD] += l1;
+   if (r & CB_BW_REMOTE) { open[BW_L1_L1] += l1; t->core.dirty |= 1u << BW_L1_L1; }
+   if (!(r & CS_LL_MISS)) return;
+   open[BW_MEM_RD] += cb_bw_ll_line;
+   t->core.dirty |= 1u << BW_MEM_RD;
+   if (r & CS_LL_DIRTY_MISS) { open[BW_MEM_WR] += cb_bw_ll_line; t->core.dirty |= 1u << BW_MEM_WR; }
+}
+
+/* A fetch group of n instructions from cost offset cost0 (slot0: the
+ * first one's cost slot) was fetched with I1 result r. */
+static inline void cb_bw_fetch(UInt cost0, UInt n, ULong *slot0, unsigned r)
+{
+   cb_bw_thread *t = cb_bw_cur;
+   cb_bw__group(t, cost0, n, slot0);
+   if (t->g_n) cb_bw_misses(t, r, cb_bw_i1_line);
+}
+
+/* A store of [a, a + size): its D1 lines are dirty (also while not
+ * collecting: it is the caches' state); with invalidations, the other
+ * cores' copies are gone, dirty or not. */
+static inline void cb_bw_store(cb_bw_thread *t, Addr a, UWord size, unsigned r)
+{
+   ULong first = a >> cb_bw_d1_bits, last = (a + size - 1) >> cb_bw_d1_bits;
+   if (UNLIKELY(r & CB_BW_INVALIDATED)) cb_bw__invalidated(t, first, last);
+   bw_dirty_mark(&t->dirty, first);
+   if (UNLIKELY(last != first)) bw_dirty_mark(&t->dirty, last);
+}
+
+/* A data access of the instruction at cost offset cost: size bytes at a,
+ * result r (with CB_BW_REMOTE, CB_BW_INVALIDATED); a modify is a load and
+ * a store. */
+static inline void cb_bw_data(UInt cost, Addr a, UWord size, unsigned r,
+                              Bool is_write, Bool modify)
+{
+   cb_bw_thread *t = cb_bw_cur;
+   uint64_t *open = t->core.open;
+   if (is_write) cb_bw_store(t, a, size, r);
+   if (!t->g_n) { t->pending_wb = 0; return; }
+   if (cost != t->g_cur) cb_bw__advance(t, cost);
+   if (t->pending_wb) {              /* D1 victims of this access, dirty */
+      open[BW_L1_WR] += t->pending_wb;
+      t->core.dirty |= 1u << BW_L1_WR;
+      t->pending_wb = 0;
+   }
+   if (is_write) {
+      open[BW_CORE_WR] += size;
+      t->core.dirty |= 1u << BW_CORE_WR;
+      if (modify) { open[BW_CORE_RD] += size; t->core.dirty |= 1u << BW_CORE_RD; }
+   } else { open[BW_CORE_RD] += size; t->core.dirty |= 1u << BW_CORE_RD; }
+   cb_bw_misses(t, r, cb_bw_d1_line);
+}
+
+#endif

@@ -1,0 +1,407 @@
+/*
+** test_bandwidth.c -- native unit test of cachesim/bandwidth.c
+** (--bandwidth=yes: windows, histograms, dominance, machine file).
+**
+** Build and run (from the project root):
+**   gcc -O2 -g -Wall -Wextra -Icachesim -o test_bandwidth \
+**       tests/unit/test_bandwidth.c tests/unit/port_native.c \
+**       cachesim/bandwidth.c cachesim/cachesim.c && ./test_bandwidth
+**
+** Every check compares the model with a brute force over the whole
+** trace kept in memory (the model keeps none): the window sums of every
+** unit recomputed from the definition, their histogram counted in an
+** array, the dominating path found by computing every slowdown factor
+** in floating point; and the thesis' identities sum(n) = T + W,
+** sum(s * n) = W * V.  The machine file parser gets a file written by
+** hand and every kind of bad line.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bandwidth.h"
+
+#include "check.h"
+
+/* ---- histograms ------------------------------------------------------------ */
+
+#define MAXV 200000
+static uint64_t want_count[MAXV];
+static uint64_t seen_last, seen_sum, seen_n;
+static int seen_sorted, seen_match;
+
+static void collect(void *ctx, uint64_t v, uint64_t n)
+{
+   (void)ctx;
+   if (seen_n && v <= seen_last)
+      seen_sorted = 0;
+   if (v >= MAXV || want_count[v] != n)
+      seen_match = 0;
+   seen_last = v;
+   seen_n++;
+   seen_sum += n;
+}
+
+static void each_check(bw_hist *h)
+{
+   seen_last = seen_sum = seen_n = 0;
+   seen_sorted = seen_match = 1;
+   bw_hist_each(h, collect, NULL);
+}
+
+static void test_hist(void)
+{
+   bw_hist h;
+   uint64_t total = 0, distinct = 0;
+   int i;
+
+   begin();
+   memset(&h, 0, sizeof h);
+   memset(want_count, 0, sizeof want_count);
+   for (i = 0; i < 300000; i++) {
+      /* runs of equal values, small values and values above BW_DENSE */
+      uint64_t v = rnd(4) == 0 ? BW_DENSE + rnd(100000) : rnd(3000);
+      uint64_t n = 1 + rnd(3);
+      if (!want_count[v])
+         distinct++;
+      want_count[v] += n;
+      total += n;
+      bw_hist_add(&h, v, n);
+   }
+   each_check(&h);
+   CHECK("sorted ascending", seen_sorted, 1);
+   CHECK("counts equal brute force", seen_match, 1);
+   CHECK("distinct values", (long)seen_n, (long)distinct);
+   CHECK("total count", (long)seen_sum, (long)total);
+   /* adding after writing keeps counting */
+   bw_hist_add(&h, 7, 5);
+   want_count[7] += 5;
+   each_check(&h);
+   CHECK("counts after more adds", seen_match, 1);
+   bw_hist_free(&h);
+   end("histogram: exact counts, ascending, dense and hashed values");
+}
+
+/* ---- one core: windows and identities --------------------------------------- */
+
+#define MAXT 5000
+static uint32_t trace[MAXT][BW_PATHS];
+
+/* The window sum of path p at unit t (1-based; units past T are empty). */
+static uint64_t window_at(int p, long t, long T, uint32_t w)
+{
+   uint64_t s = 0;
+   long x;
+
+   for (x = t - (long)w + 1; x <= t; x++)
+      if (x >= 1 && x <= T)
+         s += trace[x - 1][p];
+   return s;
+}
+
+static uint64_t hsum_n, hsum_sn;
+static void sums(void *ctx, uint64_t v, uint64_t n)
+{
+   (void)ctx;
+   hsum_n += n;
+   hsum_sn += v * n;
+}
+
+static void run_core(long T, uint32_t w, int sparse)
+{
+   bw_core c;
+   long t;
+   int p;
+   uint64_t V[BW_PATHS] = { 0 };
+
+   bw_core_init(&c, w);
+   for (t = 0; t < T; t++) {
+      for (p = 0; p < BW_PATHS; p++) {
+         trace[t][p] = sparse && rnd(5) ? 0 : rnd(p == BW_FLOP ? 9 : 200);
+         V[p] += trace[t][p];
+         if (trace[t][p])
+            bw_add(&c, p, trace[t][p]);
+      }
+      if (!bw_close_quiet(&c, 0, 0, 0))
+         bw_close(&c, NULL, 0, 0);
+   }
+   bw_finish(&c);
+   CHECK("units", (long)c.units, T);
+   for (p = 0; p < BW_PATHS; p++) {
+      memset(want_count, 0, sizeof want_count);
+      for (t = 1; t <= T + (long)w; t++)
+         want_count[window_at(p, t, T, w)]++;
+      each_check(&c.hist[p]);
+      CHECK("histogram = brute force window sums", seen_match, 1);
+      CHECK("total", (long)c.total[p], (long)V[p]);
+      hsum_n = hsum_sn = 0;
+      bw_hist_each(&c.hist[p], sums, NULL);
+      CHECK("sum(n) = T + W", (long)hsum_n, T + (long)w);
+      CHECK("sum(s*n) = W * V", (long)hsum_sn, (long)(w * V[p]));
+   }
+   bw_core_free(&c);
+}
+
+static void test_core(void)
+{
+   begin();
+   run_core(1, 1, 0);
+   run_core(3, 10, 0);          /* T < W */
+   run_core(10, 10, 1);         /* T = W */
+   run_core(4000, 200, 0);
+   run_core(4000, 37, 1);
+   run_core(100, 1, 1);
+   end("core: window sums and histograms = brute force; sum(n) = T+W, sum(s*n) = W*V");
+}
+
+/* ---- dominance ----------------------------------------------------------------- */
+
+static void test_dominance(void)
+{
+   bw_core c;
+   bw_limits lim;
+   uint32_t w = 16;
+   long T = 3000, t, peak = 0;
+   int p, i;
+   static uint64_t dom_count[BW_DOM_PATHS][MAXV / 16];
+   uint64_t all_rd[MAXT], all_wr[MAXT];
+
+   begin();
+   memset(&lim, 0, sizeof lim);
+   memset(dom_count, 0, sizeof dom_count);
+   /* a limit on every path but core->L1; two paths equal limits (ties) */
+   for (p = 0; p < BW_DOM_PATHS; p++) {
+      lim.has[p] = p != BW_CORE_WR;
+      lim.per_unit[p] = 20 + 7.5 * p;
+   }
+   lim.per_unit[BW_MEM_WR] = lim.per_unit[BW_MEM_RD];
+   bw_limits_prepare(&lim, w);
+   bw_core_init(&c, w);
+   for (t = 0; t < T; t++) {
+      int got, want = -1;
+      double best = 1.0;
+      /* phases: busy, sparse, idle (quiet units), all-cores sums
+         changing every unit or now and then */
+      int phase = (t / 300) % 3;
+      for (p = 0; p < BW_PATHS; p++) {
+         trace[t][p] = phase == 2 || (phase == 1 && rnd(8)) ? 0
+                     : rnd(3) ? rnd(60) : rnd(200);
+         if (p == BW_MEM_WR && rnd(4) == 0)
+            trace[t][p] = trace[t][BW_MEM_RD];
+         if (trace[t][p])
+            bw_add(&c, p, trace[t][p]);
+      }
+      all_rd[t] = t && rnd(phase + 1) ? all_rd[t - 1] : rnd(4000);
+      all_wr[t] = t && rnd(phase + 1) ? all_wr[t - 1] : rnd(4000);
+      got = bw_close_quiet(&c, 1, all_rd[t], all_wr[t]) ? c.dom
+            : bw_close(&c, &lim, all_rd[t], all_wr[t]);
+      /* brute force: every factor, in tie order, the first largest > 1 */
+      for (i = 0; i < BW_DOM_PATHS; i++) {
+         int q = bw_dom_order[i];
+         uint64_t s = q < BW_PATHS ? window_at(q, t + 1, T, w)
+                    : q == BW_ALL_RD ? all_rd[t] : all_wr[t];
+         double f = ((double)s / w) / lim.per_unit[q];
+         if (lim.has[q] && f > best && (double)s > w * lim.per_unit[q]) {
+            best = f;
+            want = q;
+         }
+      }
+      CHECK("dominating path", got, want);
+      if (want < 0)
+         peak++;
+      else
+         dom_count[want][want < BW_PATHS ? window_at(want, t + 1, T, w)
+                         : want == BW_ALL_RD ? all_rd[t] : all_wr[t]]++;
+   }
+   bw_finish(&c);
+   CHECK("peak units", (long)c.peak_units, peak);
+   for (p = 0; p < BW_DOM_PATHS; p++) {
+      memset(want_count, 0, sizeof want_count);
+      memcpy(want_count, dom_count[p], sizeof dom_count[p]);
+      each_check(&c.dom_hist[p]);
+      CHECK("dominance histogram", seen_match, 1);
+   }
+   bw_core_free(&c);
+   end("dominance: largest factor > 1, ties in path order, all paths, peak units");
+}
+
+/* A constant requirement r per unit and a limit r/2: after the first W-1
+   units (window filling, s = r*t < r*W/2 for t < W/2) every unit is
+   dominated; the added time of a dominated unit is f - 1 = 1. */
+static void test_constant(void)
+{
+   bw_core c;
+   bw_limits lim;
+   uint32_t w = 200, r = 64;
+   long T = 1000, t, dominated = 0;
+
+   begin();
+   memset(&lim, 0, sizeof lim);
+   lim.has[BW_CORE_RD] = 1;
+   lim.per_unit[BW_CORE_RD] = r / 2.0;
+   bw_limits_prepare(&lim, w);
+   bw_core_init(&c, w);
+   for (t = 1; t <= T; t++) {
+      bw_add(&c, BW_CORE_RD, r);
+      dominated += bw_close(&c, &lim, 0, 0) == BW_CORE_RD;
+   }
+   /* s_t = r * min(t, W) > W * r / 2  <=>  t > W / 2 */
+   bw_finish(&c);
+   CHECK("dominated units", dominated, T - w / 2);
+   CHECK("peak units", (long)c.peak_units, w / 2);
+   bw_core_free(&c);
+   end("constant requirement, limit half of it: units t > W/2 dominated");
+}
+
+/* ---- all cores ----------------------------------------------------------------- */
+
+static void test_series(void)
+{
+   bw_series s;
+   uint32_t w = 50;
+   static uint64_t per_unit[60000];
+   long units = 0, u, i;
+   uint64_t V = 0;
+
+   begin();
+   memset(per_unit, 0, sizeof per_unit);
+   bw_series_init(&s, w, 20000);
+   while (units < 50000) {
+      /* some cores add ahead of `final`, then some units become final */
+      for (i = 0; i < 200; i++) {
+         uint64_t at = s.final + rnd(15000);
+         uint32_t v = rnd(100);
+         bw_series_add(&s, at, v);
+         per_unit[at] += v;
+         V += v;
+         if ((long)at + 1 > units)
+            units = at + 1;
+         if (i == 0)
+            CHECK("window so far", (long)bw_series_window(&s, at),
+                  (long)({ uint64_t x = 0; long k;
+                           for (k = (long)at - (long)w + 1; k <= (long)at; k++)
+                              if (k >= 0) x += per_unit[k];
+                           x; }));
+      }
+      bw_series_final(&s, s.final + rnd(2000));
+   }
+   bw_series_finish(&s, units);
+   memset(want_count, 0, sizeof want_count);
+   for (u = 0; u < units + (long)w; u++) {
+      uint64_t x = 0;
+      long k;
+      for (k = u - (long)w + 1; k <= u; k++)
+         if (k >= 0 && k < units)
+            x += per_unit[k];
+      want_count[x]++;
+   }
+   each_check(&s.hist);
+   CHECK("all-cores histogram = brute force", seen_match, 1);
+   CHECK("total", (long)s.total, (long)V);
+   hsum_n = hsum_sn = 0;
+   bw_hist_each(&s.hist, sums, NULL);
+   CHECK("sum(n) = units + W", (long)hsum_n, units + (long)w);
+   CHECK("sum(s*n) = W * V", (long)hsum_sn, (long)(w * V));
+   bw_series_free(&s);
+   end("all cores: aligned sums, ring growth, finalization, identities");
+}
+
+/* ---- dirty lines ------------------------------------------------------------------ */
+
+/* Random marks and takes over a small range of lines (many collisions,
+   deletions in the middle of probe chains) against a plain array. */
+static void test_dirty(void)
+{
+   bw_dirty d;
+   static char want[4096];
+   int i, n = 0;
+
+   begin();
+   bw_dirty_init(&d);
+   memset(want, 0, sizeof want);
+   for (i = 0; i < 200000; i++) {
+      uint64_t line = rnd(i < 100000 ? 300 : 4096);
+      if (rnd(3)) {
+         bw_dirty_mark(&d, line);
+         n += !want[line];
+         want[line] = 1;
+      } else {
+         CHECK("take = marked", bw_dirty_take(&d, line), want[line]);
+         n -= want[line];
+         want[line] = 0;
+      }
+      if (i % 5000 == 0)
+         CHECK("count", (long)d.used, n);
+      if (i == 150000) {
+         CHECK("taken twice", bw_dirty_take(&d, line) + bw_dirty_take(&d, line) <= 1, 1);
+         n -= want[line];
+         want[line] = 0;
+      }
+   }
+   for (i = 0; i < 4096; i++)
+      if (want[i] != bw_dirty_take(&d, i))
+         CHECK("final contents", 0, 1);
+   CHECK("empty at the end", (long)d.used, 0);
+   bw_dirty_free(&d);
+   end("dirty lines: marks and takes = a plain array");
+}
+
+/* ---- machine file ---------------------------------------------------------------- */
+
+static const char machine[] =
+   "# comment\n"
+   "name: Ivy Bridge quad-core 2.7 GHz (thesis Table 4.3)\n"
+   "clock: 2.7e9                 # cycles per second\n"
+   "instr-per-cycle: 4\n"
+   "flop-per-cycle: 4\n"
+   "   \n"
+   "core<-L1: 86.4e9\n"
+   "L1<-LL: 34.8e9\n"
+   "LL<-mem all: 23.0e9\n";
+
+static long micro(double x) { return (long)(x * 1e6 + 0.5); }
+
+static int parse(const char *text, int flop_unit, bw_limits *l, const char **msg)
+{
+   memset(l, 0, sizeof *l);
+   return bw_parse_machine(text, strlen(text), flop_unit, l, msg);
+}
+
+static void test_machine(void)
+{
+   bw_limits l;
+   const char *msg = 0;
+
+   begin();
+   CHECK("parses", parse(machine, 0, &l, &msg), 0);
+   /* 86.4e9 / (2.7e9 * 4) = 8 bytes per instruction */
+   CHECK("core<-L1 per instr", micro(l.per_unit[BW_CORE_RD]), 8000000);
+   CHECK("L1<-LL per instr", micro(l.per_unit[BW_L1_RD]), micro(34.8 / 10.8));
+   CHECK("LL<-mem all", micro(l.per_unit[BW_ALL_RD]), micro(23.0 / 10.8));
+   CHECK("no core->L1", l.has[BW_CORE_WR], 0);
+   CHECK("flop limit = 4/4", micro(l.per_unit[BW_FLOP]), 1000000);
+   CHECK("peak", (long)(l.peak / 1e6), 10800);
+   CHECK("flop unit parses", parse(machine, 1, &l, &msg), 0);
+   CHECK("flop unit: flop limit 1", micro(l.per_unit[BW_FLOP]), 1000000);
+   CHECK("unknown key: its line", parse("clock: 1\nfoo: 2\n", 0, &l, &msg), 2);
+   CHECK("no colon", parse("clock: 1\ninstr-per-cycle 2\n", 0, &l, &msg), 2);
+   CHECK("bad number", parse("clock: 1\ninstr-per-cycle: 2x\n", 0, &l, &msg), 2);
+   CHECK("zero", parse("clock: 0\ninstr-per-cycle: 2\n", 0, &l, &msg), 1);
+   CHECK("negative", parse("clock: -1\n", 0, &l, &msg), 1);
+   CHECK("twice", parse("clock: 1\nclock: 2\n", 0, &l, &msg), 2);
+   CHECK("clock missing", parse("instr-per-cycle: 2\n", 0, &l, &msg), -1);
+   CHECK("rate missing", parse("clock: 1\ninstr-per-cycle: 2\n", 1, &l, &msg), -1);
+   CHECK("flop only as flop-per-cycle", parse("clock: 1\ninstr-per-cycle: 2\nflop: 3\n", 0, &l, &msg), 3);
+   end("machine file: limits per time unit, error lines");
+}
+
+int main(void)
+{
+   test_hist();
+   test_core();
+   test_dominance();
+   test_constant();
+   test_series();
+   test_dirty();
+   test_machine();
+   return failures ? 1 : 0;
+}
