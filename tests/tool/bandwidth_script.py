@@ -19,7 +19,10 @@ hand:
   with several files, one comparison picture; several files' tables
   follow each other;
 - perf/bandwidth-bench.c prints a machine file the script reads, with
-  every path.
+  every path;
+- the tool's own file (--bandwidth=yes with the thesis' limits, a
+  threaded client) is read cleanly: every path of every thread, every
+  unit at peak or dominated.
 """
 
 import os
@@ -289,6 +292,47 @@ def case_bench(tmp):
     return [(NAME + "/bench", problems)]
 
 
+def case_model():
+    """The other half of issue 17: the tool's own file of a threaded
+    client (tests/clients/threads.c), with the thesis' limits, read
+    without error or warning (so its identities hold), every core thread
+    listing every path, and the dominance accounting for every unit:
+    peak-units + dominated units = units."""
+    machine = os.path.join(harness.TOP, "tools", "machines",
+                           "ivybridge-thesis.machine")
+    r = harness.run_tool(harness.OURS, "threads",
+                         ["--bandwidth=yes", "--bandwidth-limits=" + machine],
+                         "bwscript-model")
+    problems = harness.run_problems(r)
+    if problems:
+        return [(NAME + "/model", problems)]
+    rr = run(["--summary", "--limits", machine, r.out + ".bandwidth"])
+    problems = ok_run(rr, "the tool's file")
+    rows = table(rr.stdout, "thread")
+    summary = [x for x in rows if "bytes" in x]
+    cores = sorted({x["thread"] for x in summary} - {"all"})
+    for tid in cores:
+        paths = {x["path"] for x in summary if x["thread"] == tid}
+        missing = set(bandwidth_paths()) - paths
+        if missing:
+            problems.append("thread %s lacks %s" % (tid, sorted(missing)))
+        spent = [x for x in rows if x.get("thread") == tid
+                 and "time spent" in x and x["time spent"] != "estimated"]
+        units = int([x for x in summary if x["thread"] == tid][0]["units"])
+        counted = sum(int(x["units"]) for x in spent)
+        if counted != units:
+            problems.append("thread %s: %d units at peak or dominated, %d"
+                            " units" % (tid, counted, units))
+    if len(cores) < 2:
+        problems.append("threads %r" % cores)
+    return [(NAME + "/model", problems)]
+
+
+def bandwidth_paths():
+    return ["core<-L1", "core->L1", "L1<-LL", "L1->LL", "L1<-L1",
+            "LL<-mem", "LL->mem", "flop"]
+
+
 def main():
     if not os.access(SCRIPT, os.X_OK):
         print("FAIL %s: %s not built (make)" % (NAME, SCRIPT))
@@ -302,7 +346,8 @@ def main():
              (NAME + "/dominance", in_own_dir(case_dominance)),
              (NAME + "/error", in_own_dir(case_errors)),
              (NAME + "/plot", in_own_dir(case_plot)),
-             (NAME + "/bench", in_own_dir(case_bench))]
+             (NAME + "/bench", in_own_dir(case_bench)),
+             (NAME + "/model", case_model)]
     try:
         return harness.run_cases(cases)
     finally:
