@@ -23,7 +23,7 @@ cb_options cb_clo = {
    .dump_every_bb = 0,
    .simulate_cache = False, .cacheuse = False, .simulate_wb = False,
    .simulate_hwpref = False, .branch_sim = False,
-   .backdate = True, .backdate_check = False,
+   .backdate = True, .backdate_check = False, .inline_hits = True,
    .objects = False, .object_callers = 1, .object_granularity = 0,
    .sharing = False, .sharing_penalty = FS_DEFAULT_PENALTY,
 };
@@ -462,6 +462,7 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (bool_opt(arg, "--branch-sim", &cb_clo.branch_sim)) {}
    else if (bool_opt(arg, "--backdate", &cb_clo.backdate)) { backdate_given = True; }
    else if (bool_opt(arg, "--backdate-check", &cb_clo.backdate_check)) {}
+   else if (bool_opt(arg, "--inline-hits", &cb_clo.inline_hits)) {}
    else if (bool_opt(arg, "--miss-class", &cb_clo.miss_class)) {}
    else if (bool_opt(arg, "--private-caches", &cb_clo.private_caches)) {}
    else if (bool_opt(arg, "--reuse-dist", &cb_clo.reuse_dist)) {}
@@ -581,6 +582,7 @@ void cb_print_usage(void)
 void cb_print_debug_usage(void)
 {
    VG_(printf)("    --ct-verbose=<level>      Verbosity of callgrind-bd's own statistics [0]\n");
+   VG_(printf)("    --inline-hits=no|yes      L1 MRU hits in generated code, not in helper calls [yes]\n");
 }
 
 /* An option given without the one that gives it a meaning: refused, in
