@@ -23,7 +23,7 @@ cb_options cb_clo = {
    .dump_every_bb = 0,
    .simulate_cache = False, .cacheuse = False, .simulate_wb = False,
    .simulate_hwpref = False, .branch_sim = False,
-   .backdate = True, .backdate_check = False, .inline_hits = True,
+   .backdate = True, .backdate_check = False, .inline_hits = False,
    .objects = False, .object_callers = 1, .object_granularity = 0,
    .sharing = False, .sharing_penalty = FS_DEFAULT_PENALTY,
 };
@@ -582,7 +582,7 @@ void cb_print_usage(void)
 void cb_print_debug_usage(void)
 {
    VG_(printf)("    --ct-verbose=<level>      Verbosity of callgrind-bd's own statistics [0]\n");
-   VG_(printf)("    --inline-hits=no|yes      L1 MRU hits in generated code, not in helper calls [yes]\n");
+   VG_(printf)("    --inline-hits=no|yes      L1 MRU hits tested in generated code (experimental) [no]\n");
 }
 
 /* An option given without the one that gives it a meaning: refused, in

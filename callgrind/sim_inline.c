@@ -58,8 +58,10 @@ static IRSB     *sb;              /* the block being instrumented */
  *  - --objects, --sharing: every access is charged to an object / seen by
  *    the false-sharing detector.
  * Options added later that need every access belong here too.
- * --inline-hits=no (debugging) turns the path off: the profile must not
- * change. */
+ * The path is off unless --inline-hits=yes (a debugging option): it is
+ * exact but measured slower than the batched helpers (perf/RESULTS.md,
+ * "Inline L1 hits"), so it stays an experiment. Either way the profile is
+ * the same. */
 Bool cb_inl_decide(void)
 {
    return cb_clo.inline_hits && cb_clo.simulate_cache && !cb_clo.simulate_wb && !cb_clo.miss_class
@@ -143,7 +145,8 @@ static void add_to(IRType ty, IRExpr *addr, IRExpr *v)
 /* The flush being emitted: its tests and what its additions need. */
 #define MAX_UNITS 80
 static struct {
-   IRExpr *all_hit;               /* And1 of the tests so far */
+   IRExpr *diff;                  /* OR of the tests' mismatch bits: 0 if all pass */
+   IRExpr *all_hit;               /* after cb_inl_guard: diff == 0 */
    Bool    fetch;                 /* a fetch group is in it */
    UInt    first_cost, n_fetch;
    IRExpr *i1_rec;                /* --cacheuse: use record of its line */
@@ -158,27 +161,27 @@ void cb_inl_begin(IRSB *sbOut)
 {
    IRExpr *collect, *nonskipped;
    sb = sbOut;
-   collect = tmp(Ity_I32, IRExpr_Unop(Iop_8Uto32, load(Ity_I8, caddr(&cb_cur.collect))));
+   collect = tmp(Ity_I64, IRExpr_Unop(Iop_8Uto64, load(Ity_I8, caddr(&cb_cur.collect))));
    nonskipped = load(Ity_I64, caddr(&cb_cur.nonskipped));
-   fl.all_hit = bin(Ity_I1, Iop_And1, bin(Ity_I1, Iop_CmpNE32, collect, c32(0)),
-                    bin(Ity_I1, Iop_CmpEQ64, nonskipped, c64(0)));
+   /* a test is a value that is 0 when it passes: OR-ing them costs one
+    * host instruction each, and one compare decides the flush */
+   fl.diff = bin(Ity_I64, Iop_Or64, bin(Ity_I64, Iop_Xor64, collect, c64(True)), nonskipped);
    fl.fetch = False;
    fl.n_acc = 0;
 }
 
-static void and_hit(IRExpr *hit)
+static void or_diff(IRExpr *x)
 {
-   fl.all_hit = bin(Ity_I1, Iop_And1, fl.all_hit, hit);
+   fl.diff = bin(Ity_I64, Iop_Or64, fl.diff, x);
 }
 
-/* Whether the MRU way's tag e holds the line at address a (line = its
- * line number). */
-static IRExpr *tag_matches(const cs_cache *g, IRExpr *e, IRExpr *a, IRExpr *line)
+/* 0 if the MRU way's tag e holds the line at address a (line = its line
+ * number): tags are line numbers, or (--cacheuse) the address's tag bits
+ * with the way's slot in the low bits. */
+static IRExpr *tag_differs(const cs_cache *g, IRExpr *e, IRExpr *a, IRExpr *line)
 {
-   if (!use) return bin(Ity_I1, Iop_CmpEQ64, e, line);
-   return bin(Ity_I1, Iop_CmpEQ64, bin(Ity_I64, Iop_And64, e, c64(g->tag_mask)),
-              a->tag == Iex_Const ? c64(a->Iex.Const.con->Ico.U64 & g->tag_mask)
-                                  : bin(Ity_I64, Iop_And64, a, c64(g->tag_mask)));
+   if (!use) return bin(Ity_I64, Iop_Xor64, e, line);
+   return bin(Ity_I64, Iop_And64, bin(Ity_I64, Iop_Xor64, e, a), c64(g->tag_mask));
 }
 
 /* The use record of the MRU way whose tag is e (set's first slot slot0). */
@@ -198,7 +201,7 @@ Bool cb_inl_fetch(Addr addr, UInt len, UInt first_cost, UInt n)
    if (((addr + len - 1) >> i1g.line_bits) != line) return False;
    slot0 = (line & i1g.sets_mask) * (ULong)i1g.assoc;
    e = load(Ity_I64, add64(load(Ity_I64, caddr(&cur_core.i1_tags)), slot0 * sizeof(ULong)));
-   and_hit(tag_matches(&i1g, e, c64(addr), c64(line)));
+   or_diff(tag_differs(&i1g, e, c64(addr), c64(line)));
    fl.fetch = True;
    fl.first_cost = first_cost;
    fl.n_fetch = n;
@@ -221,14 +224,15 @@ Bool cb_inl_data(IRExpr *a, Int size, Bool write, UInt cost)
    slot0 = bin(Ity_I64, Iop_Mul64, bin(Ity_I64, Iop_And64, line, c64(d1g.sets_mask)), c64(d1g.assoc));
    e = load(Ity_I64, bin(Ity_I64, Iop_Add64, load(Ity_I64, caddr(&cur_core.d1_tags)),
                          bin(Ity_I64, Iop_Shl64, slot0, IRExpr_Const(IRConst_U8(3)))));
-   /* inside one line */
-   and_hit(bin(Ity_I1, Iop_CmpLE64U, off, c64(d1g.line_mask - (size - 1))));
-   and_hit(tag_matches(&d1g, e, a, line));
+   /* inside one line: its first and last byte differ in no line bit */
+   or_diff(bin(Ity_I64, Iop_And64, bin(Ity_I64, Iop_Xor64, a, add64(a, size - 1)),
+               c64(~(ULong)d1g.line_mask)));
+   or_diff(tag_differs(&d1g, e, a, line));
    if (write && cb_cc) {              /* coherence: a store to an owned line */
       IRExpr *entry = bin(Ity_I64, Iop_Add64, load(Ity_I64, caddr(&cur_core.owned)),
                           bin(Ity_I64, Iop_Shl64, bin(Ity_I64, Iop_And64, line, c64(CC_FILTER - 1)),
                               IRExpr_Const(IRConst_U8(3))));
-      and_hit(bin(Ity_I1, Iop_CmpEQ64, load(Ity_I64, entry), line));
+      or_diff(bin(Ity_I64, Iop_Xor64, load(Ity_I64, entry), line));
    }
    fl.acc[fl.n_acc].cost = cost;
    fl.acc[fl.n_acc].write = write;
@@ -250,7 +254,8 @@ Bool cb_inl_data(IRExpr *a, Int size, Bool write, UInt cost)
 /* The guard of the flush's helper calls: not every test passed. */
 IRExpr *cb_inl_guard(void)
 {
-   return tmp(Ity_I1, IRExpr_Unop(Iop_Not1, fl.all_hit));
+   fl.all_hit = bin(Ity_I1, Iop_CmpEQ64, fl.diff, c64(0));
+   return bin(Ity_I1, Iop_CmpNE64, fl.diff, c64(0));
 }
 
 /* p (64-bit pointer expression) if every test passed, else the scratch. */
