@@ -14,7 +14,9 @@
  * carrying up to three of their data accesses; further accesses take one
  * call per three (see "Instrumentation" below). A read directly followed by
  * a write of the same address and size by one instruction
- * (read-modify-write) is one access counted as Dw.
+ * (read-modify-write) is one access counted as Dw. With --inline-hits=yes
+ * the calls of a flush are guarded by an inline test of its L1 MRU hits
+ * (sim_inline.c, which also says when that path is used).
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
