@@ -20,7 +20,10 @@ when it appears on one side only.  A program whose profiles differ in
 length between runs of one side is reported as not deterministic
 (threads3: its threads' interleaving); perl and python3 run with fixed
 hash seeds. Both sides get output files of the same
-name length (the client's environment must be the same size).
+name length, and VALGRIND_LIB (the client sees it) must be as long on
+both sides: give --old-vglib and --vglib paths of the same length (a
+directory of links like vglib/, e.g. /tmp/vg-old/vglib and
+/tmp/vg-new/vglib); the script refuses paths of different lengths.
 
 Exit status 1 when any benchmark has a mismatch.  Uses the benchmark
 programs and data of perf/run.py (built on the first use).
@@ -96,6 +99,9 @@ def main():
     perf.build_benchmarks()
     perf.make_data()
     a_vglib = args.old_vglib or args.vglib
+    if len(os.path.abspath(a_vglib)) != len(os.path.abspath(args.vglib)):
+        sys.exit("identical: --old-vglib and --vglib must be paths of the same length "
+                 "(the client's environment holds VALGRIND_LIB)")
     out = os.path.join(perf.BUILD, "identical")
     for side in "AB":
         os.makedirs(os.path.join(out, side), exist_ok=True)
