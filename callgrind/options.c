@@ -621,4 +621,8 @@ void cb_options_post(void)
    }
    if (!cb_clo.sharing && sharing_penalty_arg)
       needs_option(sharing_penalty_arg, "--sharing=yes");
+   if (cb_clo.inline_hits && !cb_inl_decide())
+      VG_(fmsg)("callgrind-bd: warning: --inline-hits=yes has no effect without cache "
+                "simulation or with --simulate-wb, --miss-class, --reuse-dist, --objects "
+                "or --sharing\n");
 }
