@@ -50,7 +50,6 @@ static void on_load(void *ctx, int level, const cs_owner *o)
 static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, uint32_t sploss)
 {
    ULong *slot = owner_slot(o);
-   uint64_t bd[BD_MAX] = { 0 };
    Bool counted = cb_clo.backdate_check && ((UWord)o->slot & CB_OWNER_COLLECTED);
    Int pair = level == 1 ? BD_AC1 : BD_AC2;   /* this level's AcCost, SpLoss */
 
@@ -72,10 +71,15 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
       return;
    }
    slot[cb_event_pos(level == 1 ? EV_L1ldB : EV_LLldB)]++;
-   bd[pair] = accost;
-   bd[pair + 1] = sploss;
-   bd[level == 1 ? BD_L1B : BD_LLB] = 1;
-   bd_evict((bd_node *)o->node, bd);
+   {
+      /* --backdate-check only: the whole vector (zeroed here, not on
+       * the common path above) */
+      uint64_t bd[BD_MAX] = { 0 };
+      bd[pair] = accost;
+      bd[pair + 1] = sploss;
+      bd[level == 1 ? BD_L1B : BD_LLB] = 1;
+      bd_evict((bd_node *)o->node, bd);
+   }
 }
 
 /* What the cache model tells about lines (cs_new's hooks). */

@@ -115,6 +115,9 @@ OLD_CONFIGS = [
 # lookup (perf/RESULTS.md, the --separate-par addendum).
 OPT_IN_CONFIGS = [
     ("bd-par", "callgrind-bd", ["--cache-sim=yes", "--separate-par=f?:1"]),
+    # issue 21: the L1 MRU hits tested in generated code (--inline-hits)
+    ("inl-sim", "callgrind-bd", ["--cache-sim=yes", "--inline-hits=yes"]),
+    ("inl-use", "callgrind-bd", ["--cache-sim=yes", "--cacheuse=yes", "--inline-hits=yes"]),
 ]
 
 # Ratio columns: (key, header, numerator, denominator, kind).
@@ -578,7 +581,7 @@ def main():
     ap.add_argument("--reps", type=int, help="repetitions (default 3, 1 with --quick)")
     ap.add_argument("--only", help="regular expression: run only matching benchmarks")
     ap.add_argument("--configs", help="comma-separated subset of configurations "
-                    "(also the opt-in ones: bd-par)")
+                    "(also the opt-in ones: bd-par, inl-sim, inl-use)")
     ap.add_argument("--no-build", action="store_true", help="do not run make first")
     ap.add_argument("--results", help="report path (default perf/RESULTS.md, "
                     "perf/build/RESULTS-quick.md with --quick)")
