@@ -63,11 +63,9 @@
 **
 ** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
-#include "cachesim.h"
+#include "cachesim_int.h"
 
 #define MIN_LINE_SIZE 16
-
-enum { HIT = 0, MISS = 1, MISS_DIRTY = 2 };
 
 /* ------------------------------------------------------------------------
 ** Geometry
@@ -235,7 +233,7 @@ static void init_use_masks(cs_cache *c)
 /* Empty state: every way holds NO_LINE (a tag no access has), with
    cacheuse each way's slot number in the low bits; no owners, no use,
    nothing dirty. */
-static void empty_cache(cs_cache *c, int use)
+void cs__empty_cache(cs_cache *c, int use)
 {
    unsigned i, n = n_slots(c);
 
@@ -293,10 +291,16 @@ static void init_cache(cs_cache *c, const cs_geometry *g, int use,
    }
    if (with_dirty)
       c->dirty = cs_alloc(n_slots(c));
-   empty_cache(c, use);
+   cs__empty_cache(c, use);
 }
 
-static void free_cache(cs_cache *c)
+/* A cache without use data and with line-number tags (the L2). */
+void cs__init_plain_cache(cs_cache *c, const cs_geometry *g)
+{
+   init_cache(c, g, 0, 0, 0, 0);
+}
+
+void cs__free_cache(cs_cache *c)
 {
    cs_free(c->tags);
    if (c->line) {
@@ -343,9 +347,13 @@ void cs_delete(cs_sim *s)
 {
    if (!s)
       return;
-   free_cache(&s->i1);
-   free_cache(&s->d1);
-   free_cache(&s->ll);
+   cs__free_cache(&s->i1);
+   cs__free_cache(&s->d1);
+   cs__free_cache(&s->ll);
+   if (s->has_l2)
+      cs__free_cache(&s->l2);
+   if (s->spf)
+      cs__spf_delete(s->spf);
    cs_free(s);
 }
 
@@ -386,7 +394,7 @@ static void observe_ll(cs_sim *s, uint64_t a, unsigned size, int kind)
       s->ll_obs(s->ll_obs_ctx, line2, kind);
 }
 
-static void too_wide(void)
+void cs__too_wide(void)
 {
    cs_fail("cachesim: access straddles more than two cache lines");
 }
@@ -417,7 +425,7 @@ static int plain_set_ref(cs_cache *c, uint64_t line)
    return MISS;
 }
 
-static int plain_ref(cs_cache *c, uint64_t a, unsigned size)
+int cs__plain_ref(cs_cache *c, uint64_t a, unsigned size)
 {
    uint64_t line1 = a >> c->line_bits;
    uint64_t line2 = (a + size - 1) >> c->line_bits;
@@ -426,7 +434,7 @@ static int plain_ref(cs_cache *c, uint64_t a, unsigned size)
    if (line1 == line2)
       return plain_set_ref(c, line1);
    if (line1 + 1 != line2)
-      too_wide();
+      cs__too_wide();
    r1 = plain_set_ref(c, line1);
    r2 = plain_set_ref(c, line2);
    return r1 == MISS || r2 == MISS ? MISS : HIT;
@@ -464,7 +472,7 @@ static int wb_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
    return (e & 1) ? MISS_DIRTY : MISS;
 }
 
-static int wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
+int cs__wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
 {
    uint64_t line1 = a >> c->line_bits;
    uint64_t line2 = (a + size - 1) >> c->line_bits;
@@ -476,7 +484,7 @@ static int wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
    if (line1 == line2)
       return wb_set_ref(c, set1, a & c->tag_mask, dirty);
    if (line1 + 1 != line2)
-      too_wide();
+      cs__too_wide();
    r1 = wb_set_ref(c, set1, a & c->tag_mask, dirty);
    r2 = wb_set_ref(c, set2, (a + size - 1) & c->tag_mask, dirty);
    if (r1 == MISS_DIRTY || r2 == MISS_DIRTY)
@@ -691,7 +699,7 @@ static unsigned use_access(cs_sim *s, cs_cache *c, uint64_t a, unsigned size,
    if (line1 == line2)
       return use_l1_line(s, c, set1, a, first & last, owner, is_write);
    if (line1 + 1 != line2)
-      too_wide();
+      cs__too_wide();
    r = use_l1_line(s, c, set1, a, first, owner, is_write);
    return r | use_l1_line(s, c, set2, end, last, owner, is_write);
 }
@@ -707,7 +715,7 @@ static void prefetch_ref(cs_sim *s, uint64_t a, const cs_owner *owner)
       use_ll_ref(s, a & ~(uint64_t)s->ll.line_mask, 0, owner, 0);
    } else {
       observe_ll(s, a, 1, s->wb ? CS_LL_PREFETCH_BLIND : CS_LL_PREFETCH);
-      plain_ref(&s->ll, a, 1);   /* also with wb: the reference's lookup */
+      cs__plain_ref(&s->ll, a, 1);   /* also with wb: the reference's lookup */
    }
 }
 
@@ -747,6 +755,11 @@ static void prefetch(cs_sim *s, uint64_t a, const cs_owner *owner)
    s->pf_last[stream] = line;
 }
 
+void cs__hw_prefetch(cs_sim *s, uint64_t a, const cs_owner *owner)
+{
+   prefetch(s, a, owner);
+}
+
 /* ------------------------------------------------------------------------
 ** Accesses
 */
@@ -758,10 +771,10 @@ static unsigned plain_access(cs_sim *s, cs_cache *c, uint64_t a,
 
    if (s->hwpref && wb_write)
       prefetch(s, a, 0);
-   if (plain_ref(c, a, size) == HIT) {
+   if (cs__plain_ref(c, a, size) == HIT) {
       if (wb_write) {            /* write-through makes the LL line dirty */
          observe_ll(s, a, size, CS_LL_DEMAND);
-         wb_ref(&s->ll, a, size, 1);
+         cs__wb_ref(&s->ll, a, size, 1);
       }
       return 0;
    }
@@ -769,9 +782,9 @@ static unsigned plain_access(cs_sim *s, cs_cache *c, uint64_t a,
       prefetch(s, a, 0);
    observe_ll(s, a, size, CS_LL_DEMAND);
    if (!s->wb)
-      return plain_ref(&s->ll, a, size) == HIT ? CS_L1_MISS
+      return cs__plain_ref(&s->ll, a, size) == HIT ? CS_L1_MISS
                                             : CS_L1_MISS | CS_LL_MISS;
-   switch (wb_ref(&s->ll, a, size, is_write)) {
+   switch (cs__wb_ref(&s->ll, a, size, is_write)) {
    case HIT:  return CS_L1_MISS;
    case MISS: return CS_L1_MISS | CS_LL_MISS;
    default:   return CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS;
@@ -783,6 +796,8 @@ unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
 {
    if (s->use)
       return use_access(s, l1, a, size, owner, is_write);
+   if (s->ext)                  /* an L2 or the stream prefetcher: l2.c */
+      return cs__access_ext(s, l1, a, size, is_write);
    return plain_access(s, l1, a, size, is_write);
 }
 
@@ -800,8 +815,10 @@ void cs_flush_l1(cs_sim *s)
       for (i = 0; i < n_slots(&s->d1); i++)
          evict_l1(s, &s->d1, i);
    }
-   empty_cache(&s->i1, s->use);
-   empty_cache(&s->d1, s->use);
+   if (s->spf)
+      cs__spf_drop_d1(s);
+   cs__empty_cache(&s->i1, s->use);
+   cs__empty_cache(&s->d1, s->use);
 }
 
 void cs_flush(cs_sim *s)
@@ -812,7 +829,9 @@ void cs_flush(cs_sim *s)
    if (s->use)
       for (i = 0; i < n_slots(&s->ll); i++)
          evict_ll(s, i);
-   empty_cache(&s->ll, s->use);
+   if (s->has_l2)
+      cs__empty_cache(&s->l2, 0);
+   cs__empty_cache(&s->ll, s->use);
 }
 
 static void drop_owners(cs_sim *s, cs_cache *c, int level)
@@ -855,9 +874,15 @@ void cs_clear(cs_sim *s)
       drop_owners(s, &s->d1, 1);
       drop_owners(s, &s->ll, 2);
    }
-   empty_cache(&s->i1, s->use);
-   empty_cache(&s->d1, s->use);
-   empty_cache(&s->ll, s->use);
+   if (s->spf) {
+      cs__spf_drop_d1(s);
+      cs__spf_reset(s->spf);
+   }
+   cs__empty_cache(&s->i1, s->use);
+   cs__empty_cache(&s->d1, s->use);
+   if (s->has_l2)
+      cs__empty_cache(&s->l2, 0);
+   cs__empty_cache(&s->ll, s->use);
    prefetch_reset(s);
 }
 
@@ -886,6 +911,12 @@ cs_sim *cs_new_core(const cs_sim *first)
    init_cache(&s->d1, &d1, s->use, s->use, 0, ext);
    s->ll = first->ll;
    prefetch_reset(s);
+   if (first->has_l2) {
+      cs_geometry l2 = { first->l2.size, first->l2.assoc, first->l2.line_size };
+      cs_set_l2(s, &l2);
+   }
+   if (first->spf)
+      cs_set_stream_prefetch(s, cs__spf_distance(first->spf));
    return s;
 }
 
@@ -893,8 +924,12 @@ void cs_delete_core(cs_sim *s)
 {
    if (!s)
       return;
-   free_cache(&s->i1);
-   free_cache(&s->d1);
+   cs__free_cache(&s->i1);
+   cs__free_cache(&s->d1);
+   if (s->has_l2)
+      cs__free_cache(&s->l2);
+   if (s->spf)
+      cs__spf_delete(s->spf);
    cs_free(s);
 }
 

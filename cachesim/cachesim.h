@@ -82,7 +82,12 @@ void    cs_delete(cs_sim *);
    terms: 0 = L1 hit, 1 = LL hit, 3 = memory access, 7 = write-back
    memory access; so I1mr/D1mr/D1mw += r & 1, ILmr/DLmr/DLmw += (r >> 1) & 1,
    ILdmr/DLdmr/DLdmw += (r >> 2) & 1. */
-enum { CS_L1_MISS = 1, CS_LL_MISS = 2, CS_LL_DIRTY_MISS = 4 };
+enum { CS_L1_MISS = 1, CS_LL_MISS = 2, CS_LL_DIRTY_MISS = 4,
+       CS_L2_MISS = 8, CS_PF_ISSUED = 16 };
+/* With an L2 (cs_set_l2): CS_L2_MISS implies CS_L1_MISS and CS_LL_MISS
+   implies CS_L2_MISS.  With the stream prefetcher (cs_set_stream_prefetch):
+   CS_PF_ISSUED says the access made the prefetcher load a line; it may
+   come with an L1 hit (the first use of a prefetched line). */
 
 /* The three accesses.  An access may span at most two lines of every
    cache (the tool caps sizes at the smallest line size); otherwise
@@ -130,6 +135,29 @@ void cs_forget_owners(cs_sim *,
    "Prefetch Up:" and "Prefetch Down:").  Not reset by cs_clear. */
 uint64_t cs_prefetches(cs_sim *);   /* up + down */
 void     cs_prefetch_counts(cs_sim *, uint64_t *up, uint64_t *down);
+
+/* ---- optional third level: a private L2 (l2.c) ----------------------- */
+
+/* Puts a unified L2 of geometry g between I1/D1 and LL.  Call right after
+   cs_new, before any access; not with cacheuse (cs_fail).  Every L1 miss
+   looks L2 up and only an L2 miss goes on to LL.  The rules are at the
+   top of l2.c.  A core made by cs_new_core gets an L2 of its own. */
+void cs_set_l2(cs_sim *, const cs_geometry *g);
+
+/* ---- stream prefetcher (thesis 3.4.1; streampf.c) ---------------------- */
+
+/* Turns on the stream prefetcher for D1 with the given distance in lines
+   (>= 1).  Call right after cs_new (and cs_set_l2), before any access;
+   not with cacheuse nor hwpref (cs_fail).  The rules are at the top of
+   streampf.c.  A core made by cs_new_core gets a prefetcher of its own. */
+void cs_set_stream_prefetch(cs_sim *, int distance);
+
+/* Lines the prefetcher loaded into D1 (issued), prefetched lines a demand
+   access used before they left D1 (used) and prefetched lines that left
+   D1 (eviction, cs_flush, cs_clear) before any use (unused).  issued =
+   used + unused + prefetched lines still in D1 unused. */
+typedef struct { uint64_t issued, used, unused; } cs_spf_counts;
+void cs_stream_prefetch_counts(const cs_sim *, cs_spf_counts *);
 
 /* ---- private caches (cores over one LL; see coherence.h) --------------- */
 

@@ -67,6 +67,12 @@ struct cs_sim {
    uint64_t pf_addr;
    cs_ll_observer ll_obs;  /* cs_set_ll_observer */
    void    *ll_obs_ctx;
+   /* a third level and the stream prefetcher: any of them on sends every
+      access that is not an MRU hit through cs__access_ext (l2.c) */
+   int      ext;           /* has_l2 || spf */
+   int      has_l2;        /* cs_set_l2 */
+   cs_cache l2;
+   struct cs_spf *spf;     /* cs_set_stream_prefetch, else NULL */
 };
 
 /* The slow path: everything but an MRU hit. */

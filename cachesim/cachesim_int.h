@@ -1,0 +1,48 @@
+/*
+** cachesim_int.h -- what the files of the cache model share among
+** themselves (cachesim.c, l2.c, streampf.c): lookups and cache set-up.
+** Not part of the API (cachesim.h).
+**
+** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+*/
+#ifndef CACHESIM_INT_H
+#define CACHESIM_INT_H
+
+#include "cachesim.h"
+
+enum { HIT = 0, MISS = 1, MISS_DIRTY = 2 };
+
+/* cachesim.c: plain lookups (tags are line numbers), the write-back LL
+   lookup, the hardware prefetcher of the reference, set-up. */
+int  cs__plain_ref(cs_cache *c, uint64_t a, unsigned size);
+int  cs__wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write);
+void cs__hw_prefetch(cs_sim *s, uint64_t a, const cs_owner *owner);
+void cs__init_plain_cache(cs_cache *c, const cs_geometry *g);
+void cs__free_cache(cs_cache *c);
+void cs__empty_cache(cs_cache *c, int use);
+void cs__too_wide(void) __attribute__((noreturn));
+
+/* l2.c: an access when an L2 or the stream prefetcher is on, and the
+   levels below L1 for a demand access or a prefetch (result bits
+   CS_L2_MISS, CS_LL_MISS, CS_LL_DIRTY_MISS). */
+unsigned cs__access_ext(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
+                        int is_write);
+unsigned cs__below_l1(cs_sim *s, uint64_t a, unsigned size, int is_write);
+
+/* streampf.c */
+struct cs_spf *cs__spf_new(int distance);
+void cs__spf_delete(struct cs_spf *);
+int  cs__spf_distance(const struct cs_spf *);
+void cs__spf_reset(struct cs_spf *);
+/* D1 lookup of the access [a, a+size-1] when the prefetcher is on: HIT or
+   MISS of the access as cs__plain_ref would say it, and the lines the
+   detector must see (missed, or prefetched and now used for the first
+   time) in order, in lines[0..*n-1]. */
+int  cs__spf_d1_ref(cs_sim *s, uint64_t a, unsigned size, uint64_t lines[2],
+                    int *n);
+/* The detector sees one line; returns CS_PF_ISSUED if a line was loaded. */
+unsigned cs__spf_observe(cs_sim *s, uint64_t line);
+/* Prefetched lines still unused in D1 leave (before D1 is emptied). */
+void cs__spf_drop_d1(cs_sim *s);
+
+#endif /* CACHESIM_INT_H */
