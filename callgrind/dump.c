@@ -623,8 +623,7 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
               cb_clo.dump_line ? " line" : "");
    cb_write_event_names(NULL, 0, out_str);
    out_str("events:");
-   for (i = 0; i < EV_COUNT; i++)
-      if (cb_ev_pos[i] >= 0) { out_str(" "); out_str(cb_ev_name[i]); }
+   for (i = 0; i < cb_n_events; i++) { out_str(" "); out_str(cb_ev_name[cb_ev_at[i]]); }
    out_str("\nsummary:");
    out_costs_n(summary, False);
    out_str("\n\n");

@@ -10,6 +10,9 @@
  * reusedist_events.c) declares its own events after them, so that the
  * reference's events keep their positions.
  *
+ * The output order is the declaration order (cb_ev_at): the --L2
+ * events are declared between the L1 and the LL misses.
+ *
  * A cost array is cb_n_events counters, in declaration order: cost
  * centres, call arcs, running counters and totals all use this layout.
  *
@@ -18,6 +21,7 @@
 #include "global.h"
 
 Int cb_ev_pos[EV_COUNT];
+event_id cb_ev_at[EV_COUNT];
 Int cb_n_events;
 const HChar *cb_ev_name[EV_COUNT] = {
    "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw",
@@ -27,6 +31,8 @@ const HChar *cb_ev_name[EV_COUNT] = {
    /* --miss-class (missclass_events.c); the --reuse-dist names are made
     * from the LL size at start (reusedist_events.c) */
    "I1Co", "I1Ca", "I1Cf", "D1Co", "D1Ca", "D1Cf", "LLCo", "LLCa", "LLCf",
+   /* --L2 (written between the L1 and the LL misses), --prefetch=stream */
+   [EV_I2mr] = "I2mr", "D2mr", "D2mw", "Pfi",
 };
 
 /* Count event e from now on: it takes the next position in cost arrays.
@@ -35,6 +41,7 @@ void cb_event_declare(event_id e, const HChar *name)
 {
    CB_ASSERT(cb_ev_pos[e] < 0);
    if (name) cb_ev_name[e] = name;
+   cb_ev_at[cb_n_events] = e;
    cb_ev_pos[e] = cb_n_events++;
 }
 
@@ -52,7 +59,9 @@ void cb_events_setup(void)
    cb_n_events = 0;
    cb_event_declare(EV_Ir, NULL);
    if (cb_clo.simulate_cache) {
-      declare_range(EV_Dr, EV_DLmw);
+      declare_range(EV_Dr, EV_D1mw);
+      if (cb_clo.l2_set) declare_range(EV_I2mr, EV_D2mw);
+      declare_range(EV_ILmr, EV_DLmw);
       if (cb_clo.simulate_wb) declare_range(EV_ILdmr, EV_DLdmw);
    }
    if (cb_clo.branch_sim) declare_range(EV_Bc, EV_Bim);
@@ -71,9 +80,12 @@ void cb_events_setup(void)
          cb_ev_long[EV_sysCpuTime] = "sysCpuTime (system cpu ns)";
       }
    }
-   /* the simulation helpers rely on it (HOT_POS in sim.c) */
+   if (cb_clo.prefetch_distance > 0) cb_event_declare(EV_Pfi, NULL);
+   /* the simulation helpers rely on it (HOT_POS in sim.c); with an L2 the
+    * LL's misses come 3 later and are counted through cb_ev_pos */
    if (cb_clo.simulate_cache)
-      for (e = EV_Ir; e <= EV_DLmw; e++) tl_assert(cb_ev_pos[e] == (Int)e);
+      for (e = EV_Ir; e <= (cb_clo.l2_set ? EV_D1mw : EV_DLmw); e++)
+         tl_assert(cb_ev_pos[e] == (Int)e);
 }
 
 /* Whether cost centres keep a cost per instruction (else only Ir is
