@@ -107,6 +107,8 @@ CLIENT_BUILD = {
     "objects_cxx": (["objects_cxx.cc"], "g++", []),
     "separate_par": (["separate_par.c"], "gcc", []),
     "separate_par_values": (["separate_par_values.c"], "gcc", []),
+    # --prefetch (tests/tool/l2_prefetch.py): -O1, sums in registers
+    "stream": (["stream.c"], "gcc", ["-O1"]),
     # MPI (Open MPI's wrapper compiler; tests/tool/mpi.py)
     "mpi_stencil": (["mpi_stencil.c"], "mpicc", []),
 }

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""--L2 (a private unified L2 between I1/D1 and LL) and --prefetch=stream
+(the thesis' stream prefetcher), issue 18.
+
+1. Oracles of the L2, on the exact single-threaded clients with a fixed
+   geometry (I1/D1 32768,8,64; LL 262144,8,64), plain and with
+   --simulate-wb=yes:
+     - the events line is Ir Dr Dw I1mr D1mr D1mw I2mr D2mr D2mw ILmr
+       DLmr DLmw (the L2's between the L1's and the LL's), the profile
+       describes the L2 (desc: L2 cache:);
+     - Ir Dr Dw and the I1/D1 misses are those of the two-level run, with
+       any L2 (here 65536,4,64): per function (self), per arc
+       (inclusive, calls) and in the totals;
+     - with --L2 of the LL's geometry (and a bigger LL, 1048576,8,64),
+       I2mr D2mr D2mw are the two-level run's ILmr DLmr DLmw, in the same
+       places: the L2 then sees exactly what the LL saw;
+     - conservation holds for the new events (where it holds for Ir:
+       not at _Exit, whose last fetch is counted in the arc but never
+       reaches the function, as for the two-level events).
+2. The stream prefetcher on clients/stream.c (I1/D1 32768,8,64, LL
+   8388608,16,64; derivations in the client and in cachesim/streampf.c):
+   per 4 KiB page of 64 lines, a sweep misses lines 0..6 only and lines
+   2..58 prefetch (57 per page), so over 64 pages
+     - sweep_up:    D1mr 64 * 64 + 1 without (the +1: its ret's stack
+                    line, evicted by the sweep), 7 * 64 + 1 with the
+                    prefetcher; Pfi 57 * 64 -- at least 80% fewer misses;
+     - sweep_down:  the same, going down;
+     - column_walk: a stride of a page and a line: D1mr as without the
+                    prefetcher, Pfi 0;
+     - Pfi is conserved through the call graph (main's arcs carry it),
+       and the exit summary's prefetch line adds up (issued = used +
+       evicted unused + still resident, so used + unused <= issued).
+3. --L2=host runs and describes an L2; bad values and the combinations not
+   modelled stop before the client runs, naming the option.
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from cgbd import cgfile  # noqa: E402
+import checks    # noqa: E402
+import compare   # noqa: E402
+import harness   # noqa: E402
+
+FIXED = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=262144,8,64"]
+SAME_AS_LL = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,8,64",
+              "--L2=262144,8,64"]
+SMALL_L2 = FIXED + ["--L2=65536,4,64"]
+L1_EVENTS = "Ir Dr Dw I1mr D1mr D1mw".split()
+RENAMED = {"I2mr": "ILmr", "D2mr": "DLmr", "D2mw": "DLmw"}
+EVENTS_LINE = "Ir Dr Dw I1mr D1mr D1mw I2mr D2mr D2mw ILmr DLmr DLmw"
+STREAM_GEOM = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"]
+PAGES = 64
+
+
+def cost_problems(what, got, want, events, rename=None):
+    """got[e] (e renamed through rename) == want[e] for each e."""
+    out = []
+    for e in events:
+        ge = (rename or {}).get(e, e)
+        a, b = want.get(e, 0), got.get(ge, 0)
+        if a != b:
+            out.append("%s: %s %d, expected %d (%s of the two-level run)"
+                       % (what, ge, b, a, e))
+    return out
+
+
+def same_places(got, want, events, rename=None):
+    """Self costs, arcs (inclusive, calls) and totals of the merged
+    profiles: got's events (renamed) equal want's."""
+    g, w = got.merged(), want.merged()
+    problems = []
+    for name in sorted(set(g.fns) | set(w.fns)):
+        gf, wf = g.fns.get(name), w.fns.get(name)
+        problems += cost_problems("fn %s" % name,
+                                  gf.self_cost if gf else {},
+                                  wf.self_cost if wf else {}, events, rename)
+    for key in sorted(set(g.arcs) | set(w.arcs)):
+        ga, wa = g.arcs.get(key), w.arcs.get(key)
+        if not ga or not wa or ga.calls != wa.calls:
+            problems.append("arc %s -> %s: calls differ" % key)
+            continue
+        problems += cost_problems("arc %s -> %s" % key, ga.inclusive,
+                                  wa.inclusive, events, rename)
+    problems += cost_problems("totals", g.totals or {}, w.totals or {},
+                              events, rename)
+    return problems
+
+
+def events_line(path):
+    return cgfile.parse(path).parts[0].events
+
+
+def l2_case(client, wb):
+    mode = "wb" if wb else "plain"
+    name = "l2/%s/%s" % (mode, client)
+    extra = ["--simulate-wb=yes"] if wb else ["--cache-sim=yes"]
+
+    def run():
+        tag = "l2-%s-%s" % (mode, client)
+        runs = {k: harness.run_tool(harness.OURS, client, geom + extra, tag,
+                                    "%s.out" % k)
+                for k, geom in (("two", FIXED), ("same", SAME_AS_LL),
+                                ("small", SMALL_L2))}
+        problems = []
+        for k, r in runs.items():
+            problems += ["%s: %s" % (k, p) for p in harness.run_problems(r)]
+        if problems:
+            return [(name, problems)]
+        two = cgfile.parse(runs["two"].out)
+        if not (two.merged().totals or {}).get("DLmr"):
+            problems.append("no LL data misses: the check would be vacuous")
+        for k in ("same", "small"):
+            want = EVENTS_LINE.split()
+            if wb:
+                want += ["ILdmr", "DLdmr", "DLdmw"]
+            if events_line(runs[k].out) != want:
+                problems.append("%s: events %s" % (k, events_line(runs[k].out)))
+            if not any(d.startswith("L2 cache:")
+                       for d in cgfile.parse(runs[k].out).parts[0].descs):
+                problems.append("%s: no desc: L2 cache: line" % k)
+            problems += ["%s: %s" % (k, p) for p in
+                         same_places(cgfile.parse(runs[k].out), two,
+                                     L1_EVENTS)]
+        problems += ["L2 = LL geometry: %s" % p for p in
+                     same_places(cgfile.parse(runs["same"].out), two,
+                                 list(RENAMED.values()),
+                                 {v: k for k, v in RENAMED.items()})]
+        return [(name, problems),
+                checks.conservation_result(name + "/conservation",
+                                           runs["small"],
+                                           events=list(RENAMED),
+                                           where_ir_holds=True)]
+    return run
+
+
+def self_cost(profile, fn, event):
+    f = profile.merged().fns.get(fn)
+    return f.self_cost.get(event, 0) if f else 0
+
+
+PREFETCH_LINE = re.compile(r"Prefetches:\s+([\d,]+)\s+\(([\d,]+) used \+ "
+                           r"([\d,]+) evicted unused\)")
+
+
+def stream_problems(off, on):
+    problems = harness.run_problems(off) + harness.run_problems(on)
+    if problems:
+        return problems
+    p_off, p_on = cgfile.parse(off.out), cgfile.parse(on.out)
+    per_page_missed, per_page_pf = 7, 57
+    for fn in ("sweep_up", "sweep_down"):
+        m_off = self_cost(p_off, fn, "D1mr")
+        m_on = self_cost(p_on, fn, "D1mr")
+        if m_off != 64 * PAGES + 1:
+            problems.append("%s: D1mr %d without, expected %d"
+                            % (fn, m_off, 64 * PAGES + 1))
+        if m_on != per_page_missed * PAGES + 1:
+            problems.append("%s: D1mr %d with the prefetcher, expected %d"
+                            % (fn, m_on, per_page_missed * PAGES + 1))
+        if 100 * (m_off - m_on) < 80 * m_off:
+            problems.append("%s: less than 80%% fewer misses" % fn)
+        pfi = self_cost(p_on, fn, "Pfi")
+        if pfi != per_page_pf * PAGES:
+            problems.append("%s: Pfi %d, expected %d"
+                            % (fn, pfi, per_page_pf * PAGES))
+        arc = p_on.merged().arcs.get(("main", fn))
+        if not arc or arc.inclusive.get("Pfi", 0) != pfi:
+            problems.append("main -> %s: inclusive Pfi is not %d" % (fn, pfi))
+    m_off = self_cost(p_off, "column_walk", "D1mr")
+    m_on = self_cost(p_on, "column_walk", "D1mr")
+    if m_off != m_on or m_off == 0:
+        problems.append("column_walk: D1mr %d with, %d without the prefetcher"
+                        % (m_on, m_off))
+    if self_cost(p_on, "column_walk", "Pfi") != 0:
+        problems.append("column_walk: prefetches issued")
+    m = PREFETCH_LINE.search(on.stderr)
+    if not m:
+        problems.append("no Prefetches: line in the exit summary")
+    else:
+        issued, used, unused = (int(x.replace(",", "")) for x in m.groups())
+        total_pfi = (p_on.merged().totals or {}).get("Pfi", 0)
+        if issued != total_pfi:
+            problems.append("exit summary: %d issued, totals Pfi %d"
+                            % (issued, total_pfi))
+        if used + unused > issued or used < 2 * per_page_pf * PAGES:
+            problems.append("exit summary: %d issued, %d used, %d unused"
+                            % (issued, used, unused))
+    return problems
+
+
+def stream_case(distance_opt):
+    name = "prefetch/stream"
+
+    def run():
+        off = harness.run_tool(harness.OURS, "stream",
+                               STREAM_GEOM + ["--cache-sim=yes"], "pf",
+                               "off.out")
+        on = harness.run_tool(harness.OURS, "stream",
+                              STREAM_GEOM + [distance_opt], "pf", "on.out")
+        return [(name, stream_problems(off, on)),
+                checks.conservation_result(name + "/conservation", on,
+                                           events=["Pfi"],
+                                           where_ir_holds=True)]
+    return run
+
+
+def host_case():
+    def run():
+        r = harness.run_tool(harness.OURS, "calls", ["--L2=host"], "l2-host")
+        problems = harness.run_problems(r)
+        if not problems and not any(
+                d.startswith("L2 cache:")
+                for d in cgfile.parse(r.out).parts[0].descs):
+            problems.append("no desc: L2 cache: line")
+        return [("l2/host", problems)]
+    return run
+
+
+REFUSED = [
+    ["--L2=65536,4,48"],
+    ["--L2=65536,3,64"],
+    ["--L2=foo"],
+    ["--prefetch=streams"],
+    ["--prefetch=stream:0"],
+    ["--prefetch=stream:x"],
+    ["--simulate-hwpref=yes", "--prefetch=stream"],
+    ["--cacheuse=yes", "--prefetch=stream"],
+    ["--miss-class=yes", "--prefetch=stream"],
+    ["--objects=yes", "--prefetch=stream"],
+    ["--private-caches=yes", "--prefetch=stream"],
+    ["--cacheuse=yes", "--L2=65536,4,64"],
+    ["--miss-class=yes", "--L2=65536,4,64"],
+    ["--objects=yes", "--L2=65536,4,64"],
+]
+
+
+def refusal_case(opts):
+    name = "refused/%s" % " ".join(opts)
+
+    def run():
+        r = harness.run_tool(harness.OURS, "calls", opts, "l2-refused")
+        return [(name, checks.refusal_problems(r, opts[-1]))]
+    return run
+
+
+def main():
+    cases = []
+    for client in harness.EXACT_CLIENTS:
+        for wb in (False, True):
+            cases.append(("l2/%s/%s" % ("wb" if wb else "plain", client),
+                          l2_case(client, wb)))
+    cases.append(("prefetch/stream", stream_case("--prefetch=stream")))
+    cases.append(("l2/host", host_case()))
+    cases += [("refused/%s" % " ".join(o), refusal_case(o)) for o in REFUSED]
+    return harness.run_cases(cases)
+
+
+if __name__ == "__main__":
+    harness.main_guard(main)
