@@ -254,7 +254,7 @@ void cs__empty_cache(cs_cache *c, int use)
 
 /* addr_tags: tags are address bits (write-back LL, cacheuse), not line
    numbers. */
-static void init_cache(cs_cache *c, const cs_geometry *g, int use,
+void cs__init_cache(cs_cache *c, const cs_geometry *g, int use,
                        int addr_tags, int with_dirty, int owner_ext)
 {
    const char *err = cs_geometry_check(g);
@@ -297,7 +297,7 @@ static void init_cache(cs_cache *c, const cs_geometry *g, int use,
 /* A cache without use data and with line-number tags (the L2). */
 void cs__init_plain_cache(cs_cache *c, const cs_geometry *g)
 {
-   init_cache(c, g, 0, 0, 0, 0);
+   cs__init_cache(c, g, 0, 0, 0, 0);
 }
 
 void cs__free_cache(cs_cache *c)
@@ -334,10 +334,10 @@ cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
    s->collect = 1;
    if (hooks)
       s->hooks = *hooks;
-   init_cache(&s->i1, i1, s->use, s->use, 0, opt.owner_ext);
-   init_cache(&s->d1, d1, s->use, s->use, 0, opt.owner_ext);
+   cs__init_cache(&s->i1, i1, s->use, s->use, 0, opt.owner_ext);
+   cs__init_cache(&s->d1, d1, s->use, s->use, 0, opt.owner_ext);
    /* Without cacheuse the dirty bit lives in the tag (bit 0). */
-   init_cache(&s->ll, ll, s->use, s->use || s->wb, s->use && s->wb,
+   cs__init_cache(&s->ll, ll, s->use, s->use || s->wb, s->use && s->wb,
               opt.owner_ext);
    prefetch_reset(s);
    return s;
@@ -500,7 +500,7 @@ int cs__wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
 
 /* Finds tag in set set_no (or takes the LRU way on a miss), moves it to
    the front and returns its slot; *hit tells which. */
-static uint32_t use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
+uint32_t cs__use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
                             int *hit)
 {
    uint64_t *set = &c->tags[set_no * (uint64_t)c->assoc];
@@ -529,7 +529,7 @@ static uint32_t popcount32(uint32_t x)
 }
 
 /* Unused bytes of a line: the unset mask bits, scaled to the line size. */
-static uint32_t spatial_loss(const cs_cache *c, uint32_t mask)
+uint32_t cs__spatial_loss(const cs_cache *c, uint32_t mask)
 {
    return ((32 - popcount32(mask)) * (uint32_t)c->line_size) >> 5;
 }
@@ -555,7 +555,7 @@ static void set_owner(cs_cache *c, uint32_t i, const cs_owner *o)
    }
 }
 
-static void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
+void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
                          uint32_t accost, uint32_t sploss)
 {
    cs_owner o;
@@ -566,8 +566,9 @@ static void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
 }
 
 /* An owned L1 line leaves: metrics to its owner and, while collecting,
-   its use merged into the LL slot it was linked to (the reference's
-   order: before the new line's LL lookup). */
+   its use merged into the slot of the level below (LL, or the L2 of
+   l2.c) it was linked to (the reference's order: before the new line's
+   lookup there). */
 static void evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
 {
    cs_line *ln = &c->line[slot];
@@ -577,13 +578,13 @@ static void evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
    if (!ln->owned)
       return;
    if (u->count > 0 && s->collect) {
-      cs_use *llu = &s->ll.line[ln->ll_slot].use;
+      cs_use *llu = &(s->has_l2 ? &s->l2 : &s->ll)->line[ln->ll_slot].use;
       accost = 1000 / u->count;
-      sploss = spatial_loss(c, u->mask);
+      sploss = cs__spatial_loss(c, u->mask);
       llu->mask |= u->mask;
       llu->count += u->count;
    }
-   report_evict(s, 1, c, slot, accost, sploss);
+   cs__report_evict(s, 1, c, slot, accost, sploss);
 }
 
 static void evict_ll(cs_sim *s, uint32_t slot)
@@ -596,12 +597,12 @@ static void evict_ll(cs_sim *s, uint32_t slot)
       return;
    if (u->count > 0 && s->collect) {
       accost = 1000 / u->count;
-      sploss = spatial_loss(&s->ll, u->mask);
+      sploss = cs__spatial_loss(&s->ll, u->mask);
    }
-   report_evict(s, 2, &s->ll, slot, accost, sploss);
+   cs__report_evict(s, 2, &s->ll, slot, accost, sploss);
 }
 
-static void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
+void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
                       uint32_t count, uint32_t mask, const cs_owner *owner)
 {
    static const cs_owner nobody;
@@ -619,14 +620,14 @@ static void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
 /* One line in LL with cacheuse.  link (if not NULL) receives the LL slot,
    to which the requesting L1 line will merge its use.  Returns
    CS_LL_MISS / CS_LL_DIRTY_MISS bits. */
-static unsigned use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
+unsigned cs__use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
                            const cs_owner *owner, int is_write)
 {
    cs_cache *c = &s->ll;
    uint32_t set_no = (uint32_t)(memline >> c->line_bits) & c->sets_mask;
    unsigned res = CS_LL_MISS;
    int hit;
-   uint32_t slot = use_set_ref(c, set_no, memline & c->tag_mask, &hit);
+   uint32_t slot = cs__use_set_ref(c, set_no, memline & c->tag_mask, &hit);
 
    if (link)
       *link = slot;
@@ -641,7 +642,7 @@ static unsigned use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
       c->dirty[slot] = (uint8_t)(is_write != 0);
    }
    evict_ll(s, slot);
-   load_line(s, c, 2, slot, 0, 0, owner);
+   cs__load_line(s, c, 2, slot, 0, 0, owner);
    return res;
 }
 
@@ -654,25 +655,32 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
 {
    uint64_t memline = a & ~(uint64_t)c->line_mask;
    int hit;
-   uint32_t slot = use_set_ref(c, set_no, a & c->tag_mask, &hit);
+   uint32_t slot = cs__use_set_ref(c, set_no, a & c->tag_mask, &hit);
 
    if (hit) {
       c->line[slot].use.count++;
       c->line[slot].use.mask |= bits;
       if (s->wb && is_write) {   /* write-through; the L1 line keeps its link */
-         observe_ll(s, memline, 1, CS_LL_DEMAND);
-         use_ll_ref(s, memline, 0, owner, 1);
+         if (s->has_l2) {
+            cs__use_l2_ref(s, memline, 0, owner, 1);
+         } else {
+            observe_ll(s, memline, 1, CS_LL_DEMAND);
+            cs__use_ll_ref(s, memline, 0, owner, 1);
+         }
       }
       return 0;
    }
    evict_l1(s, c, slot);
-   load_line(s, c, 1, slot, 1, bits, owner);
+   cs__load_line(s, c, 1, slot, 1, bits, owner);
    if (s->pf_pending) {
       s->pf_pending = 0;
       prefetch(s, s->pf_addr, owner);
    }
+   if (s->has_l2)
+      return CS_L1_MISS | cs__use_l2_ref(s, memline, &c->line[slot].ll_slot,
+                                         owner, is_write);
    observe_ll(s, memline, 1, CS_LL_DEMAND);
-   return CS_L1_MISS | use_ll_ref(s, memline, &c->line[slot].ll_slot, owner,
+   return CS_L1_MISS | cs__use_ll_ref(s, memline, &c->line[slot].ll_slot, owner,
                                   is_write);
 }
 
@@ -712,7 +720,7 @@ static void prefetch_ref(cs_sim *s, uint64_t a, const cs_owner *owner)
 {
    if (s->use) {
       observe_ll(s, a, 1, CS_LL_PREFETCH);
-      use_ll_ref(s, a & ~(uint64_t)s->ll.line_mask, 0, owner, 0);
+      cs__use_ll_ref(s, a & ~(uint64_t)s->ll.line_mask, 0, owner, 0);
    } else {
       observe_ll(s, a, 1, s->wb ? CS_LL_PREFETCH_BLIND : CS_LL_PREFETCH);
       cs__plain_ref(&s->ll, a, 1);   /* also with wb: the reference's lookup */
@@ -819,6 +827,8 @@ void cs_flush_l1(cs_sim *s)
       cs__spf_drop_d1(s);
    cs__empty_cache(&s->i1, s->use);
    cs__empty_cache(&s->d1, s->use);
+   if (s->has_l2)
+      cs__flush_l2(s);
 }
 
 void cs_flush(cs_sim *s)
@@ -829,20 +839,18 @@ void cs_flush(cs_sim *s)
    if (s->use)
       for (i = 0; i < n_slots(&s->ll); i++)
          evict_ll(s, i);
-   if (s->has_l2)
-      cs__empty_cache(&s->l2, 0);
    cs__empty_cache(&s->ll, s->use);
 }
 
-static void drop_owners(cs_sim *s, cs_cache *c, int level)
+void cs__drop_owners(cs_sim *s, cs_cache *c, int level)
 {
    unsigned i;
    for (i = 0; i < n_slots(c); i++)
       if (c->line[i].owned)
-         report_evict(s, level, c, i, 0, 0);
+         cs__report_evict(s, level, c, i, 0, 0);
 }
 
-static void forget_in(cs_cache *c, int level,
+void cs__forget_in(cs_cache *c, int level,
                       int (*forget)(void *, int, const cs_owner *), void *ctx)
 {
    static const cs_owner nobody;
@@ -862,17 +870,21 @@ void cs_forget_owners(cs_sim *s,
 {
    if (!s->use)
       return;
-   forget_in(&s->i1, 1, forget, ctx);
-   forget_in(&s->d1, 1, forget, ctx);
-   forget_in(&s->ll, 2, forget, ctx);
+   cs__forget_in(&s->i1, 1, forget, ctx);
+   cs__forget_in(&s->d1, 1, forget, ctx);
+   if (s->has_l2)
+      cs__forget_in(&s->l2, CS_LEVEL_L2, forget, ctx);
+   cs__forget_in(&s->ll, 2, forget, ctx);
 }
 
 void cs_clear(cs_sim *s)
 {
    if (s->use) {
-      drop_owners(s, &s->i1, 1);
-      drop_owners(s, &s->d1, 1);
-      drop_owners(s, &s->ll, 2);
+      cs__drop_owners(s, &s->i1, 1);
+      cs__drop_owners(s, &s->d1, 1);
+      if (s->has_l2)
+         cs__drop_owners(s, &s->l2, CS_LEVEL_L2);
+      cs__drop_owners(s, &s->ll, 2);
    }
    if (s->spf) {
       cs__spf_drop_d1(s);
@@ -881,7 +893,7 @@ void cs_clear(cs_sim *s)
    cs__empty_cache(&s->i1, s->use);
    cs__empty_cache(&s->d1, s->use);
    if (s->has_l2)
-      cs__empty_cache(&s->l2, 0);
+      cs__empty_cache(&s->l2, s->use);
    cs__empty_cache(&s->ll, s->use);
    prefetch_reset(s);
 }
@@ -907,8 +919,8 @@ cs_sim *cs_new_core(const cs_sim *first)
    s->hooks = first->hooks;
    s->ll_obs = first->ll_obs;
    s->ll_obs_ctx = first->ll_obs_ctx;
-   init_cache(&s->i1, &i1, s->use, s->use, 0, ext);
-   init_cache(&s->d1, &d1, s->use, s->use, 0, ext);
+   cs__init_cache(&s->i1, &i1, s->use, s->use, 0, ext);
+   cs__init_cache(&s->d1, &d1, s->use, s->use, 0, ext);
    s->ll = first->ll;
    prefetch_reset(s);
    if (first->has_l2) {

@@ -53,9 +53,12 @@ int cs_geometry_desc(const cs_geometry *g, char *buf, int bufsize);
    Copied by value into every line loaded. */
 typedef struct { void *slot; void *node; void *obj; uint32_t obj_off; } cs_owner;
 
+enum { CS_LEVEL_L2 = 3 };
+
 typedef struct cs_hooks {
    void *ctx;
-   /* A line was loaded into level (1 = I1/D1, 2 = LL) with this owner. */
+   /* A line was loaded into level (1 = I1/D1, 2 = LL, CS_LEVEL_L2 = the
+      L2 of cs_set_l2) with this owner. */
    void (*on_load)(void *ctx, int level, const cs_owner *owner);
    /* A line loaded with owner leaves level (eviction, cs_flush, cs_clear).
       accost = 1000/count and sploss = ((32 - bits set) * line_size) / 32 if
@@ -139,9 +142,11 @@ void     cs_prefetch_counts(cs_sim *, uint64_t *up, uint64_t *down);
 /* ---- optional third level: a private L2 (l2.c) ----------------------- */
 
 /* Puts a unified L2 of geometry g between I1/D1 and LL.  Call right after
-   cs_new, before any access; not with cacheuse (cs_fail).  Every L1 miss
-   looks L2 up and only an L2 miss goes on to LL.  The rules are at the
-   top of l2.c.  A core made by cs_new_core gets an L2 of its own. */
+   cs_new, before any access.  Every L1 miss looks L2 up and only an L2
+   miss goes on to LL.  With cacheuse its lines are reported at level
+   CS_LEVEL_L2; L1 lines merge into L2, L2 lines into LL.  The rules are
+   at the top of l2.c.  A core made by cs_new_core gets an L2 of its own;
+   cs_flush_l1 flushes it with the L1s. */
 void cs_set_l2(cs_sim *, const cs_geometry *g);
 
 /* ---- stream prefetcher (thesis 3.4.1; streampf.c) ---------------------- */
@@ -168,9 +173,10 @@ void cs_stream_prefetch_counts(const cs_sim *, cs_spf_counts *);
 cs_sim *cs_new_core(const cs_sim *first);
 void    cs_delete_core(cs_sim *);
 
-/* cs_flush for I1 and D1 only.  With several cores, flush every core's
-   L1s first and then the LL once (cs_flush on one core): so every L1
-   line merges into an LL line that has not been flushed yet. */
+/* cs_flush for I1 and D1 (and the core's L2, cs_set_l2) only.  With
+   several cores, flush every core's L1s first and then the LL once
+   (cs_flush on one core): so every L1 line merges into an LL line that
+   has not been flushed yet. */
 void cs_flush_l1(cs_sim *);
 
 /* Whether D1 holds the line of address a. */

@@ -21,6 +21,21 @@ void cs__init_plain_cache(cs_cache *c, const cs_geometry *g);
 void cs__free_cache(cs_cache *c);
 void cs__empty_cache(cs_cache *c, int use);
 void cs__too_wide(void) __attribute__((noreturn));
+/* cache use (cachesim.c) */
+void cs__init_cache(cs_cache *c, const cs_geometry *g, int use,
+                    int addr_tags, int with_dirty, int owner_ext);
+uint32_t cs__use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
+                         int *hit);
+uint32_t cs__spatial_loss(const cs_cache *c, uint32_t mask);
+void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
+                      uint32_t accost, uint32_t sploss);
+void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
+                   uint32_t count, uint32_t mask, const cs_owner *owner);
+unsigned cs__use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
+                        const cs_owner *owner, int is_write);
+void cs__drop_owners(cs_sim *s, cs_cache *c, int level);
+void cs__forget_in(cs_cache *c, int level,
+                   int (*forget)(void *, int, const cs_owner *), void *ctx);
 
 /* l2.c: an access when an L2 or the stream prefetcher is on, and the
    levels below L1 for a demand access or a prefetch (result bits
@@ -28,6 +43,13 @@ void cs__too_wide(void) __attribute__((noreturn));
 unsigned cs__access_ext(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
                         int is_write);
 unsigned cs__below_l1(cs_sim *s, uint64_t a, unsigned size, int is_write);
+/* With cache use: one line looked up in L2 (and on a miss in LL); link
+   (if not NULL) receives the L2 slot the L1 line merges into. */
+unsigned cs__use_l2_ref(cs_sim *s, uint64_t memline, uint32_t *link,
+                        const cs_owner *owner, int is_write);
+/* The L2's lines leave (with cache use: reported, merged into LL) and it
+   is empty afterwards. */
+void cs__flush_l2(cs_sim *s);
 
 /* streampf.c */
 struct cs_spf *cs__spf_new(int distance);

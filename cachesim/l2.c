@@ -3,7 +3,7 @@
 ** and the LL (--L2), and the access path taken whenever the L2 or the
 ** stream prefetcher (streampf.c) is on.
 **
-** The model's rules (without cacheuse; cs_set_l2 refuses it):
+** The model's rules:
 **  - L2 is unified, exact LRU like every cache here, write-allocate, and
 **    looked up only after an L1 miss (I1 or D1); only an L2 miss goes on
 **    to LL.  Inclusion is not enforced between any two levels.
@@ -22,6 +22,15 @@
 **  - Result bits: CS_L2_MISS when L2 missed (with CS_L1_MISS), then
 **    CS_LL_MISS / CS_LL_DIRTY_MISS as in the two-level model.
 **  - A core (cs_new_core) gets an L2 of its own: L2 is private, LL shared.
+**  - Cache use: an L2 line is like an LL line of the two-level model: it
+**    is loaded with count 0 and no bits, owned by the access that missed
+**    it, and gathers use only from the L1 lines merged into it; an L1
+**    line merges into the L2 slot it was linked to at load, an L2 line
+**    into the LL slot it was linked to (both while collecting, even if the
+**    slot was refilled since: the reference's rule, one level further).
+**    An L2 line that leaves reports 1000/count and its unused bytes at
+**    level CS_LEVEL_L2 (0, 0 if never used or not collecting).  Flushing
+**    goes I1, D1, L2, LL, so every line merges into a line still there.
 **
 ** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
@@ -29,11 +38,12 @@
 
 void cs_set_l2(cs_sim *s, const cs_geometry *g)
 {
-   if (s->use)
-      cs_fail("cachesim: an L2 is not modelled with cache use statistics");
    if (s->has_l2)
       cs_fail("cachesim: the L2 is set once");
-   cs__init_plain_cache(&s->l2, g);
+   if (s->use)
+      cs__init_cache(&s->l2, g, 1, 1, 0, s->i1.ext != 0);
+   else
+      cs__init_plain_cache(&s->l2, g);
    s->has_l2 = 1;
    s->ext = 1;
 }
@@ -104,4 +114,59 @@ unsigned cs__access_ext(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
    for (i = 0; i < n_seen; i++)
       r |= cs__spf_observe(s, seen[i]);
    return r;
+}
+
+/* ------------------------------------------------------------------------
+** Cache use
+*/
+
+/* An owned L2 line leaves: metrics to its owner and, while collecting,
+   its use merged into the LL slot it was linked to. */
+static void evict_l2(cs_sim *s, uint32_t slot)
+{
+   cs_line *ln = &s->l2.line[slot];
+   cs_use *u = &ln->use;
+   uint32_t accost = 0, sploss = 0;
+
+   if (!ln->owned)
+      return;
+   if (u->count > 0 && s->collect) {
+      cs_use *llu = &s->ll.line[ln->ll_slot].use;
+      accost = 1000 / u->count;
+      sploss = cs__spatial_loss(&s->l2, u->mask);
+      llu->mask |= u->mask;
+      llu->count += u->count;
+   }
+   cs__report_evict(s, CS_LEVEL_L2, &s->l2, slot, accost, sploss);
+}
+
+unsigned cs__use_l2_ref(cs_sim *s, uint64_t memline, uint32_t *link,
+                        const cs_owner *owner, int is_write)
+{
+   cs_cache *c = &s->l2;
+   uint32_t set_no = (uint32_t)(memline >> c->line_bits) & c->sets_mask;
+   int hit;
+   uint32_t slot = cs__use_set_ref(c, set_no, memline & c->tag_mask, &hit);
+
+   if (link)
+      *link = slot;
+   if (hit) {
+      if (s->wb && is_write)      /* LL keeps the dirty bits */
+         cs__use_ll_ref(s, memline, 0, owner, 1);
+      return 0;
+   }
+   evict_l2(s, slot);
+   cs__load_line(s, c, CS_LEVEL_L2, slot, 0, 0, owner);
+   return CS_L2_MISS | cs__use_ll_ref(s, memline, &c->line[slot].ll_slot,
+                                      owner, is_write);
+}
+
+void cs__flush_l2(cs_sim *s)
+{
+   unsigned i, n = (unsigned)s->l2.sets * (unsigned)s->l2.assoc;
+
+   if (s->use)
+      for (i = 0; i < n; i++)
+         evict_l2(s, i);
+   cs__empty_cache(&s->l2, s->use);
 }
