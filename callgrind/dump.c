@@ -438,7 +438,7 @@ static Bool nonzero_costs(const BBCC *bbcc)
  * held back forever by a cost centre that never runs again. */
 static Bool written_when_idle(Int e)
 {
-   return is_backdated_event(e) || e == EV_L1ld || e == EV_LLld;
+   return is_backdated_event(e) || e == EV_L1ld || e == EV_LLld || e == EV_L2ld;
 }
 
 static void mask_immediate(ULong *c)
@@ -717,7 +717,8 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
 static Bool is_backdated_event(Int e)
 {
    return e == EV_AcCost1 || e == EV_SpLoss1 || e == EV_AcCost2 || e == EV_SpLoss2
-       || e == EV_L1ldB || e == EV_LLldB;
+       || e == EV_L1ldB || e == EV_LLldB || e == EV_AcCostL2 || e == EV_SpLossL2
+       || e == EV_L2ldB;
 }
 
 static void add_backdated_totals(ULong *summary)
@@ -791,7 +792,8 @@ static void dump_profile(const HChar *trigger, Bool current_thread_only, Bool fi
  * past is written after the zero. */
 static Bool is_oracle_event(Int e)
 {
-   return e == EV_L1ld || e == EV_LLld || e == EV_L1ldB || e == EV_LLldB;
+   return e == EV_L1ld || e == EV_LLld || e == EV_L1ldB || e == EV_LLldB
+       || e == EV_L2ld || e == EV_L2ldB;
 }
 
 /* Zero the events of c that a zero resets: in a cost centre idle since

@@ -32,7 +32,9 @@ const HChar *cb_ev_name[EV_COUNT] = {
     * from the LL size at start (reusedist_events.c) */
    "I1Co", "I1Ca", "I1Cf", "D1Co", "D1Ca", "D1Cf", "LLCo", "LLCa", "LLCf",
    /* --L2 (written between the L1 and the LL misses), --prefetch=stream */
-   [EV_I2mr] = "I2mr", "D2mr", "D2mw", "Pfi",
+   [EV_I2mr] = "I2mr", "D2mr", "D2mw",
+   "AcCostL2", "SpLossL2", "L2ld", "L2ldB",
+   "Pfi",
 };
 
 /* Count event e from now on: it takes the next position in cost arrays.
@@ -65,8 +67,19 @@ void cb_events_setup(void)
       if (cb_clo.simulate_wb) declare_range(EV_ILdmr, EV_DLdmw);
    }
    if (cb_clo.branch_sim) declare_range(EV_Bc, EV_Bim);
-   if (cb_clo.cacheuse) declare_range(EV_AcCost1, EV_SpLoss2);
-   if (cb_clo.backdate_check) declare_range(EV_L1ld, EV_LLldB);
+   if (cb_clo.cacheuse) {
+      declare_range(EV_AcCost1, EV_SpLoss1);
+      if (cb_clo.l2_set) declare_range(EV_AcCostL2, EV_SpLossL2);
+      declare_range(EV_AcCost2, EV_SpLoss2);
+   }
+   if (cb_clo.backdate_check) {       /* each level's pair, L1 L2 LL */
+      cb_event_declare(EV_L1ld, NULL);
+      if (cb_clo.l2_set) cb_event_declare(EV_L2ld, NULL);
+      cb_event_declare(EV_LLld, NULL);
+      cb_event_declare(EV_L1ldB, NULL);
+      if (cb_clo.l2_set) cb_event_declare(EV_L2ldB, NULL);
+      cb_event_declare(EV_LLldB, NULL);
+   }
    if (cb_clo.collect_bus) cb_event_declare(EV_Ge, NULL);
    if (cb_clo.collect_systime != SYSTIME_NO) {
       cb_event_declare(EV_sysCount, NULL);

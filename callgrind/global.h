@@ -191,6 +191,10 @@ typedef enum {
     * the L1 and the LL misses (their position in cost arrays is there too:
     * the output order is the order of positions, cb_ev_at). */
    EV_I2mr, EV_D2mr, EV_D2mw,
+   /* --L2 with --cacheuse=yes: the L2's use metrics (written between the
+    * L1's and the LL's, which keep their names), and with
+    * --backdate-check=yes the oracle's L2 line counts */
+   EV_AcCostL2, EV_SpLossL2, EV_L2ld, EV_L2ldB,
    /* The stream prefetcher (--prefetch=stream): prefetches issued */
    EV_Pfi,
    EV_COUNT

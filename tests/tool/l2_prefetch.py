@@ -3,8 +3,8 @@
 (the thesis' stream prefetcher), issue 18.
 
 1. Oracles of the L2, on the exact single-threaded clients with a fixed
-   geometry (I1/D1 32768,8,64; LL 262144,8,64), plain and with
-   --simulate-wb=yes:
+   geometry (I1/D1 32768,8,64; LL 262144,8,64), plain, with
+   --simulate-wb=yes and with --cacheuse=yes --backdate-check=yes:
      - the events line is Ir Dr Dw I1mr D1mr D1mw I2mr D2mr D2mw ILmr
        DLmr DLmw (the L2's between the L1's and the LL's), the profile
        describes the L2 (desc: L2 cache:);
@@ -14,6 +14,9 @@
      - with --L2 of the LL's geometry (and a bigger LL, 1048576,8,64),
        I2mr D2mr D2mw are the two-level run's ILmr DLmr DLmw, in the same
        places: the L2 then sees exactly what the LL saw;
+     - with cache use, the back-dating oracle (checks.backdate_arc_problems)
+       holds for every level, L2 included (L2ld = L2ldB on every arc and
+       in the totals), with both L2s;
      - conservation holds for the new events (where it holds for Ir:
        not at _Exit, whose last fetch is counted in the arc but never
        reaches the function, as for the two-level events).
@@ -94,10 +97,16 @@ def events_line(path):
     return cgfile.parse(path).parts[0].events
 
 
-def l2_case(client, wb):
-    mode = "wb" if wb else "plain"
+MODES = {"plain": ["--cache-sim=yes"], "wb": ["--simulate-wb=yes"],
+         "cacheuse": ["--cacheuse=yes", "--backdate-check=yes"]}
+USE_EVENTS = ["AcCost1", "SpLoss1", "AcCostL2", "SpLossL2", "AcCost2",
+              "SpLoss2", "L1ld", "L2ld", "LLld", "L1ldB", "L2ldB", "LLldB"]
+
+
+def l2_case(client, mode):
     name = "l2/%s/%s" % (mode, client)
-    extra = ["--simulate-wb=yes"] if wb else ["--cache-sim=yes"]
+    extra = MODES[mode]
+    wb = mode == "wb"
 
     def run():
         tag = "l2-%s-%s" % (mode, client)
@@ -117,6 +126,13 @@ def l2_case(client, wb):
             want = EVENTS_LINE.split()
             if wb:
                 want += ["ILdmr", "DLdmr", "DLdmw"]
+            if mode == "cacheuse":
+                want += USE_EVENTS
+                problems += ["%s: %s" % (k, p) for p in
+                             checks.backdate_arc_problems(runs[k].out)]
+                if not (cgfile.parse(runs[k].out).merged().totals
+                        or {}).get("L2ld"):
+                    problems.append("%s: no L2 lines counted" % k)
             if events_line(runs[k].out) != want:
                 problems.append("%s: events %s" % (k, events_line(runs[k].out)))
             if not any(d.startswith("L2 cache:")
@@ -129,10 +145,13 @@ def l2_case(client, wb):
                      same_places(cgfile.parse(runs["same"].out), two,
                                  list(RENAMED.values()),
                                  {v: k for k, v in RENAMED.items()})]
+        events = list(RENAMED)
+        if mode == "cacheuse":
+            events += ["AcCostL2", "SpLossL2", "L2ld", "L2ldB"]
         return [(name, problems),
                 checks.conservation_result(name + "/conservation",
                                            runs["small"],
-                                           events=list(RENAMED),
+                                           events=events,
                                            where_ir_holds=True)]
     return run
 
@@ -232,7 +251,6 @@ REFUSED = [
     ["--miss-class=yes", "--prefetch=stream"],
     ["--objects=yes", "--prefetch=stream"],
     ["--private-caches=yes", "--prefetch=stream"],
-    ["--cacheuse=yes", "--L2=65536,4,64"],
     ["--miss-class=yes", "--L2=65536,4,64"],
     ["--objects=yes", "--L2=65536,4,64"],
 ]
@@ -250,9 +268,8 @@ def refusal_case(opts):
 def main():
     cases = []
     for client in harness.EXACT_CLIENTS:
-        for wb in (False, True):
-            cases.append(("l2/%s/%s" % ("wb" if wb else "plain", client),
-                          l2_case(client, wb)))
+        for mode in MODES:
+            cases.append(("l2/%s/%s" % (mode, client), l2_case(client, mode)))
     cases.append(("prefetch/stream", stream_case("--prefetch=stream")))
     cases.append(("l2/host", host_case()))
     cases += [("refused/%s" % " ".join(o), refusal_case(o)) for o in REFUSED]
