@@ -559,6 +559,8 @@ void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
                          uint32_t accost, uint32_t sploss)
 {
    cs_owner o;
+   if (c->line[i].owned & CS_OWNED_PREFETCH)
+      cs__spf_line_leaves(s, c, i);
    c->line[i].owned = 0;
    if (s->hooks.on_evict)
       s->hooks.on_evict(s->hooks.ctx, level, owner_view(c, i, &o), accost,
@@ -569,7 +571,7 @@ void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
    its use merged into the slot of the level below (LL, or the L2 of
    l2.c) it was linked to (the reference's order: before the new line's
    lookup there). */
-static void evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
+void cs__evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
 {
    cs_line *ln = &c->line[slot];
    cs_use *u = &ln->use;
@@ -577,6 +579,8 @@ static void evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
 
    if (!ln->owned)
       return;
+   if (u->count == 0 && (ln->owned & CS_OWNED_PREFETCH) && s->collect)
+      sploss = (uint32_t)c->line_size;  /* prefetched, never used */
    if (u->count > 0 && s->collect) {
       cs_use *llu = &(s->has_l2 ? &s->l2 : &s->ll)->line[ln->ll_slot].use;
       accost = 1000 / u->count;
@@ -612,7 +616,7 @@ void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
    ln->use.count = count;
    ln->use.mask = mask;
    set_owner(c, slot, owner ? owner : &nobody);
-   ln->owned = 1;
+   ln->owned = CS_OWNED;
    if (s->hooks.on_load)
       s->hooks.on_load(s->hooks.ctx, level, owner_view(c, slot, &o));
 }
@@ -670,7 +674,7 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
       }
       return 0;
    }
-   evict_l1(s, c, slot);
+   cs__evict_l1(s, c, slot);
    cs__load_line(s, c, 1, slot, 1, bits, owner);
    if (s->pf_pending) {
       s->pf_pending = 0;
@@ -802,8 +806,11 @@ static unsigned plain_access(cs_sim *s, cs_cache *c, uint64_t a,
 unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
                     const cs_owner *owner, int is_write)
 {
-   if (s->use)
+   if (s->use) {
+      if (s->spf && l1 == &s->d1)   /* the stream prefetcher: streampf.c */
+         return cs__spf_use_access(s, a, size, owner, is_write);
       return use_access(s, l1, a, size, owner, is_write);
+   }
    if (s->ext)                  /* an L2 or the stream prefetcher: l2.c */
       return cs__access_ext(s, l1, a, size, is_write);
    return plain_access(s, l1, a, size, is_write);
@@ -819,9 +826,9 @@ void cs_flush_l1(cs_sim *s)
 
    if (s->use) {
       for (i = 0; i < n_slots(&s->i1); i++)
-         evict_l1(s, &s->i1, i);
+         cs__evict_l1(s, &s->i1, i);
       for (i = 0; i < n_slots(&s->d1); i++)
-         evict_l1(s, &s->d1, i);
+         cs__evict_l1(s, &s->d1, i);
    }
    if (s->spf)
       cs__spf_drop_d1(s);
@@ -986,7 +993,7 @@ int cs_d1_invalidate(cs_sim *s, uint64_t a)
       uint32_t slot = (uint32_t)((a >> c->line_bits) & c->sets_mask)
                       * (uint32_t)c->assoc + (uint32_t)(e & ~c->tag_mask);
       static const cs_owner nobody;
-      evict_l1(s, c, slot);
+      cs__evict_l1(s, c, slot);
       c->line[slot].use.count = c->line[slot].use.mask = 0;
       c->line[slot].owned = 0;
       set_owner(c, slot, &nobody);

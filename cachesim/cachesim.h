@@ -66,6 +66,11 @@ typedef struct cs_hooks {
       Called exactly once per on_load, so the tool can drop its reference. */
    void (*on_evict)(void *ctx, int level, const cs_owner *owner,
                     uint32_t accost, uint32_t sploss);
+   /* (cs_set_stream_prefetch) A line the prefetcher loaded into D1 with
+      owner (the access that triggered it) leaves D1, used (a demand
+      access touched it) or not.  Called just before its on_evict; may be
+      NULL. */
+   void (*on_prefetch_end)(void *ctx, const cs_owner *owner, int used);
 } cs_hooks;
 
 /* ---- the simulator ------------------------------------------------------ */
@@ -156,6 +161,10 @@ void cs_set_l2(cs_sim *, const cs_geometry *g);
    not with cacheuse nor hwpref (cs_fail).  The rules are at the top of
    streampf.c.  A core made by cs_new_core gets a prefetcher of its own. */
 void cs_set_stream_prefetch(cs_sim *, int distance);
+/* With cacheuse: a prefetched line is loaded into D1 with count 0, no
+   bits and the triggering access as owner; when it leaves D1,
+   on_prefetch_end tells whether it was used, and one never used reports
+   SpLoss = line size (AcCost 0). */
 
 /* Lines the prefetcher loaded into D1 (issued), prefetched lines a demand
    access used before they left D1 (used) and prefetched lines that left

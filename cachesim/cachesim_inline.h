@@ -26,8 +26,12 @@ typedef struct {
    cs_use   use;
    struct { void *slot, *node; } owner;   /* cs_owner's first two fields */
    uint32_t ll_slot; /* L1 only: LL slot the line was linked to at load */
-   uint32_t owned;   /* loaded by an access since the last flush/clear */
+   uint32_t owned;   /* loaded by an access since the last flush/clear
+                        (CS_OWNED), and by the stream prefetcher
+                        (| CS_OWNED_PREFETCH: streampf.c) */
 } cs_line;
+
+enum { CS_OWNED = 1, CS_OWNED_PREFETCH = 2 };
 
 /* The rest of a line's owner (cs_options.owner_ext). */
 typedef struct { void *obj; uint32_t obj_off; } cs_owner_ext;

@@ -34,6 +34,7 @@ void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
 unsigned cs__use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
                         const cs_owner *owner, int is_write);
 void cs__drop_owners(cs_sim *s, cs_cache *c, int level);
+void cs__evict_l1(cs_sim *s, cs_cache *c, uint32_t slot);
 void cs__forget_in(cs_cache *c, int level,
                    int (*forget)(void *, int, const cs_owner *), void *ctx);
 
@@ -62,8 +63,15 @@ void cs__spf_reset(struct cs_spf *);
    time) in order, in lines[0..*n-1]. */
 int  cs__spf_d1_ref(cs_sim *s, uint64_t a, unsigned size, uint64_t lines[2],
                     int *n);
-/* The detector sees one line; returns CS_PF_ISSUED if a line was loaded. */
-unsigned cs__spf_observe(cs_sim *s, uint64_t line);
+/* The detector sees one line; returns CS_PF_ISSUED if a line was loaded
+   (owner: the triggering access's, read with cache use only). */
+unsigned cs__spf_observe(cs_sim *s, uint64_t line, const cs_owner *owner);
+/* A D1 access with cache use and the prefetcher. */
+unsigned cs__spf_use_access(cs_sim *s, uint64_t a, unsigned size,
+                            const cs_owner *owner, int is_write);
+/* Line i of c, loaded by the prefetcher, leaves (cache use): counted used
+   or unused, and the hook told. */
+void cs__spf_line_leaves(cs_sim *s, cs_cache *c, uint32_t i);
 /* Prefetched lines still unused in D1 leave (before D1 is emptied). */
 void cs__spf_drop_d1(cs_sim *s);
 

@@ -112,7 +112,7 @@ unsigned cs__access_ext(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
       r = CS_L1_MISS | cs__below_l1(s, a, size, is_write);
    }
    for (i = 0; i < n_seen; i++)
-      r |= cs__spf_observe(s, seen[i]);
+      r |= cs__spf_observe(s, seen[i], 0);
    return r;
 }
 

@@ -29,6 +29,16 @@
 **    unused).  A marked tag never matches the inline MRU test, so that
 **    first access always reaches this file.
 **  - cs_clear forgets every page; lines still marked then count unused.
+**  - Cache use: a prefetched line is loaded into D1 like a missed line
+**    (the LRU way's line is evicted and reported), but with count 0, no
+**    bits and the triggering access as its owner, and linked to its line
+**    in the level below, where the lookup loads it owned by that access
+**    too.  It keeps CS_OWNED_PREFETCH while in D1; when it leaves
+**    (eviction, flush, clear) it counts used if any access touched it
+**    (count > 0), else unused, and on_prefetch_end says which; an unused
+**    one reports AcCost 0 and SpLoss = the line size (all bytes loaded
+**    for nothing).  Marks and use data: the first access to a marked line
+**    clears the mark and counts like any hit.
 **
 ** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
@@ -78,9 +88,9 @@ void cs__spf_reset(struct cs_spf *p)
 
 void cs_set_stream_prefetch(cs_sim *s, int distance)
 {
-   if (s->use || s->hwpref)
-      cs_fail("cachesim: the stream prefetcher is not modelled with cache use"
-              " statistics or the reference's prefetcher");
+   if (s->hwpref)
+      cs_fail("cachesim: the stream prefetcher is not combined with the"
+              " reference's prefetcher");
    if (distance < 1)
       cs_fail("cachesim: prefetch distance must be at least 1");
    if (s->spf)
@@ -212,7 +222,9 @@ static void extend_run(spf_page *p, uint64_t line)
    p->last = line;
 }
 
-unsigned cs__spf_observe(cs_sim *s, uint64_t line)
+static unsigned prefetch_use(cs_sim *s, uint64_t line, const cs_owner *owner);
+
+unsigned cs__spf_observe(cs_sim *s, uint64_t line, const cs_owner *owner)
 {
    struct cs_spf *pf = s->spf;
    int shift = page_shift(&s->d1);
@@ -240,7 +252,7 @@ unsigned cs__spf_observe(cs_sim *s, uint64_t line)
       return 0;
    if (target >> shift != page)
       return 0;
-   return prefetch_line(s, target);
+   return s->use ? prefetch_use(s, target, owner) : prefetch_line(s, target);
 }
 
 void cs__spf_drop_d1(cs_sim *s)
@@ -248,7 +260,142 @@ void cs__spf_drop_d1(cs_sim *s)
    cs_cache *c = &s->d1;
    unsigned i, n = (unsigned)c->sets * (unsigned)c->assoc;
 
+   if (s->use)          /* counted as they leave: cs__spf_line_leaves */
+      return;
    for (i = 0; i < n; i++)
       if (is_marked(c, c->tags[i]))
          s->spf->n.unused++;
+}
+
+/* ------------------------------------------------------------------------
+** Cache use: tags are address bits with the way's slot number below;
+** the mark is the top bit, as in the plain model.
+*/
+
+static int use_is_marked(const cs_cache *c, uint64_t e)
+{
+   return (e & PF_MARK) && (e & c->tag_mask) != c->no_line;
+}
+
+/* Finds tag in set set_no ignoring the mark, or takes the LRU way; moves
+   it to the front (unmarked, or marked if mark) and returns its slot.
+   *hit, and *was_marked for a hit. */
+static uint32_t use_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
+                        uint64_t mark, int *hit, int *was_marked)
+{
+   uint64_t *set = &c->tags[set_no * (uint64_t)c->assoc];
+   uint64_t e;
+   int i;
+
+   for (i = 0; i < c->assoc; i++)
+      if ((set[i] & c->tag_mask & ~PF_MARK) == tag
+          && (set[i] & c->tag_mask) != c->no_line)
+         break;
+   *hit = i < c->assoc;
+   if (!*hit)
+      i = c->assoc - 1;
+   e = set[i];
+   *was_marked = *hit && use_is_marked(c, e);
+   to_front(set, i, tag | mark | (e & ~c->tag_mask));
+   return set_no * (uint32_t)c->assoc + (uint32_t)(e & ~c->tag_mask);
+}
+
+/* The line's lookup below D1 (L2 or LL); link receives the slot there. */
+static unsigned use_below(cs_sim *s, uint64_t memline, uint32_t *link,
+                          const cs_owner *owner, int is_write)
+{
+   if (s->has_l2)
+      return cs__use_l2_ref(s, memline, link, owner, is_write);
+   return cs__use_ll_ref(s, memline, link, owner, is_write);
+}
+
+static unsigned use_line(cs_sim *s, uint64_t line, uint32_t bits,
+                         const cs_owner *owner, int is_write, uint64_t *seen,
+                         int *n)
+{
+   cs_cache *c = &s->d1;
+   uint64_t memline = line << c->line_bits;
+   int hit, was_marked;
+   uint32_t slot = use_ref(c, (uint32_t)line & c->sets_mask,
+                           memline & c->tag_mask, 0, &hit, &was_marked);
+
+   if (hit) {
+      c->line[slot].use.count++;
+      c->line[slot].use.mask |= bits;
+      if (was_marked)
+         seen[(*n)++] = line;
+      if (s->wb && is_write)     /* write-through, as use_l1_line */
+         use_below(s, memline, 0, owner, 1);
+      return 0;
+   }
+   cs__evict_l1(s, c, slot);
+   cs__load_line(s, c, 1, slot, 1, bits, owner);
+   seen[(*n)++] = line;
+   return CS_L1_MISS | use_below(s, memline, &c->line[slot].ll_slot, owner,
+                                 is_write);
+}
+
+unsigned cs__spf_use_access(cs_sim *s, uint64_t a, unsigned size,
+                            const cs_owner *owner, int is_write)
+{
+   cs_cache *c = &s->d1;
+   uint64_t end = a + size - 1;
+   uint64_t line1 = a >> c->line_bits, line2 = end >> c->line_bits;
+   uint32_t first = c->first_bits[a & c->line_mask];
+   uint32_t last = c->last_bits[end & c->line_mask];
+   uint64_t seen[2];
+   int n = 0, i;
+   unsigned r;
+
+   if (line1 == line2) {
+      r = use_line(s, line1, first & last, owner, is_write, seen, &n);
+   } else {
+      if (line1 + 1 != line2)
+         cs__too_wide();
+      r = use_line(s, line1, first, owner, is_write, seen, &n);
+      r |= use_line(s, line2, last, owner, is_write, seen, &n);
+   }
+   for (i = 0; i < n; i++)
+      r |= cs__spf_observe(s, seen[i], owner);
+   return r;
+}
+
+/* Cache use: the prefetch of line, owned by the triggering access. */
+static unsigned prefetch_use(cs_sim *s, uint64_t line, const cs_owner *owner)
+{
+   cs_cache *c = &s->d1;
+   uint64_t memline = line << c->line_bits;
+   uint64_t *set = set_of_line(c, line);
+   int hit, was_marked, i;
+   uint32_t slot;
+
+   for (i = 0; i < c->assoc; i++)
+      if ((set[i] & c->tag_mask & ~PF_MARK) == (memline & c->tag_mask))
+         return 0;
+   slot = use_ref(c, (uint32_t)line & c->sets_mask, memline & c->tag_mask,
+                  PF_MARK, &hit, &was_marked);
+   cs__evict_l1(s, c, slot);
+   cs__load_line(s, c, 1, slot, 0, 0, owner);
+   c->line[slot].owned |= CS_OWNED_PREFETCH;
+   s->spf->n.issued++;
+   use_below(s, memline, &c->line[slot].ll_slot, owner, 0);
+   return CS_PF_ISSUED;
+}
+
+void cs__spf_line_leaves(cs_sim *s, cs_cache *c, uint32_t i)
+{
+   cs_owner o;
+   int used = c->line[i].use.count > 0;
+
+   if (used)
+      s->spf->n.used++;
+   else
+      s->spf->n.unused++;
+   if (s->hooks.on_prefetch_end) {
+      o.slot = c->line[i].owner.slot;
+      o.node = c->line[i].owner.node;
+      o.obj = c->ext ? c->ext[i].obj : 0;
+      o.obj_off = c->ext ? c->ext[i].obj_off : 0;
+      s->hooks.on_prefetch_end(s->hooks.ctx, &o, used);
+   }
 }

@@ -28,7 +28,15 @@ static Bool trees_finished;     /* bd_finish ran: the final dump follows */
 /* Back-dated counters, in the forest's order: the forest keeps the first
  * BD_L1B (cache use), BD_ACL2 (and the oracle's) or all (--L2). */
 enum { BD_AC1, BD_SP1, BD_AC2, BD_SP2, BD_L1B, BD_LLB, BD_ACL2, BD_SPL2, BD_L2B,
-       BD_MAX };
+       BD_PFU, BD_PFX, BD_MAX };
+
+/* How many counters the forest keeps: the last group the options use. */
+static Int forest_events(void)
+{
+   if (cb_clo.prefetch_distance > 0) return BD_MAX;
+   if (cb_clo.l2_set) return BD_PFU;
+   return cb_clo.backdate_check ? BD_ACL2 : BD_L1B;
+}
 
 /* A level of the cache model's hooks (1, 2 = LL, CS_LEVEL_L2): its
  * events and back-dated counters. */
@@ -90,8 +98,27 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
    bd_evict((bd_node *)o->node, bd);
 }
 
+/* --prefetch with --cacheuse: a prefetched line leaves D1, used or not:
+ * Pfu or Pfx to the instruction whose access triggered the prefetch (its
+ * owner), and through the node to every call running then. Called just
+ * before the line's on_evict, which drops the line's node reference: the
+ * extra reference taken here is dropped at once by bd_evict. */
+static void on_prefetch_end(void *ctx, const cs_owner *o, int used)
+{
+   ULong *slot = owner_slot(o);
+   uint64_t bd[BD_MAX] = { 0 };
+   /* as Pfi: only prefetches made while collecting; a slot of NULL: the
+    * prefetch was made before a zero (cb_bd_zero) */
+   if (!slot || !((UWord)o->slot & CB_OWNER_COLLECTED)) return;
+   slot[cb_event_pos(used ? EV_Pfu : EV_Pfx)]++;
+   if (!o->node) return;
+   bd[used ? BD_PFU : BD_PFX] = 1;
+   bd_ref((bd_node *)o->node);
+   bd_evict((bd_node *)o->node, bd);
+}
+
 /* What the cache model tells about lines (cs_new's hooks). */
-const cs_hooks cb_bd_cache_hooks = { NULL, on_load, on_evict };
+const cs_hooks cb_bd_cache_hooks = { NULL, on_load, on_evict, on_prefetch_end };
 
 /* The forest's n counters added to a cost array. */
 static void add_backdated(ULong *cost, const uint64_t *c, int n)
@@ -104,10 +131,14 @@ static void add_backdated(ULong *cost, const uint64_t *c, int n)
       cost[cb_event_pos(EV_L1ldB)] += c[BD_L1B];
       cost[cb_event_pos(EV_LLldB)] += c[BD_LLB];
    }
-   if (n > BD_ACL2) {                 /* --L2 */
+   if (n > BD_ACL2 && cb_clo.l2_set) {
       cost[cb_event_pos(EV_AcCostL2)] += c[BD_ACL2];
       cost[cb_event_pos(EV_SpLossL2)] += c[BD_SPL2];
       if (cb_clo.backdate_check) cost[cb_event_pos(EV_L2ldB)] += c[BD_L2B];
+   }
+   if (n > BD_PFU) {                  /* --prefetch */
+      cost[cb_event_pos(EV_Pfu)] += c[BD_PFU];
+      cost[cb_event_pos(EV_Pfx)] += c[BD_PFX];
    }
 }
 
@@ -120,8 +151,7 @@ static void deliver(void *ctx, void *arc, const uint64_t *c, int n)
 void cb_bd_setup(void)
 {
    if (cb_clo.backdate)
-      forest = bd_forest_new(cb_clo.l2_set ? BD_MAX : cb_clo.backdate_check ? BD_ACL2 : BD_L1B,
-                             deliver, NULL);
+      forest = bd_forest_new(forest_events(), deliver, NULL);
 }
 
 /*------------------------------------------------------------*/

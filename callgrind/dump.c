@@ -718,7 +718,7 @@ static Bool is_backdated_event(Int e)
 {
    return e == EV_AcCost1 || e == EV_SpLoss1 || e == EV_AcCost2 || e == EV_SpLoss2
        || e == EV_L1ldB || e == EV_LLldB || e == EV_AcCostL2 || e == EV_SpLossL2
-       || e == EV_L2ldB;
+       || e == EV_L2ldB || e == EV_Pfu || e == EV_Pfx;
 }
 
 static void add_backdated_totals(ULong *summary)

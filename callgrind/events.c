@@ -34,7 +34,7 @@ const HChar *cb_ev_name[EV_COUNT] = {
    /* --L2 (written between the L1 and the LL misses), --prefetch=stream */
    [EV_I2mr] = "I2mr", "D2mr", "D2mw",
    "AcCostL2", "SpLossL2", "L2ld", "L2ldB",
-   "Pfi",
+   "Pfi", "Pfu", "Pfx",
 };
 
 /* Count event e from now on: it takes the next position in cost arrays.
@@ -93,7 +93,10 @@ void cb_events_setup(void)
          cb_ev_long[EV_sysCpuTime] = "sysCpuTime (system cpu ns)";
       }
    }
-   if (cb_clo.prefetch_distance > 0) cb_event_declare(EV_Pfi, NULL);
+   if (cb_clo.prefetch_distance > 0) {
+      cb_event_declare(EV_Pfi, NULL);
+      if (cb_clo.cacheuse) declare_range(EV_Pfu, EV_Pfx);
+   }
    /* the simulation helpers rely on it (HOT_POS in sim.c); with an L2 the
     * LL's misses come 3 later and are counted through cb_ev_pos */
    if (cb_clo.simulate_cache)

@@ -195,8 +195,10 @@ typedef enum {
     * L1's and the LL's, which keep their names), and with
     * --backdate-check=yes the oracle's L2 line counts */
    EV_AcCostL2, EV_SpLossL2, EV_L2ld, EV_L2ldB,
-   /* The stream prefetcher (--prefetch=stream): prefetches issued */
-   EV_Pfi,
+   /* The stream prefetcher (--prefetch=stream): prefetches issued; with
+    * --cacheuse=yes also the prefetched lines used before they left D1 and
+    * those that left unused (back-dated to the triggering instruction) */
+   EV_Pfi, EV_Pfu, EV_Pfx,
    EV_COUNT
 } event_id;
 

@@ -639,7 +639,6 @@ static void l2_prefetch_refusals(void)
 {
    if (cb_clo.prefetch_distance > 0) {
       if (cb_clo.simulate_hwpref) refuse("--prefetch=stream", "--simulate-hwpref=yes");
-      if (cb_clo.cacheuse) refuse("--prefetch=stream", "--cacheuse=yes");
       if (cb_clo.objects) refuse("--prefetch=stream", "--objects=yes");
       if (cb_clo.miss_class) refuse("--prefetch=stream", "--miss-class=yes");
       if (cb_clo.private_caches) refuse("--prefetch=stream", "--private-caches=yes");

@@ -52,7 +52,7 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t ac,
    n_evict++;
 }
 
-static const cs_hooks hooks = { 0, on_load, on_evict };
+static const cs_hooks hooks = { 0, on_load, on_evict, 0 };
 
 static void reset_events(void) { n_ev = n_load = n_evict = 0; }
 

@@ -321,7 +321,22 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t ac,
    n_evict++;
 }
 
-static const cs_hooks hooks = { 0, on_load, on_evict };
+static int n_pf_used, n_pf_unused;
+static long last_pf_owner;
+
+static void on_prefetch_end(void *ctx, const cs_owner *o, int used)
+{
+   (void)ctx;
+   if (used)
+      n_pf_used++;
+   else
+      n_pf_unused++;
+   last_pf_owner = (long)(uintptr_t)o->slot;
+   if (n_ev < 256)
+      ev[n_ev++] = (event){ used ? 'U' : 'X', 1, last_pf_owner, 0, 0 };
+}
+
+static const cs_hooks hooks = { 0, on_load, on_evict, on_prefetch_end };
 
 static const event *find(char kind, int level, long owner)
 {
@@ -422,6 +437,77 @@ static void test_use_l2_same_misses(void)
    end("use_l2_same_misses");
 }
 
+/* Cache use with the prefetcher: the sequential sweep misses as without
+   cache use (7 per page), every prefetch is reported used when its line
+   leaves (at the flush for the last ones), owned by the access that
+   triggered it.  Prefetched lines are loaded with count 0: a line read
+   8 times after its prefetch reports AcCost 1000 / 8 = 125, as a missed
+   line read 8 times does. */
+static void test_use_spf_sweep(void)
+{
+   cs_options o = { 0, 0, 1, 0 };
+   cs_sim *s = cs_new(&D32, &D32, &BIG, o, &hooks);
+   cs_owner a = own(7);
+   int k, j, misses = 0, pf = 0;
+
+   begin();
+   cs_set_stream_prefetch(s, 5);
+   n_ev = n_load = n_evict = n_pf_used = n_pf_unused = 0;
+   for (k = 0; k < 2 * 64; k++)
+      for (j = 0; j < 8; j++) {
+         unsigned r = cs_read(s, LINE(k) + 8u * (unsigned)j, 8, &a);
+         misses += (r & L1M) != 0;
+         pf += (r & CS_PF_ISSUED) != 0;
+      }
+   CHECK("misses", misses, 2 * 7);
+   CHECK("prefetches", pf, 2 * 57);
+   cs_flush(s);
+   CHECK("used", n_pf_used, 2 * 57);
+   CHECK("unused", n_pf_unused, 0);
+   CHECK("owner", last_pf_owner, 7);
+   CHECK("loads = evictions", n_load, n_evict);
+   for (k = 0; k < n_ev; k++)
+      if (ev[k].kind == 'E' && ev[k].level == 1 && ev[k].ac != 125)
+         break;
+   CHECK("every L1 line AcCost 125", k, n_ev);
+   cs_delete(s);
+   end("use_spf_sweep");
+}
+
+/* As spf_unused, with cache use: distance 2; owner 3's read of line 2
+   prefetches 4 (L1 set 0) for owner 3; 68 and 72 (set 0, another page)
+   evict it unused: on_prefetch_end(owner 3, unused), then its on_evict
+   at level 1 with AcCost 0 and SpLoss 64 (all bytes unused). */
+static void test_use_spf_unused(void)
+{
+   cs_options o = { 0, 0, 1, 0 };
+   cs_sim *s = cs_new(&L1, &L1, &BIG, o, &hooks);
+   cs_owner o1 = own(1), o2 = own(2), o3 = own(3), o4 = own(4);
+   const event *e;
+   int i;
+
+   begin();
+   cs_set_stream_prefetch(s, 2);
+   n_ev = n_load = n_evict = n_pf_used = n_pf_unused = 0;
+   cs_read(s, LINE(0), 8, &o1);
+   cs_read(s, LINE(1), 8, &o2);
+   CHECK("2 prefetches 4", cs_read(s, LINE(2), 8, &o3), L1M | LLM | CS_PF_ISSUED);
+   cs_read(s, LINE(68), 8, &o4);
+   cs_read(s, LINE(72), 8, &o4);
+   CHECK("unused", n_pf_unused, 1);
+   e = find('X', 1, 3);
+   CHECK("reported for owner 3", e != 0, 1);
+   /* the next event is the line's eviction */
+   i = e ? (int)(e - ev) + 1 : 0;
+   CHECK("then its on_evict", e && ev[i].kind == 'E' && ev[i].owner == 3, 1);
+   CHECK("AcCost", e ? ev[i].ac : 1, 0);
+   CHECK("SpLoss", e ? ev[i].sp : 0, 64);
+   cs_flush(s);
+   CHECK("loads = evictions", n_load, n_evict);
+   cs_delete(s);
+   end("use_spf_unused");
+}
+
 /* A core made from a sim with L2 and prefetcher has its own of both. */
 static void test_cores(void)
 {
@@ -455,5 +541,7 @@ int main(void)
    test_cores();
    test_use_l2();
    test_use_l2_same_misses();
+   test_use_spf_sweep();
+   test_use_spf_unused();
    return failures ? 1 : 0;
 }
