@@ -6,7 +6,7 @@
 **   gcc -O2 -g -Wall -Wextra -Icachesim -o test_missclass \
 **       tests/unit/test_missclass.c tests/unit/port_native.c \
 **       cachesim/missclass.c cachesim/lrustack.c cachesim/lineset.c \
-**       cachesim/cachesim.c && ./test_missclass
+**       cachesim/cachesim.c cachesim/l2.c cachesim/streampf.c && ./test_missclass
 **
 ** Prints "PASS <group>" or "FAIL <group>: detail" per group; exits 0 only
 ** if every group passed.  The pattern groups' expectations are derived by
