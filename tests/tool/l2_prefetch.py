@@ -44,7 +44,17 @@
    sweeps init_matrix, scale, checksum lose at least 80% of their D1
    misses; transpose_naive's write misses (down a column, 4 KiB apart: a
    page per element) do not change.
-3. --L2=host runs and describes an L2; bad values and the combinations not
+3. --private-caches=yes: every core gets its own L2. On the hand-over
+   clients of tests/tool/private_caches.py (the threads take turns, forced
+   by a mutex and a condition variable, so bump()'s accesses come in the
+   same order in every run), bump's L1 and coherence events (Ir Dr Dw
+   I1mr D1mr D1mw D1Ts D1Fs Inv) are those of the run without --L2, and
+   with cache use the back-dating oracle holds for the three levels (the
+   other functions' counts depend on Valgrind's thread schedule, which
+   differs between runs). --reuse-dist=yes runs
+   with --L2 (its buckets do not depend on the levels): the same buckets
+   as without.
+4. --L2=host runs and describes an L2; bad values and the combinations not
    modelled stop before the client runs, naming the option.
 """
 
@@ -312,6 +322,58 @@ def stream_case(distance_opt):
     return run
 
 
+def cores_case(client):
+    name = "l2/private-caches/%s" % client
+    base = FIXED + ["--private-caches=yes"]
+
+    def run():
+        tag = "l2-cores-%s" % client
+        two = harness.run_tool(harness.OURS, client, base, tag, "two.out")
+        l2 = harness.run_tool(harness.OURS, client, base + ["--L2=65536,4,64"],
+                              tag, "l2.out")
+        use = harness.run_tool(harness.OURS, client,
+                               base + ["--L2=65536,4,64", "--cacheuse=yes",
+                                       "--backdate-check=yes"], tag, "use.out")
+        problems = []
+        for r in (two, l2, use):
+            problems += harness.run_problems(r)
+        if problems:
+            return [(name, problems)]
+        def bump(path):     # gcc may name it bump.constprop.0
+            fns = cgfile.parse(path).merged().fns
+            names = [n for n in fns if n == "bump" or n.startswith("bump.")]
+            return fns[names[0]] if len(names) == 1 else None
+        a, b = bump(l2.out), bump(two.out)
+        if not a or not b:
+            problems.append("no bump() in the profiles")
+        else:
+            problems += cost_problems("fn bump", a.self_cost, b.self_cost,
+                                      L1_EVENTS + ["D1Ts", "D1Fs", "Inv"])
+        problems += checks.backdate_arc_problems(use.out)
+        return [(name, problems)]
+    return run
+
+
+def reuse_case():
+    name = "l2/reuse-dist"
+
+    def run():
+        a = harness.run_tool(harness.OURS, "cacheuse",
+                             FIXED + ["--reuse-dist=yes"], "l2-rd", "two.out")
+        b = harness.run_tool(harness.OURS, "cacheuse",
+                             SMALL_L2 + ["--reuse-dist=yes"], "l2-rd", "l2.out")
+        problems = harness.run_problems(a) + harness.run_problems(b)
+        if problems:
+            return [(name, problems)]
+        pa, pb = cgfile.parse(a.out), cgfile.parse(b.out)
+        rd = [e for e in pa.parts[0].events if e.startswith("Rd")]
+        if not rd:
+            problems.append("no reuse-distance events")
+        problems += same_places(pb, pa, L1_EVENTS + rd)
+        return [(name, problems)]
+    return run
+
+
 def host_case():
     def run():
         r = harness.run_tool(harness.OURS, "calls", ["--L2=host"], "l2-host")
@@ -358,6 +420,9 @@ def main():
     cases.append(("prefetch/stream-cacheuse", stream_use_case()))
     cases.append(("prefetch/transpose", transpose_case()))
     cases.append(("l2/host", host_case()))
+    cases += [("l2/private-caches/%s" % c, cores_case(c))
+              for c in ("sharing_false", "sharing_true")]
+    cases.append(("l2/reuse-dist", reuse_case()))
     cases += [("refused/%s" % " ".join(o), refusal_case(o)) for o in REFUSED]
     return harness.run_cases(cases)
 
