@@ -381,14 +381,15 @@ void cs_set_ll_observer(cs_sim *s, cs_ll_observer fn, void *ctx)
 
 /* Tells the LL observer about the lines of [a, a+size-1] that the LL
    lookup about to be made will look at (both lines of a crossing access). */
-static void observe_ll(cs_sim *s, uint64_t a, unsigned size, int kind)
+void cs__observe(cs_sim *s, uint64_t a, unsigned size, int kind)
 {
    uint64_t line1, line2;
+   int bits = kind >= CS_L2_DEMAND ? s->l2.line_bits : s->ll.line_bits;
 
    if (!s->ll_obs)
       return;
-   line1 = a >> s->ll.line_bits;
-   line2 = (a + size - 1) >> s->ll.line_bits;
+   line1 = a >> bits;
+   line2 = (a + size - 1) >> bits;
    s->ll_obs(s->ll_obs_ctx, line1, kind);
    if (line2 != line1)
       s->ll_obs(s->ll_obs_ctx, line2, kind);
@@ -668,7 +669,7 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
          if (s->has_l2) {
             cs__use_l2_ref(s, memline, 0, owner, 1);
          } else {
-            observe_ll(s, memline, 1, CS_LL_DEMAND);
+            cs__observe(s, memline, 1, CS_LL_DEMAND);
             cs__use_ll_ref(s, memline, 0, owner, 1);
          }
       }
@@ -683,7 +684,7 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
    if (s->has_l2)
       return CS_L1_MISS | cs__use_l2_ref(s, memline, &c->line[slot].ll_slot,
                                          owner, is_write);
-   observe_ll(s, memline, 1, CS_LL_DEMAND);
+   cs__observe(s, memline, 1, CS_LL_DEMAND);
    return CS_L1_MISS | cs__use_ll_ref(s, memline, &c->line[slot].ll_slot, owner,
                                   is_write);
 }
@@ -723,10 +724,10 @@ static unsigned use_access(cs_sim *s, cs_cache *c, uint64_t a, unsigned size,
 static void prefetch_ref(cs_sim *s, uint64_t a, const cs_owner *owner)
 {
    if (s->use) {
-      observe_ll(s, a, 1, CS_LL_PREFETCH);
+      cs__observe(s, a, 1, CS_LL_PREFETCH);
       cs__use_ll_ref(s, a & ~(uint64_t)s->ll.line_mask, 0, owner, 0);
    } else {
-      observe_ll(s, a, 1, s->wb ? CS_LL_PREFETCH_BLIND : CS_LL_PREFETCH);
+      cs__observe(s, a, 1, s->wb ? CS_LL_PREFETCH_BLIND : CS_LL_PREFETCH);
       cs__plain_ref(&s->ll, a, 1);   /* also with wb: the reference's lookup */
    }
 }
@@ -785,14 +786,14 @@ static unsigned plain_access(cs_sim *s, cs_cache *c, uint64_t a,
       prefetch(s, a, 0);
    if (cs__plain_ref(c, a, size) == HIT) {
       if (wb_write) {            /* write-through makes the LL line dirty */
-         observe_ll(s, a, size, CS_LL_DEMAND);
+         cs__observe(s, a, size, CS_LL_DEMAND);
          cs__wb_ref(&s->ll, a, size, 1);
       }
       return 0;
    }
    if (s->hwpref && !wb_write)
       prefetch(s, a, 0);
-   observe_ll(s, a, size, CS_LL_DEMAND);
+   cs__observe(s, a, size, CS_LL_DEMAND);
    if (!s->wb)
       return cs__plain_ref(&s->ll, a, size) == HIT ? CS_L1_MISS
                                             : CS_L1_MISS | CS_LL_MISS;

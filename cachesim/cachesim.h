@@ -207,7 +207,13 @@ int cs_d1_invalidate(cs_sim *, uint64_t a);
    line-number lookup on the write-back LL (the reference's quirk: it can
    displace lines but no access ever hits it).  Used by the miss
    classifier (missclass.h); fn NULL (the default) turns it off. */
-enum { CS_LL_DEMAND = 0, CS_LL_PREFETCH = 1, CS_LL_PREFETCH_BLIND = 2 };
+enum { CS_LL_DEMAND = 0, CS_LL_PREFETCH = 1, CS_LL_PREFETCH_BLIND = 2,
+       CS_L2_DEMAND = 3, CS_L2_PREFETCH = 4 };
+/* With an L2 (cs_set_l2) the observer is told of its lookups too, in
+   order, with CS_L2_DEMAND (after an L1 miss, and the write-through of a
+   D1 write hit with write-back) or CS_L2_PREFETCH (the stream
+   prefetcher's fills); line is then the address divided by the L2's line
+   size. */
 typedef void (*cs_ll_observer)(void *ctx, uint64_t line, int kind);
 void cs_set_ll_observer(cs_sim *, cs_ll_observer fn, void *ctx);
 

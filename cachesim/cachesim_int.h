@@ -21,6 +21,10 @@ void cs__init_plain_cache(cs_cache *c, const cs_geometry *g);
 void cs__free_cache(cs_cache *c);
 void cs__empty_cache(cs_cache *c, int use);
 void cs__too_wide(void) __attribute__((noreturn));
+/* Tells the observer (cs_set_ll_observer) about the lines of [a,
+   a+size-1] the lookup about to be made in LL (or L2, kind CS_L2_*) will
+   look at. */
+void cs__observe(cs_sim *s, uint64_t a, unsigned size, int kind);
 /* cache use (cachesim.c) */
 void cs__init_cache(cs_cache *c, const cs_geometry *g, int use,
                     int addr_tags, int with_dirty, int owner_ext);

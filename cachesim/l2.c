@@ -52,8 +52,10 @@ void cs_set_l2(cs_sim *s, const cs_geometry *g)
    the write-back LL needs it (for its dirty bit). */
 static void write_through_ll(cs_sim *s, uint64_t a, unsigned size)
 {
-   if (s->wb)
+   if (s->wb) {
+      cs__observe(s, a, size, CS_LL_DEMAND);
       cs__wb_ref(&s->ll, a, size, 1);
+   }
 }
 
 unsigned cs__below_l1(cs_sim *s, uint64_t a, unsigned size, int is_write)
@@ -61,6 +63,7 @@ unsigned cs__below_l1(cs_sim *s, uint64_t a, unsigned size, int is_write)
    unsigned r = 0;
 
    if (s->has_l2) {
+      cs__observe(s, a, size, CS_L2_DEMAND);
       if (cs__plain_ref(&s->l2, a, size) == HIT) {
          if (is_write)
             write_through_ll(s, a, size);
@@ -68,6 +71,7 @@ unsigned cs__below_l1(cs_sim *s, uint64_t a, unsigned size, int is_write)
       }
       r = CS_L2_MISS;
    }
+   cs__observe(s, a, size, CS_LL_DEMAND);
    if (!s->wb)
       return cs__plain_ref(&s->ll, a, size) == HIT ? r : r | CS_LL_MISS;
    switch (cs__wb_ref(&s->ll, a, size, is_write)) {
@@ -80,8 +84,10 @@ unsigned cs__below_l1(cs_sim *s, uint64_t a, unsigned size, int is_write)
 /* A D1 write hit with write-back: through L2 (if any) to LL. */
 static void write_through(cs_sim *s, uint64_t a, unsigned size)
 {
-   if (s->has_l2)
+   if (s->has_l2) {
+      cs__observe(s, a, size, CS_L2_DEMAND);
       cs__plain_ref(&s->l2, a, size);
+   }
    write_through_ll(s, a, size);
 }
 
@@ -146,17 +152,22 @@ unsigned cs__use_l2_ref(cs_sim *s, uint64_t memline, uint32_t *link,
    cs_cache *c = &s->l2;
    uint32_t set_no = (uint32_t)(memline >> c->line_bits) & c->sets_mask;
    int hit;
-   uint32_t slot = cs__use_set_ref(c, set_no, memline & c->tag_mask, &hit);
+   uint32_t slot;
 
+   cs__observe(s, memline, 1, CS_L2_DEMAND);
+   slot = cs__use_set_ref(c, set_no, memline & c->tag_mask, &hit);
    if (link)
       *link = slot;
    if (hit) {
-      if (s->wb && is_write)      /* LL keeps the dirty bits */
+      if (s->wb && is_write) {    /* LL keeps the dirty bits */
+         cs__observe(s, memline, 1, CS_LL_DEMAND);
          cs__use_ll_ref(s, memline, 0, owner, 1);
+      }
       return 0;
    }
    evict_l2(s, slot);
    cs__load_line(s, c, CS_LEVEL_L2, slot, 0, 0, owner);
+   cs__observe(s, memline, 1, CS_LL_DEMAND);
    return CS_L2_MISS | cs__use_ll_ref(s, memline, &c->line[slot].ll_slot,
                                       owner, is_write);
 }

@@ -306,6 +306,7 @@ static unsigned use_below(cs_sim *s, uint64_t memline, uint32_t *link,
 {
    if (s->has_l2)
       return cs__use_l2_ref(s, memline, link, owner, is_write);
+   cs__observe(s, memline, 1, CS_LL_DEMAND);
    return cs__use_ll_ref(s, memline, link, owner, is_write);
 }
 

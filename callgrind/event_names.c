@@ -42,6 +42,9 @@ const HChar *cb_ev_long[EV_COUNT] = {
    [EV_LLCo]    = "LL compulsory misses",
    [EV_LLCa]    = "LL capacity misses",
    [EV_LLCf]    = "LL conflict misses",
+   [EV_L2Co]    = "L2 compulsory misses",
+   [EV_L2Ca]    = "L2 capacity misses",
+   [EV_L2Cf]    = "L2 conflict misses",
 };
 
 /* Calls emit(line) with "event: <name> : <long name>\n" for every active

@@ -34,7 +34,7 @@ const HChar *cb_ev_name[EV_COUNT] = {
    /* --L2 (written between the L1 and the LL misses), --prefetch=stream */
    [EV_I2mr] = "I2mr", "D2mr", "D2mw",
    "AcCostL2", "SpLossL2", "L2ld", "L2ldB",
-   "Pfi", "Pfu", "Pfx",
+   "Pfi", "Pfu", "Pfx", "L2Co", "L2Ca", "L2Cf",
 };
 
 /* Count event e from now on: it takes the next position in cost arrays.

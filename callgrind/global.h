@@ -199,6 +199,9 @@ typedef enum {
     * --cacheuse=yes also the prefetched lines used before they left D1 and
     * those that left unused (back-dated to the triggering instruction) */
    EV_Pfi, EV_Pfu, EV_Pfx,
+   /* --miss-class=yes with --L2: the L2's misses by class (written
+    * between D1's and LL's classes) */
+   EV_L2Co, EV_L2Ca, EV_L2Cf,
    EV_COUNT
 } event_id;
 

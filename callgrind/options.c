@@ -646,7 +646,6 @@ static void l2_prefetch_refusals(void)
    }
    if (cb_clo.l2_set) {
       if (cb_clo.objects) refuse("--L2", "--objects=yes");
-      if (cb_clo.miss_class) refuse("--L2", "--miss-class=yes");
    }
 }
 

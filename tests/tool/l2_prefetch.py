@@ -53,7 +53,10 @@
    other functions' counts depend on Valgrind's thread schedule, which
    differs between runs). --reuse-dist=yes runs
    with --L2 (its buckets do not depend on the levels): the same buckets
-   as without.
+   as without. --miss-class=yes with --L2: the L2's classes L2Co L2Ca
+   L2Cf sum to I2mr + D2mr + D2mw in every function, and with the L2 of
+   the LL's geometry they are the two-level run's LLCo LLCa LLCf
+   everywhere.
 4. --L2=host runs and describes an L2; bad values and the combinations not
    modelled stop before the client runs, naming the option.
 """
@@ -374,6 +377,41 @@ def reuse_case():
     return run
 
 
+def missclass_case(client):
+    name = "l2/miss-class/%s" % client
+
+    def run():
+        tag = "l2-mc-%s" % client
+        two = harness.run_tool(harness.OURS, client,
+                               FIXED + ["--miss-class=yes"], tag, "two.out")
+        same = harness.run_tool(harness.OURS, client,
+                                SAME_AS_LL + ["--miss-class=yes"], tag,
+                                "same.out")
+        small = harness.run_tool(harness.OURS, client,
+                                 SMALL_L2 + ["--miss-class=yes"], tag,
+                                 "small.out")
+        problems = []
+        for r in (two, same, small):
+            problems += harness.run_problems(r)
+        if problems:
+            return [(name, problems)]
+        classes = {"L2Co": "LLCo", "L2Ca": "LLCa", "L2Cf": "LLCf"}
+        problems += same_places(cgfile.parse(same.out), cgfile.parse(two.out),
+                                list(classes.values()),
+                                {v: k for k, v in classes.items()})
+        for fname, f in sorted(cgfile.parse(small.out).merged().fns.items()):
+            c = f.self_cost
+            a = sum(c.get(e, 0) for e in classes)
+            b = sum(c.get(e, 0) for e in RENAMED)
+            if a != b:
+                problems.append("fn %s: L2 classes %d, L2 misses %d"
+                                % (fname, a, b))
+        if not (cgfile.parse(small.out).merged().totals or {}).get("L2Co"):
+            problems.append("no L2 misses classified")
+        return [(name, problems)]
+    return run
+
+
 def host_case():
     def run():
         r = harness.run_tool(harness.OURS, "calls", ["--L2=host"], "l2-host")
@@ -397,7 +435,6 @@ REFUSED = [
     ["--miss-class=yes", "--prefetch=stream"],
     ["--objects=yes", "--prefetch=stream"],
     ["--private-caches=yes", "--prefetch=stream"],
-    ["--miss-class=yes", "--L2=65536,4,64"],
     ["--objects=yes", "--L2=65536,4,64"],
 ]
 
@@ -423,6 +460,8 @@ def main():
     cases += [("l2/private-caches/%s" % c, cores_case(c))
               for c in ("sharing_false", "sharing_true")]
     cases.append(("l2/reuse-dist", reuse_case()))
+    cases += [("l2/miss-class/%s" % c, missclass_case(c))
+              for c in ("cacheuse", "calls")]
     cases += [("refused/%s" % " ".join(o), refusal_case(o)) for o in REFUSED]
     return harness.run_cases(cases)
 
