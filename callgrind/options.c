@@ -645,7 +645,6 @@ static void l2_prefetch_refusals(void)
       if (cb_clo.private_caches) refuse("--prefetch=stream", "--private-caches=yes");
    }
    if (cb_clo.l2_set) {
-      if (cb_clo.objects) refuse("--L2", "--objects=yes");
    }
 }
 

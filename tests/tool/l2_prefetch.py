@@ -57,6 +57,14 @@
    L2Cf sum to I2mr + D2mr + D2mw in every function, and with the L2 of
    the LL's geometry they are the two-level run's LLCo LLCa LLCf
    everywhere.
+   --objects=yes with --L2 (clients/objects.c, tests/tool/objects.py's
+   derivation: every object's lines are cold and enter each cache once;
+   an L2 of 4 MiB, so that no L2 line leaves before its L1 copies, as the
+   8 MiB LL in objects.py):
+   per object the events objects.py derives, and D2mr/D2mw = DLmr/DLmw,
+   AcCostL2/SpLossL2 = AcCost2/SpLoss2 (the L2 line gathers exactly what
+   its LL line does); the objects' sums equal the profile's totals for
+   the L2 events too.
 4. --L2=host runs and describes an L2; bad values and the combinations not
    modelled stop before the client runs, naming the option.
 """
@@ -412,6 +420,39 @@ def missclass_case(client):
     return run
 
 
+def objects_case():
+    name = "l2/objects"
+    import objects as obj_test      # tests/tool/objects.py
+
+    def run():
+        r = obj_test.run(obj_test.OPTS + ["--objects=yes", "--L2=4194304,16,64"],
+                         "l2-objects")
+        problems = harness.run_problems(r)
+        if problems:
+            return [(name, problems)]
+        part = obj_test.objects_part(r)
+        problems += obj_test.derived_problems(part)
+        pairs = (("D2mr", "DLmr"), ("D2mw", "DLmw"), ("AcCostL2", "AcCost2"),
+                 ("SpLossL2", "SpLoss2"))
+        for key in obj_test.EXPECTED:
+            oname = obj_test.object_name(part, key)
+            if oname is None:
+                continue
+            c = part.fns[oname].self_cost
+            for a, b in pairs:
+                if c.get(a, 0) != c.get(b, 0):
+                    problems.append("%s: %s %d != %s %d"
+                                    % (key, a, c.get(a, 0), b, c.get(b, 0)))
+        saved = obj_test.EVENTS
+        obj_test.EVENTS = saved + [a for a, _ in pairs]
+        try:
+            problems += obj_test.sum_problems(r, part)
+        finally:
+            obj_test.EVENTS = saved
+        return [(name, problems)]
+    return run
+
+
 def host_case():
     def run():
         r = harness.run_tool(harness.OURS, "calls", ["--L2=host"], "l2-host")
@@ -435,7 +476,6 @@ REFUSED = [
     ["--miss-class=yes", "--prefetch=stream"],
     ["--objects=yes", "--prefetch=stream"],
     ["--private-caches=yes", "--prefetch=stream"],
-    ["--objects=yes", "--L2=65536,4,64"],
 ]
 
 
@@ -457,6 +497,7 @@ def main():
     cases.append(("prefetch/stream-cacheuse", stream_use_case()))
     cases.append(("prefetch/transpose", transpose_case()))
     cases.append(("l2/host", host_case()))
+    cases.append(("l2/objects", objects_case()))
     cases += [("l2/private-caches/%s" % c, cores_case(c))
               for c in ("sharing_false", "sharing_true")]
     cases.append(("l2/reuse-dist", reuse_case()))
