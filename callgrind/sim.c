@@ -73,13 +73,38 @@ static inline const cs_owner *make_owner(cs_owner *o, ULong *slot)
    return o;
 }
 
+/* Adds 1 to event e of slot and the running counter (e counted). */
+static void count_event(ULong *slot, event_id e)
+{
+   Int p = cb_event_pos(e);
+   slot[p]++;
+   cb_cur.cost[p]++;
+}
+
+/* The outcome below L1 when it has a bit only --L2 or --prefetch set
+ * (CS_L2_MISS, CS_PF_ISSUED): the L2 misses, the LL's (with an L2 their
+ * positions are 3 later, so through cb_ev_pos) and the prefetches issued.
+ * Only called on such outcomes: off the hit path. */
+static __attribute__((noinline))
+void count_l2_prefetch(ULong *slot, unsigned r, event_id l1, event_id ll, event_id dirty)
+{
+   if (r & CS_L2_MISS)
+      count_event(slot, l1 == EV_I1mr ? EV_I2mr : l1 == EV_D1mr ? EV_D2mr : EV_D2mw);
+   if (r & CS_LL_MISS) {          /* with an L2, only after an L2 miss */
+      count_event(slot, ll);
+      if ((r & CS_LL_DIRTY_MISS) && cb_event_pos(dirty) >= 0) count_event(slot, dirty);
+   }
+   if (r & CS_PF_ISSUED) count_event(slot, EV_Pfi);
+}
+
 /* Add an access's outcome: the access event and the miss events. */
 static inline void count(ULong *slot, unsigned r, event_id ev, event_id l1, event_id ll, event_id dirty)
 {
    ULong *run = cb_cur.cost;
    slot[HOT_POS(ev)]++; run[HOT_POS(ev)]++;
-   if (UNLIKELY(r & CS_L1_MISS)) {
-      slot[HOT_POS(l1)]++; run[HOT_POS(l1)]++;
+   if (UNLIKELY(r != 0)) {          /* r: an L1 miss, or (--prefetch) Pfi */
+      if (r & CS_L1_MISS) { slot[HOT_POS(l1)]++; run[HOT_POS(l1)]++; }
+      if (UNLIKELY(r >= CS_L2_MISS)) { count_l2_prefetch(slot, r, l1, ll, dirty); return; }
       if (r & CS_LL_MISS) {
          slot[HOT_POS(ll)]++; run[HOT_POS(ll)]++;
          if ((r & CS_LL_DIRTY_MISS) && cb_event_pos(dirty) >= 0) { slot[cb_event_pos(dirty)]++; run[cb_event_pos(dirty)]++; }
@@ -609,6 +634,8 @@ void cb_sim_post_clo_init(void)
       cs_options o = { cb_clo.simulate_wb, cb_clo.simulate_hwpref, cb_clo.cacheuse,
                        cb_clo.objects };
       sim = cs_new(&g->i1, &g->d1, &g->ll, o, cb_clo.cacheuse ? &cb_bd_cache_hooks : NULL);
+      if (g->has_l2) cs_set_l2(sim, &g->l2);
+      if (cb_clo.prefetch_distance > 0) cs_set_stream_prefetch(sim, cb_clo.prefetch_distance);
       /* their events come after all others: declared last */
       if (cb_clo.miss_class) cb_mc_setup(sim, &g->i1, &g->d1, &g->ll);
       if (cb_clo.reuse_dist) cb_rd_setup(&g->ll);
@@ -713,4 +740,21 @@ void cb_sim_print_stats(void)
    }
    if (cb_cc) cb_cores_print_stats();
    cb_bd_print_stats();
+}
+
+/* --prefetch: the stream prefetcher's counts of the whole run, over all
+ * cores (cs_stream_prefetch_counts). */
+void cb_sim_stream_prefetch_counts(ULong *issued, ULong *used, ULong *unused)
+{
+   cs_spf_counts n;
+   UInt k;
+   *issued = *used = *unused = 0;
+   for (k = 0; k < (cb_cc ? cb_cores_n() : 1); k++) {
+      const cs_sim *s = cb_cc ? cb_cores_sim(k) : sim;
+      if (!s) continue;
+      cs_stream_prefetch_counts(s, &n);
+      *issued += n.issued;
+      *used += n.used;
+      *unused += n.unused;
+   }
 }
