@@ -26,7 +26,7 @@ typedef struct bd_node   bd_node;     /* "this call arc under that parent" */
 typedef struct bd_tree   bd_tree;     /* one execution context             */
 typedef struct bd_forest bd_forest;   /* pool, hash, callback, statistics  */
 
-#define BD_MAX_EVENTS 8
+#define BD_MAX_EVENTS 12   /* the tool uses up to 9 (--L2 --backdate-check) */
 
 /* Delivery of back-dated costs to a call arc (the tool's JCC): add the
 ** n counters to the arc's inclusive cost.  Never called with arc NULL:

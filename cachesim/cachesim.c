@@ -65,11 +65,9 @@
 **
 ** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
-#include "cachesim.h"
+#include "cachesim_int.h"
 
 #define MIN_LINE_SIZE 16
-
-enum { HIT = 0, MISS = 1, MISS_DIRTY = 2 };
 
 /* ------------------------------------------------------------------------
 ** Geometry
@@ -237,7 +235,7 @@ static void init_use_masks(cs_cache *c)
 /* Empty state: every way holds NO_LINE (a tag no access has), with
    cacheuse each way's slot number in the low bits; no owners, no use,
    nothing dirty. */
-static void empty_cache(cs_cache *c, int use)
+void cs__empty_cache(cs_cache *c, int use)
 {
    unsigned i, n = n_slots(c);
 
@@ -258,7 +256,7 @@ static void empty_cache(cs_cache *c, int use)
 
 /* addr_tags: tags are address bits (write-back LL, cacheuse), not line
    numbers. */
-static void init_cache(cs_cache *c, const cs_geometry *g, int use,
+void cs__init_cache(cs_cache *c, const cs_geometry *g, int use,
                        int addr_tags, int with_dirty, int owner_ext)
 {
    const char *err = cs_geometry_check(g);
@@ -295,10 +293,16 @@ static void init_cache(cs_cache *c, const cs_geometry *g, int use,
    }
    if (with_dirty)
       c->dirty = cs_alloc(n_slots(c));
-   empty_cache(c, use);
+   cs__empty_cache(c, use);
 }
 
-static void free_cache(cs_cache *c)
+/* A cache without use data and with line-number tags (the L2). */
+void cs__init_plain_cache(cs_cache *c, const cs_geometry *g)
+{
+   cs__init_cache(c, g, 0, 0, 0, 0);
+}
+
+void cs__free_cache(cs_cache *c)
 {
    cs_free(c->tags);
    if (c->line) {
@@ -332,10 +336,10 @@ cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
    s->collect = 1;
    if (hooks)
       s->hooks = *hooks;
-   init_cache(&s->i1, i1, s->use, s->use, 0, opt.owner_ext);
-   init_cache(&s->d1, d1, s->use, s->use, 0, opt.owner_ext);
+   cs__init_cache(&s->i1, i1, s->use, s->use, 0, opt.owner_ext);
+   cs__init_cache(&s->d1, d1, s->use, s->use, 0, opt.owner_ext);
    /* Without cacheuse the dirty bit lives in the tag (bit 0). */
-   init_cache(&s->ll, ll, s->use, s->use || s->wb, s->use && s->wb,
+   cs__init_cache(&s->ll, ll, s->use, s->use || s->wb, s->use && s->wb,
               opt.owner_ext);
    prefetch_reset(s);
    return s;
@@ -345,9 +349,13 @@ void cs_delete(cs_sim *s)
 {
    if (!s)
       return;
-   free_cache(&s->i1);
-   free_cache(&s->d1);
-   free_cache(&s->ll);
+   cs__free_cache(&s->i1);
+   cs__free_cache(&s->d1);
+   cs__free_cache(&s->ll);
+   if (s->has_l2)
+      cs__free_cache(&s->l2);
+   if (s->spf)
+      cs__spf_delete(s->spf);
    cs_free(s);
 }
 
@@ -381,20 +389,21 @@ void cs_set_ll_observer(cs_sim *s, cs_ll_observer fn, void *ctx)
 
 /* Tells the LL observer about the lines of [a, a+size-1] that the LL
    lookup about to be made will look at (both lines of a crossing access). */
-static void observe_ll(cs_sim *s, uint64_t a, unsigned size, int kind)
+void cs__observe(cs_sim *s, uint64_t a, unsigned size, int kind)
 {
    uint64_t line1, line2;
+   int bits = kind >= CS_L2_DEMAND ? s->l2.line_bits : s->ll.line_bits;
 
    if (!s->ll_obs)
       return;
-   line1 = a >> s->ll.line_bits;
-   line2 = (a + size - 1) >> s->ll.line_bits;
+   line1 = a >> bits;
+   line2 = (a + size - 1) >> bits;
    s->ll_obs(s->ll_obs_ctx, line1, kind);
    if (line2 != line1)
       s->ll_obs(s->ll_obs_ctx, line2, kind);
 }
 
-static void too_wide(void)
+void cs__too_wide(void)
 {
    cs_fail("cachesim: access straddles more than two cache lines");
 }
@@ -427,7 +436,7 @@ static int plain_set_ref(cs_cache *c, uint64_t line)
    return MISS;
 }
 
-static int plain_ref(cs_cache *c, uint64_t a, unsigned size)
+int cs__plain_ref(cs_cache *c, uint64_t a, unsigned size)
 {
    uint64_t line1 = a >> c->line_bits;
    uint64_t line2 = (a + size - 1) >> c->line_bits;
@@ -436,7 +445,7 @@ static int plain_ref(cs_cache *c, uint64_t a, unsigned size)
    if (line1 == line2)
       return plain_set_ref(c, line1);
    if (line1 + 1 != line2)
-      too_wide();
+      cs__too_wide();
    r1 = plain_set_ref(c, line1);
    r2 = plain_set_ref(c, line2);
    return r1 == MISS || r2 == MISS ? MISS : HIT;
@@ -474,7 +483,7 @@ static int wb_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
    return (e & 1) ? MISS_DIRTY : MISS;
 }
 
-static int wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
+int cs__wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
 {
    uint64_t line1 = a >> c->line_bits;
    uint64_t line2 = (a + size - 1) >> c->line_bits;
@@ -486,7 +495,7 @@ static int wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
    if (line1 == line2)
       return wb_set_ref(c, set1, a & c->tag_mask, dirty);
    if (line1 + 1 != line2)
-      too_wide();
+      cs__too_wide();
    r1 = wb_set_ref(c, set1, a & c->tag_mask, dirty);
    r2 = wb_set_ref(c, set2, (a + size - 1) & c->tag_mask, dirty);
    if (r1 == MISS_DIRTY || r2 == MISS_DIRTY)
@@ -502,7 +511,7 @@ static int wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
 
 /* Finds tag in set set_no (or takes the LRU way on a miss), moves it to
    the front and returns its slot; *hit tells which. */
-static uint32_t use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
+uint32_t cs__use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
                             int *hit)
 {
    uint64_t *set = &c->tags[set_no * (uint64_t)c->assoc];
@@ -533,7 +542,7 @@ static uint32_t popcount32(uint32_t x)
 }
 
 /* Unused bytes of a line: the unset mask bits, scaled to the line size. */
-static uint32_t spatial_loss(const cs_cache *c, uint32_t mask)
+uint32_t cs__spatial_loss(const cs_cache *c, uint32_t mask)
 {
    return ((32 - popcount32(mask)) * (uint32_t)c->line_size) >> 5;
 }
@@ -559,10 +568,12 @@ static void set_owner(cs_cache *c, uint32_t i, const cs_owner *o)
    }
 }
 
-static void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
+void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
                          uint32_t accost, uint32_t sploss)
 {
    cs_owner o;
+   if (c->line[i].owned & CS_OWNED_PREFETCH)
+      cs__spf_line_leaves(s, c, i);
    c->line[i].owned = 0;
    if (s->hooks.on_evict)
       s->hooks.on_evict(s->hooks.ctx, level, owner_view(c, i, &o), accost,
@@ -570,9 +581,10 @@ static void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
 }
 
 /* An owned L1 line leaves: metrics to its owner and, while collecting,
-   its use merged into the LL slot it was linked to (the reference's
-   order: before the new line's LL lookup). */
-static void evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
+   its use merged into the slot of the level below (LL, or the L2 of
+   l2.c) it was linked to (the reference's order: before the new line's
+   lookup there). */
+void cs__evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
 {
    cs_line *ln = &c->line[slot];
    cs_use *u = &ln->use;
@@ -580,14 +592,16 @@ static void evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
 
    if (!ln->owned)
       return;
+   if (u->count == 0 && (ln->owned & CS_OWNED_PREFETCH) && s->collect)
+      sploss = (uint32_t)c->line_size;  /* prefetched, never used */
    if (u->count > 0 && s->collect) {
-      cs_use *llu = &s->ll.line[ln->ll_slot].use;
+      cs_use *llu = &(s->has_l2 ? &s->l2 : &s->ll)->line[ln->ll_slot].use;
       accost = 1000 / u->count;
-      sploss = spatial_loss(c, u->mask);
+      sploss = cs__spatial_loss(c, u->mask);
       llu->mask |= u->mask;
       llu->count += u->count;
    }
-   report_evict(s, 1, c, slot, accost, sploss);
+   cs__report_evict(s, 1, c, slot, accost, sploss);
 }
 
 static void evict_ll(cs_sim *s, uint32_t slot)
@@ -600,12 +614,12 @@ static void evict_ll(cs_sim *s, uint32_t slot)
       return;
    if (u->count > 0 && s->collect) {
       accost = 1000 / u->count;
-      sploss = spatial_loss(&s->ll, u->mask);
+      sploss = cs__spatial_loss(&s->ll, u->mask);
    }
-   report_evict(s, 2, &s->ll, slot, accost, sploss);
+   cs__report_evict(s, 2, &s->ll, slot, accost, sploss);
 }
 
-static void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
+void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
                       uint32_t count, uint32_t mask, const cs_owner *owner)
 {
    static const cs_owner nobody;
@@ -615,7 +629,7 @@ static void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
    ln->use.count = count;
    ln->use.mask = mask;
    set_owner(c, slot, owner ? owner : &nobody);
-   ln->owned = 1;
+   ln->owned = CS_OWNED;
    if (s->hooks.on_load)
       s->hooks.on_load(s->hooks.ctx, level, owner_view(c, slot, &o));
 }
@@ -623,14 +637,14 @@ static void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
 /* One line in LL with cacheuse.  link (if not NULL) receives the LL slot,
    to which the requesting L1 line will merge its use.  Returns
    CS_LL_MISS / CS_LL_DIRTY_MISS bits. */
-static unsigned use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
+unsigned cs__use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
                            const cs_owner *owner, int is_write)
 {
    cs_cache *c = &s->ll;
    uint32_t set_no = (uint32_t)(memline >> c->line_bits) & c->sets_mask;
    unsigned res = CS_LL_MISS;
    int hit;
-   uint32_t slot = use_set_ref(c, set_no, memline & c->tag_mask, &hit);
+   uint32_t slot = cs__use_set_ref(c, set_no, memline & c->tag_mask, &hit);
 
    if (link)
       *link = slot;
@@ -645,7 +659,7 @@ static unsigned use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
       c->dirty[slot] = (uint8_t)(is_write != 0);
    }
    evict_ll(s, slot);
-   load_line(s, c, 2, slot, 0, 0, owner);
+   cs__load_line(s, c, 2, slot, 0, 0, owner);
    return res;
 }
 
@@ -658,25 +672,32 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
 {
    uint64_t memline = a & ~(uint64_t)c->line_mask;
    int hit;
-   uint32_t slot = use_set_ref(c, set_no, a & c->tag_mask, &hit);
+   uint32_t slot = cs__use_set_ref(c, set_no, a & c->tag_mask, &hit);
 
    if (hit) {
       c->line[slot].use.count++;
       c->line[slot].use.mask |= bits;
       if (s->wb && is_write) {   /* write-through; the L1 line keeps its link */
-         observe_ll(s, memline, 1, CS_LL_DEMAND);
-         use_ll_ref(s, memline, 0, owner, 1);
+         if (s->has_l2) {
+            cs__use_l2_ref(s, memline, 0, owner, 1);
+         } else {
+            cs__observe(s, memline, 1, CS_LL_DEMAND);
+            cs__use_ll_ref(s, memline, 0, owner, 1);
+         }
       }
       return 0;
    }
-   evict_l1(s, c, slot);
-   load_line(s, c, 1, slot, 1, bits, owner);
+   cs__evict_l1(s, c, slot);
+   cs__load_line(s, c, 1, slot, 1, bits, owner);
    if (s->pf_pending) {
       s->pf_pending = 0;
       prefetch(s, s->pf_addr, owner);
    }
-   observe_ll(s, memline, 1, CS_LL_DEMAND);
-   return CS_L1_MISS | use_ll_ref(s, memline, &c->line[slot].ll_slot, owner,
+   if (s->has_l2)
+      return CS_L1_MISS | cs__use_l2_ref(s, memline, &c->line[slot].ll_slot,
+                                         owner, is_write);
+   cs__observe(s, memline, 1, CS_LL_DEMAND);
+   return CS_L1_MISS | cs__use_ll_ref(s, memline, &c->line[slot].ll_slot, owner,
                                   is_write);
 }
 
@@ -703,7 +724,7 @@ static unsigned use_access(cs_sim *s, cs_cache *c, uint64_t a, unsigned size,
    if (line1 == line2)
       return use_l1_line(s, c, set1, a, first & last, owner, is_write);
    if (line1 + 1 != line2)
-      too_wide();
+      cs__too_wide();
    r = use_l1_line(s, c, set1, a, first, owner, is_write);
    return r | use_l1_line(s, c, set2, end, last, owner, is_write);
 }
@@ -715,11 +736,11 @@ static unsigned use_access(cs_sim *s, cs_cache *c, uint64_t a, unsigned size,
 static void prefetch_ref(cs_sim *s, uint64_t a, const cs_owner *owner)
 {
    if (s->use) {
-      observe_ll(s, a, 1, CS_LL_PREFETCH);
-      use_ll_ref(s, a & ~(uint64_t)s->ll.line_mask, 0, owner, 0);
+      cs__observe(s, a, 1, CS_LL_PREFETCH);
+      cs__use_ll_ref(s, a & ~(uint64_t)s->ll.line_mask, 0, owner, 0);
    } else {
-      observe_ll(s, a, 1, s->wb ? CS_LL_PREFETCH_BLIND : CS_LL_PREFETCH);
-      plain_ref(&s->ll, a, 1);   /* also with wb: the reference's lookup */
+      cs__observe(s, a, 1, s->wb ? CS_LL_PREFETCH_BLIND : CS_LL_PREFETCH);
+      cs__plain_ref(&s->ll, a, 1);   /* also with wb: the reference's lookup */
    }
 }
 
@@ -759,6 +780,11 @@ static void prefetch(cs_sim *s, uint64_t a, const cs_owner *owner)
    s->pf_last[stream] = line;
 }
 
+void cs__hw_prefetch(cs_sim *s, uint64_t a, const cs_owner *owner)
+{
+   prefetch(s, a, owner);
+}
+
 /* ------------------------------------------------------------------------
 ** Accesses
 */
@@ -770,20 +796,20 @@ static unsigned plain_access(cs_sim *s, cs_cache *c, uint64_t a,
 
    if (s->hwpref && wb_write)
       prefetch(s, a, 0);
-   if (plain_ref(c, a, size) == HIT) {
+   if (cs__plain_ref(c, a, size) == HIT) {
       if (wb_write) {            /* write-through makes the LL line dirty */
-         observe_ll(s, a, size, CS_LL_DEMAND);
-         wb_ref(&s->ll, a, size, 1);
+         cs__observe(s, a, size, CS_LL_DEMAND);
+         cs__wb_ref(&s->ll, a, size, 1);
       }
       return 0;
    }
    if (s->hwpref && !wb_write)
       prefetch(s, a, 0);
-   observe_ll(s, a, size, CS_LL_DEMAND);
+   cs__observe(s, a, size, CS_LL_DEMAND);
    if (!s->wb)
-      return plain_ref(&s->ll, a, size) == HIT ? CS_L1_MISS
+      return cs__plain_ref(&s->ll, a, size) == HIT ? CS_L1_MISS
                                             : CS_L1_MISS | CS_LL_MISS;
-   switch (wb_ref(&s->ll, a, size, is_write)) {
+   switch (cs__wb_ref(&s->ll, a, size, is_write)) {
    case HIT:  return CS_L1_MISS;
    case MISS: return CS_L1_MISS | CS_LL_MISS;
    default:   return CS_L1_MISS | CS_LL_MISS | CS_LL_DIRTY_MISS;
@@ -793,8 +819,13 @@ static unsigned plain_access(cs_sim *s, cs_cache *c, uint64_t a,
 unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
                     const cs_owner *owner, int is_write)
 {
-   if (s->use)
+   if (s->use) {
+      if (s->spf && l1 == &s->d1)   /* the stream prefetcher: streampf.c */
+         return cs__spf_use_access(s, a, size, owner, is_write);
       return use_access(s, l1, a, size, owner, is_write);
+   }
+   if (s->ext)                  /* an L2 or the stream prefetcher: l2.c */
+      return cs__access_ext(s, l1, a, size, is_write);
    return plain_access(s, l1, a, size, is_write);
 }
 
@@ -808,12 +839,16 @@ void cs_flush_l1(cs_sim *s)
 
    if (s->use) {
       for (i = 0; i < n_slots(&s->i1); i++)
-         evict_l1(s, &s->i1, i);
+         cs__evict_l1(s, &s->i1, i);
       for (i = 0; i < n_slots(&s->d1); i++)
-         evict_l1(s, &s->d1, i);
+         cs__evict_l1(s, &s->d1, i);
    }
-   empty_cache(&s->i1, s->use);
-   empty_cache(&s->d1, s->use);
+   if (s->spf)
+      cs__spf_drop_d1(s);
+   cs__empty_cache(&s->i1, s->use);
+   cs__empty_cache(&s->d1, s->use);
+   if (s->has_l2)
+      cs__flush_l2(s);
 }
 
 void cs_flush(cs_sim *s)
@@ -824,18 +859,18 @@ void cs_flush(cs_sim *s)
    if (s->use)
       for (i = 0; i < n_slots(&s->ll); i++)
          evict_ll(s, i);
-   empty_cache(&s->ll, s->use);
+   cs__empty_cache(&s->ll, s->use);
 }
 
-static void drop_owners(cs_sim *s, cs_cache *c, int level)
+void cs__drop_owners(cs_sim *s, cs_cache *c, int level)
 {
    unsigned i;
    for (i = 0; i < n_slots(c); i++)
       if (c->line[i].owned)
-         report_evict(s, level, c, i, 0, 0);
+         cs__report_evict(s, level, c, i, 0, 0);
 }
 
-static void forget_in(cs_cache *c, int level,
+void cs__forget_in(cs_cache *c, int level,
                       int (*forget)(void *, int, const cs_owner *), void *ctx)
 {
    static const cs_owner nobody;
@@ -855,21 +890,31 @@ void cs_forget_owners(cs_sim *s,
 {
    if (!s->use)
       return;
-   forget_in(&s->i1, 1, forget, ctx);
-   forget_in(&s->d1, 1, forget, ctx);
-   forget_in(&s->ll, 2, forget, ctx);
+   cs__forget_in(&s->i1, 1, forget, ctx);
+   cs__forget_in(&s->d1, 1, forget, ctx);
+   if (s->has_l2)
+      cs__forget_in(&s->l2, CS_LEVEL_L2, forget, ctx);
+   cs__forget_in(&s->ll, 2, forget, ctx);
 }
 
 void cs_clear(cs_sim *s)
 {
    if (s->use) {
-      drop_owners(s, &s->i1, 1);
-      drop_owners(s, &s->d1, 1);
-      drop_owners(s, &s->ll, 2);
+      cs__drop_owners(s, &s->i1, 1);
+      cs__drop_owners(s, &s->d1, 1);
+      if (s->has_l2)
+         cs__drop_owners(s, &s->l2, CS_LEVEL_L2);
+      cs__drop_owners(s, &s->ll, 2);
    }
-   empty_cache(&s->i1, s->use);
-   empty_cache(&s->d1, s->use);
-   empty_cache(&s->ll, s->use);
+   if (s->spf) {
+      cs__spf_drop_d1(s);
+      cs__spf_reset(s->spf);
+   }
+   cs__empty_cache(&s->i1, s->use);
+   cs__empty_cache(&s->d1, s->use);
+   if (s->has_l2)
+      cs__empty_cache(&s->l2, s->use);
+   cs__empty_cache(&s->ll, s->use);
    prefetch_reset(s);
 }
 
@@ -894,12 +939,18 @@ cs_sim *cs_new_core(const cs_sim *first)
    s->hooks = first->hooks;
    s->ll_obs = first->ll_obs;
    s->ll_obs_ctx = first->ll_obs_ctx;
-   init_cache(&s->i1, &i1, s->use, s->use, 0, ext);
-   init_cache(&s->d1, &d1, s->use, s->use, 0, ext);
+   cs__init_cache(&s->i1, &i1, s->use, s->use, 0, ext);
+   cs__init_cache(&s->d1, &d1, s->use, s->use, 0, ext);
    s->d1.victim_obs = first->d1.victim_obs;
    s->d1.victim_ctx = first->d1.victim_ctx;
    s->ll = first->ll;
    prefetch_reset(s);
+   if (first->has_l2) {
+      cs_geometry l2 = { first->l2.size, first->l2.assoc, first->l2.line_size };
+      cs_set_l2(s, &l2);
+   }
+   if (first->spf)
+      cs_set_stream_prefetch(s, cs__spf_distance(first->spf));
    return s;
 }
 
@@ -907,8 +958,12 @@ void cs_delete_core(cs_sim *s)
 {
    if (!s)
       return;
-   free_cache(&s->i1);
-   free_cache(&s->d1);
+   cs__free_cache(&s->i1);
+   cs__free_cache(&s->d1);
+   if (s->has_l2)
+      cs__free_cache(&s->l2);
+   if (s->spf)
+      cs__spf_delete(s->spf);
    cs_free(s);
 }
 
@@ -953,7 +1008,7 @@ int cs_d1_invalidate(cs_sim *s, uint64_t a)
       uint32_t slot = (uint32_t)((a >> c->line_bits) & c->sets_mask)
                       * (uint32_t)c->assoc + (uint32_t)(e & ~c->tag_mask);
       static const cs_owner nobody;
-      evict_l1(s, c, slot);
+      cs__evict_l1(s, c, slot);
       c->line[slot].use.count = c->line[slot].use.mask = 0;
       c->line[slot].owned = 0;
       set_owner(c, slot, &nobody);

@@ -53,9 +53,12 @@ int cs_geometry_desc(const cs_geometry *g, char *buf, int bufsize);
    Copied by value into every line loaded. */
 typedef struct { void *slot; void *node; void *obj; uint32_t obj_off; } cs_owner;
 
+enum { CS_LEVEL_L2 = 3 };
+
 typedef struct cs_hooks {
    void *ctx;
-   /* A line was loaded into level (1 = I1/D1, 2 = LL) with this owner. */
+   /* A line was loaded into level (1 = I1/D1, 2 = LL, CS_LEVEL_L2 = the
+      L2 of cs_set_l2) with this owner. */
    void (*on_load)(void *ctx, int level, const cs_owner *owner);
    /* A line loaded with owner leaves level (eviction, cs_flush, cs_clear).
       accost = 1000/count and sploss = ((32 - bits set) * line_size) / 32 if
@@ -63,6 +66,11 @@ typedef struct cs_hooks {
       Called exactly once per on_load, so the tool can drop its reference. */
    void (*on_evict)(void *ctx, int level, const cs_owner *owner,
                     uint32_t accost, uint32_t sploss);
+   /* (cs_set_stream_prefetch) A line the prefetcher loaded into D1 with
+      owner (the access that triggered it) leaves D1, used (a demand
+      access touched it) or not.  Called just before its on_evict; may be
+      NULL. */
+   void (*on_prefetch_end)(void *ctx, const cs_owner *owner, int used);
 } cs_hooks;
 
 /* ---- the simulator ------------------------------------------------------ */
@@ -82,7 +90,12 @@ void    cs_delete(cs_sim *);
    terms: 0 = L1 hit, 1 = LL hit, 3 = memory access, 7 = write-back
    memory access; so I1mr/D1mr/D1mw += r & 1, ILmr/DLmr/DLmw += (r >> 1) & 1,
    ILdmr/DLdmr/DLdmw += (r >> 2) & 1. */
-enum { CS_L1_MISS = 1, CS_LL_MISS = 2, CS_LL_DIRTY_MISS = 4 };
+enum { CS_L1_MISS = 1, CS_LL_MISS = 2, CS_LL_DIRTY_MISS = 4,
+       CS_L2_MISS = 8, CS_PF_ISSUED = 16 };
+/* With an L2 (cs_set_l2): CS_L2_MISS implies CS_L1_MISS and CS_LL_MISS
+   implies CS_L2_MISS.  With the stream prefetcher (cs_set_stream_prefetch):
+   CS_PF_ISSUED says the access made the prefetcher load a line; it may
+   come with an L1 hit (the first use of a prefetched line). */
 
 /* The three accesses.  An access may span at most two lines of every
    cache (the tool caps sizes at the smallest line size); otherwise
@@ -131,6 +144,35 @@ void cs_forget_owners(cs_sim *,
 uint64_t cs_prefetches(cs_sim *);   /* up + down */
 void     cs_prefetch_counts(cs_sim *, uint64_t *up, uint64_t *down);
 
+/* ---- optional third level: a private L2 (l2.c) ----------------------- */
+
+/* Puts a unified L2 of geometry g between I1/D1 and LL.  Call right after
+   cs_new, before any access.  Every L1 miss looks L2 up and only an L2
+   miss goes on to LL.  With cacheuse its lines are reported at level
+   CS_LEVEL_L2; L1 lines merge into L2, L2 lines into LL.  The rules are
+   at the top of l2.c.  A core made by cs_new_core gets an L2 of its own;
+   cs_flush_l1 flushes it with the L1s. */
+void cs_set_l2(cs_sim *, const cs_geometry *g);
+
+/* ---- stream prefetcher (thesis 3.4.1; streampf.c) ---------------------- */
+
+/* Turns on the stream prefetcher for D1 with the given distance in lines
+   (>= 1).  Call right after cs_new (and cs_set_l2), before any access;
+   not with cacheuse nor hwpref (cs_fail).  The rules are at the top of
+   streampf.c.  A core made by cs_new_core gets a prefetcher of its own. */
+void cs_set_stream_prefetch(cs_sim *, int distance);
+/* With cacheuse: a prefetched line is loaded into D1 with count 0, no
+   bits and the triggering access as owner; when it leaves D1,
+   on_prefetch_end tells whether it was used, and one never used reports
+   SpLoss = line size (AcCost 0). */
+
+/* Lines the prefetcher loaded into D1 (issued), prefetched lines a demand
+   access used before they left D1 (used) and prefetched lines that left
+   D1 (eviction, cs_flush, cs_clear) before any use (unused).  issued =
+   used + unused + prefetched lines still in D1 unused. */
+typedef struct { uint64_t issued, used, unused; } cs_spf_counts;
+void cs_stream_prefetch_counts(const cs_sim *, cs_spf_counts *);
+
 /* ---- private caches (cores over one LL; see coherence.h) --------------- */
 
 /* A new core: I1 and D1 of its own, empty, with first's geometry,
@@ -140,9 +182,10 @@ void     cs_prefetch_counts(cs_sim *, uint64_t *up, uint64_t *down);
 cs_sim *cs_new_core(const cs_sim *first);
 void    cs_delete_core(cs_sim *);
 
-/* cs_flush for I1 and D1 only.  With several cores, flush every core's
-   L1s first and then the LL once (cs_flush on one core): so every L1
-   line merges into an LL line that has not been flushed yet. */
+/* cs_flush for I1 and D1 (and the core's L2, cs_set_l2) only.  With
+   several cores, flush every core's L1s first and then the LL once
+   (cs_flush on one core): so every L1 line merges into an LL line that
+   has not been flushed yet. */
 void cs_flush_l1(cs_sim *);
 
 /* Whether D1 holds the line of address a. */
@@ -164,7 +207,13 @@ int cs_d1_invalidate(cs_sim *, uint64_t a);
    line-number lookup on the write-back LL (the reference's quirk: it can
    displace lines but no access ever hits it).  Used by the miss
    classifier (missclass.h); fn NULL (the default) turns it off. */
-enum { CS_LL_DEMAND = 0, CS_LL_PREFETCH = 1, CS_LL_PREFETCH_BLIND = 2 };
+enum { CS_LL_DEMAND = 0, CS_LL_PREFETCH = 1, CS_LL_PREFETCH_BLIND = 2,
+       CS_L2_DEMAND = 3, CS_L2_PREFETCH = 4 };
+/* With an L2 (cs_set_l2) the observer is told of its lookups too, in
+   order, with CS_L2_DEMAND (after an L1 miss, and the write-through of a
+   D1 write hit with write-back) or CS_L2_PREFETCH (the stream
+   prefetcher's fills); line is then the address divided by the L2's line
+   size. */
 typedef void (*cs_ll_observer)(void *ctx, uint64_t line, int kind);
 void cs_set_ll_observer(cs_sim *, cs_ll_observer fn, void *ctx);
 

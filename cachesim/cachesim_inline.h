@@ -26,8 +26,12 @@ typedef struct {
    cs_use   use;
    struct { void *slot, *node; } owner;   /* cs_owner's first two fields */
    uint32_t ll_slot; /* L1 only: LL slot the line was linked to at load */
-   uint32_t owned;   /* loaded by an access since the last flush/clear */
+   uint32_t owned;   /* loaded by an access since the last flush/clear
+                        (CS_OWNED), and by the stream prefetcher
+                        (| CS_OWNED_PREFETCH: streampf.c) */
 } cs_line;
+
+enum { CS_OWNED = 1, CS_OWNED_PREFETCH = 2 };
 
 /* The rest of a line's owner (cs_options.owner_ext). */
 typedef struct { void *obj; uint32_t obj_off; } cs_owner_ext;
@@ -69,6 +73,12 @@ struct cs_sim {
    uint64_t pf_addr;
    cs_ll_observer ll_obs;  /* cs_set_ll_observer */
    void    *ll_obs_ctx;
+   /* a third level and the stream prefetcher: any of them on sends every
+      access that is not an MRU hit through cs__access_ext (l2.c) */
+   int      ext;           /* has_l2 || spf */
+   int      has_l2;        /* cs_set_l2 */
+   cs_cache l2;
+   struct cs_spf *spf;     /* cs_set_stream_prefetch, else NULL */
 };
 
 /* The slow path: everything but an MRU hit. */

@@ -51,6 +51,13 @@ mc_sim *mc_new(const cs_geometry *i1, const cs_geometry *d1,
    return m;
 }
 
+void mc_set_l2(mc_sim *m, const cs_geometry *l2)
+{
+   level_init(&m->l2, l2, 0);    /* references come line by line */
+   m->l2_geom = *l2;
+   m->has_l2 = 1;
+}
+
 void mc_delete(mc_sim *m)
 {
    if (!m)
@@ -58,6 +65,8 @@ void mc_delete(mc_sim *m)
    level_free(&m->i1);
    level_free(&m->d1);
    level_free(&m->ll);
+   if (m->has_l2)
+      level_free(&m->l2);
    cs_free(m);
 }
 
@@ -69,6 +78,9 @@ mc_sim *mc_new_core(const mc_sim *first, const cs_geometry *i1,
    level_init(&m->i1, i1, l1_straddle_by_sets);
    level_init(&m->d1, d1, l1_straddle_by_sets);
    m->ll = first->ll;         /* the same shadow: its state is pointed to */
+   if (first->has_l2) {       /* a private L2: a shadow of its own */
+      mc_set_l2(m, &first->l2_geom);
+   }
    return m;
 }
 
@@ -78,6 +90,8 @@ void mc_delete_core(mc_sim *m)
       return;
    level_free(&m->i1);
    level_free(&m->d1);
+   if (m->has_l2)
+      level_free(&m->l2);
    cs_free(m);
 }
 
@@ -86,7 +100,10 @@ void mc_clear(mc_sim *m)
    level_clear(&m->i1);
    level_clear(&m->d1);
    level_clear(&m->ll);
+   if (m->has_l2)
+      level_clear(&m->l2);
    m->ll_flags = 0;
+   m->l2_flags = 0;
 }
 
 /* One line referenced at a level; far: see ls_ref_far. */
@@ -130,6 +147,12 @@ void mc_observe_ll(void *mc, uint64_t line, int kind)
    case CS_LL_PREFETCH:
       ref_line(&m->ll, line, 0);
       break;
+   case CS_L2_DEMAND:
+      m->l2_flags |= ref_line(&m->l2, line, 0);
+      break;
+   case CS_L2_PREFETCH:
+      ref_line(&m->l2, line, 0);
+      break;
    default:                  /* CS_LL_PREFETCH_BLIND */
       ls_ref(m->ll.fa, line | UNMATCHABLE);
       break;
@@ -146,6 +169,9 @@ unsigned mc__access(mc_sim *m, mc_level *l1, uint64_t a, unsigned size,
       res = mc_class_of(f);
    if (r & CS_LL_MISS)
       res |= mc_class_of(m->ll_flags) << 2;
+   if (r & CS_L2_MISS)
+      res |= mc_class_of(m->l2_flags) << 4;
    m->ll_flags = 0;
+   m->l2_flags = 0;
    return res;
 }

@@ -24,6 +24,11 @@
 ** compulsory + capacity + conflict = misses, exactly.  Accesses that hit
 ** are not classified (they still update the shadows).
 **
+** With an L2 (cs_set_l2, mc_set_l2) the L2 gets a shadow too, fed by the
+** observer's CS_L2_* reports (every L2 lookup, line by line), and an L2
+** miss is classified the same way; a core (mc_new_core) gets an L2 shadow
+** of its own, as it has an L2 of its own.
+**
 ** Prefetches (hwpref) are LL references of the shadow too (they bring the
 ** line into LL, and a line first brought in by a prefetch is no longer a
 ** first touch), but never misses.  With write-back without cacheuse the
@@ -61,6 +66,10 @@ typedef struct {
 typedef struct {
    mc_level i1, d1, ll;
    unsigned ll_flags;        /* MC_* of the running access's LL references */
+   int      has_l2;          /* mc_set_l2 */
+   mc_level l2;
+   cs_geometry l2_geom;
+   unsigned l2_flags;        /* the same for L2 */
 } mc_sim;
 
 /* Geometries must pass cs_geometry_check.  l1_straddle_by_sets: the cache
@@ -69,6 +78,9 @@ typedef struct {
 mc_sim *mc_new(const cs_geometry *i1, const cs_geometry *d1,
                const cs_geometry *ll, int l1_straddle_by_sets);
 void    mc_delete(mc_sim *);
+/* An L2 shadow (the cache model has cs_set_l2(sim, l2)); before the first
+   access.  Cores made by mc_new_core afterwards get one of their own. */
+void    mc_set_l2(mc_sim *, const cs_geometry *l2);
 /* A core's classifier (--private-caches, see coherence.h): I1 and D1
    shadows of its own, first's LL shadow (the LL is shared).  Give it to
    that core's cs_sim with cs_set_ll_observer.  Delete every core made
@@ -98,8 +110,9 @@ unsigned mc__access(mc_sim *, mc_level *l1, uint64_t a, unsigned size,
                     unsigned r);
 
 /* Call after the cache model simulated an access to l1 (&m->i1 or &m->d1)
-   with result r (CS_* bits).  Returns the L1 miss class in bits 0-1 and
-   the LL miss class in bits 2-3 (MC_NONE where the access did not miss). */
+   with result r (CS_* bits).  Returns the L1 miss class in bits 0-1, the
+   LL miss class in bits 2-3 and the L2's in bits 4-5 (MC_NONE where the
+   access did not miss). */
 static inline unsigned mc_access(mc_sim *m, mc_level *l1, uint64_t a,
                                  unsigned size, unsigned r)
 {
@@ -108,6 +121,7 @@ static inline unsigned mc_access(mc_sim *m, mc_level *l1, uint64_t a,
    if (!(r & CS_L1_MISS) && line == ((a + size - 1) >> l1->line_bits)
        && ls_is_mru(l1->fa, line)) {
       m->ll_flags = 0;        /* write-through references of a hit */
+      m->l2_flags = 0;
       return 0;
    }
    return mc__access(m, l1, a, size, r);

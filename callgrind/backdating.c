@@ -25,8 +25,30 @@
 static bd_forest *forest;
 static Bool trees_finished;     /* bd_finish ran: the final dump follows */
 
-/* Back-dated counters, in the forest's order. */
-enum { BD_AC1, BD_SP1, BD_AC2, BD_SP2, BD_L1B, BD_LLB, BD_MAX };
+/* Back-dated counters, in the forest's order: the forest keeps the first
+ * BD_L1B (cache use), BD_ACL2 (and the oracle's) or all (--L2). */
+enum { BD_AC1, BD_SP1, BD_AC2, BD_SP2, BD_L1B, BD_LLB, BD_ACL2, BD_SPL2, BD_L2B,
+       BD_PFU, BD_PFX, BD_MAX };
+
+/* How many counters the forest keeps: the last group the options use. */
+static Int forest_events(void)
+{
+   if (cb_clo.prefetch_distance > 0) return BD_MAX;
+   if (cb_clo.l2_set) return BD_PFU;
+   return cb_clo.backdate_check ? BD_ACL2 : BD_L1B;
+}
+
+/* A level of the cache model's hooks (1, 2 = LL, CS_LEVEL_L2): its
+ * events and back-dated counters. */
+typedef struct { event_id ac, sp, ld, ldb; Int bd_pair, bd_ldb; } level_events;
+
+static const level_events *events_of(int level)
+{
+   static const level_events l1 = { EV_AcCost1, EV_SpLoss1, EV_L1ld, EV_L1ldB, BD_AC1, BD_L1B };
+   static const level_events ll = { EV_AcCost2, EV_SpLoss2, EV_LLld, EV_LLldB, BD_AC2, BD_LLB };
+   static const level_events l2 = { EV_AcCostL2, EV_SpLossL2, EV_L2ld, EV_L2ldB, BD_ACL2, BD_L2B };
+   return level == 1 ? &l1 : level == CS_LEVEL_L2 ? &l2 : &ll;
+}
 
 /*------------------------------------------------------------*/
 /*--- Owners: who loaded a line                            ---*/
@@ -41,7 +63,7 @@ static void on_load(void *ctx, int level, const cs_owner *o)
 {
    if (o->node) bd_ref((bd_node *)o->node);
    if (cb_clo.backdate_check && ((UWord)o->slot & CB_OWNER_COLLECTED)) {
-      Int p = cb_event_pos(level == 1 ? EV_L1ld : EV_LLld);
+      Int p = cb_event_pos(events_of(level)->ld);
       owner_slot(o)[p]++;
       cb_cur.cost[p]++;
    }
@@ -50,20 +72,17 @@ static void on_load(void *ctx, int level, const cs_owner *o)
 static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, uint32_t sploss)
 {
    ULong *slot = owner_slot(o);
-   uint64_t bd[BD_MAX] = { 0 };
    Bool counted = cb_clo.backdate_check && ((UWord)o->slot & CB_OWNER_COLLECTED);
-   Int pair = level == 1 ? BD_AC1 : BD_AC2;   /* this level's AcCost, SpLoss */
+   const level_events *le = events_of(level);
+   Int pair = le->bd_pair;      /* this level's AcCost, SpLoss */
 
    if (!slot) return;           /* loaded before a zero: see cb_bd_zero */
    if (UNLIKELY(cb_clo.objects)) cb_obj_evict(o, level, accost, sploss);
 
-   if (level == 1) {
-      slot[cb_event_pos(EV_AcCost1)] += accost; slot[cb_event_pos(EV_SpLoss1)] += sploss;
-   } else {
-      slot[cb_event_pos(EV_AcCost2)] += accost; slot[cb_event_pos(EV_SpLoss2)] += sploss;
-   }
+   slot[cb_event_pos(le->ac)] += accost;
+   slot[cb_event_pos(le->sp)] += sploss;
    if (!o->node) {
-      if (counted) slot[cb_event_pos(level == 1 ? EV_L1ldB : EV_LLldB)]++;
+      if (counted) slot[cb_event_pos(le->ldb)]++;
       return;
    }
    /* the common case: only this level's pair goes to the tree */
@@ -71,15 +90,39 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
       bd_evict2((bd_node *)o->node, pair, accost, sploss);
       return;
    }
-   slot[cb_event_pos(level == 1 ? EV_L1ldB : EV_LLldB)]++;
-   bd[pair] = accost;
-   bd[pair + 1] = sploss;
-   bd[level == 1 ? BD_L1B : BD_LLB] = 1;
+   slot[cb_event_pos(le->ldb)]++;
+   {
+      /* --backdate-check only: the whole vector (zeroed here, not on
+       * the common path above) */
+      uint64_t bd[BD_MAX] = { 0 };
+      bd[pair] = accost;
+      bd[pair + 1] = sploss;
+      bd[le->bd_ldb] = 1;
+      bd_evict((bd_node *)o->node, bd);
+   }
+}
+
+/* --prefetch with --cacheuse: a prefetched line leaves D1, used or not:
+ * Pfu or Pfx to the instruction whose access triggered the prefetch (its
+ * owner), and through the node to every call running then. Called just
+ * before the line's on_evict, which drops the line's node reference: the
+ * extra reference taken here is dropped at once by bd_evict. */
+static void on_prefetch_end(void *ctx, const cs_owner *o, int used)
+{
+   ULong *slot = owner_slot(o);
+   uint64_t bd[BD_MAX] = { 0 };
+   /* as Pfi: only prefetches made while collecting; a slot of NULL: the
+    * prefetch was made before a zero (cb_bd_zero) */
+   if (!slot || !((UWord)o->slot & CB_OWNER_COLLECTED)) return;
+   slot[cb_event_pos(used ? EV_Pfu : EV_Pfx)]++;
+   if (!o->node) return;
+   bd[used ? BD_PFU : BD_PFX] = 1;
+   bd_ref((bd_node *)o->node);
    bd_evict((bd_node *)o->node, bd);
 }
 
 /* What the cache model tells about lines (cs_new's hooks). */
-const cs_hooks cb_bd_cache_hooks = { NULL, on_load, on_evict };
+const cs_hooks cb_bd_cache_hooks = { NULL, on_load, on_evict, on_prefetch_end };
 
 /* The forest's n counters added to a cost array. */
 static void add_backdated(ULong *cost, const uint64_t *c, int n)
@@ -88,9 +131,18 @@ static void add_backdated(ULong *cost, const uint64_t *c, int n)
    cost[cb_event_pos(EV_SpLoss1)] += c[BD_SP1];
    cost[cb_event_pos(EV_AcCost2)] += c[BD_AC2];
    cost[cb_event_pos(EV_SpLoss2)] += c[BD_SP2];
-   if (n > BD_L1B) {
+   if (n > BD_L1B && cb_clo.backdate_check) {
       cost[cb_event_pos(EV_L1ldB)] += c[BD_L1B];
       cost[cb_event_pos(EV_LLldB)] += c[BD_LLB];
+   }
+   if (n > BD_ACL2 && cb_clo.l2_set) {
+      cost[cb_event_pos(EV_AcCostL2)] += c[BD_ACL2];
+      cost[cb_event_pos(EV_SpLossL2)] += c[BD_SPL2];
+      if (cb_clo.backdate_check) cost[cb_event_pos(EV_L2ldB)] += c[BD_L2B];
+   }
+   if (n > BD_PFU) {                  /* --prefetch */
+      cost[cb_event_pos(EV_Pfu)] += c[BD_PFU];
+      cost[cb_event_pos(EV_Pfx)] += c[BD_PFX];
    }
 }
 
@@ -103,7 +155,7 @@ static void deliver(void *ctx, void *arc, const uint64_t *c, int n)
 void cb_bd_setup(void)
 {
    if (cb_clo.backdate)
-      forest = bd_forest_new(cb_clo.backdate_check ? BD_MAX : BD_L1B, deliver, NULL);
+      forest = bd_forest_new(forest_events(), deliver, NULL);
 }
 
 /*------------------------------------------------------------*/

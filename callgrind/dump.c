@@ -438,7 +438,7 @@ static Bool nonzero_costs(const BBCC *bbcc)
  * held back forever by a cost centre that never runs again. */
 static Bool written_when_idle(Int e)
 {
-   return is_backdated_event(e) || e == EV_L1ld || e == EV_LLld;
+   return is_backdated_event(e) || e == EV_L1ld || e == EV_LLld || e == EV_L2ld;
 }
 
 static void mask_immediate(ULong *c)
@@ -600,8 +600,7 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
               cb_clo.dump_line ? " line" : "");
    cb_write_event_names(NULL, 0, out_str);
    out_str("events:");
-   for (i = 0; i < EV_COUNT; i++)
-      if (cb_ev_pos[i] >= 0) { out_str(" "); out_str(cb_ev_name[i]); }
+   for (i = 0; i < cb_n_events; i++) { out_str(" "); out_str(cb_ev_name[cb_ev_at[i]]); }
    out_str("\nsummary:");
    out_costs_n(summary, False);
    out_str("\n\n");
@@ -695,7 +694,8 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
 static Bool is_backdated_event(Int e)
 {
    return e == EV_AcCost1 || e == EV_SpLoss1 || e == EV_AcCost2 || e == EV_SpLoss2
-       || e == EV_L1ldB || e == EV_LLldB;
+       || e == EV_L1ldB || e == EV_LLldB || e == EV_AcCostL2 || e == EV_SpLossL2
+       || e == EV_L2ldB || e == EV_Pfu || e == EV_Pfx;
 }
 
 static void add_backdated_totals(ULong *summary)
@@ -769,7 +769,8 @@ static void dump_profile(const HChar *trigger, Bool current_thread_only, Bool fi
  * past is written after the zero. */
 static Bool is_oracle_event(Int e)
 {
-   return e == EV_L1ld || e == EV_LLld || e == EV_L1ldB || e == EV_LLldB;
+   return e == EV_L1ld || e == EV_LLld || e == EV_L1ldB || e == EV_LLldB
+       || e == EV_L2ld || e == EV_L2ldB;
 }
 
 /* Zero the events of c that a zero resets: in a cost centre idle since

@@ -10,6 +10,9 @@
  * reusedist_events.c) declares its own events after them, so that the
  * reference's events keep their positions.
  *
+ * The output order is the declaration order (cb_ev_at): the --L2
+ * events are declared between the L1 and the LL misses.
+ *
  * A cost array is cb_n_events counters, in declaration order: cost
  * centres, call arcs, running counters and totals all use this layout.
  *
@@ -18,6 +21,7 @@
 #include "global.h"
 
 Int cb_ev_pos[EV_COUNT];
+event_id cb_ev_at[EV_COUNT];
 Int cb_n_events;
 const HChar *cb_ev_name[EV_COUNT] = {
    "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw",
@@ -27,6 +31,10 @@ const HChar *cb_ev_name[EV_COUNT] = {
    /* --miss-class (missclass_events.c); the --reuse-dist names are made
     * from the LL size at start (reusedist_events.c) */
    "I1Co", "I1Ca", "I1Cf", "D1Co", "D1Ca", "D1Cf", "LLCo", "LLCa", "LLCf",
+   /* --L2 (written between the L1 and the LL misses), --prefetch=stream */
+   [EV_I2mr] = "I2mr", "D2mr", "D2mw",
+   "AcCostL2", "SpLossL2", "L2ld", "L2ldB",
+   "Pfi", "Pfu", "Pfx", "L2Co", "L2Ca", "L2Cf",
 };
 
 /* Count event e from now on: it takes the next position in cost arrays.
@@ -35,6 +43,7 @@ void cb_event_declare(event_id e, const HChar *name)
 {
    CB_ASSERT(cb_ev_pos[e] < 0);
    if (name) cb_ev_name[e] = name;
+   cb_ev_at[cb_n_events] = e;
    cb_ev_pos[e] = cb_n_events++;
 }
 
@@ -52,12 +61,25 @@ void cb_events_setup(void)
    cb_n_events = 0;
    cb_event_declare(EV_Ir, NULL);
    if (cb_clo.simulate_cache) {
-      declare_range(EV_Dr, EV_DLmw);
+      declare_range(EV_Dr, EV_D1mw);
+      if (cb_clo.l2_set) declare_range(EV_I2mr, EV_D2mw);
+      declare_range(EV_ILmr, EV_DLmw);
       if (cb_clo.simulate_wb) declare_range(EV_ILdmr, EV_DLdmw);
    }
    if (cb_clo.branch_sim) declare_range(EV_Bc, EV_Bim);
-   if (cb_clo.cacheuse) declare_range(EV_AcCost1, EV_SpLoss2);
-   if (cb_clo.backdate_check) declare_range(EV_L1ld, EV_LLldB);
+   if (cb_clo.cacheuse) {
+      declare_range(EV_AcCost1, EV_SpLoss1);
+      if (cb_clo.l2_set) declare_range(EV_AcCostL2, EV_SpLossL2);
+      declare_range(EV_AcCost2, EV_SpLoss2);
+   }
+   if (cb_clo.backdate_check) {       /* each level's pair, L1 L2 LL */
+      cb_event_declare(EV_L1ld, NULL);
+      if (cb_clo.l2_set) cb_event_declare(EV_L2ld, NULL);
+      cb_event_declare(EV_LLld, NULL);
+      cb_event_declare(EV_L1ldB, NULL);
+      if (cb_clo.l2_set) cb_event_declare(EV_L2ldB, NULL);
+      cb_event_declare(EV_LLldB, NULL);
+   }
    if (cb_clo.collect_bus) cb_event_declare(EV_Ge, NULL);
    if (cb_clo.collect_systime != SYSTIME_NO) {
       cb_event_declare(EV_sysCount, NULL);
@@ -71,9 +93,15 @@ void cb_events_setup(void)
          cb_ev_long[EV_sysCpuTime] = "sysCpuTime (system cpu ns)";
       }
    }
-   /* the simulation helpers rely on it (HOT_POS in sim.c) */
+   if (cb_clo.prefetch_distance > 0) {
+      cb_event_declare(EV_Pfi, NULL);
+      if (cb_clo.cacheuse) declare_range(EV_Pfu, EV_Pfx);
+   }
+   /* the simulation helpers rely on it (HOT_POS in sim.c); with an L2 the
+    * LL's misses come 3 later and are counted through cb_ev_pos */
    if (cb_clo.simulate_cache)
-      for (e = EV_Ir; e <= EV_DLmw; e++) tl_assert(cb_ev_pos[e] == (Int)e);
+      for (e = EV_Ir; e <= (cb_clo.l2_set ? EV_D1mw : EV_DLmw); e++)
+         tl_assert(cb_ev_pos[e] == (Int)e);
 }
 
 /* Whether cost centres keep a cost per instruction (else only Ir is

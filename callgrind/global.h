@@ -114,8 +114,12 @@ typedef struct {
    /* cache and branch simulation */
    Bool   simulate_cache, cacheuse, simulate_wb, simulate_hwpref, branch_sim;
    Bool   backdate, backdate_check;
+   Bool   inline_hits;            /* debugging: L1 MRU hits in IR (sim_inline.c) */
    Bool   i1_set, d1_set, ll_set;
    Int    i1[3], d1[3], ll[3];     /* size, assoc, line */
+   Bool   l2_set, l2_host;         /* --L2=<size>,<assoc>,<line> / --L2=host */
+   Int    l2[3];
+   Int    prefetch_distance;       /* --prefetch=stream[:<d>]; 0: off */
    Int    verbose;
    Bool   miss_class, reuse_dist;  /* --miss-class, --reuse-dist */
    Bool   private_caches;          /* --private-caches (cores.c) */
@@ -192,6 +196,21 @@ typedef enum {
    /* Coherence (--private-caches=yes, cores.c): true and false sharing
     * misses of D1, invalidations by stores. */
    EV_D1Ts, EV_D1Fs, EV_Inv,
+   /* The third level (--L2, l2 in sim.c): misses of L2, written between
+    * the L1 and the LL misses (their position in cost arrays is there too:
+    * the output order is the order of positions, cb_ev_at). */
+   EV_I2mr, EV_D2mr, EV_D2mw,
+   /* --L2 with --cacheuse=yes: the L2's use metrics (written between the
+    * L1's and the LL's, which keep their names), and with
+    * --backdate-check=yes the oracle's L2 line counts */
+   EV_AcCostL2, EV_SpLossL2, EV_L2ld, EV_L2ldB,
+   /* The stream prefetcher (--prefetch=stream): prefetches issued; with
+    * --cacheuse=yes also the prefetched lines used before they left D1 and
+    * those that left unused (back-dated to the triggering instruction) */
+   EV_Pfi, EV_Pfu, EV_Pfx,
+   /* --miss-class=yes with --L2: the L2's misses by class (written
+    * between D1's and LL's classes) */
+   EV_L2Co, EV_L2Ca, EV_L2Cf,
    /* --bandwidth=yes (bandwidth.c): floating-point operations, and with
     * --bandwidth-limits the time units each path dominated (in the order
     * of cachesim/bandwidth.h's paths), then the units at peak */
@@ -202,6 +221,7 @@ typedef enum {
 } event_id;
 
 extern Int  cb_ev_pos[EV_COUNT];   /* position in a cost array, or -1 */
+extern event_id cb_ev_at[EV_COUNT]; /* the event at a position: output order */
 extern Int  cb_n_events;            /* length of every cost array */
 extern const HChar *cb_ev_name[EV_COUNT];
 
@@ -565,7 +585,9 @@ const HChar *cb_open_error_text(UWord err);   /* why an open failed */
 
 typedef struct {
    cs_geometry i1, d1, ll;
-   Int min_line_size;         /* of the three: longer accesses are cut */
+   cs_geometry l2;            /* --L2 only (has_l2) */
+   Bool has_l2;
+   Int min_line_size;         /* of all levels: longer accesses are cut */
    Int i1_line_bits;          /* log2 of the I1 line size: fetch groups */
 } cb_cache_geometry;
 extern cb_cache_geometry cb_geom;
@@ -599,6 +621,21 @@ void  cb_bd_write_desc(cb_outfile *f);
 void  cb_bd_print_stats(void);
 
 /*------------------------------------------------------------*/
+/*--- sim_inline.c: the L1 MRU hit in generated code       ---*/
+/*------------------------------------------------------------*/
+
+Bool    cb_inl_decide(void);                  /* the IR path's one decision */
+void    cb_inl_setup(struct cs_sim *first);
+void    cb_inl_set_core(struct cs_sim *s);    /* the running core's caches */
+Bool    cb_inl_block(const BB *bb);           /* IR path for this block */
+void    cb_inl_begin(IRSB *sbOut);            /* a flush: its tests, */
+Bool    cb_inl_fetch(Addr addr, UInt len, UInt first_cost, UInt n);
+Bool    cb_inl_data(IRExpr *a, Int size, Bool write, UInt cost);
+IRExpr *cb_inl_guard(void);                   /* its helper calls' guard, */
+void    cb_inl_end(void);                     /* its additions */
+void    cb_inl_count(IRSB *sbOut, ULong *counter, UInt n);  /* CB_SIM_STATS */
+
+/*------------------------------------------------------------*/
 /*--- sim.c: simulation helpers, instrumentation           ---*/
 /*------------------------------------------------------------*/
 
@@ -624,6 +661,7 @@ void cb_sim_clear(void);           /* instrumentation switched */
 void cb_sim_zero(thread_info *only); /* zeroing: forget the past's lines */
 void cb_sim_finish(void);          /* flush every line, settle the trees */
 void cb_sim_print_stats(void);
+void cb_sim_stream_prefetch_counts(ULong *issued, ULong *used, ULong *unused);
 void cb_sim_switch_thread(ThreadId tid); /* --private-caches: its core */
 
 /*------------------------------------------------------------*/

@@ -6,6 +6,7 @@
  * instruction, next to I1mr/D1mr/.../DLmw:
  *    I1Co I1Ca I1Cf   I1 misses        (sum = I1mr)
  *    D1Co D1Ca D1Cf   D1 misses        (sum = D1mr + D1mw)
+ *    L2Co L2Ca L2Cf   L2 misses (--L2) (sum = I2mr + D2mr + D2mw)
  *    LLCo LLCa LLCf   LL misses        (sum = ILmr + DLmr + DLmw)
  * Being immediate events, they reach the running counter, so their
  * inclusive costs on call arcs are exact like those of D1mr.
@@ -26,12 +27,15 @@ static cs_geometry geo_i1, geo_d1;
 ULong cb_mc_i1_last_line = ~0ULL;
 Int   cb_mc_i1_line_bits;
 
-/* The 9 events (named in events.c), declared after the reference's: the
- * enum puts them after every reference event. */
+/* The 9 events (12 with --L2: the L2's between D1's and LL's), named in
+ * events.c, declared after the reference's. */
 static void declare_events(void)
 {
    Int e;
-   for (e = EV_I1Co; e <= EV_LLCf; e++) cb_event_declare(e, NULL);
+   for (e = EV_I1Co; e <= EV_D1Cf; e++) cb_event_declare(e, NULL);
+   if (cb_geom.has_l2)
+      for (e = EV_L2Co; e <= EV_L2Cf; e++) cb_event_declare(e, NULL);
+   for (e = EV_LLCo; e <= EV_LLCf; e++) cb_event_declare(e, NULL);
 }
 
 void cb_mc_setup(struct cs_sim *sim, const cs_geometry *i1,
@@ -39,6 +43,7 @@ void cb_mc_setup(struct cs_sim *sim, const cs_geometry *i1,
 {
    declare_events();
    mc = mc_new(i1, d1, ll, cb_clo.cacheuse);
+   if (cb_geom.has_l2) mc_set_l2(mc, &cb_geom.l2);
    geo_i1 = *i1;
    geo_d1 = *d1;
    cb_mc_i1_line_bits = mc->i1.line_bits;
@@ -83,7 +88,8 @@ void cb_mc_switch_core(UInt k)
    cb_mc_i1_last_line = mc->i1.fa->count > 0 ? mc->i1.fa->mru_line : ~0ULL;
 }
 
-/* cls: bits 0-1 the L1 class, bits 2-3 the LL class (MC_*). */
+/* cls: bits 0-1 the L1 class, bits 2-3 the LL class, bits 4-5 the L2
+ * class (MC_*). */
 static inline void count_classes(ULong *slot, event_id l1_first, unsigned cls)
 {
    ULong *run = cb_cur.cost;
@@ -92,8 +98,12 @@ static inline void count_classes(ULong *slot, event_id l1_first, unsigned cls)
       p = cb_event_pos(l1_first + (cls & 3) - 1);
       slot[p]++; run[p]++;
    }
-   if (cls >> 2) {
-      p = cb_event_pos(EV_LLCo + (cls >> 2) - 1);
+   if ((cls >> 2) & 3) {
+      p = cb_event_pos(EV_LLCo + ((cls >> 2) & 3) - 1);
+      slot[p]++; run[p]++;
+   }
+   if (cls >> 4) {
+      p = cb_event_pos(EV_L2Co + (cls >> 4) - 1);
       slot[p]++; run[p]++;
    }
 }

@@ -51,13 +51,9 @@ static void print_cost(const ULong *c)
 
 static void print_event_names(void)
 {
-   Int e;
-   Bool first = True;
-   for (e = 0; e < EV_COUNT; e++) {
-      if (cb_ev_pos[e] < 0) continue;
-      VG_(gdb_printf)(first ? "%s" : " %s", cb_ev_name[e]);
-      first = False;
-   }
+   Int i;
+   for (i = 0; i < cb_n_events; i++)
+      VG_(gdb_printf)(i ? " %s" : "%s", cb_ev_name[cb_ev_at[i]]);
 }
 
 /* The execution state whose running counter frame i of t's call stack

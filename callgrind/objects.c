@@ -852,6 +852,7 @@ void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write)
    add(c, chain, r.gran, is_write ? OE_Dw : OE_Dr, 1);
    if (!(res & CS_L1_MISS)) return;
    add(c, chain, r.gran, is_write ? OE_D1mw : OE_D1mr, 1);
+   if (res & CS_L2_MISS) add(c, chain, r.gran, is_write ? OE_D2mw : OE_D2mr, 1);
    if (!(res & CS_LL_MISS)) return;
    add(c, chain, r.gran, is_write ? OE_DLmw : OE_DLmr, 1);
    if (res & CS_LL_DIRTY_MISS) add(c, chain, r.gran, is_write ? OE_DLdmw : OE_DLdmr, 1);
@@ -874,8 +875,10 @@ void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss)
    if (UNLIKELY(n_dropped > 0) && is_dropped(o)) c = twin_of(c);
    if (cb_obj_hist && c->obj->hist)
       gran = cb_obj_granule(c->obj, (Addr)o->obj_off << CB_OBJ_OFF_SHIFT);
-   add(c, chain, gran, level == 1 ? OE_AcCost1 : OE_AcCost2, accost);
-   add(c, chain, gran, level == 1 ? OE_SpLoss1 : OE_SpLoss2, sploss);
+   add(c, chain, gran, level == 1 ? OE_AcCost1 : level == CS_LEVEL_L2 ? OE_AcCostL2 : OE_AcCost2,
+       accost);
+   add(c, chain, gran, level == 1 ? OE_SpLoss1 : level == CS_LEVEL_L2 ? OE_SpLossL2 : OE_SpLoss2,
+       sploss);
 }
 
 /*------------------------------------------------------------*/

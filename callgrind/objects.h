@@ -33,8 +33,11 @@
 /* Object events, a fixed order independent of the profile's events. */
 enum {
    OE_Dr, OE_Dw, OE_D1mr, OE_D1mw, OE_DLmr, OE_DLmw, OE_DLdmr, OE_DLdmw,
+   OE_D2mr, OE_D2mw,               /* --L2 */
    OE_D1Ts, OE_D1Fs, OE_Inv,       /* --private-caches */
-   OE_AcCost1, OE_SpLoss1, OE_AcCost2, OE_SpLoss2, OE_COUNT
+   OE_AcCost1, OE_SpLoss1, OE_AcCost2, OE_SpLoss2,
+   OE_AcCostL2, OE_SpLossL2,       /* --L2 --cacheuse=yes */
+   OE_COUNT
 };
 
 struct cb_obj;
@@ -187,6 +190,7 @@ static inline void cb_obj_count(cb_obj_ref r, unsigned res, Bool is_write)
    c[OE_Dr + is_write]++; in[OE_Dr + is_write]++;
    if (LIKELY(!(res & CS_L1_MISS))) return;
    c[OE_D1mr + is_write]++; in[OE_D1mr + is_write]++;
+   if (UNLIKELY(res & CS_L2_MISS)) { c[OE_D2mr + is_write]++; in[OE_D2mr + is_write]++; }
    if (!(res & CS_LL_MISS)) return;
    c[OE_DLmr + is_write]++; in[OE_DLmr + is_write]++;
    if (res & CS_LL_DIRTY_MISS) { c[OE_DLdmr + is_write]++; in[OE_DLdmr + is_write]++; }

@@ -33,16 +33,18 @@
 
 static const event_id oe_event[OE_COUNT] = {
    EV_Dr, EV_Dw, EV_D1mr, EV_D1mw, EV_DLmr, EV_DLmw, EV_DLdmr, EV_DLdmw,
+   EV_D2mr, EV_D2mw,
    EV_D1Ts, EV_D1Fs, EV_Inv,
-   EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2,
+   EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2, EV_AcCostL2, EV_SpLossL2,
 };
 
 /* The order they are written in: the profile's (the events of
  * --private-caches after all others), not the order of the cost arrays
  * (immediate events first, see objects_parts.c). */
 static const Int oe_written[OE_COUNT] = {
-   OE_Dr, OE_Dw, OE_D1mr, OE_D1mw, OE_DLmr, OE_DLmw, OE_DLdmr, OE_DLdmw,
-   OE_AcCost1, OE_SpLoss1, OE_AcCost2, OE_SpLoss2, OE_D1Ts, OE_D1Fs, OE_Inv,
+   OE_Dr, OE_Dw, OE_D1mr, OE_D1mw, OE_D2mr, OE_D2mw, OE_DLmr, OE_DLmw, OE_DLdmr, OE_DLdmw,
+   OE_AcCost1, OE_SpLoss1, OE_AcCostL2, OE_SpLossL2, OE_AcCost2, OE_SpLoss2,
+   OE_D1Ts, OE_D1Fs, OE_Inv,
 };
 
 static HChar *objects_file;      /* the file being written */

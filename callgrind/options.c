@@ -23,7 +23,7 @@ cb_options cb_clo = {
    .dump_every_bb = 0,
    .simulate_cache = False, .cacheuse = False, .simulate_wb = False,
    .simulate_hwpref = False, .branch_sim = False,
-   .backdate = True, .backdate_check = False,
+   .backdate = True, .backdate_check = False, .inline_hits = False,
    .objects = False, .object_callers = 1, .object_granularity = 0,
    .sharing = False, .sharing_penalty = FS_DEFAULT_PENALTY,
    .bandwidth = False, .bandwidth_unit = BW_UNIT_INSTR, .bandwidth_window = 200,
@@ -389,6 +389,36 @@ static Bool cache_option(const HChar *arg, const HChar *name, Int *geom, Bool *s
    return True;
 }
 
+/* --L2=<size>,<assoc>,<line> (checked as --D1) or --L2=host (read at
+ * start, geometry.c). The reference takes --L2 as an old name of --LL;
+ * ours is the third level (docs/differences.md). */
+static Bool l2_option(const HChar *arg)
+{
+   const HChar *v = value_of(arg, "--L2");
+   if (!v) return False;
+   if (VG_(strcmp)(v, "host") == 0) {
+      cb_clo.l2_set = cb_clo.l2_host = True;
+      cb_clo.simulate_cache = True;
+      return True;
+   }
+   cb_clo.l2_host = False;
+   return cache_option(arg, "--L2", cb_clo.l2, &cb_clo.l2_set);
+}
+
+/* --prefetch=no|stream[:<distance>] (the distance in lines, 1..64) */
+static Bool prefetch_option(const HChar *arg)
+{
+   const HChar *v = value_of(arg, "--prefetch");
+   if (!v) return False;
+   if (VG_(strcmp)(v, "no") == 0) { cb_clo.prefetch_distance = 0; return True; }
+   if (VG_(strncmp)(v, "stream", 6) != 0 || (v[6] != '\0' && v[6] != ':'))
+      bad_option(arg, "expected no, stream or stream:<distance>");
+   if (v[6] == '\0') cb_clo.prefetch_distance = 5;
+   else cb_clo.prefetch_distance = (Int)number_in(arg, v + 7, 1, 64);
+   cb_clo.simulate_cache = True;
+   return True;
+}
+
 static Bool systime_option(const HChar *arg)
 {
    const HChar *v = value_of(arg, "--collect-systime");
@@ -483,6 +513,7 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (bool_opt(arg, "--branch-sim", &cb_clo.branch_sim)) {}
    else if (bool_opt(arg, "--backdate", &cb_clo.backdate)) { backdate_given = True; }
    else if (bool_opt(arg, "--backdate-check", &cb_clo.backdate_check)) {}
+   else if (bool_opt(arg, "--inline-hits", &cb_clo.inline_hits)) {}
    else if (bool_opt(arg, "--miss-class", &cb_clo.miss_class)) {}
    else if (bool_opt(arg, "--private-caches", &cb_clo.private_caches)) {
       private_caches_given = True;
@@ -491,7 +522,8 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (cache_option(arg, "--I1", cb_clo.i1, &cb_clo.i1_set)) {}
    else if (cache_option(arg, "--D1", cb_clo.d1, &cb_clo.d1_set)) {}
    else if (cache_option(arg, "--LL", cb_clo.ll, &cb_clo.ll_set)) {}
-   else if (cache_option(arg, "--L2", cb_clo.ll, &cb_clo.ll_set)) {}
+   else if (l2_option(arg)) {}
+   else if (prefetch_option(arg)) {}
    else if (int_opt(arg, "--ct-verbose", &cb_clo.verbose, 0, 10)) {}
    else if (bool_opt(arg, "--objects", &cb_clo.objects)) {}
    else if (int_opt(arg, "--object-callers", &cb_clo.object_callers, 0, 16)) {
@@ -564,7 +596,13 @@ void cb_print_usage(void)
 "    --simulate-cache=no|yes   Alias of --cache-sim\n"
 "    --I1=<size>,<assoc>,<line_size>  set I1 cache manually\n"
 "    --D1=<size>,<assoc>,<line_size>  set D1 cache manually\n"
-"    --LL=<size>,<assoc>,<line_size>  set LL cache manually (--L2 is an alias)\n"
+"    --LL=<size>,<assoc>,<line_size>  set LL cache manually\n"
+"    --L2=<size>,<assoc>,<line_size>|host  add a private unified L2 between\n"
+"                              I1/D1 and LL (host: the host's L2); events\n"
+"                              I2mr D2mr D2mw [none]\n"
+"    --prefetch=no|stream[:<d>]  Stream prefetcher into D1 (and below), d\n"
+"                              lines ahead [no; d: 5]; event Pfi (with\n"
+"                              --cacheuse=yes also Pfu, Pfx: used, unused)\n"
 "    --cacheuse=no|yes         Collect cache line use (AcCost, SpLoss) [no]\n"
 "    --simulate-wb=no|yes      Count LL misses evicting dirty lines [no]\n"
 "    --simulate-hwpref=no|yes  Simulate a stream prefetcher into LL [no]\n"
@@ -623,6 +661,7 @@ void cb_print_usage(void)
 void cb_print_debug_usage(void)
 {
    VG_(printf)("    --ct-verbose=<level>      Verbosity of callgrind-bd's own statistics [0]\n");
+   VG_(printf)("    --inline-hits=no|yes      L1 MRU hits tested in generated code (experimental) [no]\n");
 }
 
 /* An option given without the one that gives it a meaning: refused, in
@@ -649,6 +688,29 @@ static void bandwidth_implies(void)
    if (!private_caches_given) cb_clo.private_caches = True;
 }
 
+/* Two options whose combination is not modelled: refused in one line. */
+static void refuse(const HChar *a, const HChar *b)
+{
+   VG_(fmsg)("callgrind-bd: %s cannot be combined with %s\n", a, b);
+   VG_(exit)(1);
+}
+
+/* What --L2 and --prefetch do not cover yet (docs/differences.md). */
+static void l2_prefetch_refusals(void)
+{
+   /* the bandwidth model's paths know two levels and demand loads only */
+   if (cb_clo.bandwidth && cb_clo.prefetch_distance > 0)
+      refuse("--prefetch=stream", "--bandwidth=yes");
+   if (cb_clo.bandwidth && (cb_clo.l2_set || cb_clo.l2_host))
+      refuse("--L2", "--bandwidth=yes");
+   if (cb_clo.prefetch_distance > 0) {
+      if (cb_clo.simulate_hwpref) refuse("--prefetch=stream", "--simulate-hwpref=yes");
+      if (cb_clo.objects) refuse("--prefetch=stream", "--objects=yes");
+      if (cb_clo.miss_class) refuse("--prefetch=stream", "--miss-class=yes");
+      if (cb_clo.private_caches) refuse("--prefetch=stream", "--private-caches=yes");
+   }
+}
+
 /* Checks that need all options. */
 void cb_options_post(void)
 {
@@ -672,6 +734,7 @@ void cb_options_post(void)
       cb_clo.simulate_cache = True;       /* both are about data accesses */
    if (cb_clo.backdate_check && !cb_clo.cacheuse)
       needs_option("--backdate-check=yes", "--cacheuse=yes");
+   l2_prefetch_refusals();
    if (!cb_clo.objects) {
       if (object_callers_arg) needs_option(object_callers_arg, "--objects=yes");
       if (object_granularity_arg) needs_option(object_granularity_arg, "--objects=yes");
@@ -683,4 +746,8 @@ void cb_options_post(void)
       if (bandwidth_window_arg) needs_option(bandwidth_window_arg, "--bandwidth=yes");
       if (bandwidth_limits_arg) needs_option(bandwidth_limits_arg, "--bandwidth=yes");
    }
+   if (cb_clo.inline_hits && !cb_inl_decide())
+      VG_(fmsg)("callgrind-bd: warning: --inline-hits=yes has no effect without cache "
+                "simulation or with --simulate-wb, --miss-class, --reuse-dist, --objects, "
+                "--sharing or --bandwidth\n");
 }

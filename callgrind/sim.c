@@ -14,7 +14,9 @@
  * carrying up to three of their data accesses; further accesses take one
  * call per three (see "Instrumentation" below). A read directly followed by
  * a write of the same address and size by one instruction
- * (read-modify-write) is one access counted as Dw.
+ * (read-modify-write) is one access counted as Dw. With --inline-hits=yes
+ * the calls of a flush are guarded by an inline test of its L1 MRU hits
+ * (sim_inline.c, which also says when that path is used).
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -28,6 +30,20 @@
 
 static cs_sim   *sim;
 static bs_sim   *bsim;
+
+/* Statistics of the hot path, for measuring it (issue 21): build with
+ * `make CPPFLAGS=-DCB_SIM_STATS=1` and run with -v; printed at exit as
+ * "Sim helpers:". Off by default, so they cost nothing: counting in the
+ * helpers would slow the path they measure. */
+#ifndef CB_SIM_STATS
+#define CB_SIM_STATS 0
+#endif
+static struct {
+   ULong instrs;            /* guest instructions (counted in IR) */
+   ULong calls;             /* cache helper calls */
+   ULong i_mru, i_other;    /* I1 lookups: MRU hits, the rest */
+   ULong d_mru, d_other;    /* D1 accesses: MRU hits, the rest */
+} hot_stat;
 /*------------------------------------------------------------*/
 /*--- Run-time helpers                                     ---*/
 /*------------------------------------------------------------*/
@@ -57,13 +73,38 @@ static inline const cs_owner *make_owner(cs_owner *o, ULong *slot)
    return o;
 }
 
+/* Adds 1 to event e of slot and the running counter (e counted). */
+static void count_event(ULong *slot, event_id e)
+{
+   Int p = cb_event_pos(e);
+   slot[p]++;
+   cb_cur.cost[p]++;
+}
+
+/* The outcome below L1 when it has a bit only --L2 or --prefetch set
+ * (CS_L2_MISS, CS_PF_ISSUED): the L2 misses, the LL's (with an L2 their
+ * positions are 3 later, so through cb_ev_pos) and the prefetches issued.
+ * Only called on such outcomes: off the hit path. */
+static __attribute__((noinline))
+void count_l2_prefetch(ULong *slot, unsigned r, event_id l1, event_id ll, event_id dirty)
+{
+   if (r & CS_L2_MISS)
+      count_event(slot, l1 == EV_I1mr ? EV_I2mr : l1 == EV_D1mr ? EV_D2mr : EV_D2mw);
+   if (r & CS_LL_MISS) {          /* with an L2, only after an L2 miss */
+      count_event(slot, ll);
+      if ((r & CS_LL_DIRTY_MISS) && cb_event_pos(dirty) >= 0) count_event(slot, dirty);
+   }
+   if (r & CS_PF_ISSUED) count_event(slot, EV_Pfi);
+}
+
 /* Add an access's outcome: the access event and the miss events. */
 static inline void count(ULong *slot, unsigned r, event_id ev, event_id l1, event_id ll, event_id dirty)
 {
    ULong *run = cb_cur.cost;
    slot[HOT_POS(ev)]++; run[HOT_POS(ev)]++;
-   if (UNLIKELY(r & CS_L1_MISS)) {
-      slot[HOT_POS(l1)]++; run[HOT_POS(l1)]++;
+   if (UNLIKELY(r != 0)) {          /* r: an L1 miss, or (--prefetch) Pfi */
+      if (r & CS_L1_MISS) { slot[HOT_POS(l1)]++; run[HOT_POS(l1)]++; }
+      if (UNLIKELY(r >= CS_L2_MISS)) { count_l2_prefetch(slot, r, l1, ll, dirty); return; }
       if (r & CS_LL_MISS) {
          slot[HOT_POS(ll)]++; run[HOT_POS(ll)]++;
          if ((r & CS_LL_DIRTY_MISS) && cb_event_pos(dirty) >= 0) { slot[cb_event_pos(dirty)]++; run[cb_event_pos(dirty)]++; }
@@ -74,7 +115,9 @@ static inline void count(ULong *slot, unsigned r, event_id ev, event_id l1, even
 static inline unsigned do_instr_at(ULong *slot, Addr a, UWord size)
 {
    unsigned r = 0;
-   if (!cs_instr_hit(sim, a, size)) {
+   Bool hit = cs_instr_hit(sim, a, size);
+   if (CB_SIM_STATS) { if (hit) hot_stat.i_mru++; else hot_stat.i_other++; }
+   if (!hit) {
       cs_owner o;
       const cs_owner *ow = make_owner(&o, slot);
       if (UNLIKELY(cb_clo.objects)) cb_obj_instr_owner((cs_owner *)ow);
@@ -97,6 +140,7 @@ unsigned do_data_at(ULong *slot, sim_instr_info *ii, Addr a, UWord size, Bool is
    unsigned r = 0, cc = 0;
    cb_obj_ref ref = { NULL, 0 };
    Bool hit = is_write ? cs_write_hit(sim, a, size) : cs_read_hit(sim, a, size);
+   if (CB_SIM_STATS) { if (hit) hot_stat.d_mru++; else hot_stat.d_other++; }
    if (!hit) {
       cs_owner o;
       const cs_owner *ow = make_owner(&o, slot);
@@ -186,16 +230,18 @@ static inline void do_acc(const sim_call *c, Int i, Addr a)
    if (UNLIKELY(cb_clo.sharing)) share_acc(c, i, a);
 }
 
-static VG_REGPARM(1) void log_F(sim_call *c) { do_fetch(c); }
-static VG_REGPARM(2) void log_F1(sim_call *c, Addr a0) { do_fetch(c); do_acc(c, 0, a0); }
+#define COUNT_CALL() do { if (CB_SIM_STATS) hot_stat.calls++; } while (0)
+static VG_REGPARM(1) void log_F(sim_call *c) { COUNT_CALL(); do_fetch(c); }
+static VG_REGPARM(2) void log_F1(sim_call *c, Addr a0) { COUNT_CALL(); do_fetch(c); do_acc(c, 0, a0); }
 static VG_REGPARM(3) void log_F2(sim_call *c, Addr a0, Addr a1)
-{ do_fetch(c); do_acc(c, 0, a0); do_acc(c, 1, a1); }
+{ COUNT_CALL(); do_fetch(c); do_acc(c, 0, a0); do_acc(c, 1, a1); }
 static void log_F3(sim_call *c, Addr a0, Addr a1, Addr a2)
-{ do_fetch(c); do_acc(c, 0, a0); do_acc(c, 1, a1); do_acc(c, 2, a2); }
-static VG_REGPARM(2) void log_D1(sim_call *c, Addr a0) { do_acc(c, 0, a0); }
-static VG_REGPARM(3) void log_D2(sim_call *c, Addr a0, Addr a1) { do_acc(c, 0, a0); do_acc(c, 1, a1); }
+{ COUNT_CALL(); do_fetch(c); do_acc(c, 0, a0); do_acc(c, 1, a1); do_acc(c, 2, a2); }
+static VG_REGPARM(2) void log_D1(sim_call *c, Addr a0) { COUNT_CALL(); do_acc(c, 0, a0); }
+static VG_REGPARM(3) void log_D2(sim_call *c, Addr a0, Addr a1)
+{ COUNT_CALL(); do_acc(c, 0, a0); do_acc(c, 1, a1); }
 static void log_D3(sim_call *c, Addr a0, Addr a1, Addr a2)
-{ do_acc(c, 0, a0); do_acc(c, 1, a1); do_acc(c, 2, a2); }
+{ COUNT_CALL(); do_acc(c, 0, a0); do_acc(c, 1, a1); do_acc(c, 2, a2); }
 
 /* Branch prediction runs even while collection is off, as the reference's. */
 static VG_REGPARM(2) void log_cond(sim_instr_info *ii, UWord taken)
@@ -330,12 +376,37 @@ static void emit_sim_call(Bool fetch, data_access *acc, Int n, IRExpr *guard)
    emit_call(helpers[fetch][n].name, helpers[fetch][n].fn, n + 1 > 3 ? 3 : n + 1, args, guard);
 }
 
-/* Emit the pending fetch group and accesses, in program order. */
+/* The tests of the inline path (sim_inline.c) for the pending fetch
+ * group and accesses; False if the flush must use the helpers alone. */
+static Bool inline_tests(IRSB *sbOut, Bool fetch)
+{
+   Int i;
+   if (!cb_inl_block(cur_block.bb)) return False;
+   for (i = 0; i < cur_block.n_acc; i++)
+      if (cur_block.acc[i].guard) return False;
+   cb_inl_begin(sbOut);
+   if (fetch && !cb_inl_fetch(cur_block.grp_addr, cur_block.grp_len,
+                              cur_block.grp_first * cb_n_events, cur_block.grp_n))
+      return False;
+   for (i = 0; i < cur_block.n_acc; i++) {
+      data_access *a = &cur_block.acc[i];
+      if (!cb_inl_data(a->addr, a->size, a->write, a->instr * cb_n_events)) return False;
+   }
+   return True;
+}
+
+/* Emit the pending fetch group and accesses, in program order. With the
+ * inline path, the helper calls run only when not every access of the
+ * flush is an L1 MRU hit, and the IR counts the hits after them. */
 void cb_sim_flush(IRSB *sbOut)
 {
-   Bool fetch = cur_block.grp_n > 0;
+   Bool fetch = cur_block.grp_n > 0, inl;
+   IRExpr *guard;
    Int i, from = 0;
    if (!cb_clo.simulate_cache || cur_block.cur < 0) return;
+   if (CB_SIM_STATS && fetch) cb_inl_count(sbOut, &hot_stat.instrs, cur_block.grp_n);
+   inl = inline_tests(sbOut, fetch);
+   guard = inl ? cb_inl_guard() : NULL;
    for (i = 0; i < cur_block.n_acc; i++) {
       if (cur_block.acc[i].guard) {
          if (fetch || i > from) emit_sim_call(fetch, &cur_block.acc[from], i - from, NULL);
@@ -343,13 +414,14 @@ void cb_sim_flush(IRSB *sbOut)
          fetch = False;
          from = i + 1;
       } else if (i + 1 - from == 3) {
-         emit_sim_call(fetch, &cur_block.acc[from], 3, NULL);
+         emit_sim_call(fetch, &cur_block.acc[from], 3, guard);
          fetch = False;
          from = i + 1;
       }
    }
    if (fetch || cur_block.n_acc > from)
-      emit_sim_call(fetch, &cur_block.acc[from], cur_block.n_acc - from, NULL);
+      emit_sim_call(fetch, &cur_block.acc[from], cur_block.n_acc - from, guard);
+   if (inl) cb_inl_end();
    cur_block.n_acc = 0;
    cur_block.grp_n = 0;
    cur_block.grp_open = False;
@@ -562,11 +634,14 @@ void cb_sim_post_clo_init(void)
       cs_options o = { cb_clo.simulate_wb, cb_clo.simulate_hwpref, cb_clo.cacheuse,
                        cb_clo.objects };
       sim = cs_new(&g->i1, &g->d1, &g->ll, o, cb_clo.cacheuse ? &cb_bd_cache_hooks : NULL);
+      if (g->has_l2) cs_set_l2(sim, &g->l2);
+      if (cb_clo.prefetch_distance > 0) cs_set_stream_prefetch(sim, cb_clo.prefetch_distance);
       /* their events come after all others: declared last */
       if (cb_clo.miss_class) cb_mc_setup(sim, &g->i1, &g->d1, &g->ll);
       if (cb_clo.reuse_dist) cb_rd_setup(&g->ll);
       if (cb_clo.private_caches) cb_cores_setup(sim);
       cb_bw_setup(sim);               /* its events last */
+      cb_inl_setup(sim);
    }
    if (cb_clo.branch_sim) bsim = bs_new();
    cb_bd_setup();
@@ -598,6 +673,7 @@ void cb_sim_switch_thread(ThreadId tid)
    cb_bw_switch_thread(tid);
    if (!cb_cc) return;
    sim = cb_cores_switch(tid);
+   cb_inl_set_core(sim);
    if (cb_clo.miss_class) cb_mc_switch_core(tid - 1);
 }
 
@@ -636,8 +712,22 @@ void cb_sim_clear(void)
    cb_bd_settle();
 }
 
+/* "Sim helpers:" (CB_SIM_STATS builds): per 1000 guest instructions, the
+ * cache helper calls; and the share of I1 lookups and D1 accesses done in
+ * a helper that were L1 MRU hits. */
+static void print_hot_stats(void)
+{
+   ULong n = hot_stat.instrs ? hot_stat.instrs : 1;
+   ULong i = hot_stat.i_mru + hot_stat.i_other, d = hot_stat.d_mru + hot_stat.d_other;
+   VG_(dmsg)("Sim helpers:       instrs %llu, calls %llu (%llu.%llu per 1000 instrs); "
+             "in helpers: I1 lookups %llu (MRU hits %llu), D1 accesses %llu (MRU hits %llu)\n",
+             hot_stat.instrs, hot_stat.calls, hot_stat.calls * 1000 / n,
+             hot_stat.calls * 10000 / n % 10, i, hot_stat.i_mru, d, hot_stat.d_mru);
+}
+
 void cb_sim_print_stats(void)
 {
+   if (CB_SIM_STATS && sim) print_hot_stats();
    if (sim && cb_clo.simulate_hwpref) {
       uint64_t up, down;
       if (cb_cc) {
@@ -650,4 +740,21 @@ void cb_sim_print_stats(void)
    }
    if (cb_cc) cb_cores_print_stats();
    cb_bd_print_stats();
+}
+
+/* --prefetch: the stream prefetcher's counts of the whole run, over all
+ * cores (cs_stream_prefetch_counts). */
+void cb_sim_stream_prefetch_counts(ULong *issued, ULong *used, ULong *unused)
+{
+   cs_spf_counts n;
+   UInt k;
+   *issued = *used = *unused = 0;
+   for (k = 0; k < (cb_cc ? cb_cores_n() : 1); k++) {
+      const cs_sim *s = cb_cc ? cb_cores_sim(k) : sim;
+      if (!s) continue;
+      cs_stream_prefetch_counts(s, &n);
+      *issued += n.issued;
+      *used += n.used;
+      *unused += n.unused;
+   }
 }

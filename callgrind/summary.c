@@ -40,6 +40,28 @@ static void percent(HChar *buf, ULong n, ULong m, Int decimals, Int width)
    VG_(strcpy)(buf + pad, tmp);
 }
 
+/* --L2: its refs (the L1 misses), misses and miss rate, in the layout of
+ * the LL's lines; *llr and *llw become the L2 misses, the LL's refs. */
+static void print_l2_summary(const ULong *total, Int l1, Int l2, Int l3,
+                             ULong *llr, ULong *llw)
+{
+   ULong ir = total_of(total, EV_Ir);
+   ULong dr = total_of(total, EV_Dr), dw = total_of(total, EV_Dw);
+   ULong mr = total_of(total, EV_I2mr) + total_of(total, EV_D2mr);
+   ULong mw = total_of(total, EV_D2mw);
+   HChar p1[32], p2[32], p3[32];
+
+   VG_(umsg)("L2 refs:       %'*llu  (%'*llu rd + %'*llu wr)\n", l1, *llr + *llw, l2, *llr, l3, *llw);
+   VG_(umsg)("L2 misses:     %'*llu  (%'*llu rd + %'*llu wr)\n", l1, mr + mw, l2, mr, l3, mw);
+   percent(p1, mr + mw, ir + dr + dw, 1, l1 + 1);
+   percent(p2, mr, ir + dr, 1, l2 + 1);
+   percent(p3, mw, dw, 1, l3 + 1);
+   VG_(umsg)("L2 miss rate:  %s (%s   + %s  )\n", p1, p2, p3);
+   VG_(umsg)("\n");
+   *llr = mr;
+   *llw = mw;
+}
+
 static void print_cache_summary(const ULong *total, Int l1, Int l2, Int l3)
 {
    ULong ir = total_of(total, EV_Ir), i1mr = total_of(total, EV_I1mr);
@@ -75,6 +97,7 @@ static void print_cache_summary(const ULong *total, Int l1, Int l2, Int l3)
    VG_(umsg)("LLd miss rate: %s (%s   + %s  )\n", p1, p2, p3);
    VG_(umsg)("\n");
 
+   if (cb_geom.has_l2) print_l2_summary(total, l1, l2, l3, &llr, &llw);
    VG_(umsg)("LL refs:       %'*llu  (%'*llu rd + %'*llu wr)\n", l1, llr + llw, l2, llr, l3, llw);
    VG_(umsg)("LL misses:     %'*llu  (%'*llu rd + %'*llu wr)\n", l1, lmr + lmw, l2, lmr, l3, lmw);
    percent(p1, lmr + lmw, ir + dr + dw, 1, l1 + 1);
@@ -107,20 +130,30 @@ static void print_branch_summary(const ULong *total, Int l1, Int l2, Int l3)
 static void print_events_and_counts(const ULong *total)
 {
    HChar line[32 + EV_COUNT * 24];   /* a name or a 20-digit count per event */
-   Int e, n, last = -1;
+   Int i, n, last = 0;
 
+   /* in output order: the order of positions */
    n = VG_(sprintf)(line, "Events    :");
-   for (e = 0; e < EV_COUNT; e++)
-      if (cb_ev_pos[e] >= 0) {
-         n += VG_(sprintf)(line + n, " %s", cb_ev_name[e]);
-         if (total[cb_ev_pos[e]] != 0 || last < 0) last = e;
-      }
+   for (i = 0; i < cb_n_events; i++) {
+      n += VG_(sprintf)(line + n, " %s", cb_ev_name[cb_ev_at[i]]);
+      if (total[i] != 0) last = i;
+   }
    VG_(message)(Vg_UserMsg, "%s\n", line);
    n = VG_(sprintf)(line, "Collected :");
-   for (e = 0; e <= last; e++)
-      if (cb_ev_pos[e] >= 0) n += VG_(sprintf)(line + n, " %llu", total[cb_ev_pos[e]]);
+   for (i = 0; i <= last; i++) n += VG_(sprintf)(line + n, " %llu", total[i]);
    VG_(message)(Vg_UserMsg, "%s\n", line);
    VG_(message)(Vg_UserMsg, "\n");
+}
+
+/* --prefetch: the model's counts over the whole run (also while not
+ * collecting): used and unused tell how well the prefetches served. */
+static void print_prefetch_summary(Int l1)
+{
+   ULong issued, used, unused;
+   cb_sim_stream_prefetch_counts(&issued, &used, &unused);
+   VG_(umsg)("\n");
+   VG_(umsg)("Prefetches:    %'*llu  (%'llu used + %'llu evicted unused)\n", l1, issued,
+             used, unused);
 }
 
 static Int max_int(Int a, Int b) { return a > b ? a : b; }
@@ -145,6 +178,7 @@ void cb_print_summary(void)
       VG_(umsg)("I   refs:      %'*llu\n", l1, total_of(total, EV_Ir));
    else
       print_cache_summary(total, l1, l2, l3);
+   if (cb_clo.prefetch_distance > 0) print_prefetch_summary(l1);
    if (cb_clo.branch_sim)
       print_branch_summary(total, l1, l2, l3);
 }

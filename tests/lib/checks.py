@@ -91,7 +91,8 @@ def parses(path):
 
 # The back-dating oracle's pairs: lines counted at load time (immediate)
 # and at eviction (through the tree), with --backdate-check=yes.
-BACKDATE_PAIRS = (("L1ld", "L1ldB"), ("LLld", "LLldB"))
+# (With --L2 also the L2's pair; absent events count 0 on both sides.)
+BACKDATE_PAIRS = (("L1ld", "L1ldB"), ("L2ld", "L2ldB"), ("LLld", "LLldB"))
 
 
 def backdate_arc_problems(path):

@@ -113,6 +113,8 @@ CLIENT_BUILD = {
     "bandwidth_avx": (["bandwidth.c"], "gcc", []),
     "bandwidth_wb1k": (["bandwidth.c"], "gcc", []),
     "bandwidth_wb2k": (["bandwidth.c"], "gcc", []),
+    # --prefetch (tests/tool/l2_prefetch.py): -O1, sums in registers
+    "stream": (["stream.c"], "gcc", ["-O1"]),
     # MPI (Open MPI's wrapper compiler; tests/tool/mpi.py)
     "mpi_stencil": (["mpi_stencil.c"], "mpicc", []),
 }

@@ -219,8 +219,9 @@ def differs(x, y, ev, budget):
     return False
 
 
-def same_profile(private_path, shared_path, budgets=None):
-    """Every event of the shared run, everywhere equal; NEW all zero.
+def same_profile(private_path, shared_path, budgets=None, new=NEW):
+    """Every event of the shared run, everywhere equal; the events new
+    (default NEW, added by the option) all zero.
     Only the known loader noise is forgiven (see noise_budget).  budgets
     (an objects profile, whose functions are objects): the main profile's
     noise budget per part, which any object may use; returns (problems,
@@ -233,8 +234,8 @@ def same_profile(private_path, shared_path, budgets=None):
     probs, found = [], []
     for a, b in zip(pp.parts, ps.parts):
         ev = b.events
-        if a.events != ev + NEW:
-            probs.append("events %s, want %s" % (a.events, ev + NEW))
+        if a.events != ev + new:
+            probs.append("events %s, want %s" % (a.events, ev + new))
         if budgets is not None:
             budget = budgets[len(found)] if len(found) < len(budgets) else {}
         else:
@@ -248,16 +249,16 @@ def same_profile(private_path, shared_path, budgets=None):
             cb = b.fns[fn].self_cost if fn in b.fns else {}
             noisy = budget if budgets is not None \
                 or fn in compare.KNOWN_NOISY_FNS else {}
-            if differs(ca, cb, ev, noisy) or g(ca, *NEW):
+            if differs(ca, cb, ev, noisy) or g(ca, *new):
                 probs.append("%s self: %s, without the option %s" % (fn, ca, cb))
         for key in sorted(set(a.arcs) | set(b.arcs)):
             x, y = a.arcs.get(key), b.arcs.get(key)
             if x is None or y is None or x.calls != y.calls \
                     or differs(x.inclusive, y.inclusive, ev, budget) \
-                    or g(x.inclusive, *NEW):
+                    or g(x.inclusive, *new):
                 probs.append("arc %s -> %s differs" % key)
         if differs(a.totals or {}, b.totals or {}, ev, budget) \
-                or g(a.totals or {}, *NEW):
+                or g(a.totals or {}, *new):
             probs.append("totals %s, without the option %s"
                          % (a.totals, b.totals))
     return probs[:10], found

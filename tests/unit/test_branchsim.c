@@ -4,7 +4,7 @@
 ** Build and run (from the project root):
 **   gcc -O2 -g -Wall -Wextra -Icachesim -o test_branchsim \
 **       tests/unit/test_branchsim.c tests/unit/port_native.c \
-**       cachesim/cachesim.c cachesim/branchsim.c && ./test_branchsim
+**       cachesim/cachesim.c cachesim/branchsim.c cachesim/l2.c cachesim/streampf.c && ./test_branchsim
 **
 ** One line "PASS <group>" / "FAIL <group>: detail" per group; exit 0 only
 ** if all passed.  Expectations are derived by hand in the comments.

@@ -4,7 +4,7 @@
 ** Build and run (from the project root):
 **   gcc -O2 -g -Wall -Wextra -Icachesim -o test_cachesim \
 **       tests/unit/test_cachesim.c tests/unit/port_native.c \
-**       cachesim/cachesim.c cachesim/branchsim.c && ./test_cachesim
+**       cachesim/cachesim.c cachesim/branchsim.c cachesim/l2.c cachesim/streampf.c && ./test_cachesim
 **
 ** Prints one line "PASS <group>" or "FAIL <group>: detail" per group and
 ** exits 0 only if every group passed.  Every expectation is derived by
@@ -52,7 +52,7 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t ac,
    n_evict++;
 }
 
-static const cs_hooks hooks = { 0, on_load, on_evict };
+static const cs_hooks hooks = { 0, on_load, on_evict, 0 };
 
 static void reset_events(void) { n_ev = n_load = n_evict = 0; }
 

@@ -43,7 +43,7 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t ac,
       evict_ac_of_7 += ac;
 }
 
-static const cs_hooks hooks = { 0, on_load, on_evict };
+static const cs_hooks hooks = { 0, on_load, on_evict, 0 };
 
 static cs_owner own(long id)
 {

@@ -6,7 +6,7 @@
 **   gcc -O2 -g -Wall -Wextra -Icachesim -o test_missclass \
 **       tests/unit/test_missclass.c tests/unit/port_native.c \
 **       cachesim/missclass.c cachesim/lrustack.c cachesim/lineset.c \
-**       cachesim/cachesim.c && ./test_missclass
+**       cachesim/cachesim.c cachesim/l2.c cachesim/streampf.c && ./test_missclass
 **
 ** Prints "PASS <group>" or "FAIL <group>: detail" per group; exits 0 only
 ** if every group passed.  The pattern groups' expectations are derived by
@@ -526,6 +526,53 @@ static void test_random(void)
    end("random_vs_naive");
 }
 
+/* --L2 (cachesim/l2.c): with an L2 of the LL's geometry (and a bigger
+   LL) the L2 sees what the two-level LL saw, so every access's L2 class
+   (bits 4-5) is the two-level run's LL class (bits 2-3), and its L1
+   class the two-level one; a class comes exactly with a miss.  Random
+   accesses, plain and with cacheuse. */
+static void l2_run(int use)
+{
+   static const cs_geometry big = { 16384, 4, 64 };
+   cs_options o = { 0, 0, use, 0 };
+   cs_sim *two = cs_new(&L1, &L1, &LL, o, 0), *three = cs_new(&L1, &L1, &big, o, 0);
+   mc_sim *m2 = mc_new(&L1, &L1, &LL, use), *m3 = mc_new(&L1, &L1, &big, use);
+   cs_owner ow = { 0, 0, 0, 0 };
+   int i, differ = 0, bad = 0, l2_misses = 0;
+
+   cs_set_l2(three, &LL);
+   mc_set_l2(m3, &LL);
+   cs_set_ll_observer(two, mc_observe_ll, m2);
+   cs_set_ll_observer(three, mc_observe_ll, m3);
+   rng = 99;
+   for (i = 0; i < 30000; i++) {
+      uint64_t a = BASE + 8 * rnd(2048);
+      int w = rnd(3) == 0;
+      unsigned r2 = w ? cs_write(two, a, 8, &ow) : cs_read(two, a, 8, &ow);
+      unsigned r3 = w ? cs_write(three, a, 8, &ow) : cs_read(three, a, 8, &ow);
+      unsigned c2 = mc_access(m2, &m2->d1, a, 8, r2);
+      unsigned c3 = mc_access(m3, &m3->d1, a, 8, r3);
+      differ += (c2 & 3) != (c3 & 3) || ((c2 >> 2) & 3) != ((c3 >> 4) & 3);
+      bad += !!(r3 & CS_L2_MISS) != !!((c3 >> 4) & 3);
+      l2_misses += (r3 & CS_L2_MISS) != 0;
+   }
+   CHECK(use ? "use: classes differ" : "classes differ", differ, 0);
+   CHECK("a class without a miss, or a miss without", bad, 0);
+   CHECK("L2 misses happened", l2_misses > 1000, 1);
+   mc_delete(m2);
+   mc_delete(m3);
+   cs_delete(two);
+   cs_delete(three);
+}
+
+static void test_l2(void)
+{
+   begin();
+   l2_run(0);
+   l2_run(1);
+   end("l2");
+}
+
 int main(void)
 {
    test_first_sweep();
@@ -538,5 +585,6 @@ int main(void)
    test_clear();
    test_random();
    test_cores();
+   test_l2();
    return failures ? 1 : 0;
 }

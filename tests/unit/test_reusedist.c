@@ -6,7 +6,7 @@
 **   gcc -O2 -g -Wall -Wextra -Icachesim -o test_reusedist \
 **       tests/unit/test_reusedist.c tests/unit/port_native.c \
 **       cachesim/lrustack.c cachesim/lineset.c cachesim/reusedist.c \
-**       cachesim/cachesim.c && ./test_reusedist
+**       cachesim/cachesim.c cachesim/l2.c cachesim/streampf.c && ./test_reusedist
 **
 ** Prints "PASS <group>" or "FAIL <group>: detail" per group; exits 0 only
 ** if every group passed.  Expectations are derived by hand in the

@@ -4,7 +4,7 @@
 ** Build and run (from the project root):
 **   gcc -O2 -g -Wall -Wextra -Icachesim -o test_sharing \
 **       tests/unit/test_sharing.c tests/unit/port_native.c \
-**       cachesim/sharing.c cachesim/cachesim.c && ./test_sharing
+**       cachesim/sharing.c cachesim/cachesim.c cachesim/l2.c cachesim/streampf.c && ./test_sharing
 **
 ** The model's phi, theta and phi' are compared with brute-force versions
 ** of the formulas (sharing.h) computed from the raw list of accesses:
