@@ -590,6 +590,10 @@ def cases():
            ("without", ["--bandwidth-window=100"], "--bandwidth-window"),
            ("limits-without", ["--bandwidth-limits=x"], "--bandwidth-limits"),
            ("wb-no", ["--simulate-wb=no", "--bandwidth=yes"], "--simulate-wb"),
+           # two levels and demand loads only (docs/differences.md)
+           ("L2", ["--bandwidth=yes", "--L2=262144,8,64"], "--L2"),
+           ("L2-host", ["--L2=host", "--bandwidth=yes"], "--L2"),
+           ("prefetch", ["--bandwidth=yes", "--prefetch=stream"], "--prefetch"),
            ("no-file", ["--bandwidth=yes", "--bandwidth-limits=@DIR/none"],
             "@DIR/none")]
     c += [("bandwidth/refused/" + label, refusal_case(label, o, e)) for label, o, e in bad]
