@@ -594,13 +594,10 @@ void cs__evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
       return;
    if (u->count == 0 && (ln->owned & CS_OWNED_PREFETCH) && s->collect)
       sploss = (uint32_t)c->line_size;  /* prefetched, never used */
-   if (u->count > 0 && s->collect) {
-      cs_use *llu = &(s->has_l2 ? &s->l2 : &s->ll)->line[ln->ll_slot].use;
-      accost = 1000 / u->count;
-      sploss = cs__spatial_loss(c, u->mask);
-      llu->mask |= u->mask;
-      llu->count += u->count;
-   }
+   if (u->count > 0 && s->collect)
+      cs__leaving_use(c, u,
+                      &(s->has_l2 ? &s->l2 : &s->ll)->line[ln->ll_slot].use,
+                      &accost, &sploss);
    cs__report_evict(s, 1, c, slot, accost, sploss);
 }
 
@@ -612,10 +609,8 @@ static void evict_ll(cs_sim *s, uint32_t slot)
 
    if (!ln->owned)
       return;
-   if (u->count > 0 && s->collect) {
-      accost = 1000 / u->count;
-      sploss = cs__spatial_loss(&s->ll, u->mask);
-   }
+   if (u->count > 0 && s->collect)
+      cs__leaving_use(&s->ll, u, 0, &accost, &sploss);
    cs__report_evict(s, 2, &s->ll, slot, accost, sploss);
 }
 

@@ -31,6 +31,21 @@ void cs__init_cache(cs_cache *c, const cs_geometry *g, int use,
 uint32_t cs__use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
                          int *hit);
 uint32_t cs__spatial_loss(const cs_cache *c, uint32_t mask);
+/* A used line (u->count > 0) of c leaving while collecting: its access
+   cost and spatial loss, and its use merged into `below`, the slot of
+   the next level it was linked to (0 for LL, the last level).
+   Inline: it runs on every eviction. */
+static inline void cs__leaving_use(const cs_cache *c, const cs_use *u,
+                                   cs_use *below, uint32_t *accost,
+                                   uint32_t *sploss)
+{
+   *accost = 1000 / u->count;
+   *sploss = cs__spatial_loss(c, u->mask);
+   if (below) {
+      below->mask |= u->mask;
+      below->count += u->count;
+   }
+}
 void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
                       uint32_t accost, uint32_t sploss);
 void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,

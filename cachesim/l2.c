@@ -136,13 +136,9 @@ static void evict_l2(cs_sim *s, uint32_t slot)
 
    if (!ln->owned)
       return;
-   if (u->count > 0 && s->collect) {
-      cs_use *llu = &s->ll.line[ln->ll_slot].use;
-      accost = 1000 / u->count;
-      sploss = cs__spatial_loss(&s->l2, u->mask);
-      llu->mask |= u->mask;
-      llu->count += u->count;
-   }
+   if (u->count > 0 && s->collect)
+      cs__leaving_use(&s->l2, u, &s->ll.line[ln->ll_slot].use, &accost,
+                      &sploss);
    cs__report_evict(s, CS_LEVEL_L2, &s->l2, slot, accost, sploss);
 }
 
