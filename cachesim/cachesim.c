@@ -345,18 +345,14 @@ cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
    return s;
 }
 
+/* The LL, which cores made by cs_new_core share (cs_delete_core leaves
+   it), then what every simulator has, as for a core. */
 void cs_delete(cs_sim *s)
 {
    if (!s)
       return;
-   cs__free_cache(&s->i1);
-   cs__free_cache(&s->d1);
    cs__free_cache(&s->ll);
-   if (s->has_l2)
-      cs__free_cache(&s->l2);
-   if (s->spf)
-      cs__spf_delete(s->spf);
-   cs_free(s);
+   cs_delete_core(s);
 }
 
 void cs_set_collect(cs_sim *s, int collecting)
