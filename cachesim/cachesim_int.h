@@ -31,21 +31,6 @@ void cs__init_cache(cs_cache *c, const cs_geometry *g, int use,
 uint32_t cs__use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
                          int *hit);
 uint32_t cs__spatial_loss(const cs_cache *c, uint32_t mask);
-/* A used line (u->count > 0) of c leaving while collecting: its access
-   cost and spatial loss, and its use merged into `below`, the slot of
-   the next level it was linked to (0 for LL, the last level).
-   Inline: it runs on every eviction. */
-static inline void cs__leaving_use(const cs_cache *c, const cs_use *u,
-                                   cs_use *below, uint32_t *accost,
-                                   uint32_t *sploss)
-{
-   *accost = 1000 / u->count;
-   *sploss = cs__spatial_loss(c, u->mask);
-   if (below) {
-      below->mask |= u->mask;
-      below->count += u->count;
-   }
-}
 void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
                       uint32_t accost, uint32_t sploss);
 void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
@@ -53,6 +38,11 @@ void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
 unsigned cs__use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
                         const cs_owner *owner, int is_write);
 void cs__drop_owners(cs_sim *s, cs_cache *c, int level);
+/* An owned line of c (at level) leaves: metrics to its owner and,
+   while collecting, its use merged into the slot of `below` (the next
+   level; 0 for LL) it was linked to. */
+void cs__evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
+                    cs_cache *below);
 void cs__evict_l1(cs_sim *s, cs_cache *c, uint32_t slot);
 void cs__forget_in(cs_cache *c, int level,
                    int (*forget)(void *, int, const cs_owner *), void *ctx);
