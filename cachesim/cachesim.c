@@ -345,18 +345,14 @@ cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
    return s;
 }
 
+/* The LL, which cores made by cs_new_core share (cs_delete_core leaves
+   it), then what every simulator has, as for a core. */
 void cs_delete(cs_sim *s)
 {
    if (!s)
       return;
-   cs__free_cache(&s->i1);
-   cs__free_cache(&s->d1);
    cs__free_cache(&s->ll);
-   if (s->has_l2)
-      cs__free_cache(&s->l2);
-   if (s->spf)
-      cs__spf_delete(s->spf);
-   cs_free(s);
+   cs_delete_core(s);
 }
 
 void cs_set_collect(cs_sim *s, int collecting)
@@ -580,11 +576,8 @@ void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
                         sploss);
 }
 
-/* An owned L1 line leaves: metrics to its owner and, while collecting,
-   its use merged into the slot of the level below (LL, or the L2 of
-   l2.c) it was linked to (the reference's order: before the new line's
-   lookup there). */
-void cs__evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
+void cs__evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
+                    cs_cache *below)
 {
    cs_line *ln = &c->line[slot];
    cs_use *u = &ln->use;
@@ -592,31 +585,31 @@ void cs__evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
 
    if (!ln->owned)
       return;
+   /* (only L1 lines are prefetched: streampf.c) */
    if (u->count == 0 && (ln->owned & CS_OWNED_PREFETCH) && s->collect)
       sploss = (uint32_t)c->line_size;  /* prefetched, never used */
    if (u->count > 0 && s->collect) {
-      cs_use *llu = &(s->has_l2 ? &s->l2 : &s->ll)->line[ln->ll_slot].use;
       accost = 1000 / u->count;
       sploss = cs__spatial_loss(c, u->mask);
-      llu->mask |= u->mask;
-      llu->count += u->count;
+      if (below) {
+         cs_use *merged = &below->line[ln->ll_slot].use;
+         merged->mask |= u->mask;
+         merged->count += u->count;
+      }
    }
-   cs__report_evict(s, 1, c, slot, accost, sploss);
+   cs__report_evict(s, level, c, slot, accost, sploss);
+}
+
+/* An owned L1 line leaves into LL, or the L2 of l2.c (the reference's
+   order: before the new line's lookup there). */
+void cs__evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
+{
+   cs__evict_line(s, 1, c, slot, s->has_l2 ? &s->l2 : &s->ll);
 }
 
 static void evict_ll(cs_sim *s, uint32_t slot)
 {
-   cs_line *ln = &s->ll.line[slot];
-   cs_use *u = &ln->use;
-   uint32_t accost = 0, sploss = 0;
-
-   if (!ln->owned)
-      return;
-   if (u->count > 0 && s->collect) {
-      accost = 1000 / u->count;
-      sploss = cs__spatial_loss(&s->ll, u->mask);
-   }
-   cs__report_evict(s, 2, &s->ll, slot, accost, sploss);
+   cs__evict_line(s, 2, &s->ll, slot, 0);
 }
 
 void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,

@@ -38,6 +38,11 @@ void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
 unsigned cs__use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
                         const cs_owner *owner, int is_write);
 void cs__drop_owners(cs_sim *s, cs_cache *c, int level);
+/* An owned line of c (at level) leaves: metrics to its owner and,
+   while collecting, its use merged into the slot of `below` (the next
+   level; 0 for LL) it was linked to. */
+void cs__evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
+                    cs_cache *below);
 void cs__evict_l1(cs_sim *s, cs_cache *c, uint32_t slot);
 void cs__forget_in(cs_cache *c, int level,
                    int (*forget)(void *, int, const cs_owner *), void *ctx);

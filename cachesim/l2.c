@@ -126,24 +126,10 @@ unsigned cs__access_ext(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
 ** Cache use
 */
 
-/* An owned L2 line leaves: metrics to its owner and, while collecting,
-   its use merged into the LL slot it was linked to. */
+/* An owned L2 line leaves into the LL slot it was linked to. */
 static void evict_l2(cs_sim *s, uint32_t slot)
 {
-   cs_line *ln = &s->l2.line[slot];
-   cs_use *u = &ln->use;
-   uint32_t accost = 0, sploss = 0;
-
-   if (!ln->owned)
-      return;
-   if (u->count > 0 && s->collect) {
-      cs_use *llu = &s->ll.line[ln->ll_slot].use;
-      accost = 1000 / u->count;
-      sploss = cs__spatial_loss(&s->l2, u->mask);
-      llu->mask |= u->mask;
-      llu->count += u->count;
-   }
-   cs__report_evict(s, CS_LEVEL_L2, &s->l2, slot, accost, sploss);
+   cs__evict_line(s, CS_LEVEL_L2, &s->l2, slot, &s->ll);
 }
 
 unsigned cs__use_l2_ref(cs_sim *s, uint64_t memline, uint32_t *link,

@@ -54,22 +54,8 @@ configs=("sim|--cache-sim=yes"
          "bw-limits|--bandwidth=yes --bandwidth-limits=perf/build/bandwidth.machine")
 
 . perf/lib.sh
-run() { # opts... -- cmd... -> "cpu-seconds peak-kB"
-    cgbd_cpu_rss perf/build/bandwidth.out "$@"
-}
-
 declare -A cpu mem
-for i in $(seq "$N"); do
-    for w in "${workloads[@]}"; do
-        for c in "${configs[@]}"; do
-            key="${w%%|*}/${c%%|*}"
-            # shellcheck disable=SC2086
-            read -r t m <<< "$(run ${c#*|} -- ${w#*|})"
-            cpu[$key]="${cpu[$key]:-} $t"
-            mem[$key]="${mem[$key]:-} $m"
-        done
-    done
-done
+cgbd_rounds "$N" perf/build/bandwidth.out
 
 echo "CPU time (user + system) and peak RSS, median of $N runs"
 printf "%-10s %-10s %8s %9s %9s %8s %9s\n" workload config "s" "/sim" "/implied" "MB" "MB/sim"

@@ -15,5 +15,27 @@ cgbd_cpu_rss() {
    rm -f "$tf"
 }
 
+# cgbd_rounds N OUT opts...: N interleaved rounds of every workload
+# ("name|cmd") of the array `workloads` under every configuration
+# ("name|opts") of the array `configs`, the options first, the profile to
+# OUT; each run's CPU seconds appended to cpu[name/config] and its peak
+# kB to mem[name/config] (associative arrays the caller declares).
+# shellcheck disable=SC2154
+cgbd_rounds() {
+   local n=$1 out=$2 w c key t m
+   shift 2
+   for _ in $(seq "$n"); do
+      for w in "${workloads[@]}"; do
+         for c in "${configs[@]}"; do
+            key="${w%%|*}/${c%%|*}"
+            # shellcheck disable=SC2086
+            read -r t m <<< "$(cgbd_cpu_rss "$out" "$@" ${c#*|} -- ${w#*|})"
+            cpu[$key]="${cpu[$key]:-} $t"
+            mem[$key]="${mem[$key]:-} $m"
+         done
+      done
+   done
+}
+
 # median: of the numbers on stdin (separated by spaces or newlines)
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }

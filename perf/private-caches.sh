@@ -33,25 +33,16 @@ fi
 bases=("cache-sim|--cache-sim=yes" "cacheuse|--cache-sim=yes --cacheuse=yes")
 variants=("shared|" "private|--private-caches=yes")
 
-. perf/lib.sh
-run() { # opts... -- cmd... -> "cpu-seconds peak-kB"
-    cgbd_cpu_rss /dev/null "$@"
-}
-
-declare -A cpu mem
-for i in $(seq "$N"); do
-    for w in "${workloads[@]}"; do
-        for b in "${bases[@]}"; do
-            for v in "${variants[@]}"; do
-                key="${w%%|*}/${b%%|*}/${v%%|*}"
-                # shellcheck disable=SC2086
-                read -r t m <<< "$(run ${b#*|} ${v#*|} -- ${w#*|})"
-                cpu[$key]="${cpu[$key]:-} $t"
-                mem[$key]="${mem[$key]:-} $m"
-            done
-        done
+configs=()                      # base/variant, both options
+for b in "${bases[@]}"; do
+    for v in "${variants[@]}"; do
+        configs+=("${b%%|*}/${v%%|*}|${b#*|} ${v#*|}")
     done
 done
+
+. perf/lib.sh
+declare -A cpu mem
+cgbd_rounds "$N" /dev/null
 
 echo "CPU time (user + system) and peak RSS, median of $N runs; ratio = private / shared"
 printf "%-10s %-10s %10s %10s %8s %10s %10s %8s\n" workload base "shared s" "private s" ratio \

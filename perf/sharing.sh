@@ -26,34 +26,21 @@ export VALGRIND_LIB=$PWD/vglib OMP_WAIT_POLICY=passive
 workloads=("threads3|perf/build/threads3 $SCALE"
            "sieve|perf/build/sieve_omp 1"
            "false-sharing|perf/build/false-sharing")
-variants=("none|" "sharing|--sharing=yes")
+configs=("none|" "sharing|--sharing=yes")
 
 . perf/lib.sh
-run() { # opts... -- cmd... -> "cpu-seconds peak-kB"
-    cgbd_cpu_rss perf/build/sharing-out/cg.out $BASE_OPTS "$@"
-}
-
-declare -A times mems
-for i in $(seq "$N"); do
-    for w in "${workloads[@]}"; do
-        for v in "${variants[@]}"; do
-            key="${w%%|*}/${v%%|*}"
-            # shellcheck disable=SC2086
-            read -r t m <<<"$(run ${v#*|} -- ${w#*|})"
-            times[$key]="${times[$key]:-} $t"
-            mems[$key]="${mems[$key]:-} $m"
-        done
-    done
-done
+declare -A cpu mem
+# shellcheck disable=SC2086
+cgbd_rounds "$N" perf/build/sharing-out/cg.out $BASE_OPTS
 
 echo "base options: $BASE_OPTS; CPU time and peak RSS, median of $N runs; ratio = with / without"
 printf "%-14s %9s %9s %10s %10s %9s\n" workload "none (s)" "time x" "none (MB)" "sharing" "memory x"
 for w in "${workloads[@]}"; do
     name=${w%%|*}
-    t0=$(echo "${times[$name/none]}" | median)
-    t1=$(echo "${times[$name/sharing]}" | median)
-    m0=$(echo "${mems[$name/none]}" | median)
-    m1=$(echo "${mems[$name/sharing]}" | median)
+    t0=$(echo "${cpu[$name/none]}" | median)
+    t1=$(echo "${cpu[$name/sharing]}" | median)
+    m0=$(echo "${mem[$name/none]}" | median)
+    m1=$(echo "${mem[$name/sharing]}" | median)
     printf "%-14s %9.2f %9.3f %10.1f %10.1f %9.3f\n" "$name" "$t0" \
         "$(echo "$t1 / $t0" | bc -l)" "$(echo "$m0 / 1024" | bc -l)" \
         "$(echo "$m1 / 1024" | bc -l)" "$(echo "$m1 / $m0" | bc -l)"

@@ -16,11 +16,13 @@ Environment:
   TEST_FILTER    only run cases whose name contains this string.
 """
 
+import contextlib
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -249,6 +251,18 @@ def run_cases(cases):
         return 0
     print("profiles kept in %s" % OUT, file=sys.stderr)
     return 1
+
+
+@contextlib.contextmanager
+def case_dirs(prefix):
+    """Own directories for cases that write files (they run in parallel):
+    yields in_own_dir, which turns fn(tmp) into a case fn() given a new
+    directory; all of them are removed at the end."""
+    top = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield lambda fn: (lambda: fn(tempfile.mkdtemp(dir=top)))
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
 
 
 # -- building clients -------------------------------------------------------

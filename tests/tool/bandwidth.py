@@ -6,7 +6,8 @@ Flop event, dominance against a machine file, <profile>.bandwidth
 1. Identities, on single-threaded and threaded clients (whole runs):
    in every thread section and the `thread: all` section, every path's
    histogram is sorted, sum(n) = units + W and sum(s * n) = W * total
-   (the thesis' identity: the area under the curve is the bytes moved);
+   (the thesis' identity: the area under the curve is the bytes moved;
+   the script's reader, tools/cgbd/bandwidth.py, refuses a file without);
    and against the profile's own counts, summed over threads (summary:,
    which like the file includes the block running at exit):
    units = Ir, flop = Flop, L1<-LL = (I1mr + D1mr + D1mw) x 64,
@@ -52,6 +53,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import cgfile           # noqa: E402
 import checks           # noqa: E402
 import harness          # noqa: E402
+from cgbd import bandwidth  # noqa: E402
 
 LINE = 64
 GEOM = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=262144,8,64"]
@@ -74,80 +76,28 @@ KERNELS = ["--toggle-collect=access_kernel", "--toggle-collect=flop_sse",
 
 # -- the file ------------------------------------------------------------------
 
-def pairs(value):
-    v = [int(x) for x in value.split()]
-    return list(zip(v[0::2], v[1::2]))
-
-
 def read_bandwidth(path):
-    """{"header": {key: value}, "threads": {tid: {"units", "peak-units",
-    "paths": {path: {"total", "hist", "dom"}}}}}"""
-    bw = {"header": {}, "threads": {}, "limits": {}}
-    thread = path_block = None
-    with open(path) as fh:
-        for line in fh:
-            line = line.rstrip("\n")
-            if not line or line.startswith("#"):
-                continue
-            key, _, value = line.partition(":")
-            value = value.strip()
-            if key == "thread":
-                thread = bw["threads"].setdefault(value, {"paths": {}})
-                path_block = None
-            elif thread is None:
-                if key == "limit":
-                    name, _, lim = value.rpartition(" ")
-                    bw["limits"][name] = float(lim)
-                else:
-                    bw["header"][key] = value
-            elif key == "path":
-                path_block = thread["paths"].setdefault(value, {})
-            elif key in ("units", "peak-units"):
-                thread[key] = int(value)
-            elif key == "total":
-                path_block["total"] = int(value)
-            elif key in ("hist", "dom"):
-                path_block[key] = pairs(value)
-            else:
-                raise ValueError("unknown line %r" % line)
-    return bw
-
-
-def identity_problems(where, units, w, block):
-    probs = []
-    hist = block.get("hist")
-    if hist is None:
-        return ["%s: no hist:" % where]
-    values = [s for s, _ in hist]
-    if values != sorted(set(values)):
-        probs.append("%s: histogram not strictly ascending" % where)
-    if sum(n for _, n in hist) != units + w:
-        probs.append("%s: sum(n) = %d, want units + W = %d"
-                     % (where, sum(n for _, n in hist), units + w))
-    if sum(s * n for s, n in hist) != w * block["total"]:
-        probs.append("%s: sum(s*n) = %d, want W * total = %d"
-                     % (where, sum(s * n for s, n in hist), w * block["total"]))
-    return probs
+    """The file through the script's reader (tools/cgbd/bandwidth.py), which
+    refuses it, naming the line, unless in every thread and path the
+    histogram is strictly ascending, sum(n) = units + W and sum(s * n) =
+    W * total: a refusal fails the case with that line."""
+    return bandwidth.parse(path)
 
 
 def file_problems(bw):
-    """The identities inside the file, every thread and path."""
-    probs = []
-    w = int(bw["header"]["window"])
-    for tid, t in bw["threads"].items():
-        names = PATHS if tid != "all" else ["LL<-mem all", "LL->mem all"]
+    """What the reader lets pass: every thread has every path (`thread:
+    all` the shared two) with a histogram, and no key it does not know."""
+    probs = ["unknown key at %s" % k for k in bw.ignored]
+    for t in bw.threads:
+        names = PATHS if t.tid != "all" else ["LL<-mem all", "LL->mem all"]
         for p in names:
-            if p not in t["paths"]:
-                probs.append("thread %s: no path %s" % (tid, p))
-                continue
-            probs += identity_problems("thread %s %s" % (tid, p), t["units"],
-                                       w, t["paths"][p])
+            if p not in t.paths or t.paths[p].hist is None:
+                probs.append("thread %s: no path %s" % (t.tid, p))
     return probs
 
 
 def sum_threads(bw, path):
-    return sum(t["paths"][path]["total"] for tid, t in bw["threads"].items()
-               if tid != "all")
+    return sum(t.paths[path].total for t in bw.cores())
 
 
 def g(cost, *events):
@@ -165,23 +115,22 @@ def profile_problems(bw, summary):
         "L1<-L1": g(summary, "D1Ts", "D1Fs") * LINE,
     }
     got = {p: sum_threads(bw, p) for p in want if p != "units"}
-    got["units"] = sum(t["units"] for tid, t in bw["threads"].items()
-                       if tid != "all")
+    got["units"] = sum(t.units for t in bw.cores())
     probs = ["%s: %d, want %d" % (k, got[k], want[k]) for k in want
              if got[k] != want[k]]
     if sum_threads(bw, "L1->LL") % LINE:
         probs.append("L1->LL %d: not whole lines" % sum_threads(bw, "L1->LL"))
-    al = bw["threads"].get("all")
+    al = bw.thread("all")
     if al is None:
         return probs + ["no thread: all section"]
     for p in ("LL<-mem", "LL->mem"):
-        if al["paths"][p + " all"]["total"] != sum_threads(bw, p):
+        if al.paths[p + " all"].total != sum_threads(bw, p):
             probs.append("%s all: total %d, threads' %d"
-                         % (p, al["paths"][p + " all"]["total"],
+                         % (p, al.paths[p + " all"].total,
                             sum_threads(bw, p)))
-    most = max(t["units"] for tid, t in bw["threads"].items() if tid != "all")
-    if al["units"] < most:
-        probs.append("thread all: units %d < a thread's %d" % (al["units"], most))
+    most = max(t.units for t in bw.cores())
+    if al.units < most:
+        probs.append("thread all: units %d < a thread's %d" % (al.units, most))
     return probs
 
 
@@ -226,10 +175,10 @@ def access_case():
             return [(name, probs)]
         bw = read_bandwidth(r.out + ".bandwidth")
         part = cgfile.parse(r.out).parts[0]
-        t = bw["threads"]["1"]
+        t = bw.thread("1")
         c = kernel_fn(part, "access_kernel")
-        got = {"units": t["units"], "core<-L1": t["paths"]["core<-L1"]["total"],
-               "core->L1": t["paths"]["core->L1"]["total"],
+        got = {"units": t.units, "core<-L1": t.paths["core<-L1"].total,
+               "core->L1": t.paths["core->L1"].total,
                "Ir": c.get("Ir", 0), "Dr": c.get("Dr", 0), "Dw": c.get("Dw", 0),
                "summary Ir": part.summary["Ir"]}
         want = {"units": 6 * N + 1, "core<-L1": 32 * N + 8, "core->L1": 12 * N,
@@ -264,7 +213,7 @@ def flop_case(kind, per_iter, unit):
             return [(name, probs)]
         bw = read_bandwidth(r.out + ".bandwidth")
         part = cgfile.parse(r.out).parts[0]
-        t = bw["threads"]["1"]
+        t = bw.thread("1")
         flops = per_iter * N
         want = {"Flop of " + fn: flops, "summary Flop": flops,
                 "file flop": flops,
@@ -272,7 +221,7 @@ def flop_case(kind, per_iter, unit):
                 if kind == "sse" else 8 * N + 2}
         got = {"Flop of " + fn: kernel_fn(part, fn).get("Flop", 0),
                "summary Flop": part.summary["Flop"],
-               "file flop": t["paths"]["flop"]["total"], "units": t["units"]}
+               "file flop": t.paths["flop"].total, "units": t.units}
         return [(name, ["%s: %d, want %d" % (k, got[k], want[k])
                         for k in want if got[k] != want[k]]
                  + file_problems(bw))]
@@ -295,7 +244,7 @@ def writeback_case():
             if probs:
                 return [(name, probs)]
             bw = read_bandwidth(r.out + ".bandwidth")
-            got[n] = bw["threads"]["1"]["paths"]["L1->LL"]["total"]
+            got[n] = bw.thread("1").paths["L1->LL"].total
             probs = file_problems(bw)
             if not (n - 512) * LINE <= got[n] <= (n + 1) * LINE:
                 probs.append("N = %d: L1->LL %d outside [%d, %d]"
@@ -319,6 +268,12 @@ def machine_file(tag, text):
     return path
 
 
+def run_limits(client, machine, tag, opts=()):
+    """run_bw with --bandwidth-limits= the machine file text `machine`."""
+    return run_bw(client, list(opts) + ["--bandwidth-limits="
+                                        + machine_file(tag, machine)], tag)
+
+
 HIGH = """# every limit far above any requirement
 name: roomy
 clock: 1e9
@@ -340,9 +295,7 @@ def high_case(client):
     name = "bandwidth/dominance/high/" + client
 
     def run():
-        tag = "bw-high-" + client
-        r, probs = run_bw(client, ["--bandwidth-limits=" + machine_file(tag, HIGH)],
-                          tag)
+        r, probs = run_limits(client, HIGH, "bw-high-" + client)
         if probs:
             return [(name, probs)]
         bw = read_bandwidth(r.out + ".bandwidth")
@@ -353,23 +306,21 @@ def high_case(client):
         if part.totals.get("BwPk") != part.totals["Ir"]:
             probs.append("totals: BwPk %s, Ir %d" % (part.totals.get("BwPk"),
                                                     part.totals["Ir"]))
-        for tid, t in bw["threads"].items():
-            if tid == "all":
-                continue
-            if t.get("peak-units") != t["units"]:
+        for t in bw.cores():
+            if t.peak_units != t.units:
                 probs.append("thread %s: peak-units %s, units %d"
-                             % (tid, t.get("peak-units"), t["units"]))
-            for p, block in t["paths"].items():
-                if block.get("dom"):
-                    probs.append("thread %s %s: dom %s" % (tid, p, block["dom"][:3]))
+                             % (t.tid, t.peak_units, t.units))
+            for p, block in t.paths.items():
+                if block.dom:
+                    probs.append("thread %s %s: dom %s" % (t.tid, p, block.dom[:3]))
         if summary.get("BwPk") != summary["Ir"]:
             probs.append("BwPk %s, Ir %d" % (summary.get("BwPk"), summary["Ir"]))
         others = [e for e in summary if e.startswith("Bw") and e != "BwPk"
                   and summary[e]]
         if others:
             probs.append("dominance events %s" % others)
-        if len(bw["limits"]) != 10:
-            probs.append("limit: lines for %s" % sorted(bw["limits"]))
+        if len(bw.limits) != 10:
+            probs.append("limit: lines for %s" % sorted(bw.limits))
         return [(name, probs + file_problems(bw))]
     return run
 
@@ -402,26 +353,22 @@ def low_case(client):
     name = "bandwidth/dominance/low/" + client
 
     def run():
-        tag = "bw-low-" + client
-        r, probs = run_bw(client, ["--bandwidth-limits=" + machine_file(tag, LOW)],
-                          tag)
+        r, probs = run_limits(client, LOW, "bw-low-" + client)
         if probs:
             return [(name, probs)]
         bw = read_bandwidth(r.out + ".bandwidth")
         summary = cgfile.parse(r.out).parts[0].summary
         per_path = dict.fromkeys(EVENT, 0)
         peak = 0
-        for tid, t in bw["threads"].items():
-            if tid == "all":
-                continue
-            doms = {p: sum(n for _, n in b.get("dom", []))
-                    for p, b in t["paths"].items()}
-            if t["peak-units"] + sum(doms.values()) != t["units"]:
+        for t in bw.cores():
+            doms = {p: sum(n for _, n in b.dom or [])
+                    for p, b in t.paths.items()}
+            if t.peak_units + sum(doms.values()) != t.units:
                 probs.append("thread %s: peak %d + dominated %d != units %d"
-                             % (tid, t["peak-units"], sum(doms.values()), t["units"]))
+                             % (t.tid, t.peak_units, sum(doms.values()), t.units))
             for p, n in doms.items():
                 per_path[p] += n
-            peak += t["peak-units"]
+            peak += t.peak_units
         for p, e in EVENT.items():
             if summary.get(e, 0) != per_path[p]:
                 probs.append("%s %d, file's %s dom: %d" % (e, summary.get(e, 0), p,
@@ -442,9 +389,8 @@ def dumps_case():
     name = "bandwidth/dominance/dumps"
 
     def run():
-        tag = "bw-dumps"
-        r, probs = run_bw("threads", ["--dump-every-bb=5000",
-                                    "--bandwidth-limits=" + machine_file(tag, LOW)], tag)
+        r, probs = run_limits("threads", LOW, "bw-dumps",
+                              ["--dump-every-bb=5000"])
         if probs:
             return [(name, probs)]
         parts = [f for f in r.files() if not f.endswith(".bandwidth")]
@@ -484,25 +430,22 @@ def const_case():
     name = "bandwidth/dominance/constant"
 
     def run():
-        tag = "bw-const"
-        r, probs = run_bw("bandwidth_access",
-                          KERNELS + ["--bandwidth-window=%d" % W_CONST,
-                                     "--bandwidth-limits=" + machine_file(tag, CONST)],
-                          tag)
+        r, probs = run_limits("bandwidth_access", CONST, "bw-const",
+                              KERNELS + ["--bandwidth-window=%d" % W_CONST])
         if probs:
             return [(name, probs)]
         units, dom = const_expect()
         bw = read_bandwidth(r.out + ".bandwidth")
-        t = bw["threads"]["1"]
+        t = bw.thread("1")
         c = kernel_fn(cgfile.parse(r.out).parts[0], "access_kernel")
         ndom = sum(dom.values())
-        got_dom = dict(t["paths"]["core<-L1"]["dom"])
+        got_dom = dict(t.paths["core<-L1"].dom)
         if got_dom != dom:
             probs.append("dom: %s, want %s" % (sorted(got_dom.items())[:4],
                                                sorted(dom.items())[:4]))
         want = {"units": units, "peak-units": units - ndom, "BwCr": ndom,
                 "BwPk": units - ndom}
-        got = {"units": t["units"], "peak-units": t["peak-units"],
+        got = {"units": t.units, "peak-units": t.peak_units,
                "BwCr": c.get("BwCr", 0), "BwPk": c.get("BwPk", 0)}
         probs += ["%s: %d, want %d" % (k, got[k], want[k]) for k in want
                   if got[k] != want[k]]
@@ -511,8 +454,8 @@ def const_case():
         hand = sum(n * (s / (W_CONST * L_CONST) - 1) for s, n in dom.items())
         if abs(added - hand) > 1e-6 * max(1, hand):
             probs.append("added time %.3f, want %.3f" % (added, hand))
-        if abs(bw["limits"].get("core<-L1", 0) - L_CONST) > 1e-6:
-            probs.append("limit: core<-L1 %s" % bw["limits"].get("core<-L1"))
+        if abs(bw.limits.get("core<-L1", 0) - L_CONST) > 1e-6:
+            probs.append("limit: core<-L1 %s" % bw.limits.get("core<-L1"))
         return [(name, probs + file_problems(bw))]
     return run
 
@@ -560,12 +503,7 @@ def refusal_case(label, opts, expect):
 
 
 def bad_machine(label, text, expect):
-    def prepare():
-        d = os.path.join(harness.OUT, "bw-bad-" + label)
-        os.makedirs(d, exist_ok=True)
-        with open(os.path.join(d, "machine"), "w") as fh:
-            fh.write(text)
-    prepare()
+    machine_file("bw-bad-" + label, text)
     return refusal_case(label, ["--bandwidth=yes", "--bandwidth-limits=@DIR/machine"],
                         expect)
 

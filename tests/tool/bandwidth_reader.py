@@ -17,9 +17,7 @@ every expected figure is derived by hand):
 """
 
 import os
-import shutil
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -207,20 +205,13 @@ def case_machine_errors(tmp):
 
 
 def main():
-    top = tempfile.mkdtemp(prefix="bwreader-")
-
-    def in_own_dir(fn):
-        # each case its own directory: the cases run in parallel
-        return lambda: fn(tempfile.mkdtemp(dir=top))
-    cases = [(NAME + "/read", in_own_dir(case_read)),
-             (NAME + "/limits", in_own_dir(case_limits)),
-             (NAME + "/dominance", in_own_dir(case_dominance)),
-             (NAME + "/error", in_own_dir(case_errors)),
-             (NAME + "/machine-error", in_own_dir(case_machine_errors))]
-    try:
-        return harness.run_cases(cases)
-    finally:
-        shutil.rmtree(top, ignore_errors=True)
+    with harness.case_dirs("bwreader-") as in_own_dir:
+        return harness.run_cases([
+            (NAME + "/read", in_own_dir(case_read)),
+            (NAME + "/limits", in_own_dir(case_limits)),
+            (NAME + "/dominance", in_own_dir(case_dominance)),
+            (NAME + "/error", in_own_dir(case_errors)),
+            (NAME + "/machine-error", in_own_dir(case_machine_errors))])
 
 
 if __name__ == "__main__":

@@ -27,11 +27,9 @@ hand:
 
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -337,21 +335,15 @@ def main():
     if not os.access(SCRIPT, os.X_OK):
         print("FAIL %s: %s not built (make)" % (NAME, SCRIPT))
         return 1
-    top = tempfile.mkdtemp(prefix="bwscript-")
-
-    def in_own_dir(fn):
-        return lambda: fn(tempfile.mkdtemp(dir=top))
-    cases = [(NAME + "/summary", in_own_dir(case_summary)),
-             (NAME + "/limits", in_own_dir(case_limits)),
-             (NAME + "/dominance", in_own_dir(case_dominance)),
-             (NAME + "/error", in_own_dir(case_errors)),
-             (NAME + "/plot", in_own_dir(case_plot)),
-             (NAME + "/bench", in_own_dir(case_bench)),
-             (NAME + "/model", case_model)]
-    try:
-        return harness.run_cases(cases)
-    finally:
-        shutil.rmtree(top, ignore_errors=True)
+    with harness.case_dirs("bwscript-") as in_own_dir:
+        return harness.run_cases([
+            (NAME + "/summary", in_own_dir(case_summary)),
+            (NAME + "/limits", in_own_dir(case_limits)),
+            (NAME + "/dominance", in_own_dir(case_dominance)),
+            (NAME + "/error", in_own_dir(case_errors)),
+            (NAME + "/plot", in_own_dir(case_plot)),
+            (NAME + "/bench", in_own_dir(case_bench)),
+            (NAME + "/model", case_model)])
 
 
 if __name__ == "__main__":

@@ -31,26 +31,7 @@
 #include "check.h"
 
 /* ---- recording hooks ---------------------------------------------------- */
-typedef struct { char kind; int level; long owner; uint32_t ac, sp; } event;
-static event ev[4096];
-static int n_ev, n_load, n_evict;
-
-static void on_load(void *ctx, int level, const cs_owner *o)
-{
-   (void)ctx;
-   if (n_ev < 4096)
-      ev[n_ev++] = (event){ 'L', level, (long)(uintptr_t)o->slot, 0, 0 };
-   n_load++;
-}
-
-static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t ac,
-                     uint32_t sp)
-{
-   (void)ctx;
-   if (n_ev < 4096)
-      ev[n_ev++] = (event){ 'E', level, (long)(uintptr_t)o->slot, ac, sp };
-   n_evict++;
-}
+#include "record.h"
 
 static const cs_hooks hooks = { 0, on_load, on_evict, 0 };
 

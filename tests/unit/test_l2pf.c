@@ -300,26 +300,7 @@ static void test_spf_with_l2(void)
 
 /* ---- cache use with an L2 --------------------------------------------------- */
 
-typedef struct { char kind; int level; long owner; uint32_t ac, sp; } event;
-static event ev[256];
-static int n_ev, n_load, n_evict;
-
-static void on_load(void *ctx, int level, const cs_owner *o)
-{
-   (void)ctx;
-   if (n_ev < 256)
-      ev[n_ev++] = (event){ 'L', level, (long)(uintptr_t)o->slot, 0, 0 };
-   n_load++;
-}
-
-static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t ac,
-                     uint32_t sp)
-{
-   (void)ctx;
-   if (n_ev < 256)
-      ev[n_ev++] = (event){ 'E', level, (long)(uintptr_t)o->slot, ac, sp };
-   n_evict++;
-}
+#include "record.h"
 
 static int n_pf_used, n_pf_unused;
 static long last_pf_owner;
@@ -332,8 +313,7 @@ static void on_prefetch_end(void *ctx, const cs_owner *o, int used)
    else
       n_pf_unused++;
    last_pf_owner = (long)(uintptr_t)o->slot;
-   if (n_ev < 256)
-      ev[n_ev++] = (event){ used ? 'U' : 'X', 1, last_pf_owner, 0, 0 };
+   record((event){ used ? 'U' : 'X', 1, last_pf_owner, 0, 0 });
 }
 
 static const cs_hooks hooks = { 0, on_load, on_evict, on_prefetch_end };

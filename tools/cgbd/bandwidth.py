@@ -20,9 +20,9 @@ file and line, when one fails):
   - peak-units plus the units dominated by any path is at most
     units + window (it should be units or units + window; anything else
     gets a warning on stderr, since the breakdown then misses units).
-Unknown keys are ignored (the tool may add keys); unknown keys in a
-machine file are an error (a misspelt path would silently mean "no
-limit").
+Unknown keys are ignored (the tool may add keys; `ignored` lists them
+for a caller that wants none); unknown keys in a machine file are an
+error (a misspelt path would silently mean "no limit").
 
 Time added by one path with limit L per time unit (thesis 4.3.2, figure
 4.7), from its histogram with b = s/W:
@@ -127,9 +127,14 @@ class BandwidthFile:
         self.limits = {}            # path -> limit per time unit
         self.threads = []           # ThreadData in file order
         self.warnings = []
+        self.ignored = []           # "file:line: key" of unknown keys
 
     def cores(self):
         return [t for t in self.threads if t.tid != "all"]
+
+    def thread(self, tid):
+        """The section `thread: tid` ("1", ..., "all"), or None."""
+        return next((t for t in self.threads if t.tid == tid), None)
 
     def has_dominance(self):
         return any(p.dom is not None for t in self.threads
@@ -229,7 +234,8 @@ def parse(filename):
             elif key in ("total", "hist", "dom"):
                 raise BandwidthError("%s: %s: outside a path: block"
                                      % (where, key))
-            # any other key: ignored (the tool may add keys)
+            else:               # ignored: the tool may add keys
+                bwf.ignored.append("%s: %s" % (where, key))
     if bwf.version is None:
         raise BandwidthError("%s: empty, not a bandwidth file" % filename)
     _close_thread(bwf, thread, path)
@@ -279,6 +285,8 @@ def _header_key(bwf, key, value, where):
         if name in bwf.limits:
             raise BandwidthError("%s: limit: %s given twice" % (where, name))
         bwf.limits[name] = _number(amount, "limit of " + name, where)
+    else:
+        bwf.ignored.append("%s: %s" % (where, key))
 
 
 def _open_thread(bwf, tid, where, number):
