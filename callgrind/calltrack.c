@@ -170,7 +170,7 @@ static inline fn_node *entered_fn(BB *bb)
    return fn;
 }
 
-VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
+VG_REGPARM(2) void cb_setup_bbcc(BB *bb, const void *sim_calls)
 {
    ThreadId tid = VG_(get_running_tid)();
    BBCC *last_bbcc, *bbcc;
@@ -182,6 +182,8 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
    Bool ret_without_call = False, call_emulation = False;
    Bool delayed_push = False, skip = False;
 
+   /* the last block's simulation, before anything moves (sim.c) */
+   if (cb_replay_n) cb_sim_replay();
    /* --max-memory passed while the last block ran: no table is being
     * updated now, the profile so far can be written */
    if (UNLIKELY(cb_mem_over)) cb_stop_run(cb_mem_check());
@@ -284,4 +286,5 @@ VG_REGPARM(1) void cb_setup_bbcc(BB *bb)
    cb_cur.jmps_passed = 0;
    cb_cost_base = bbcc->cost;
    cb_stat.bb_executions++;
+   cb_sim_block_starts(sim_calls);
 }

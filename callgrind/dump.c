@@ -737,6 +737,7 @@ static void dump_profile(const HChar *trigger, Bool current_thread_only, Bool fi
 {
    out_base_for_this_process();
    cb_exec_state_save();
+   cb_sim_settle_counts();
    if (!final) cb_bd_settle();
    if (cb_clo.separate_threads) {
       if (current_thread_only) {
@@ -834,6 +835,7 @@ void cb_zero_all_cost(Bool only_current_thread)
 {
    Bool one_thread = only_current_thread && cb_clo.separate_threads;
    cb_exec_state_save();
+   cb_sim_settle_counts();
    cb_sim_zero(one_thread ? cb_cur.thread : NULL);
    cb_obj_zero(one_thread ? cb_cur.thread : NULL);
    if (one_thread) zero_thread(cb_cur.thread);
@@ -850,6 +852,7 @@ void cb_mark_stacks_emptied(thread_info *t)
 /* A part (client request, monitor command, --dump-every-bb, ...). */
 void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
 {
+   cb_sim_catch_up();
    if (cb_clo.bandwidth) cb_bw_sync();   /* the running units' events */
    dump_profile(trigger, current_thread_only, False);
 }

@@ -114,6 +114,7 @@ typedef struct {
    /* cache and branch simulation */
    Bool   simulate_cache, cacheuse, simulate_wb, simulate_hwpref, branch_sim;
    Bool   backdate, backdate_check;
+   Bool   defer_sim;              /* debugging: helpers at the block's end (sim.c) */
    Bool   inline_hits;            /* debugging: L1 MRU hits in IR (sim_inline.c) */
    Bool   i1_set, d1_set, ll_set;
    Int    i1[3], d1[3], ll[3];     /* size, assoc, line */
@@ -398,6 +399,11 @@ typedef struct BBCC {
    struct BBCC *next_bbcc;    /* all BBCCs of the BB */
    struct BBCC *lru_next_bbcc;
    struct BBCC *next_hash;
+   /* deferred simulation's counts (sim.c): how many runs of the block
+    * reached exactly k of the calls in hist_calls, not yet in cost */
+   ULong   *hist;
+   const struct sim_call *hist_calls;
+   UInt     hist_n;
    jmp_data  jmp[0];
 } BBCC;
 
@@ -546,7 +552,7 @@ void  cb_run_post_signal_on_call_stack_bottom(void);
 /*--- calltrack.c: the call tracker                        ---*/
 /*------------------------------------------------------------*/
 
-VG_REGPARM(1) void cb_setup_bbcc(BB *bb);
+VG_REGPARM(2) void cb_setup_bbcc(BB *bb, const void *sim_calls);
 extern ULong *cb_cost_base;        /* cost array of the running BBCC */
 
 /*------------------------------------------------------------*/
@@ -656,6 +662,17 @@ void cb_sim_exit(IRSB *sbOut, IRStmt *st);
 void cb_sim_flush(IRSB *sbOut);
 void cb_sim_final_jump(IRSB *sbOut, IRSB *sbIn);
 void cb_sim_bb_end(IRSB *sbOut);
+IRExpr *cb_sim_setup_arg(void);    /* cb_setup_bbcc's 2nd argument */
+void cb_sim_block_starts(const void *sim_calls);
+void cb_sim_replay(void);
+void cb_sim_settle_counts(void);    /* before costs are read or zeroed */
+extern UInt cb_replay_n;
+/* The deferred simulation of the last block is done before anything that
+ * could look at or change what it uses (sim.c: "Deferred simulation"). */
+static inline void cb_sim_catch_up(void)
+{
+   if (UNLIKELY(cb_replay_n != 0)) cb_sim_replay();
+}
 void cb_sim_write_desc(cb_outfile *f);  /* the profile's desc: lines */
 void cb_sim_clear(void);           /* instrumentation switched */
 void cb_sim_zero(thread_info *only); /* zeroing: forget the past's lines */

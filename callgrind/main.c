@@ -73,8 +73,8 @@ static void store_jmps_passed(IRSB *sbOut, UInt value)
 
 static void add_setup_call(IRSB *sbOut, BB *bb)
 {
-   IRExpr **args = mkIRExprVec_1(mkIRExpr_HWord((HWord)bb));
-   IRDirty *di = unsafeIRDirty_0_N(1, "cb_setup_bbcc",
+   IRExpr **args = mkIRExprVec_2(mkIRExpr_HWord((HWord)bb), cb_sim_setup_arg());
+   IRDirty *di = unsafeIRDirty_0_N(2, "cb_setup_bbcc",
                                    VG_(fnptr_to_fnentry)(&cb_setup_bbcc), args);
    addStmtToIRSB(sbOut, IRStmt_Dirty(di));
 }
@@ -120,8 +120,8 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
    while (i < sbIn->stmts_used && sbIn->stmts[i]->tag != Ist_IMark)
       addStmtToIRSB(sbOut, sbIn->stmts[i++]);
 
-   add_setup_call(sbOut, bb);
    cb_sim_bb_begin(sbOut, bb, !seen);
+   add_setup_call(sbOut, bb);
 
    for (; i < sbIn->stmts_used; i++) {
       IRStmt *st = sbIn->stmts[i];
@@ -242,6 +242,7 @@ static void dump_before_exec(UInt syscallno, const UWord *args)
 
 static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
 {
+   cb_sim_catch_up();
    dump_before_exec(syscallno, args);
    cb_bw_syscall(tid, True);
    if (cb_clo.collect_systime != SYSTIME_NO)
@@ -258,6 +259,7 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs, 
    BBCC *owner;
    ULong *c;
 
+   cb_sim_catch_up();
    cb_bw_syscall(tid, False);
    if (cb_clo.collect_systime == SYSTIME_NO) return;
    clock_now(&wall, &cpu);
@@ -379,6 +381,8 @@ static void warn_if_nothing_collected(void)
  * the program's end; else why the run is stopped, --max-memory). */
 void cb_finish_run(const HChar *trigger)
 {
+   cb_sim_catch_up();
+   cb_sim_settle_counts();
    cb_exec_state_save();
    /* the running units' events first: the unfinished block's are dropped
     * with its other costs */
@@ -415,6 +419,7 @@ static void cb_thread_exit(ThreadId tid)
 {
    thread_info *t = tid < VG_N_THREADS ? cb_get_threads()[tid] : NULL;
    ThreadId orig = cb_cur.tid;
+   cb_sim_catch_up();
    cb_bw_thread_exit(tid);
    if (!t || t->states_sp > 0) return;   /* inside a signal handler: keep */
    cb_switch_thread(tid);
@@ -436,7 +441,9 @@ void cb_stop_run(const HChar *why)
 static void cb_start_client_code(ThreadId tid, ULong blocks_done)
 {
    static ULong last_check, bbs_done;
-   const HChar *stop = cb_mem_check();   /* the baseline at the start */
+   const HChar *stop;
+   cb_sim_catch_up();
+   stop = cb_mem_check();                /* the baseline at the start */
    if (stop) cb_stop_run(stop);
    if (blocks_done - last_check < 5000) return;
    last_check = blocks_done;
@@ -456,6 +463,7 @@ static void cb_discard_superblock_info(Addr orig_addr, VexGuestExtents vge)
 
 static void cb_print_stats(void)
 {
+   cb_sim_catch_up();
    VG_(dmsg)("callgrind-bd: BBs %llu, BBCCs %llu (clones %llu), JCCs %llu, contexts %llu\n",
              cb_stat.distinct_bbs, cb_stat.distinct_bbccs, cb_stat.bbcc_clones,
              cb_stat.distinct_jccs, cb_stat.distinct_contexts);
@@ -466,6 +474,7 @@ static void cb_print_stats(void)
 /* Client requests: the gdbserver's monitor commands arrive as one too. */
 static Bool handle_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
+   cb_sim_catch_up();
    if (args[0] == VG_USERREQ__GDB_MONITOR_COMMAND) {
       *ret = cb_handle_gdb_monitor_command(tid, (HChar *)args[1]);
       return (Bool)*ret;

@@ -97,19 +97,23 @@ void count_l2_prefetch(ULong *slot, unsigned r, event_id l1, event_id ll, event_
    if (r & CS_PF_ISSUED) count_event(slot, EV_Pfi);
 }
 
+/* Add an access's miss events (r: an L1 miss, or with --prefetch Pfi). */
+static inline void count_misses(ULong *slot, unsigned r, event_id l1, event_id ll, event_id dirty)
+{
+   ULong *run = cb_cur.cost;
+   if (r & CS_L1_MISS) { slot[HOT_POS(l1)]++; run[HOT_POS(l1)]++; }
+   if (UNLIKELY(r >= CS_L2_MISS)) { count_l2_prefetch(slot, r, l1, ll, dirty); return; }
+   if (r & CS_LL_MISS) {
+      slot[HOT_POS(ll)]++; run[HOT_POS(ll)]++;
+      if ((r & CS_LL_DIRTY_MISS) && cb_event_pos(dirty) >= 0) { slot[cb_event_pos(dirty)]++; run[cb_event_pos(dirty)]++; }
+   }
+}
+
 /* Add an access's outcome: the access event and the miss events. */
 static inline void count(ULong *slot, unsigned r, event_id ev, event_id l1, event_id ll, event_id dirty)
 {
-   ULong *run = cb_cur.cost;
-   slot[HOT_POS(ev)]++; run[HOT_POS(ev)]++;
-   if (UNLIKELY(r != 0)) {          /* r: an L1 miss, or (--prefetch) Pfi */
-      if (r & CS_L1_MISS) { slot[HOT_POS(l1)]++; run[HOT_POS(l1)]++; }
-      if (UNLIKELY(r >= CS_L2_MISS)) { count_l2_prefetch(slot, r, l1, ll, dirty); return; }
-      if (r & CS_LL_MISS) {
-         slot[HOT_POS(ll)]++; run[HOT_POS(ll)]++;
-         if ((r & CS_LL_DIRTY_MISS) && cb_event_pos(dirty) >= 0) { slot[cb_event_pos(dirty)]++; run[cb_event_pos(dirty)]++; }
-      }
-   }
+   slot[HOT_POS(ev)]++; cb_cur.cost[HOT_POS(ev)]++;
+   if (UNLIKELY(r != 0)) count_misses(slot, r, l1, ll, dirty);
 }
 
 static inline unsigned do_instr_at(ULong *slot, Addr a, UWord size)
@@ -171,6 +175,9 @@ typedef struct sim_call {
    UShort   fetch_size;      /* its size */
    UShort   n_fetch, fetch_len;
    UChar    n_acc;
+   UChar    guarded;         /* its one access runs only under a guard */
+   UShort   ir_upto, dr_upto, dw_upto;  /* Ir, Dr, Dw of the block's calls up
+                                to this one, guarded ones left out */
    struct { UInt cost; UShort size; UChar write, modify; } acc[3];
 } sim_call;
 
@@ -243,6 +250,185 @@ static VG_REGPARM(3) void log_D2(sim_call *c, Addr a0, Addr a1)
 static void log_D3(sim_call *c, Addr a0, Addr a1, Addr a2)
 { COUNT_CALL(); do_acc(c, 0, a0); do_acc(c, 1, a1); do_acc(c, 2, a2); }
 
+/* Deferred simulation (the default; --defer-sim=no calls the helpers in
+ * place). The generated code does not call the helpers above: where it
+ * would call one, it stores the call's data addresses in replay_addr and
+ * the number of calls made so far in replay_n, two or three host stores.
+ * The calls are then made from C, in the same order with the same
+ * arguments, at the tool's next entry: the next block's cb_setup_bbcc, or
+ * any callback that could look at or change what they use (a client
+ * request, a system call, a signal, a thread switch, a dump, the end).
+ * Nothing runs in between that sees the simulator, the counters or the
+ * running cost centre, so the profile is the same byte for byte; replay_n
+ * counts only the calls the block reached, so a side exit or a fault in
+ * the middle of it is handled as before. A guarded access's address is
+ * stored as REPLAY_SKIPPED when its guard is false. One call per block
+ * (the setup it has anyway) instead of one per fetch group or three
+ * accesses, and the loop below keeps the simulator's state in registers. */
+#define REPLAY_ADDRS    4096     /* data accesses of one block, at most */
+#define REPLAY_SKIPPED  (~(Addr)0)
+static Addr replay_addr[REPLAY_ADDRS];
+UInt cb_replay_n;                   /* calls reached by the pending block */
+static const sim_call *replay_calls;  /* the pending block's descriptors */
+
+static Bool defer_on;          /* deferred simulation (cb_sim_post_clo_init) */
+static Bool replay_plain_ok;   /* and no feature needs each access */
+static Bool replay_split;      /* it was replayed in parts (defer_call) */
+
+static void replay_all(const sim_call *c, const sim_call *end, const Addr *a)
+{
+   Int i;
+   for (; c < end; a += c->n_acc, c++) {
+      if (c->n_fetch) do_fetch(c);
+      if (UNLIKELY(c->guarded) && a[0] == REPLAY_SKIPPED) continue;
+      for (i = 0; i < c->n_acc; i++) do_acc(c, i, a[i]);
+   }
+}
+
+/* Counting by histogram. In the common case (collecting, outside skipped
+ * code, no feature that must see each access) a run of a block adds one
+ * to hist[n] of its cost centre, n being the number of its calls it
+ * reached, instead of adding Ir, Dr and Dw to the cost slot of every
+ * instruction: those slots are spread over the host's caches, and
+ * touching them was much of the simulation's time. The slots get their
+ * counts when they are read or zeroed (cb_sim_settle_counts): call k ran
+ * sum(hist[n], n > k) times. The running counter gets the run's totals at
+ * once (sim_call's *_upto). Misses are counted where they happen, and a
+ * guarded access, which may not run, the old way. */
+
+/* Add x runs of call c to the slots of cost. */
+static void add_call_runs(ULong *cost, const sim_call *c, ULong x)
+{
+   UInt k;
+   for (k = 0; k < c->n_fetch; k++) cost[c->fetch_cost + k * cb_n_events + HOT_POS(EV_Ir)] += x;
+   for (k = 0; k < c->n_acc; k++)
+      cost[c->acc[k].cost + (c->acc[k].write ? HOT_POS(EV_Dw) : HOT_POS(EV_Dr))] += x;
+}
+
+static void settle_bbcc(BBCC *b)
+{
+   ULong runs = 0;
+   UInt k;
+   if (!b->hist) return;
+   for (k = b->hist_n; k-- > 0;) {
+      runs += b->hist[k + 1];
+      if (runs > 0 && !b->hist_calls[k].guarded) add_call_runs(b->cost, &b->hist_calls[k], runs);
+   }
+   VG_(memset)(b->hist, 0, (b->hist_n + 1) * sizeof(ULong));
+}
+
+static void settle_thread(thread_info *t)
+{
+   cb_forall_bbccs(&t->bbccs, settle_bbcc);
+}
+
+void cb_sim_settle_counts(void)
+{
+   if (replay_plain_ok) cb_forall_threads(settle_thread);
+}
+
+/* b's histogram for the block's current calls (its old one settled). */
+static void hist_attach(BBCC *b)
+{
+   BB *bb = b->bb;
+   if (b->hist) {
+      settle_bbcc(b);
+      cb_mem_free(CB_MEM_COSTS, b->hist, (b->hist_n + 1) * sizeof(ULong));
+   }
+   b->hist_n = bb->n_sim_calls;
+   b->hist_calls = bb->sim_calls;
+   b->hist = cb_mem_alloc(CB_MEM_COSTS, "cb.bbcc.hist", (b->hist_n + 1) * sizeof(ULong));
+   VG_(memset)(b->hist, 0, (b->hist_n + 1) * sizeof(ULong));
+}
+
+/* Not an L1 MRU hit: simulated, and its misses counted. */
+static __attribute__((noinline)) void fetch_not_mru(const sim_call *c)
+{
+   ULong *slot = cb_cost_base + c->fetch_cost;
+   cs_owner o;
+   unsigned r = cs_instr_miss(sim, c->fetch_addr, c->fetch_size, make_owner(&o, slot));
+   if (r) count_misses(slot, r, EV_I1mr, EV_ILmr, EV_ILdmr);
+}
+
+static __attribute__((noinline)) void data_not_mru(const sim_call *c, Int i, Addr a)
+{
+   ULong *slot = cb_cost_base + c->acc[i].cost;
+   cs_owner o;
+   unsigned r;
+   if (c->acc[i].write) {
+      r = cs_write_miss(sim, a, c->acc[i].size, make_owner(&o, slot));
+      if (r) count_misses(slot, r, EV_D1mw, EV_DLmw, EV_DLdmw);
+   } else {
+      r = cs_read_miss(sim, a, c->acc[i].size, make_owner(&o, slot));
+      if (r) count_misses(slot, r, EV_D1mr, EV_DLmr, EV_DLdmr);
+   }
+}
+
+/* The common case's loop: an L1 MRU hit (almost every fetch group and
+ * access) costs a tag compare here, and with cacheuse the line's use
+ * update. Inlined twice, with and without cacheuse. */
+static inline __attribute__((always_inline))
+void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool use)
+{
+   cs_sim *s = sim;
+   BBCC *b = cb_cur.bbcc;
+   ULong *run = cb_cur.cost;
+   Int i;
+   if (UNLIKELY(b->hist_calls != c)) hist_attach(b);
+   b->hist[end - c]++;
+   run[HOT_POS(EV_Ir)] += end[-1].ir_upto;
+   run[HOT_POS(EV_Dr)] += end[-1].dr_upto;
+   run[HOT_POS(EV_Dw)] += end[-1].dw_upto;
+   for (; c < end; a += c->n_acc, c++) {
+      if (c->n_fetch) {
+         if (use ? !cs__mru_hit_use(&s->i1, c->fetch_addr, c->fetch_size)
+                 : !cs__mru_hit(&s->i1, c->fetch_addr, c->fetch_size))
+            fetch_not_mru(c);
+         if (use && c->n_fetch > 1)
+            cs_instr_hits(s, c->fetch_addr + c->fetch_size,
+                          c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);
+      }
+      if (UNLIKELY(c->guarded)) {
+         if (a[0] != REPLAY_SKIPPED) do_acc(c, 0, a[0]);
+         continue;
+      }
+      for (i = 0; i < c->n_acc; i++) {
+         Bool hit = c->acc[i].write && s->wb ? False
+                    : use ? cs__mru_hit_use(&s->d1, a[i], c->acc[i].size)
+                          : cs__mru_hit(&s->d1, a[i], c->acc[i].size);
+         if (!hit) data_not_mru(c, i, a[i]);
+      }
+   }
+}
+
+void cb_sim_replay(void)
+{
+   const sim_call *c = replay_calls, *end = c + cb_replay_n;
+   cb_replay_n = 0;
+   replay_calls = end;       /* a block replayed in parts goes on from here */
+   if (c == end) return;
+   if (!replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || replay_split
+       || c != cb_cur.bbcc->bb->sim_calls)   /* (an older translation's) */
+      replay_all(c, end, replay_addr);
+   else if (sim->use) replay_counted(c, end, replay_addr, True);
+   else replay_counted(c, end, replay_addr, False);
+}
+
+/* A block with more data accesses than replay_addr holds: the calls so
+ * far, in the middle of it. */
+static void replay_part(void)
+{
+   replay_split = True;
+   cb_sim_replay();
+}
+
+/* The block whose setup runs now: its calls are replayed next. */
+void cb_sim_block_starts(const void *calls)
+{
+   replay_calls = calls;
+   replay_split = False;
+}
+
 /* Branch prediction runs even while collection is off, as the reference's. */
 static VG_REGPARM(2) void log_cond(sim_instr_info *ii, UWord taken)
 {
@@ -313,13 +499,48 @@ static struct {
    sim_call *calls;
    IRExpr **call_arg;
    Int      n_calls, calls_size;
+   /* deferred simulation: where the next address goes in replay_addr, the
+    * first call replay_n counts from, cb_setup_bbcc's argument */
+   Bool     defer;
+   Int      n_addr, seg_first;
+   IRExpr  *setup_arg;
 } cur_block;                /* the block being instrumented */
+
 
 static void emit_call(const HChar *name, void *fn, Int regparms, IRExpr **args, IRExpr *guard)
 {
    IRDirty *di = unsafeIRDirty_0_N(regparms, name, VG_(fnptr_to_fnentry)(fn), args);
    if (guard) di->guard = guard;
    addStmtToIRSB(cur_block.sb, IRStmt_Dirty(di));
+}
+
+static void store_const_addr(void *where, IRExpr *value)
+{
+   addStmtToIRSB(cur_block.sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)where), value));
+}
+
+/* Instead of calling the helper: store the call's addresses and count it
+ * (see "Deferred simulation"). A block with more addresses than
+ * replay_addr holds replays the calls so far in the middle. */
+static void defer_call(data_access *acc, Int n, IRExpr *guard)
+{
+   Int i;
+   if (cur_block.n_addr + n > REPLAY_ADDRS) {
+      emit_call("replay_part", (void *)replay_part, 0, mkIRExprVec_0(), NULL);
+      cur_block.seg_first = cur_block.n_calls - 1;
+      cur_block.n_addr = 0;
+   }
+   for (i = 0; i < n; i++) {
+      IRExpr *a = acc[i].addr;
+      if (guard) {
+         IRTemp t = newIRTemp(cur_block.sb->tyenv, typeOfIRExpr(cur_block.sb->tyenv, a));
+         addStmtToIRSB(cur_block.sb, IRStmt_WrTmp(t, IRExpr_ITE(guard, a,
+                                                  mkIRExpr_HWord(REPLAY_SKIPPED))));
+         a = IRExpr_RdTmp(t);
+      }
+      store_const_addr(&replay_addr[cur_block.n_addr++], a);
+   }
+   store_const_addr(&cb_replay_n, IRExpr_Const(IRConst_U32(cur_block.n_calls - cur_block.seg_first)));
 }
 
 static IRExpr *ii_arg(void) { return mkIRExpr_HWord((HWord)&cur_block.ii[cur_block.cur]); }
@@ -361,11 +582,18 @@ static void emit_sim_call(Bool fetch, data_access *acc, Int n, IRExpr *guard)
       c->fetch_len = cur_block.grp_len;
    }
    c->n_acc = n;
+   c->guarded = cur_block.defer && guard != NULL;
+   if (cur_block.n_calls > 1) {
+      const sim_call *prev = &cur_block.calls[cur_block.n_calls - 2];
+      c->ir_upto = prev->ir_upto, c->dr_upto = prev->dr_upto, c->dw_upto = prev->dw_upto;
+   }
+   c->ir_upto += c->n_fetch;
    for (i = 0; i < n; i++) {
       c->acc[i].cost = acc[i].instr * cb_n_events;
       c->acc[i].size = acc[i].size;
       c->acc[i].write = acc[i].write;
       c->acc[i].modify = acc[i].modify;
+      if (!c->guarded) { if (acc[i].write) c->dw_upto++; else c->dr_upto++; }
    }
    switch (n) {
    case 0:  args = mkIRExprVec_1(arg); break;
@@ -373,7 +601,8 @@ static void emit_sim_call(Bool fetch, data_access *acc, Int n, IRExpr *guard)
    case 2:  args = mkIRExprVec_3(arg, acc[0].addr, acc[1].addr); break;
    default: args = mkIRExprVec_4(arg, acc[0].addr, acc[1].addr, acc[2].addr); break;
    }
-   emit_call(helpers[fetch][n].name, helpers[fetch][n].fn, n + 1 > 3 ? 3 : n + 1, args, guard);
+   if (cur_block.defer) defer_call(acc, n, guard);
+   else emit_call(helpers[fetch][n].name, helpers[fetch][n].fn, n + 1 > 3 ? 3 : n + 1, args, guard);
 }
 
 /* The tests of the inline path (sim_inline.c) for the pending fetch
@@ -437,6 +666,9 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
    cur_block.grp_open = False;
    cur_block.n_calls = 0;
    cur_block.ii = NULL;
+   cur_block.defer = defer_on;
+   cur_block.n_addr = cur_block.seg_first = 0;
+   cur_block.setup_arg = mkIRExpr_HWord(0);
    if (cb_clo.bandwidth) cb_bw_bb_begin(bb);
    /* per-instruction info: only the branch predictor's and the bus event's
     * helpers, and the data objects' cells, need it */
@@ -464,7 +696,16 @@ void cb_sim_bb_end(IRSB *sbOut)
    }
    for (i = 0; i < cur_block.n_calls; i++)
       cur_block.call_arg[i]->Iex.Const.con->Ico.U64 = (ULong)(HWord)&bb->sim_calls[i];
+   if (cur_block.defer)
+      cur_block.setup_arg->Iex.Const.con->Ico.U64 = (ULong)(HWord)bb->sim_calls;
    cur_block.n_calls = 0;
+}
+
+/* cb_setup_bbcc's second argument: the block's call descriptors when its
+ * simulation is deferred, else 0 (set by cb_sim_bb_end). */
+IRExpr *cb_sim_setup_arg(void)
+{
+   return cur_block.setup_arg;
 }
 
 /* Whether instruction [addr, addr+size) extends the open fetch group. */
@@ -642,6 +883,9 @@ void cb_sim_post_clo_init(void)
       if (cb_clo.private_caches) cb_cores_setup(sim);
       cb_bw_setup(sim);               /* its events last */
       cb_inl_setup(sim);
+      defer_on = cb_clo.defer_sim && !cb_inl_decide() && !cb_clo.bandwidth;
+      replay_plain_ok = defer_on && !CB_SIM_STATS && !cb_clo.objects && !cb_clo.private_caches
+                        && !cb_clo.miss_class && !cb_clo.reuse_dist && !cb_clo.sharing;
    }
    if (cb_clo.branch_sim) bsim = bs_new();
    cb_bd_setup();

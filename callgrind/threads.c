@@ -87,6 +87,7 @@ void cb_switch_thread(ThreadId tid)
 {
    thread_info *t;
    if (tid == cb_cur.tid) return;
+   cb_sim_catch_up();            /* the last block ran on the old thread */
    cb_exec_state_save();
    cb_cur.tid = tid;
    if (tid == VG_INVALID_THREADID) { cb_cur.es = NULL; cb_cur.thread = NULL; return; }
@@ -126,6 +127,7 @@ void cb_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack)
    thread_info *t;
    exec_state *es;
 
+   cb_sim_catch_up();
    cb_switch_thread(tid);
    t = cb_cur.thread;
    cb_exec_state_save();
@@ -165,6 +167,7 @@ void cb_post_signal(ThreadId tid, Int sigNo)
    thread_info *t;
    exec_state *es;
 
+   cb_sim_catch_up();
    cb_switch_thread(tid);
    t = cb_cur.thread;
    es = cb_cur.es;
