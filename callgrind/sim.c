@@ -265,7 +265,7 @@ static void log_D3(sim_call *c, Addr a0, Addr a1, Addr a2)
  * stored as REPLAY_SKIPPED when its guard is false. One call per block
  * (the setup it has anyway) instead of one per fetch group or three
  * accesses, and the loop below keeps the simulator's state in registers. */
-#define REPLAY_ADDRS    4096     /* data accesses of one block, at most */
+#define REPLAY_ADDRS    64       /* data accesses of one block before it is replayed in parts */
 #define REPLAY_SKIPPED  (~(Addr)0)
 static Addr replay_addr[REPLAY_ADDRS];
 UInt cb_replay_n;                   /* calls reached by the pending block */
