@@ -170,6 +170,46 @@ static inline fn_node *entered_fn(BB *bb)
    return fn;
 }
 
+/* The block becomes the running one. */
+static inline void enter_bbcc(BBCC *bbcc, const void *sim_calls)
+{
+   cb_cur.bbcc = bbcc;
+   cb_cur.jmps_passed = 0;
+   cb_cost_base = bbcc->cost;
+   cb_stat.bb_executions++;
+   cb_sim_block_starts(sim_calls);
+}
+
+/* The common case, a jump inside a function (a loop, an if) to the block
+ * that followed last time: by the rules above nothing changes but the
+ * running cost centre, which is the one chosen then. The slow path
+ * marks such a transition (next_plain): a jump or fall-through exit, a
+ * target that is no function entry, in the same object and section kind.
+ * What can differ from last time is checked here: the exit taken, the
+ * context (a call or return since would change it), the thread, and the
+ * stack pointer (frames to unwind). lru_next_bbcc is the target's cost
+ * centre at recursion level 0 (cb_bbcc_for_context). */
+static inline Bool plain_jump(BB *bb, BBCC *last_bbcc, const void *sim_calls)
+{
+   BBCC *base = last_bbcc->lru_next_bbcc, *next;
+   UInt passed = cb_cur.jmps_passed;
+   jmp_kind kind;
+   ThreadId tid;
+   if (base->bb != bb || base->cxt != cb_cur.cxt || UNLIKELY(cb_mem_over) || cb_clo.collect_jumps)
+      return False;
+   /* the recursion level is the last block's: no call or return since */
+   next = base->rec_array[last_bbcc->rec_index];
+   if (!next) return False;
+   kind = last_bbcc->bb->jmp[passed].kind;
+   if (kind != jk_Jump && kind != jk_None) return False;
+   tid = VG_(get_running_tid)();
+   if (tid != cb_cur.tid) return False;
+   if (cb_calls->sp > 0 && cb_calls->entry[cb_calls->sp - 1].sp < VG_(get_SP)(tid)) return False;
+   account_last_exit(last_bbcc, passed);
+   enter_bbcc(next, sim_calls);
+   return True;
+}
+
 VG_REGPARM(2) void cb_setup_bbcc(BB *bb, const void *sim_calls)
 {
    ThreadId tid = VG_(get_running_tid)();
@@ -180,10 +220,12 @@ VG_REGPARM(2) void cb_setup_bbcc(BB *bb, const void *sim_calls)
    UInt passed = 0;
    Int csp, pops = 1;
    Bool ret_without_call = False, call_emulation = False;
-   Bool delayed_push = False, skip = False;
+   Bool delayed_push = False, skip = False, plain = False;
 
    /* the last block's simulation, before anything moves (sim.c) */
    if (cb_replay_n) cb_sim_replay();
+   if (cb_cur.bbcc && cb_cur.bbcc->next_plain && plain_jump(bb, cb_cur.bbcc, sim_calls))
+      return;
    /* --max-memory passed while the last block ran: no table is being
     * updated now, the profile so far can be written */
    if (UNLIKELY(cb_mem_over)) cb_stop_run(cb_mem_check());
@@ -198,6 +240,8 @@ VG_REGPARM(2) void cb_setup_bbcc(BB *bb, const void *sim_calls)
       CB_ASSERT(passed <= last_bb->cjmp_count);
       kind = last_bb->jmp[passed].kind;
       account_last_exit(last_bbcc, passed);
+      plain = (kind == jk_Jump || kind == jk_None) && !bb->is_entry
+              && !is_call_like_jump(last_bb, bb);
    }
 
    csp = cb_calls->sp;
@@ -282,9 +326,7 @@ VG_REGPARM(2) void cb_setup_bbcc(BB *bb, const void *sim_calls)
    if (cb_clo.collect_jumps && kind == jk_Jump && last_bb)
       count_jump(last_bbcc, passed, bbcc, passed < last_bb->cjmp_count);
 
-   cb_cur.bbcc = bbcc;
-   cb_cur.jmps_passed = 0;
-   cb_cost_base = bbcc->cost;
-   cb_stat.bb_executions++;
-   cb_sim_block_starts(sim_calls);
+   if (last_bbcc)
+      last_bbcc->next_plain = plain && (kind == jk_Jump || kind == jk_None) && !delayed_push;
+   enter_bbcc(bbcc, sim_calls);
 }

@@ -404,6 +404,8 @@ typedef struct BBCC {
    ULong   *hist;
    const struct sim_call *hist_calls;
    UInt     hist_n;
+   Bool     next_plain;       /* lru_next_bbcc followed by a plain jump
+                               * (calltrack.c: plain_jump) */
    jmp_data  jmp[0];
 } BBCC;
 
