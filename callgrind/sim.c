@@ -34,14 +34,18 @@ static bs_sim   *bsim;
 
 /* Statistics of the hot path, for measuring it (issue 21): build with
  * `make CPPFLAGS=-DCB_SIM_STATS=1` and run with -v; printed at exit as
- * "Sim helpers:". Off by default, so they cost nothing: counting in the
- * helpers would slow the path they measure. */
+ * "Sim helpers:" (perf/helper-stats.py). Off by default, so they cost
+ * nothing: counting in the helpers would slow the path they measure. A
+ * statistics build replays every call one by one (replay_all), so that
+ * the MRU shares below count the accesses of both settings. */
 #ifndef CB_SIM_STATS
 #define CB_SIM_STATS 0
 #endif
 static struct {
    ULong instrs;            /* guest instructions (counted in IR) */
-   ULong calls;             /* cache helper calls */
+   ULong calls;             /* helper calls from the generated code: the
+                               simulation helpers, or replay_part */
+   ULong replays, replayed; /* deferred: replays from C, the calls in them */
    ULong i_mru, i_other;    /* I1 lookups: MRU hits, the rest */
    ULong d_mru, d_other;    /* D1 accesses: MRU hits, the rest */
 } hot_stat;
@@ -408,6 +412,7 @@ void cb_sim_replay(void)
    cb_replay_n = 0;
    replay_calls = end;       /* a block replayed in parts goes on from here */
    if (c == end) return;
+   if (CB_SIM_STATS) { hot_stat.replays++; hot_stat.replayed += end - c; }
    if (!replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || replay_split
        || c != cb_cur.bbcc->bb->sim_calls)   /* (an older translation's) */
       replay_all(c, end, replay_addr);
@@ -419,6 +424,7 @@ void cb_sim_replay(void)
  * far, in the middle of it. */
 static void replay_part(void)
 {
+   COUNT_CALL();
    replay_split = True;
    cb_sim_replay();
 }
@@ -944,16 +950,20 @@ void cb_sim_clear(void)
 }
 
 /* "Sim helpers:" (CB_SIM_STATS builds): per 1000 guest instructions, the
- * cache helper calls; and the share of I1 lookups and D1 accesses done in
- * a helper that were L1 MRU hits. */
+ * helper calls from the generated code and the replays from C (with the
+ * simulation calls they made); and the share of the I1 lookups and D1
+ * accesses simulated that were L1 MRU hits. */
 static void print_hot_stats(void)
 {
    ULong n = hot_stat.instrs ? hot_stat.instrs : 1;
    ULong i = hot_stat.i_mru + hot_stat.i_other, d = hot_stat.d_mru + hot_stat.d_other;
-   VG_(dmsg)("Sim helpers:       instrs %llu, calls %llu (%llu.%llu per 1000 instrs); "
-             "in helpers: I1 lookups %llu (MRU hits %llu), D1 accesses %llu (MRU hits %llu)\n",
+   VG_(dmsg)("Sim helpers:       instrs %llu, calls %llu (%llu.%llu per 1000 instrs), "
+             "replays %llu (%llu.%llu per 1000 instrs, %llu calls); "
+             "simulated: I1 lookups %llu (MRU hits %llu), D1 accesses %llu (MRU hits %llu)\n",
              hot_stat.instrs, hot_stat.calls, hot_stat.calls * 1000 / n,
-             hot_stat.calls * 10000 / n % 10, i, hot_stat.i_mru, d, hot_stat.d_mru);
+             hot_stat.calls * 10000 / n % 10, hot_stat.replays, hot_stat.replays * 1000 / n,
+             hot_stat.replays * 10000 / n % 10, hot_stat.replayed,
+             i, hot_stat.i_mru, d, hot_stat.d_mru);
 }
 
 void cb_sim_print_stats(void)
