@@ -115,7 +115,6 @@ typedef struct {
    Bool   simulate_cache, cacheuse, simulate_wb, simulate_hwpref, branch_sim;
    Bool   backdate, backdate_check;
    Bool   defer_sim;              /* debugging: helpers at the block's end (sim.c) */
-   Bool   inline_hits;            /* debugging: L1 MRU hits in IR (sim_inline.c) */
    Bool   i1_set, d1_set, ll_set;
    Int    i1[3], d1[3], ll[3];     /* size, assoc, line */
    Bool   l2_set, l2_host;         /* --L2=<size>,<assoc>,<line> / --L2=host */
@@ -627,21 +626,6 @@ void  cb_bd_zero(struct cs_sim *sim, thread_info *only);
 void  cb_bd_finish(void);
 void  cb_bd_write_desc(cb_outfile *f);
 void  cb_bd_print_stats(void);
-
-/*------------------------------------------------------------*/
-/*--- sim_inline.c: the L1 MRU hit in generated code       ---*/
-/*------------------------------------------------------------*/
-
-Bool    cb_inl_decide(void);                  /* the IR path's one decision */
-void    cb_inl_setup(struct cs_sim *first);
-void    cb_inl_set_core(struct cs_sim *s);    /* the running core's caches */
-Bool    cb_inl_block(const BB *bb);           /* IR path for this block */
-void    cb_inl_begin(IRSB *sbOut);            /* a flush: its tests, */
-Bool    cb_inl_fetch(Addr addr, UInt len, UInt first_cost, UInt n);
-Bool    cb_inl_data(IRExpr *a, Int size, Bool write, UInt cost);
-IRExpr *cb_inl_guard(void);                   /* its helper calls' guard, */
-void    cb_inl_end(void);                     /* its additions */
-void    cb_inl_count(IRSB *sbOut, ULong *counter, UInt n);  /* CB_SIM_STATS */
 
 /*------------------------------------------------------------*/
 /*--- sim.c: simulation helpers, instrumentation           ---*/

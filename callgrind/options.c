@@ -23,7 +23,7 @@ cb_options cb_clo = {
    .dump_every_bb = 0,
    .simulate_cache = False, .cacheuse = False, .simulate_wb = False,
    .simulate_hwpref = False, .branch_sim = False,
-   .backdate = True, .backdate_check = False, .inline_hits = False, .defer_sim = True,
+   .backdate = True, .backdate_check = False, .defer_sim = True,
    .objects = False, .object_callers = 1, .object_granularity = 0,
    .sharing = False, .sharing_penalty = FS_DEFAULT_PENALTY,
    .bandwidth = False, .bandwidth_unit = BW_UNIT_INSTR, .bandwidth_window = 200,
@@ -513,7 +513,6 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (bool_opt(arg, "--branch-sim", &cb_clo.branch_sim)) {}
    else if (bool_opt(arg, "--backdate", &cb_clo.backdate)) { backdate_given = True; }
    else if (bool_opt(arg, "--backdate-check", &cb_clo.backdate_check)) {}
-   else if (bool_opt(arg, "--inline-hits", &cb_clo.inline_hits)) {}
    else if (bool_opt(arg, "--defer-sim", &cb_clo.defer_sim)) {}
    else if (bool_opt(arg, "--miss-class", &cb_clo.miss_class)) {}
    else if (bool_opt(arg, "--private-caches", &cb_clo.private_caches)) {
@@ -662,7 +661,6 @@ void cb_print_usage(void)
 void cb_print_debug_usage(void)
 {
    VG_(printf)("    --ct-verbose=<level>      Verbosity of callgrind-bd's own statistics [0]\n");
-   VG_(printf)("    --inline-hits=no|yes      L1 MRU hits tested in generated code (experimental) [no]\n");
    VG_(printf)("    --defer-sim=yes|no        simulate a block's accesses at its end, not in place [yes]\n");
 }
 
@@ -748,8 +746,4 @@ void cb_options_post(void)
       if (bandwidth_window_arg) needs_option(bandwidth_window_arg, "--bandwidth=yes");
       if (bandwidth_limits_arg) needs_option(bandwidth_limits_arg, "--bandwidth=yes");
    }
-   if (cb_clo.inline_hits && !cb_inl_decide())
-      VG_(fmsg)("callgrind-bd: warning: --inline-hits=yes has no effect without cache "
-                "simulation or with --simulate-wb, --miss-class, --reuse-dist, --objects, "
-                "--sharing or --bandwidth\n");
 }

@@ -14,9 +14,10 @@
  * carrying up to three of their data accesses; further accesses take one
  * call per three (see "Instrumentation" below). A read directly followed by
  * a write of the same address and size by one instruction
- * (read-modify-write) is one access counted as Dw. With --inline-hits=yes
- * the calls of a flush are guarded by an inline test of its L1 MRU hits
- * (sim_inline.c, which also says when that path is used).
+ * (read-modify-write) is one access counted as Dw. By default the
+ * generated code does not make these calls: they are replayed from C
+ * after the block (see "Deferred simulation"; --defer-sim=no makes them
+ * in place).
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -33,14 +34,18 @@ static bs_sim   *bsim;
 
 /* Statistics of the hot path, for measuring it (issue 21): build with
  * `make CPPFLAGS=-DCB_SIM_STATS=1` and run with -v; printed at exit as
- * "Sim helpers:". Off by default, so they cost nothing: counting in the
- * helpers would slow the path they measure. */
+ * "Sim helpers:" (perf/helper-stats.py). Off by default, so they cost
+ * nothing: counting in the helpers would slow the path they measure. A
+ * statistics build replays every call one by one (replay_all), so that
+ * the MRU shares below count the accesses of both settings. */
 #ifndef CB_SIM_STATS
 #define CB_SIM_STATS 0
 #endif
 static struct {
    ULong instrs;            /* guest instructions (counted in IR) */
-   ULong calls;             /* cache helper calls */
+   ULong calls;             /* helper calls from the generated code: the
+                               simulation helpers, or replay_part */
+   ULong replays, replayed; /* deferred: replays from C, the calls in them */
    ULong i_mru, i_other;    /* I1 lookups: MRU hits, the rest */
    ULong d_mru, d_other;    /* D1 accesses: MRU hits, the rest */
 } hot_stat;
@@ -407,6 +412,7 @@ void cb_sim_replay(void)
    cb_replay_n = 0;
    replay_calls = end;       /* a block replayed in parts goes on from here */
    if (c == end) return;
+   if (CB_SIM_STATS) { hot_stat.replays++; hot_stat.replayed += end - c; }
    if (!replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || replay_split
        || c != cb_cur.bbcc->bb->sim_calls)   /* (an older translation's) */
       replay_all(c, end, replay_addr);
@@ -418,6 +424,7 @@ void cb_sim_replay(void)
  * far, in the middle of it. */
 static void replay_part(void)
 {
+   COUNT_CALL();
    replay_split = True;
    cb_sim_replay();
 }
@@ -605,37 +612,26 @@ static void emit_sim_call(Bool fetch, data_access *acc, Int n, IRExpr *guard)
    else emit_call(helpers[fetch][n].name, helpers[fetch][n].fn, n + 1 > 3 ? 3 : n + 1, args, guard);
 }
 
-/* The tests of the inline path (sim_inline.c) for the pending fetch
- * group and accesses; False if the flush must use the helpers alone. */
-static Bool inline_tests(IRSB *sbOut, Bool fetch)
+/* CB_SIM_STATS builds: *counter += n in the generated code. */
+static void count_in_ir(IRSB *sbOut, ULong *counter, UInt n)
 {
-   Int i;
-   if (!cb_inl_block(cur_block.bb)) return False;
-   for (i = 0; i < cur_block.n_acc; i++)
-      if (cur_block.acc[i].guard) return False;
-   cb_inl_begin(sbOut);
-   if (fetch && !cb_inl_fetch(cur_block.grp_addr, cur_block.grp_len,
-                              cur_block.grp_first * cb_n_events, cur_block.grp_n))
-      return False;
-   for (i = 0; i < cur_block.n_acc; i++) {
-      data_access *a = &cur_block.acc[i];
-      if (!cb_inl_data(a->addr, a->size, a->write, a->instr * cb_n_events)) return False;
-   }
-   return True;
+   IRTemp old = newIRTemp(sbOut->tyenv, Ity_I64), sum = newIRTemp(sbOut->tyenv, Ity_I64);
+   IRExpr *where = mkIRExpr_HWord((HWord)counter);
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(old, IRExpr_Load(Iend_LE, Ity_I64, where)));
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(sum, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(old),
+                                                       IRExpr_Const(IRConst_U64(n)))));
+   addStmtToIRSB(sbOut, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(sum)));
 }
 
-/* Emit the pending fetch group and accesses, in program order. With the
- * inline path, the helper calls run only when not every access of the
- * flush is an L1 MRU hit, and the IR counts the hits after them. */
+/* Emit the pending fetch group and accesses, in program order: a call
+ * per three accesses, the first with the group; a guarded access gets a
+ * call of its own under its guard. */
 void cb_sim_flush(IRSB *sbOut)
 {
-   Bool fetch = cur_block.grp_n > 0, inl;
-   IRExpr *guard;
+   Bool fetch = cur_block.grp_n > 0;
    Int i, from = 0;
    if (!cb_clo.simulate_cache || cur_block.cur < 0) return;
-   if (CB_SIM_STATS && fetch) cb_inl_count(sbOut, &hot_stat.instrs, cur_block.grp_n);
-   inl = inline_tests(sbOut, fetch);
-   guard = inl ? cb_inl_guard() : NULL;
+   if (CB_SIM_STATS && fetch) count_in_ir(sbOut, &hot_stat.instrs, cur_block.grp_n);
    for (i = 0; i < cur_block.n_acc; i++) {
       if (cur_block.acc[i].guard) {
          if (fetch || i > from) emit_sim_call(fetch, &cur_block.acc[from], i - from, NULL);
@@ -643,14 +639,13 @@ void cb_sim_flush(IRSB *sbOut)
          fetch = False;
          from = i + 1;
       } else if (i + 1 - from == 3) {
-         emit_sim_call(fetch, &cur_block.acc[from], 3, guard);
+         emit_sim_call(fetch, &cur_block.acc[from], 3, NULL);
          fetch = False;
          from = i + 1;
       }
    }
    if (fetch || cur_block.n_acc > from)
-      emit_sim_call(fetch, &cur_block.acc[from], cur_block.n_acc - from, guard);
-   if (inl) cb_inl_end();
+      emit_sim_call(fetch, &cur_block.acc[from], cur_block.n_acc - from, NULL);
    cur_block.n_acc = 0;
    cur_block.grp_n = 0;
    cur_block.grp_open = False;
@@ -882,8 +877,7 @@ void cb_sim_post_clo_init(void)
       if (cb_clo.reuse_dist) cb_rd_setup(&g->ll);
       if (cb_clo.private_caches) cb_cores_setup(sim);
       cb_bw_setup(sim);               /* its events last */
-      cb_inl_setup(sim);
-      defer_on = cb_clo.defer_sim && !cb_inl_decide() && !cb_clo.bandwidth;
+      defer_on = cb_clo.defer_sim && !cb_clo.bandwidth;
       replay_plain_ok = defer_on && !CB_SIM_STATS && !cb_clo.objects && !cb_clo.private_caches
                         && !cb_clo.miss_class && !cb_clo.reuse_dist && !cb_clo.sharing;
    }
@@ -917,7 +911,6 @@ void cb_sim_switch_thread(ThreadId tid)
    cb_bw_switch_thread(tid);
    if (!cb_cc) return;
    sim = cb_cores_switch(tid);
-   cb_inl_set_core(sim);
    if (cb_clo.miss_class) cb_mc_switch_core(tid - 1);
 }
 
@@ -957,16 +950,20 @@ void cb_sim_clear(void)
 }
 
 /* "Sim helpers:" (CB_SIM_STATS builds): per 1000 guest instructions, the
- * cache helper calls; and the share of I1 lookups and D1 accesses done in
- * a helper that were L1 MRU hits. */
+ * helper calls from the generated code and the replays from C (with the
+ * simulation calls they made); and the share of the I1 lookups and D1
+ * accesses simulated that were L1 MRU hits. */
 static void print_hot_stats(void)
 {
    ULong n = hot_stat.instrs ? hot_stat.instrs : 1;
    ULong i = hot_stat.i_mru + hot_stat.i_other, d = hot_stat.d_mru + hot_stat.d_other;
-   VG_(dmsg)("Sim helpers:       instrs %llu, calls %llu (%llu.%llu per 1000 instrs); "
-             "in helpers: I1 lookups %llu (MRU hits %llu), D1 accesses %llu (MRU hits %llu)\n",
+   VG_(dmsg)("Sim helpers:       instrs %llu, calls %llu (%llu.%llu per 1000 instrs), "
+             "replays %llu (%llu.%llu per 1000 instrs, %llu calls); "
+             "simulated: I1 lookups %llu (MRU hits %llu), D1 accesses %llu (MRU hits %llu)\n",
              hot_stat.instrs, hot_stat.calls, hot_stat.calls * 1000 / n,
-             hot_stat.calls * 10000 / n % 10, i, hot_stat.i_mru, d, hot_stat.d_mru);
+             hot_stat.calls * 10000 / n % 10, hot_stat.replays, hot_stat.replays * 1000 / n,
+             hot_stat.replays * 10000 / n % 10, hot_stat.replayed,
+             i, hot_stat.i_mru, d, hot_stat.d_mru);
 }
 
 void cb_sim_print_stats(void)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Helper calls per 1000 guest instructions and L1 MRU hit shares, per
-perf/ benchmark (issue 21's measurements).
+"""Simulation helper calls per 1000 guest instructions, before and after
+the deferred simulation, and L1 MRU hit shares, per perf/ benchmark
+(issue 21's measurements).
 
 The counters exist only in a statistics build of the tool, so that they
 cost nothing otherwise:
@@ -10,10 +11,16 @@ cost nothing otherwise:
     make clean && make                                # the normal build again
 
 Each benchmark runs with -v under --cache-sim=yes --cacheuse=yes, with
---inline-hits=no and =yes; the tool's "Sim helpers:" line gives the guest
-instructions, the cache helper calls, and of the I1 lookups and D1
-accesses made inside helpers how many were MRU hits (with the inline path
-off, every access is made inside a helper).  Prints a markdown table.
+--defer-sim=no and =yes; the tool's "Sim helpers:" line gives the guest
+instructions, the helper calls made from the generated code (=no: the
+simulation helpers; =yes: only replay_part, for blocks with more data
+accesses than the replay buffer holds), the replays from C (block runs,
+or parts of them) with the simulation calls they made, and of the I1
+lookups and D1 accesses simulated how many were MRU hits.  The calls
+replayed with =yes should equal the calls made with =no (the same
+simulation), up to the few by which the loader's start varies between
+runs; the last column gives the difference.  Prints a
+markdown table.
 """
 import argparse
 import os
@@ -24,8 +31,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run as perf  # noqa: E402
 
-LINE = re.compile(r"Sim helpers: +instrs (\d+), calls (\d+) .*I1 lookups (\d+) \(MRU hits (\d+)\), "
-                  r"D1 accesses (\d+) \(MRU hits (\d+)\)")
+LINE = re.compile(r"Sim helpers: +instrs (\d+), calls (\d+) .*replays (\d+) \(.*, (\d+) calls\); "
+                  r".*I1 lookups (\d+) \(MRU hits (\d+)\), D1 accesses (\d+) \(MRU hits (\d+)\)")
 
 
 def stats(vglib, opts, argv):
@@ -49,18 +56,20 @@ def main():
     args = ap.parse_args()
     perf.build_benchmarks()
     perf.make_data()
-    print("| benchmark | instrs | I1 lookups MRU hit | D1 accesses MRU hit | calls/1000 instrs (helpers) "
-          "| calls/1000 instrs (--inline-hits=yes) |")
-    print("|---|---|---|---|---|---|")
+    print("| benchmark | instrs | I1 lookups MRU hit | D1 accesses MRU hit "
+          "| sim calls/1000 instrs (--defer-sim=no) | helper calls/1000 instrs (--defer-sim=yes) "
+          "| replays/1000 instrs (--defer-sim=yes) | calls replayed - calls made |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, sizes in perf.BENCHMARKS:
         if args.only and not re.search(args.only, name):
             continue
         argv = perf.bench_argv(sizes[args.size])
-        n, calls, i1, i1_mru, d1, d1_mru = stats(args.vglib, args.opts.split() + ["--inline-hits=no"], argv)
-        n2, calls2 = stats(args.vglib, args.opts.split() + ["--inline-hits=yes"], argv)[:2]
-        print("| %s | %d | %.1f%% | %.1f%% | %.1f | %.1f |" % (
+        n, calls, _, _, i1, i1_mru, d1, d1_mru = stats(args.vglib, args.opts.split() + ["--defer-sim=no"], argv)
+        n2, calls2, replays2, replayed2 = stats(args.vglib, args.opts.split() + ["--defer-sim=yes"], argv)[:4]
+        print("| %s | %d | %.1f%% | %.1f%% | %.1f | %.2f | %.1f | %d |" % (
             name, n, 100.0 * i1_mru / max(i1, 1), 100.0 * d1_mru / max(d1, 1),
-            1000.0 * calls / max(n, 1), 1000.0 * calls2 / max(n2, 1)), flush=True)
+            1000.0 * calls / max(n, 1), 1000.0 * calls2 / max(n2, 1),
+            1000.0 * replays2 / max(n2, 1), replayed2 - calls), flush=True)
 
 
 if __name__ == "__main__":

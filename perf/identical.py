@@ -3,7 +3,7 @@
 build) on every perf/ benchmark.
 
     perf/identical.py --old-vglib DIR          # an older build against this one
-    perf/identical.py --a-opts=--inline-hits=no  # this build, two settings
+    perf/identical.py --a-opts=--defer-sim=no  # this build, two settings
 
 Each benchmark runs under side A (the --old-vglib build, or this build
 with --a-opts) and side B (this build with --b-opts), with --cache-sim=yes

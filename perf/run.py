@@ -115,9 +115,10 @@ OLD_CONFIGS = [
 # lookup (perf/RESULTS.md, the --separate-par addendum).
 OPT_IN_CONFIGS = [
     ("bd-par", "callgrind-bd", ["--cache-sim=yes", "--separate-par=f?:1"]),
-    # issue 21: the L1 MRU hits tested in generated code (--inline-hits)
-    ("inl-sim", "callgrind-bd", ["--cache-sim=yes", "--inline-hits=yes"]),
-    ("inl-use", "callgrind-bd", ["--cache-sim=yes", "--cacheuse=yes", "--inline-hits=yes"]),
+    # the helpers called in place instead of the deferred simulation
+    # (against bd-sim and bd-use)
+    ("nodefer-sim", "callgrind-bd", ["--cache-sim=yes", "--defer-sim=no"]),
+    ("nodefer-use", "callgrind-bd", ["--cache-sim=yes", "--cacheuse=yes", "--defer-sim=no"]),
     # issue 18: a third level (against bd-sim; with cache use against
     # bd-use) and the stream prefetcher (against bd-sim)
     ("bd-l2", "callgrind-bd", ["--cache-sim=yes", "--L2=262144,8,64"]),
@@ -586,7 +587,7 @@ def main():
     ap.add_argument("--reps", type=int, help="repetitions (default 3, 1 with --quick)")
     ap.add_argument("--only", help="regular expression: run only matching benchmarks")
     ap.add_argument("--configs", help="comma-separated subset of configurations "
-                    "(also the opt-in ones: bd-par, inl-sim, inl-use, bd-l2, "
+                    "(also the opt-in ones: bd-par, nodefer-sim, nodefer-use, bd-l2, "
                     "bd-use-l2, bd-pf)")
     ap.add_argument("--no-build", action="store_true", help="do not run make first")
     ap.add_argument("--results", help="report path (default perf/RESULTS.md, "

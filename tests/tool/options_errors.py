@@ -38,7 +38,7 @@ BOOL_OPTS = ["--dump-instr", "--dump-line", "--compress-strings",
              "--instr-atstart", "--collect-jumps", "--collect-bus",
              "--cache-sim", "--simulate-cache", "--cacheuse", "--simulate-wb",
              "--simulate-hwpref", "--branch-sim", "--backdate",
-             "--backdate-check", "--trace-jump", "--objects", "--inline-hits"]
+             "--backdate-check", "--trace-jump", "--objects", "--defer-sim"]
 NUM_OPTS = {"--separate-callers": (0, 1000), "--separate-recs": (1, 1000),
             "--dump-every-bb": (0, 1 << 62), "--ct-verbose": (0, 10),
             "--object-callers": (0, 16), "--object-granularity": (1, 1 << 30)}
