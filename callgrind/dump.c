@@ -737,7 +737,7 @@ static void dump_profile(const HChar *trigger, Bool current_thread_only, Bool fi
 {
    out_base_for_this_process();
    cb_exec_state_save();
-   cb_sim_settle_counts();
+   cb_settle_sim_counts();
    if (!final) cb_bd_settle();
    if (cb_clo.separate_threads) {
       if (current_thread_only) {
@@ -835,7 +835,7 @@ void cb_zero_all_cost(Bool only_current_thread)
 {
    Bool one_thread = only_current_thread && cb_clo.separate_threads;
    cb_exec_state_save();
-   cb_sim_settle_counts();
+   cb_settle_sim_counts();
    cb_sim_zero(one_thread ? cb_cur.thread : NULL);
    cb_obj_zero(one_thread ? cb_cur.thread : NULL);
    if (one_thread) zero_thread(cb_cur.thread);

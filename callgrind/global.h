@@ -548,6 +548,7 @@ thread_info **cb_get_threads(void);
 void  cb_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack);
 void  cb_post_signal(ThreadId tid, Int sigNo);
 void  cb_run_post_signal_on_call_stack_bottom(void);
+void  cb_settle_sim_counts(void);  /* before costs are read or zeroed */
 
 /*------------------------------------------------------------*/
 /*--- calltrack.c: the call tracker                        ---*/
@@ -651,7 +652,7 @@ void cb_sim_bb_end(IRSB *sbOut);
 IRExpr *cb_sim_setup_arg(void);    /* cb_setup_bbcc's 2nd argument */
 void cb_sim_block_starts(const void *sim_calls);
 void cb_sim_replay(void);
-void cb_sim_settle_counts(void);    /* before costs are read or zeroed */
+void cb_sim_settle_thread(thread_info *t);
 extern UInt cb_replay_n;
 /* The deferred simulation of the last block is done before anything that
  * could look at or change what it uses (sim.c: "Deferred simulation"). */

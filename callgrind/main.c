@@ -382,7 +382,7 @@ static void warn_if_nothing_collected(void)
 void cb_finish_run(const HChar *trigger)
 {
    cb_sim_catch_up();
-   cb_sim_settle_counts();
+   cb_settle_sim_counts();
    cb_exec_state_save();
    /* the running units' events first: the unfinished block's are dropped
     * with its other costs */

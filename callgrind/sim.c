@@ -322,14 +322,10 @@ static void settle_bbcc(BBCC *b)
    VG_(memset)(b->hist, 0, (b->hist_n + 1) * sizeof(ULong));
 }
 
-static void settle_thread(thread_info *t)
+/* Called for every thread by cb_settle_sim_counts (threads.c). */
+void cb_sim_settle_thread(thread_info *t)
 {
-   cb_forall_bbccs(&t->bbccs, settle_bbcc);
-}
-
-void cb_sim_settle_counts(void)
-{
-   if (replay_plain_ok) cb_forall_threads(settle_thread);
+   if (replay_plain_ok) cb_forall_bbccs(&t->bbccs, settle_bbcc);
 }
 
 /* b's histogram for the block's current calls (its old one settled). */
