@@ -117,6 +117,11 @@ CLIENT_BUILD = {
     "bandwidth_wb2k": (["bandwidth.c"], "gcc", []),
     # --prefetch (tests/tool/l2_prefetch.py): -O1, sums in registers
     "stream": (["stream.c"], "gcc", ["-O1"]),
+    # blocks of more than 64 data accesses, replayed in parts by the
+    # deferred simulation (tests/tool/defer_sim.py); -O2: each copy
+    # function is its asm and a ret
+    "long_block": (["long_block.c"], "gcc", ["-O2"]),
+    "long_block_fault": (["long_block.c"], "gcc", ["-O2"]),
     # MPI (Open MPI's wrapper compiler; tests/tool/mpi.py)
     "mpi_stencil": (["mpi_stencil.c"], "mpicc", []),
 }
@@ -127,7 +132,8 @@ CLIENT_ARGS = {"dlopen": ["./dlopen_lib.so"],
                "transpose_naive": ["naive"], "transpose_blocked": ["blocked"],
                "bandwidth_access": ["access", "1000"],
                "bandwidth_sse": ["sse", "1000"], "bandwidth_avx": ["avx", "1000"],
-               "bandwidth_wb1k": ["wb", "1024"], "bandwidth_wb2k": ["wb", "2048"]}
+               "bandwidth_wb1k": ["wb", "1024"], "bandwidth_wb2k": ["wb", "2048"],
+               "long_block_fault": ["fault"]}
 
 # Single-threaded clients that finish normally: compared exactly.
 EXACT_CLIENTS = ["calls", "recursion", "fnptr", "tailcall", "longjmp",
