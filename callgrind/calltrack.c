@@ -189,12 +189,11 @@ static inline void enter_bbcc(BBCC *bbcc, const void *sim_calls)
  * context (a call or return since would change it), the thread, and the
  * stack pointer (frames to unwind). lru_next_bbcc is the target's cost
  * centre at recursion level 0 (cb_bbcc_for_context). */
-static inline Bool plain_jump(BB *bb, BBCC *last_bbcc, const void *sim_calls)
+static inline Bool plain_jump(BB *bb, BBCC *last_bbcc, const void *sim_calls, Addr sp)
 {
    BBCC *base = last_bbcc->lru_next_bbcc, *next;
    UInt passed = cb_cur.jmps_passed;
    jmp_kind kind;
-   ThreadId tid;
    if (base->bb != bb || base->cxt != cb_cur.cxt || UNLIKELY(cb_mem_over) || cb_clo.collect_jumps)
       return False;
    /* the recursion level is the last block's: no call or return since */
@@ -202,20 +201,19 @@ static inline Bool plain_jump(BB *bb, BBCC *last_bbcc, const void *sim_calls)
    if (!next) return False;
    kind = last_bbcc->bb->jmp[passed].kind;
    if (kind != jk_Jump && kind != jk_None) return False;
-   tid = VG_(get_running_tid)();
-   if (tid != cb_cur.tid) return False;
-   if (cb_calls->sp > 0 && cb_calls->entry[cb_calls->sp - 1].sp < VG_(get_SP)(tid)) return False;
+   if (VG_(get_running_tid)() != cb_cur.tid) return False;
+   if (cb_calls->sp > 0 && cb_calls->entry[cb_calls->sp - 1].sp < sp) return False;
    account_last_exit(last_bbcc, passed);
    enter_bbcc(next, sim_calls);
    return True;
 }
 
-VG_REGPARM(2) void cb_setup_bbcc(BB *bb, const void *sim_calls)
+VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
 {
    ThreadId tid = VG_(get_running_tid)();
    BBCC *last_bbcc, *bbcc;
    BB *last_bb;
-   Addr sp, guest_sp;
+   Addr sp;
    jmp_kind kind = jk_None;
    UInt passed = 0;
    Int csp, pops = 1;
@@ -224,14 +222,14 @@ VG_REGPARM(2) void cb_setup_bbcc(BB *bb, const void *sim_calls)
 
    /* the last block's simulation, before anything moves (sim.c) */
    if (cb_replay_n) cb_sim_replay();
-   if (cb_cur.bbcc && cb_cur.bbcc->next_plain && plain_jump(bb, cb_cur.bbcc, sim_calls))
+   if (cb_cur.bbcc && cb_cur.bbcc->next_plain && plain_jump(bb, cb_cur.bbcc, sim_calls, guest_sp))
       return;
    /* --max-memory passed while the last block ran: no table is being
     * updated now, the profile so far can be written */
    if (UNLIKELY(cb_mem_over)) cb_stop_run(cb_mem_check());
    if (UNLIKELY(tid != cb_cur.tid)) cb_switch_thread(tid);
 
-   sp = guest_sp = VG_(get_SP)(tid);
+   sp = guest_sp;
    last_bbcc = cb_cur.bbcc;
    last_bb = last_bbcc ? last_bbcc->bb : NULL;
 

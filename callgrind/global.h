@@ -554,7 +554,7 @@ void  cb_settle_sim_counts(void);  /* before costs are read or zeroed */
 /*--- calltrack.c: the call tracker                        ---*/
 /*------------------------------------------------------------*/
 
-VG_REGPARM(2) void cb_setup_bbcc(BB *bb, const void *sim_calls);
+VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr sp);
 extern ULong *cb_cost_base;        /* cost array of the running BBCC */
 
 /*------------------------------------------------------------*/

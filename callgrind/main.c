@@ -71,10 +71,16 @@ static void store_jmps_passed(IRSB *sbOut, UInt value)
                  IRExpr_Const(IRConst_U32(value))));
 }
 
-static void add_setup_call(IRSB *sbOut, BB *bb)
+/* The call tracker's call at the block's start. It gets the guest stack
+ * pointer read in the block (nothing has changed it yet there): cheaper
+ * than asking the core for it. */
+static void add_setup_call(IRSB *sbOut, BB *bb, const VexGuestLayout *layout, IRType word)
 {
-   IRExpr **args = mkIRExprVec_2(mkIRExpr_HWord((HWord)bb), cb_sim_setup_arg());
-   IRDirty *di = unsafeIRDirty_0_N(2, "cb_setup_bbcc",
+   IRTemp sp = newIRTemp(sbOut->tyenv, word);
+   IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)bb), cb_sim_setup_arg(),
+                                 IRExpr_RdTmp(sp));
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(sp, IRExpr_Get(layout->offset_SP, word)));
+   IRDirty *di = unsafeIRDirty_0_N(3, "cb_setup_bbcc",
                                    VG_(fnptr_to_fnentry)(&cb_setup_bbcc), args);
    addStmtToIRSB(sbOut, IRStmt_Dirty(di));
 }
@@ -121,7 +127,7 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
       addStmtToIRSB(sbOut, sbIn->stmts[i++]);
 
    cb_sim_bb_begin(sbOut, bb, !seen);
-   add_setup_call(sbOut, bb);
+   add_setup_call(sbOut, bb, layout, gWordTy);
 
    for (; i < sbIn->stmts_used; i++) {
       IRStmt *st = sbIn->stmts[i];
