@@ -210,7 +210,7 @@ static inline Bool plain_jump(BB *bb, BBCC *last_bbcc, const void *sim_calls, Ad
 
 VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
 {
-   ThreadId tid = VG_(get_running_tid)();
+   ThreadId tid;
    BBCC *last_bbcc, *bbcc;
    BB *last_bb;
    Addr sp;
@@ -227,6 +227,7 @@ VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
    /* --max-memory passed while the last block ran: no table is being
     * updated now, the profile so far can be written */
    if (UNLIKELY(cb_mem_over)) cb_stop_run(cb_mem_check());
+   tid = VG_(get_running_tid)();
    if (UNLIKELY(tid != cb_cur.tid)) cb_switch_thread(tid);
 
    sp = guest_sp;
