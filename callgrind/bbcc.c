@@ -78,16 +78,23 @@ void cb_forall_bbccs(bbcc_hash *h, void (*f)(BBCC *))
 }
 
 /* The per-instruction cost array lives in the same allocation, right
- * after the exits: one block instead of two saves the allocator's
- * per-block overhead, which counts in peak memory for large programs. */
+ * after the exits, and after it sim.c's histogram: one block instead of
+ * three saves the allocator's per-block overhead, which counts in peak
+ * memory for large programs. */
 static BBCC *new_bbcc(BB *bb)
 {
    SizeT sz = sizeof(BBCC) + (bb->cjmp_count + 1) * sizeof(jmp_data);
    SizeT n = cb_events_per_instr() ? (SizeT)bb->instr_count * cb_n_events : 0;
-   BBCC *b = cb_mem_alloc(CB_MEM_COSTS, "cb.bbcc", sz + n * sizeof(ULong));
-   VG_(memset)(b, 0, sz + n * sizeof(ULong));
+   SizeT h = cb_sim_hist_len(bb);     /* the deferred simulation's counts */
+   BBCC *b = cb_mem_alloc(CB_MEM_COSTS, "cb.bbcc", sz + (n + h) * sizeof(ULong));
+   VG_(memset)(b, 0, sz + (n + h) * sizeof(ULong));
    b->bb = bb;
    if (n > 0) b->cost = (ULong *)((HChar *)b + sz);   /* sz is 8-aligned */
+   if (h > 0) {
+      b->hist = (ULong *)((HChar *)b + sz) + n;
+      b->hist_n = h - 1;
+      b->hist_calls = bb->sim_calls;
+   }
    cb_stat.distinct_bbccs++;
    return b;
 }

@@ -405,6 +405,8 @@ typedef struct BBCC {
    UInt     hist_n;
    Bool     next_plain;       /* lru_next_bbcc followed by a plain jump
                                * (calltrack.c: plain_jump) */
+   Bool     hist_own;         /* hist is an allocation of its own, not
+                               * the tail of the BBCC's (sim.c) */
    jmp_data  jmp[0];
 } BBCC;
 
@@ -653,6 +655,7 @@ IRExpr *cb_sim_setup_arg(void);    /* cb_setup_bbcc's 2nd argument */
 void cb_sim_block_starts(const void *sim_calls);
 void cb_sim_replay(void);
 void cb_sim_settle_thread(thread_info *t);
+UInt cb_sim_hist_len(const BB *bb);   /* a new BBCC's histogram, or 0 */
 extern UInt cb_replay_n;
 /* The deferred simulation of the last block is done before anything that
  * could look at or change what it uses (sim.c: "Deferred simulation"). */

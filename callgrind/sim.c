@@ -328,17 +328,29 @@ void cb_sim_settle_thread(thread_info *t)
    if (replay_plain_ok) cb_forall_bbccs(&t->bbccs, settle_bbcc);
 }
 
-/* b's histogram for the block's current calls (its old one settled). */
+/* The number of counters of a new cost centre's histogram, which bbcc.c
+ * puts at the end of the cost centre's allocation (one allocation less
+ * per cost centre): the block's calls are known when its first cost
+ * centre is made, after its instrumentation. */
+UInt cb_sim_hist_len(const BB *bb)
+{
+   return replay_plain_ok && bb->n_sim_calls > 0 ? bb->n_sim_calls + 1 : 0;
+}
+
+/* b's histogram for the block's current calls, when they are not those
+ * it was made with (a retranslation with other calls; rare): the old one
+ * is settled, the new one allocated apart. */
 static void hist_attach(BBCC *b)
 {
    BB *bb = b->bb;
    if (b->hist) {
       settle_bbcc(b);
-      cb_mem_free(CB_MEM_COSTS, b->hist, (b->hist_n + 1) * sizeof(ULong));
+      if (b->hist_own) cb_mem_free(CB_MEM_COSTS, b->hist, (b->hist_n + 1) * sizeof(ULong));
    }
    b->hist_n = bb->n_sim_calls;
    b->hist_calls = bb->sim_calls;
    b->hist = cb_mem_alloc(CB_MEM_COSTS, "cb.bbcc.hist", (b->hist_n + 1) * sizeof(ULong));
+   b->hist_own = True;
    VG_(memset)(b->hist, 0, (b->hist_n + 1) * sizeof(ULong));
 }
 
