@@ -181,8 +181,6 @@ typedef struct sim_call {
    UShort   n_fetch, fetch_len;
    UChar    n_acc;
    UChar    guarded;         /* its one access runs only under a guard */
-   UShort   ir_upto, dr_upto, dw_upto;  /* Ir, Dr, Dw of the block's calls up
-                                to this one, guarded ones left out */
    struct { UInt cost; UShort size; UChar write, modify; } acc[3];
 } sim_call;
 
@@ -296,9 +294,9 @@ static void replay_all(const sim_call *c, const sim_call *end, const Addr *a)
  * reached, instead of adding Ir, Dr and Dw to the cost slot of every
  * instruction: those slots are spread over the host's caches, and
  * touching them was much of the simulation's time. The slots get their
- * counts when they are read or zeroed (cb_sim_settle_counts): call k ran
+ * counts when they are read or zeroed (cb_settle_sim_counts): call k ran
  * sum(hist[n], n > k) times. The running counter gets the run's totals at
- * once (sim_call's *_upto). Misses are counted where they happen, and a
+ * its end. Misses are counted where they happen, and a
  * guarded access, which may not run, the old way. */
 
 /* Add x runs of call c to the slots of cost. */
@@ -386,13 +384,12 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    cs_sim *s = sim;
    BBCC *b = cb_cur.bbcc;
    ULong *run = cb_cur.cost;
+   UInt n_ir = 0, n_dr = 0, n_dw = 0;
    Int i;
    if (UNLIKELY(b->hist_calls != c)) hist_attach(b);
    b->hist[end - c]++;
-   run[HOT_POS(EV_Ir)] += end[-1].ir_upto;
-   run[HOT_POS(EV_Dr)] += end[-1].dr_upto;
-   run[HOT_POS(EV_Dw)] += end[-1].dw_upto;
    for (; c < end; a += c->n_acc, c++) {
+      n_ir += c->n_fetch;
       if (c->n_fetch) {
          if (use ? !cs__mru_hit_use(&s->i1, c->fetch_addr, c->fetch_size)
                  : !cs__mru_hit(&s->i1, c->fetch_addr, c->fetch_size))
@@ -406,12 +403,18 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
          continue;
       }
       for (i = 0; i < c->n_acc; i++) {
-         Bool hit = c->acc[i].write && s->wb ? False
+         Bool write = c->acc[i].write;
+         Bool hit = write && s->wb ? False
                     : use ? cs__mru_hit_use(&s->d1, a[i], c->acc[i].size)
                           : cs__mru_hit(&s->d1, a[i], c->acc[i].size);
          if (!hit) data_not_mru(c, i, a[i]);
+         n_dw += write;
+         n_dr += !write;
       }
    }
+   run[HOT_POS(EV_Ir)] += n_ir;
+   run[HOT_POS(EV_Dr)] += n_dr;
+   run[HOT_POS(EV_Dw)] += n_dw;
 }
 
 void cb_sim_replay(void)
@@ -598,17 +601,11 @@ static void emit_sim_call(Bool fetch, data_access *acc, Int n, IRExpr *guard)
    }
    c->n_acc = n;
    c->guarded = cur_block.defer && guard != NULL;
-   if (cur_block.n_calls > 1) {
-      const sim_call *prev = &cur_block.calls[cur_block.n_calls - 2];
-      c->ir_upto = prev->ir_upto, c->dr_upto = prev->dr_upto, c->dw_upto = prev->dw_upto;
-   }
-   c->ir_upto += c->n_fetch;
    for (i = 0; i < n; i++) {
       c->acc[i].cost = acc[i].instr * cb_n_events;
       c->acc[i].size = acc[i].size;
       c->acc[i].write = acc[i].write;
       c->acc[i].modify = acc[i].modify;
-      if (!c->guarded) { if (acc[i].write) c->dw_upto++; else c->dr_upto++; }
    }
    switch (n) {
    case 0:  args = mkIRExprVec_1(arg); break;
