@@ -41,6 +41,18 @@ static bs_sim   *bsim;
 #ifndef CB_SIM_STATS
 #define CB_SIM_STATS 0
 #endif
+
+/* Where the simulation's time goes, by subtraction (perf/decompose.sh):
+ * a build with `CPPFLAGS=-DCB_SIM_CUT=k` stops the deferred simulation
+ * after stage k, so the profile is WRONG in such a build: 1 = no replay,
+ * 2 = the replay loop and histogram only, 3 = and the I1 tests, 4 = and
+ * the D1 MRU tests, 5 = and the call for a D1 access that is no MRU hit,
+ * which returns at once. 0 (the default): everything. */
+#ifndef CB_SIM_CUT
+#define CB_SIM_CUT 0
+#endif
+#define CUT_BEFORE(k) (CB_SIM_CUT > 0 && CB_SIM_CUT < (k))
+static ULong cut_not_mru;
 static struct {
    ULong instrs;            /* guest instructions (counted in IR) */
    ULong calls;             /* helper calls from the generated code: the
@@ -390,6 +402,7 @@ static __attribute__((noinline)) void data_not_mru(const sim_call *c, Int i, Add
    ULong *slot = cb_cost_base + c->acc[i].cost;
    cs_owner o;
    unsigned r;
+   if (CUT_BEFORE(6)) { cut_not_mru++; return; }
    if (data_hits_deeper(a, c->acc[i].size, c->acc[i].write)) return;
    if (c->acc[i].write) {
       r = cs_write_miss(sim, a, c->acc[i].size, make_owner(&o, slot));
@@ -415,7 +428,7 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    b->hist[end - c]++;
    for (; c < end; a += c->n_acc, c++) {
       n_ir += c->n_fetch;
-      if (c->n_fetch) {
+      if (c->n_fetch && !CUT_BEFORE(3)) {
          if (use ? !cs__mru_hit_use(&s->i1, c->fetch_addr, c->fetch_size)
                  : !cs__mru_hit(&s->i1, c->fetch_addr, c->fetch_size))
             fetch_not_mru(c);
@@ -429,10 +442,11 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
       }
       for (i = 0; i < c->n_acc; i++) {
          Bool write = c->acc[i].write;
-         Bool hit = write && s->wb ? False
+         Bool hit = CUT_BEFORE(4) ? True : write && s->wb ? False
                     : use ? cs__mru_hit_use(&s->d1, a[i], c->acc[i].size)
                           : cs__mru_hit(&s->d1, a[i], c->acc[i].size);
-         if (!hit) data_not_mru(c, i, a[i]);
+         if (!hit && CUT_BEFORE(5)) cut_not_mru++;   /* (keeps the tests) */
+         else if (!hit) data_not_mru(c, i, a[i]);
          n_dw += write;
          n_dr += !write;
       }
@@ -447,7 +461,7 @@ void cb_sim_replay(void)
    const sim_call *c = replay_calls, *end = c + cb_replay_n;
    cb_replay_n = 0;
    replay_calls = end;       /* a block replayed in parts goes on from here */
-   if (c == end) return;
+   if (c == end || CUT_BEFORE(2)) return;
    if (CB_SIM_STATS) { hot_stat.replays++; hot_stat.replayed += end - c; }
    if (!replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || replay_split
        || c != cb_cur.bbcc->bb->sim_calls)   /* (an older translation's) */
