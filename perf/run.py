@@ -523,6 +523,7 @@ def write_report(path, data, base, plot_path, plot_field="wall"):
     else:
         L += ["", "(No plot: no python3 with matplotlib found; `apt-get install python3-matplotlib`.)"]
     L += kept_soak_block(path)
+    L += kept_addenda(path)
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
     return table, summary
@@ -537,6 +538,21 @@ def kept_soak_block(path):
         return []
     m = re.search(r"<!-- soak:begin -->.*?<!-- soak:end -->", old, re.S)
     return ["", m.group(0)] if m else []
+
+
+ADDENDA_MARK = "<!-- addenda: from here on the file survives perf/run.py's rewrite -->"
+
+
+def kept_addenda(path):
+    """Everything from the addenda marker on (notes of earlier runs and
+    other measurements) survives a rewrite."""
+    try:
+        with open(path) as f:
+            old = f.read()
+    except OSError:
+        return []
+    at = old.find(ADDENDA_MARK)
+    return ["", old[at:].rstrip("\n")] if at >= 0 else []
 
 
 def find_plot_python():
