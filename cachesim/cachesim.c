@@ -809,42 +809,6 @@ static unsigned plain_access(cs_sim *s, cs_cache *c, uint64_t a,
    }
 }
 
-/* An L1 hit in a way other than the MRU one (the MRU way was tested
-   inline): the line goes to the front and, with cacheuse, is counted and
-   marked.  Only where such a hit does nothing else: one line, no L2 or
-   stream prefetcher, no write with write-back (it writes through to LL).
-   Returns 0 with nothing changed otherwise, or on a miss. */
-int cs__l1_hit_other_way(cs_sim *s, cs_cache *c, uint64_t a, unsigned size,
-                         int is_write)
-{
-   uint64_t line = a >> c->line_bits;
-   uint32_t set_no = (uint32_t)line & c->sets_mask;
-   uint64_t *set = &c->tags[set_no * (uint64_t)c->assoc];
-   uint64_t key = s->use ? a & c->tag_mask : line;
-   uint64_t key_mask = s->use ? c->tag_mask : ~(uint64_t)0;
-   uint64_t e;
-   int i;
-
-   if (s->ext || (is_write && s->wb) || line != (a + size - 1) >> c->line_bits)
-      return 0;
-   for (i = 1; i < c->assoc; i++)
-      if ((set[i] & key_mask) == key)
-         break;
-   if (i == c->assoc)
-      return 0;
-   e = set[i];
-   for (; i > 0; i--)
-      set[i] = set[i - 1];
-   set[0] = e;
-   if (s->use) {
-      cs_use *u = &c->line[set_no * (uint64_t)c->assoc + (e & ~c->tag_mask)].use;
-      u->count++;
-      u->mask |= c->first_bits[a & c->line_mask]
-                 & c->last_bits[(a + size - 1) & c->line_mask];
-   }
-   return 1;
-}
-
 unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
                     const cs_owner *owner, int is_write)
 {

@@ -84,9 +84,6 @@ struct cs_sim {
 /* The slow path: everything but an MRU hit. */
 unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
                     const cs_owner *owner, int is_write);
-/* Its first part: a hit in another way of the set (cachesim.c). */
-int cs__l1_hit_other_way(cs_sim *s, cs_cache *c, uint64_t a, unsigned size,
-                         int is_write);
 
 /* MRU hit when tags are line numbers (all modes without cacheuse).  The
    MRU way is tested first because consecutive accesses mostly fall into
@@ -168,26 +165,6 @@ static inline int cs_read_hit(cs_sim *s, uint64_t a, unsigned size)
 static inline int cs_write_hit(cs_sim *s, uint64_t a, unsigned size)
 {
    return !s->wb && cs__l1_mru_hit(s, &s->d1, a, size);
-}
-
-/* After cs_X_hit() said no, with cacheuse: the access hit another way of
-   its set and is complete (1), or nothing changed (0) and cs_X_miss()
-   follows.  A caller that builds the owner only when it must asks this
-   first.  (Without cacheuse there is no owner to save, and a miss would
-   search the set twice: always 0.) */
-static inline int cs_instr_hit_deeper(cs_sim *s, uint64_t a, unsigned size)
-{
-   return s->use && cs__l1_hit_other_way(s, &s->i1, a, size, 0);
-}
-
-static inline int cs_read_hit_deeper(cs_sim *s, uint64_t a, unsigned size)
-{
-   return s->use && cs__l1_hit_other_way(s, &s->d1, a, size, 0);
-}
-
-static inline int cs_write_hit_deeper(cs_sim *s, uint64_t a, unsigned size)
-{
-   return s->use && cs__l1_hit_other_way(s, &s->d1, a, size, 1);
 }
 
 static inline unsigned cs_instr_miss(cs_sim *s, uint64_t a, unsigned size,

@@ -78,36 +78,16 @@ static inline ULong *slot_at(UInt cost_offset)
    return cb_cur.nonskipped ? cb_cur.nonskipped->skipped : cb_cost_base + cost_offset;
 }
 
-/* The simulator's collect flag (which the evictions' metrics depend on)
- * follows ours at every access that is no MRU hit. */
-static inline void pass_collect(void)
-{
-   if (cb_clo.cacheuse && UNLIKELY(sim->collect != cb_cur.collect))
-      cs_set_collect(sim, cb_cur.collect);
-}
-
-/* Built only on an L1 miss: a hit (almost every access) needs no owner,
- * so it builds no back-dating node. */
+/* Built only on an L1 miss: an MRU hit (almost every access) needs no
+ * owner, and neither does it depend on the simulator's collect flag. */
 static inline const cs_owner *make_owner(cs_owner *o, ULong *slot)
 {
    if (!cb_clo.cacheuse) return NULL;
    o->slot = (void *)((UWord)slot | (cb_cur.collect ? CB_OWNER_COLLECTED : 0));
    o->node = (cb_clo.backdate && cb_cur.es->bd) ? bd_active(cb_cur.es->bd) : NULL;
    o->obj = NULL;
+   if (UNLIKELY(sim->collect != cb_cur.collect)) cs_set_collect(sim, cb_cur.collect);
    return o;
-}
-
-/* No MRU hit: is it a hit in another way of the set (cs_X_hit_deeper)? */
-static inline Bool fetch_hits_deeper(Addr a, UWord size)
-{
-   pass_collect();
-   return cs_instr_hit_deeper(sim, a, size);
-}
-
-static inline Bool data_hits_deeper(Addr a, UWord size, Bool is_write)
-{
-   pass_collect();
-   return is_write ? cs_write_hit_deeper(sim, a, size) : cs_read_hit_deeper(sim, a, size);
 }
 
 /* Adds 1 to event e of slot and the running counter (e counted). */
@@ -158,7 +138,6 @@ static inline unsigned do_instr_at(ULong *slot, Addr a, UWord size)
    unsigned r = 0;
    Bool hit = cs_instr_hit(sim, a, size);
    if (CB_SIM_STATS) { if (hit) hot_stat.i_mru++; else hot_stat.i_other++; }
-   if (!hit) hit = fetch_hits_deeper(a, size);
    if (!hit) {
       cs_owner o;
       const cs_owner *ow = make_owner(&o, slot);
@@ -183,7 +162,6 @@ unsigned do_data_at(ULong *slot, sim_instr_info *ii, Addr a, UWord size, Bool is
    cb_obj_ref ref = { NULL, 0 };
    Bool hit = is_write ? cs_write_hit(sim, a, size) : cs_read_hit(sim, a, size);
    if (CB_SIM_STATS) { if (hit) hot_stat.d_mru++; else hot_stat.d_other++; }
-   if (!hit) hit = data_hits_deeper(a, size, is_write);
    if (!hit) {
       cs_owner o;
       const cs_owner *ow = make_owner(&o, slot);
@@ -391,9 +369,7 @@ static __attribute__((noinline)) void fetch_not_mru(const sim_call *c)
 {
    ULong *slot = cb_cost_base + c->fetch_cost;
    cs_owner o;
-   unsigned r;
-   if (fetch_hits_deeper(c->fetch_addr, c->fetch_size)) return;
-   r = cs_instr_miss(sim, c->fetch_addr, c->fetch_size, make_owner(&o, slot));
+   unsigned r = cs_instr_miss(sim, c->fetch_addr, c->fetch_size, make_owner(&o, slot));
    if (r) count_misses(slot, r, EV_I1mr, EV_ILmr, EV_ILdmr);
 }
 
@@ -403,7 +379,6 @@ static __attribute__((noinline)) void data_not_mru(const sim_call *c, Int i, Add
    cs_owner o;
    unsigned r;
    if (CUT_BEFORE(6)) { cut_not_mru++; return; }
-   if (data_hits_deeper(a, c->acc[i].size, c->acc[i].write)) return;
    if (c->acc[i].write) {
       r = cs_write_miss(sim, a, c->acc[i].size, make_owner(&o, slot));
       if (r) count_misses(slot, r, EV_D1mw, EV_DLmw, EV_DLdmw);

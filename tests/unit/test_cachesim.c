@@ -1009,8 +1009,8 @@ static void test_use_same_counts(void)
    end("cacheuse_l1_counts_equal_plain");
 }
 
-/* The split form as the tool calls it -- cs_X_hit(), then
-   cs_X_hit_deeper(), then cs_X_miss() with the owner -- against the whole
+/* The split form as the tool calls it -- cs_X_hit(), then cs_X_miss()
+   with the owner -- against the whole
    access (cs_read, cs_write, cs_instr) on a second simulator: the same
    results, the same loads and evictions with the same owners and metrics
    after every access, and at the final flush (which reports every line's
@@ -1021,15 +1021,15 @@ static unsigned split_access(cs_sim *s, int kind, uint64_t a, unsigned size,
 {
    switch (kind) {
    case 0:
-      if (cs_read_hit(s, a, size) || cs_read_hit_deeper(s, a, size))
+      if (cs_read_hit(s, a, size))
          return 0;
       return cs_read_miss(s, a, size, o);
    case 1:
-      if (cs_write_hit(s, a, size) || cs_write_hit_deeper(s, a, size))
+      if (cs_write_hit(s, a, size))
          return 0;
       return cs_write_miss(s, a, size, o);
    default:
-      if (cs_instr_hit(s, a, size) || cs_instr_hit_deeper(s, a, size))
+      if (cs_instr_hit(s, a, size))
          return 0;
       return cs_instr_miss(s, a, size, o);
    }
@@ -1092,45 +1092,6 @@ static void split_vs_whole(int wb, int hwpref, int use, const char *name)
    cs_delete(whole);
    cs_delete(split);
    end(name);
-}
-
-/* The deeper test itself, by hand.  L1 = 4 sets x 2 ways: LINE(0) and
-   LINE(4) share set 0. */
-static void test_hit_deeper(void)
-{
-   cs_owner o = own(1), o0 = own(10), o4 = own(14);
-   cs_sim *u = mk(&L1, &LL, 0, 0, 1);
-   cs_sim *p = mk(&L1, &LL, 0, 0, 0);
-   cs_sim *w = mk(&L1, &LL, 1, 0, 1);
-
-   begin();
-   cs_read(u, LINE(0), 8, &o0);
-   cs_read(u, LINE(4), 8, &o4);              /* set 0: LINE(4), LINE(0) */
-   CHECK("MRU test misses way 1", cs_read_hit(u, LINE(0) + 8, 8), 0);
-   CHECK("not cached: 0", cs_read_hit_deeper(u, LINE(8), 8), 0);
-   CHECK("...and LRU unchanged", cs_read_hit(u, LINE(4), 1), 1);
-   CHECK("way 1 hits", cs_read_hit_deeper(u, LINE(0) + 8, 8), 1);
-   CHECK("...and is now MRU", cs_read_hit(u, LINE(0), 1), 1);
-   /* the hits counted and marked: LINE(0) had 3 accesses over bytes 0-15
-      (bits 0-7 of 32, 2 bytes a bit): AcCost 1000/3, SpLoss 48 */
-   reset_events();
-   cs_flush(u);
-   CHECK("accost", ev[find_evict(1, 10)].ac, 333);
-   CHECK("sploss", ev[find_evict(1, 10)].sp, 48);
-   cs_read(u, LINE(5), 8, &o);
-   cs_read(u, LINE(1), 8, &o);               /* set 1: LINE(1), LINE(5) */
-   CHECK("straddle: 0", cs_read_hit_deeper(u, LINE(5) + 60, 8), 0);
-   CHECK("plain model: 0", cs_read(p, LINE(0), 8, 0) != 0
-                           && cs_read(p, LINE(4), 8, 0) != 0
-                           && !cs_read_hit_deeper(p, LINE(0), 8), 1);
-   cs_read(w, LINE(0), 8, &o);
-   cs_read(w, LINE(4), 8, &o);
-   CHECK("write-back: a write, 0", cs_write_hit_deeper(w, LINE(0), 8), 0);
-   CHECK("write-back: a read, 1", cs_read_hit_deeper(w, LINE(0), 8), 1);
-   cs_delete(u);
-   cs_delete(p);
-   cs_delete(w);
-   end("hit_deeper");
 }
 
 /* cs_forget_owners: forgotten lines report to nobody, and nothing else
@@ -1278,7 +1239,6 @@ int main(void)
    test_no_false_hits();
    test_forget_owners();
    test_d1_victims();
-   test_hit_deeper();
    split_vs_whole(0, 0, 0, "split_vs_whole/plain");
    split_vs_whole(0, 0, 1, "split_vs_whole/cacheuse");
    split_vs_whole(1, 0, 1, "split_vs_whole/cacheuse+wb");
