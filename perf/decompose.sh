@@ -32,13 +32,21 @@ caches="--I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64"
 sim="--cache-sim=yes"; [ $use = yes ] && sim="$sim --cacheuse=yes"
 
 # One build tree, rebuilt per cut; each cut's tool copied with its links.
+# build WHAT CMD...: CMD in the tree, its output in build.log.
+build() {
+   local what=$1
+   shift
+   (cd "$work/src" && "$@") >>"$work/build.log" 2>&1 \
+      || { echo "decompose.sh: $what failed, see $work/build.log" >&2; exit 1; }
+}
 build_cuts() {
    rm -rf "$work"; mkdir -p "$work/src"
    (cd "$root" && git ls-files -z | xargs -0 cp -P --parents -t "$work/src")
-   (cd "$work/src" && autoreconf -i >/dev/null 2>&1 && ./configure -q && make -s -j"$(nproc)" >/dev/null 2>&1)
+   build autoreconf autoreconf -i
+   build configure ./configure -q
    for k in 0 1 2 3 4 5; do
       touch "$work/src/callgrind/sim.c"
-      (cd "$work/src" && make -s -j"$(nproc)" CPPFLAGS="-DCB_SIM_CUT=$k" >/dev/null 2>&1)
+      build "the build with CB_SIM_CUT=$k" make -s -j"$(nproc)" CPPFLAGS="-DCB_SIM_CUT=$k"
       mkdir -p "$work/cut$k"
       cp -P -r "$work/src/vglib" "$work/cut$k/"
       rm -f "$work/cut$k/vglib/callgrind-bd-amd64-linux"

@@ -522,20 +522,24 @@ def write_report(path, data, base, plot_path, plot_field="wall"):
               "![ratios per benchmark](%s)" % os.path.relpath(plot_path, os.path.dirname(path))]
     else:
         L += ["", "(No plot: no python3 with matplotlib found; `apt-get install python3-matplotlib`.)"]
-    L += kept_soak_block(path)
-    L += kept_addenda(path)
+    L += kept_soak_block(path) + kept_addenda(path)
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
     return table, summary
 
 
-def kept_soak_block(path):
-    """perf/soak.py's table, between its markers, survives a rewrite."""
+def old_report(path):
+    """The report being rewritten, or "" when there is none."""
     try:
         with open(path) as f:
-            old = f.read()
+            return f.read()
     except OSError:
-        return []
+        return ""
+
+
+def kept_soak_block(path):
+    """perf/soak.py's table, between its markers, survives a rewrite."""
+    old = old_report(path)
     m = re.search(r"<!-- soak:begin -->.*?<!-- soak:end -->", old, re.S)
     return ["", m.group(0)] if m else []
 
@@ -546,11 +550,7 @@ ADDENDA_MARK = "<!-- addenda: from here on the file survives perf/run.py's rewri
 def kept_addenda(path):
     """Everything from the addenda marker on (notes of earlier runs and
     other measurements) survives a rewrite."""
-    try:
-        with open(path) as f:
-            old = f.read()
-    except OSError:
-        return []
+    old = old_report(path)
     at = old.find(ADDENDA_MARK)
     return ["", old[at:].rstrip("\n")] if at >= 0 else []
 
