@@ -250,11 +250,17 @@ def format_mismatches(mismatches, limit=10):
 # tests/tool/reference_noise.py to see what varies.
 KNOWN_NOISY_FNS = {"strcspn", "handle_preload_list"}
 # Their variation can exceed 1% of the function's value: a few units on
-# handle_preload_list (224..227 of ~227), and up to ~3% on strcspn (2368
-# against 2446 once, with the C++ client): for these known ones only, a
-# floor of 8 units or 5% of the function's largest back-dated value.
+# handle_preload_list (224..227 of ~227), and more on strcspn. With the C++
+# client, Valgrind 3.27.1 and the same command line, both tools wrote
+# strcspn AcCost1 2306, 2309, 2354, 2356, 2359, 2363, 2440 or 2443 (one
+# loaded line's count, a loop's 50 accesses more or less; Ir, Dr, Dw and
+# misses equal on every instruction), and CI once saw ours 2295 against
+# the reference's 2425 (5.4%). Repeated runs from one process tend to
+# repeat one value, so the reruns need not show the spread: for these
+# known ones only, a floor of 8 units or 10% of the function's largest
+# back-dated value.
 KNOWN_NOISE_FLOOR = 8
-KNOWN_NOISE_FRACTION = 0.05
+KNOWN_NOISE_FRACTION = 0.10
 
 
 class Noise:
