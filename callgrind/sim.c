@@ -404,9 +404,12 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    for (; c < end; a += c->n_acc, c++) {
       n_ir += c->n_fetch;
       if (c->n_fetch && !CUT_BEFORE(3)) {
-         if (use ? !cs__mru_hit_use(&s->i1, c->fetch_addr, c->fetch_size)
-                 : !cs__mru_hit(&s->i1, c->fetch_addr, c->fetch_size))
-            fetch_not_mru(c);
+         Addr last = c->fetch_addr + c->fetch_size - 1;
+         Bool hit = use ? cs__mru_hit_use(&s->i1, c->fetch_addr, c->fetch_size)
+                        : cs__mru_hit(&s->i1, c->fetch_addr, c->fetch_size);
+         if (!hit && ((c->fetch_addr ^ last) >> s->i1.line_bits) != 0)
+            hit = cs__i1_straddle_hit(s, c->fetch_addr, c->fetch_size);
+         if (!hit) fetch_not_mru(c);
          if (use && c->n_fetch > 1)
             cs_instr_hits(s, c->fetch_addr + c->fetch_size,
                           c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);

@@ -1094,6 +1094,63 @@ static void split_vs_whole(int wb, int hwpref, int use, const char *name)
    end(name);
 }
 
+/* The inline hit paths (cs_instr, cs_read, cs_write: the MRU way, and for
+   fetches both lines of one that straddles) against the slow path alone
+   (cs_X_miss takes hits too): the same results, loads and evictions.
+   The fetches walk code sequentially with x86-like sizes (1..15 bytes),
+   jumping now and then, so that many cross a line boundary while both
+   lines are the MRU ways of their sets; the test asserts that such hits
+   happen. */
+static void fast_vs_slow(int wb, int hwpref, int use, const char *name)
+{
+   cs_sim *fast = mk(&L1, &LL4, wb, hwpref, use);
+   cs_sim *slow = mk(&L1, &LL4, wb, hwpref, use);
+   unsigned x = 4242, i, diff_r = 0, diff_ev = 0, straddle_hits = 0;
+   uint64_t pc = BASE;
+   int mid;
+
+   begin();
+   for (i = 0; i < 40000; i++) {
+      cs_owner o = own(2000 + i);
+      unsigned size, r, kind;
+      uint64_t a;
+      x = x * 1103515245u + 12345u;
+      kind = (x >> 28) % 4;          /* 0 read, 1 write, 2-3 fetch */
+      size = kind >= 2 ? 1 + (x >> 4) % 15 : 1 + (x >> 4) % 8;
+      if (kind >= 2) {
+         if ((x >> 9) % 16 == 0)     /* a jump: somewhere in 16 lines */
+            pc = BASE + (x >> 13) % 1024;
+         a = pc;
+         pc += size;
+      } else {
+         a = BASE + 2048 + (x >> 12) % 1024;
+      }
+      reset_events();
+      r = kind == 0 ? cs_read(fast, a, size, &o)
+        : kind == 1 ? cs_write(fast, a, size, &o) : cs_instr(fast, a, size, &o);
+      mid = n_ev;
+      if (kind >= 2 && r == 0 && (a >> 6) != ((a + size - 1) >> 6))
+         straddle_hits++;
+      if (r != (kind == 0 ? cs_read_miss(slow, a, size, &o)
+                : kind == 1 ? cs_write_miss(slow, a, size, &o)
+                : cs_instr_miss(slow, a, size, &o)))
+         diff_r++;
+      if (!same_events(0, mid, n_ev))
+         diff_ev++;
+   }
+   CHECK("results", diff_r, 0);
+   CHECK("loads and evictions per access", diff_ev, 0);
+   CHECK("straddling fetches that hit", straddle_hits > 500, 1);
+   reset_events();
+   cs_flush(fast);
+   mid = n_ev;
+   cs_flush(slow);
+   CHECK("flush events", same_events(0, mid, n_ev), 1);
+   cs_delete(fast);
+   cs_delete(slow);
+   end(name);
+}
+
 /* cs_forget_owners: forgotten lines report to nobody, and nothing else
    changes: the same accesses give the same results and the same metrics
    as in a simulator that forgot nothing. */
@@ -1244,5 +1301,10 @@ int main(void)
    split_vs_whole(1, 0, 1, "split_vs_whole/cacheuse+wb");
    split_vs_whole(0, 1, 1, "split_vs_whole/cacheuse+hwpref");
    split_vs_whole(1, 1, 0, "split_vs_whole/wb+hwpref");
+   fast_vs_slow(0, 0, 0, "fast_vs_slow/plain");
+   fast_vs_slow(0, 0, 1, "fast_vs_slow/cacheuse");
+   fast_vs_slow(1, 0, 1, "fast_vs_slow/cacheuse+wb");
+   fast_vs_slow(0, 1, 1, "fast_vs_slow/cacheuse+hwpref");
+   fast_vs_slow(1, 1, 0, "fast_vs_slow/wb+hwpref");
    return failures ? 1 : 0;
 }
