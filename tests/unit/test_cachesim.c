@@ -1057,6 +1057,20 @@ static int same_events(int from, int mid, int to)
    return 1;
 }
 
+/* Two simulators that saw the same accesses flush the same lines with
+   the same metrics; then both go. */
+static void flush_both_and_delete(cs_sim *a, cs_sim *b)
+{
+   int mid;
+   reset_events();
+   cs_flush(a);
+   mid = n_ev;
+   cs_flush(b);
+   CHECK("flush events", same_events(0, mid, n_ev), 1);
+   cs_delete(a);
+   cs_delete(b);
+}
+
 static void split_vs_whole(int wb, int hwpref, int use, const char *name)
 {
    cs_sim *whole = mk(&L1, &LL4, wb, hwpref, use);
@@ -1084,13 +1098,7 @@ static void split_vs_whole(int wb, int hwpref, int use, const char *name)
    }
    CHECK("results", diff_r, 0);
    CHECK("loads and evictions per access", diff_ev, 0);
-   reset_events();
-   cs_flush(whole);
-   mid = n_ev;
-   cs_flush(split);
-   CHECK("flush events", same_events(0, mid, n_ev), 1);
-   cs_delete(whole);
-   cs_delete(split);
+   flush_both_and_delete(whole, split);
    end(name);
 }
 
@@ -1141,13 +1149,7 @@ static void fast_vs_slow(int wb, int hwpref, int use, const char *name)
    CHECK("results", diff_r, 0);
    CHECK("loads and evictions per access", diff_ev, 0);
    CHECK("straddling fetches that hit", straddle_hits > 500, 1);
-   reset_events();
-   cs_flush(fast);
-   mid = n_ev;
-   cs_flush(slow);
-   CHECK("flush events", same_events(0, mid, n_ev), 1);
-   cs_delete(fast);
-   cs_delete(slow);
+   flush_both_and_delete(fast, slow);
    end(name);
 }
 
