@@ -130,19 +130,22 @@ static inline int cs__l1_mru_hit(cs_sim *s, cs_cache *c, uint64_t a,
    path at every run: they are most of the I1 lookups that are no MRU hit
    (all of matmul-ijk's, nine in ten of gzip's).  Data accesses rarely
    straddle, so only fetches have this case; I1 has no prefetcher or
-   write-through that a hit would have to tell. */
+   write-through that a hit would have to tell.  0 for a fetch inside
+   one line (cs__l1_mru_hit's case). */
 static inline int cs__i1_straddle_hit(cs_sim *s, uint64_t a, unsigned size)
 {
    cs_cache *c = &s->i1;
    uint64_t end = a + size - 1;
    uint64_t line1 = a >> c->line_bits, line2 = end >> c->line_bits;
-   uint64_t slot1 = (line1 & c->sets_mask) * (uint64_t)c->assoc;
-   uint64_t slot2 = (line2 & c->sets_mask) * (uint64_t)c->assoc;
-   uint64_t e1 = c->tags[slot1], e2 = c->tags[slot2];
+   uint64_t slot1, slot2, e1, e2;
    cs_use *u1, *u2;
 
    if (line2 != line1 + 1)
       return 0;
+   slot1 = (line1 & c->sets_mask) * (uint64_t)c->assoc;
+   slot2 = (line2 & c->sets_mask) * (uint64_t)c->assoc;
+   e1 = c->tags[slot1];
+   e2 = c->tags[slot2];
    if (!s->use)
       return e1 == line1 && e2 == line2;
    if ((e1 & c->tag_mask) != (a & c->tag_mask)
@@ -160,10 +163,7 @@ static inline int cs__i1_straddle_hit(cs_sim *s, uint64_t a, unsigned size)
 /* The I1 MRU hit, straddling fetches included. */
 static inline int cs__i1_mru_hit(cs_sim *s, uint64_t a, unsigned size)
 {
-   if (cs__l1_mru_hit(s, &s->i1, a, size))
-      return 1;
-   return ((a ^ (a + size - 1)) >> s->i1.line_bits) != 0
-          && cs__i1_straddle_hit(s, a, size);
+   return cs__l1_mru_hit(s, &s->i1, a, size) || cs__i1_straddle_hit(s, a, size);
 }
 
 static inline unsigned cs_instr(cs_sim *s, uint64_t a, unsigned size,
