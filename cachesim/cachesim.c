@@ -612,6 +612,9 @@ static void evict_ll(cs_sim *s, uint32_t slot)
    cs__evict_line(s, 2, &s->ll, slot, 0);
 }
 
+/* The hook gets the owner as the line now holds it, built from what was
+   stored rather than read back: reading the two fields just written as
+   one wider load stalls the host (its store buffer cannot forward them). */
 void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
                       uint32_t count, uint32_t mask, const cs_owner *owner)
 {
@@ -619,28 +622,40 @@ void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
    cs_line *ln = &c->line[slot];
    cs_owner o;
 
+   if (!owner)
+      owner = &nobody;
    ln->use.count = count;
    ln->use.mask = mask;
-   set_owner(c, slot, owner ? owner : &nobody);
+   set_owner(c, slot, owner);
    ln->owned = CS_OWNED;
-   if (s->hooks.on_load)
-      s->hooks.on_load(s->hooks.ctx, level, owner_view(c, slot, &o));
+   if (s->hooks.on_load) {
+      o.slot = owner->slot;
+      o.node = owner->node;
+      o.obj = c->ext ? owner->obj : 0;
+      o.obj_off = c->ext ? owner->obj_off : 0;
+      s->hooks.on_load(s->hooks.ctx, level, &o);
+   }
 }
 
-/* One line in LL with cacheuse.  link (if not NULL) receives the LL slot,
-   to which the requesting L1 line will merge its use.  Returns
-   CS_LL_MISS / CS_LL_DIRTY_MISS bits. */
-unsigned cs__use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
-                           const cs_owner *owner, int is_write)
+/* The two halves of a line's LL lookup with cacheuse.  ll_find only
+   searches the set and puts the line first (on a miss in the LRU way's
+   slot); ll_settle then evicts and loads that slot's entry on a miss, and
+   keeps the dirty bits.  Between them the tags are in their new order
+   but the slot still holds the old line's use and owner. */
+static uint32_t ll_find(cs_sim *s, uint64_t memline, int *hit)
 {
    cs_cache *c = &s->ll;
    uint32_t set_no = (uint32_t)(memline >> c->line_bits) & c->sets_mask;
-   unsigned res = CS_LL_MISS;
-   int hit;
-   uint32_t slot = cs__use_set_ref(c, set_no, memline & c->tag_mask, &hit);
 
-   if (link)
-      *link = slot;
+   return cs__use_set_ref(c, set_no, memline & c->tag_mask, hit);
+}
+
+static unsigned ll_settle(cs_sim *s, uint32_t slot, int hit,
+                          const cs_owner *owner, int is_write)
+{
+   cs_cache *c = &s->ll;
+   unsigned res = CS_LL_MISS;
+
    if (hit) {
       if (c->dirty && is_write)
          c->dirty[slot] = 1;
@@ -654,6 +669,20 @@ unsigned cs__use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
    evict_ll(s, slot);
    cs__load_line(s, c, 2, slot, 0, 0, owner);
    return res;
+}
+
+/* One line in LL with cacheuse.  link (if not NULL) receives the LL slot,
+   to which the requesting L1 line will merge its use.  Returns
+   CS_LL_MISS / CS_LL_DIRTY_MISS bits. */
+unsigned cs__use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
+                           const cs_owner *owner, int is_write)
+{
+   int hit;
+   uint32_t slot = ll_find(s, memline, &hit);
+
+   if (link)
+      *link = slot;
+   return ll_settle(s, slot, hit, owner, is_write);
 }
 
 static void prefetch(cs_sim *s, uint64_t a, const cs_owner *owner);
@@ -676,6 +705,32 @@ static void prefetch_ll_entries(cs_sim *s, cs_cache *c, uint32_t slot,
       __builtin_prefetch(&ll->line[c->line[slot].ll_slot]);
    for (i = 0; i < (unsigned)ll->assoc; i += 8)    /* 8 tags per host line */
       __builtin_prefetch(&ll->tags[set + i]);
+}
+
+/* An L1 miss (no L2, no prefetch pending) with the LL set searched
+   first.  The reference's order is: the L1 victim merges into its LL
+   entry, the new line is loaded into L1, then LL is looked up.  The
+   search only reorders LL's tags and the merge only writes an entry, so
+   searching first changes nothing (even when the merge goes to the very
+   entry LL is about to evict: ll_settle reads it after the merge, as
+   before), and the hooks are called in the same order.  What it gains:
+   the LL victim's entry is known early, and its host cache miss overlaps
+   the L1 victim's merge and load instead of following them. */
+static unsigned l1_miss_ll_first(cs_sim *s, cs_cache *c, uint32_t slot,
+                                 uint64_t memline, uint32_t bits,
+                                 const cs_owner *owner, int is_write)
+{
+   int ll_hit;
+   uint32_t ll_slot;
+
+   cs__observe(s, memline, 1, CS_LL_DEMAND);
+   ll_slot = ll_find(s, memline, &ll_hit);
+   if (!ll_hit)
+      __builtin_prefetch(&s->ll.line[ll_slot]);
+   cs__evict_l1(s, c, slot);
+   cs__load_line(s, c, 1, slot, 1, bits, owner);
+   c->line[slot].ll_slot = ll_slot;
+   return ll_settle(s, ll_slot, ll_hit, owner, is_write);
 }
 
 /* One line of an L1 access with cacheuse; bits = the bytes touched. */
@@ -702,6 +757,9 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
    }
    if (!s->has_l2)
       prefetch_ll_entries(s, c, slot, memline);
+   if (!s->has_l2 && !s->pf_pending)
+      return CS_L1_MISS | l1_miss_ll_first(s, c, slot, memline, bits, owner,
+                                           is_write);
    cs__evict_l1(s, c, slot);
    cs__load_line(s, c, 1, slot, 1, bits, owner);
    if (s->pf_pending) {

@@ -610,6 +610,44 @@ static void test_merge_to_stale_slot(void)
    end("merge_to_stale_slot");
 }
 
+/* An L1 miss whose L1 victim links to the very LL line the miss then
+   evicts: the victim's use must reach that LL line before LL reports it
+   (the reference merges, then looks LL up), and the four hooks come in
+   the reference's order: L1 eviction, L1 load, LL eviction, LL load. */
+static void test_merge_into_ll_victim(void)
+{
+   cs_sim *s = mk(&L1, &LL, 0, 0, 1);
+   cs_owner a = own(1), b = own(2), c = own(3);
+   int e;
+
+   begin();
+   /* n0 read twice (bytes 0-3, 4-7: bits 0-3): D1 count 2, LL [n0, -] */
+   cs_read(s, LINE(0), 4, &a);
+   cs_read(s, LINE(0) + 4, 4, &a);
+   /* n0+8 (D1 set 0, LL set 0): D1 [n8, n0], LL [n8, n0] */
+   cs_read(s, LINE(8), 4, &b);
+   /* n0+16 (D1 set 0, LL set 0): D1 evicts n0 (count 2: AcCost1 500,
+      SpLoss1 (32-4)*64/32 = 56) and merges count 2, bits 0-3 into LL's
+      n0, which this same miss evicts from LL: 500, 56 again.  Without
+      the merge first LL's n0 would be unused: 0, 0. */
+   reset_events();
+   cs_read(s, LINE(16), 4, &c);
+   CHECK("events", n_ev, 4);
+   CHECK("1: L1 eviction of a", ev[0].kind == 'E' && ev[0].level == 1
+                                && ev[0].owner == 1, 1);
+   CHECK("2: L1 load of c", ev[1].kind == 'L' && ev[1].level == 1
+                            && ev[1].owner == 3, 1);
+   CHECK("3: LL eviction of a", ev[2].kind == 'E' && ev[2].level == 2
+                                && ev[2].owner == 1, 1);
+   CHECK("4: LL load of c", ev[3].kind == 'L' && ev[3].level == 2
+                            && ev[3].owner == 3, 1);
+   e = find_evict(2, 1);
+   CHECK("AcCost2 of the merged count 2", e >= 0 ? (long)ev[e].ac : -1, 500);
+   CHECK("SpLoss2 of the merged 4 bits", e >= 0 ? (long)ev[e].sp : -1, 56);
+   cs_delete(s);
+   end("merge_into_ll_victim");
+}
+
 static void test_write_back(void)
 {
    cs_sim *s = mk(&L1, &LL, 1, 0, 0);
@@ -1291,6 +1329,7 @@ int main(void)
    test_accost_sploss();
    test_flush();
    test_merge_to_stale_slot();
+   test_merge_into_ll_victim();
    test_write_back();
    test_prefetch();
    test_use_with_wb_hwpref();
