@@ -755,11 +755,12 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
       }
       return 0;
    }
-   if (!s->has_l2)
+   if (!s->has_l2) {
       prefetch_ll_entries(s, c, slot, memline);
-   if (!s->has_l2 && !s->pf_pending)
-      return CS_L1_MISS | l1_miss_ll_first(s, c, slot, memline, bits, owner,
-                                           is_write);
+      if (!s->pf_pending)
+         return CS_L1_MISS | l1_miss_ll_first(s, c, slot, memline, bits,
+                                              owner, is_write);
+   }
    cs__evict_l1(s, c, slot);
    cs__load_line(s, c, 1, slot, 1, bits, owner);
    if (s->pf_pending) {
