@@ -411,23 +411,25 @@ void cs__too_wide(void)
 static int plain_set_ref(cs_cache *c, uint64_t line)
 {
    uint64_t *set = &c->tags[(line & c->sets_mask) * (uint64_t)c->assoc];
-   int i, j;
+   uint64_t carry = set[0], e;
+   int i;
 
    /* MRU way first: by far the most frequent hit. */
-   if (set[0] == line)
+   if (carry == line)
       return HIT;
+   /* Search and shift in one pass: each way takes the one before it, until
+      the line is found (it goes first) or the LRU way falls out. */
    for (i = 1; i < c->assoc; i++) {
-      if (set[i] == line) {
-         for (j = i; j > 0; j--)
-            set[j] = set[j - 1];
+      e = set[i];
+      set[i] = carry;
+      if (e == line) {
          set[0] = line;
          return HIT;
       }
+      carry = e;
    }
-   if (c->victim_obs && set[c->assoc - 1] != c->no_line)
-      c->victim_obs(c->victim_ctx, set[c->assoc - 1]);
-   for (j = c->assoc - 1; j > 0; j--)
-      set[j] = set[j - 1];
+   if (c->victim_obs && carry != c->no_line)
+      c->victim_obs(c->victim_ctx, carry);
    set[0] = line;
    return MISS;
 }
@@ -456,27 +458,24 @@ static int wb_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
                       uint64_t dirty)
 {
    uint64_t *set = &c->tags[set_no * (uint64_t)c->assoc];
-   uint64_t e;
-   int i, j;
+   uint64_t carry = set[0], e;
+   int i;
 
-   if (tag == (set[0] & ~(uint64_t)1)) {
-      set[0] |= dirty;
+   if (tag == (carry & ~(uint64_t)1)) {
+      set[0] = carry | dirty;
       return HIT;
    }
-   for (i = 1; i < c->assoc; i++) {
-      if (tag == (set[i] & ~(uint64_t)1)) {
-         e = set[i] | dirty;
-         for (j = i; j > 0; j--)
-            set[j] = set[j - 1];
-         set[0] = e;
+   for (i = 1; i < c->assoc; i++) {     /* one pass, as in plain_set_ref */
+      e = set[i];
+      set[i] = carry;
+      if (tag == (e & ~(uint64_t)1)) {
+         set[0] = e | dirty;
          return HIT;
       }
+      carry = e;
    }
-   e = set[c->assoc - 1];
-   for (j = c->assoc - 1; j > 0; j--)
-      set[j] = set[j - 1];
    set[0] = tag | dirty;
-   return (e & 1) ? MISS_DIRTY : MISS;
+   return (carry & 1) ? MISS_DIRTY : MISS;
 }
 
 int cs__wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
@@ -506,27 +505,33 @@ int cs__wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
 */
 
 /* Finds tag in set set_no (or takes the LRU way on a miss), moves it to
-   the front and returns its slot; *hit tells which. */
+   the front and returns its slot; *hit tells which.  One pass, as in
+   plain_set_ref. */
 uint32_t cs__use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
                             int *hit)
 {
    uint64_t *set = &c->tags[set_no * (uint64_t)c->assoc];
-   uint64_t e;
+   uint64_t carry = set[0], e;
    int i;
 
-   for (i = 0; i < c->assoc; i++)
-      if ((set[i] & c->tag_mask) == tag)
-         break;
-   *hit = i < c->assoc;
-   if (!*hit)
-      i = c->assoc - 1;
-   e = set[i];
-   if (!*hit && c->victim_obs && (e & c->tag_mask) != c->no_line)
-      c->victim_obs(c->victim_ctx, ((e & c->tag_mask) >> c->line_bits) | set_no);
-   for (; i > 0; i--)
-      set[i] = set[i - 1];
-   set[0] = *hit ? e : tag | (e & ~c->tag_mask);
-   return set_no * (uint32_t)c->assoc + (uint32_t)(e & ~c->tag_mask);
+   *hit = 1;
+   if ((carry & c->tag_mask) == tag)
+      return set_no * (uint32_t)c->assoc + (uint32_t)(carry & ~c->tag_mask);
+   for (i = 1; i < c->assoc; i++) {
+      e = set[i];
+      set[i] = carry;
+      if ((e & c->tag_mask) == tag) {
+         set[0] = e;
+         return set_no * (uint32_t)c->assoc + (uint32_t)(e & ~c->tag_mask);
+      }
+      carry = e;
+   }
+   *hit = 0;
+   if (c->victim_obs && (carry & c->tag_mask) != c->no_line)
+      c->victim_obs(c->victim_ctx,
+                    ((carry & c->tag_mask) >> c->line_bits) | set_no);
+   set[0] = tag | (carry & ~c->tag_mask);
+   return set_no * (uint32_t)c->assoc + (uint32_t)(carry & ~c->tag_mask);
 }
 
 static uint32_t popcount32(uint32_t x)
@@ -687,24 +692,19 @@ unsigned cs__use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
 
 static void prefetch(cs_sim *s, uint64_t a, const cs_owner *owner);
 
-/* An L1 miss with cacheuse reads two places in LL's arrays, megabytes
-   that the host's caches do not hold: the LL entry the L1 victim merges
-   its use into, and the LL set of the new line.  Both addresses are known
-   before either is needed; asking the host for both at once makes their
-   two cache misses overlap instead of following each other (stream+reuse
-   15% faster, the other miss-bound benchmarks 2-3%).  Only a hint to the
-   host: the model does not change. */
-static void prefetch_ll_entries(cs_sim *s, cs_cache *c, uint32_t slot,
-                                uint64_t memline)
+/* An L1 miss with cacheuse reads LL's arrays, megabytes that the host's
+   caches do not hold: the LL entry the L1 victim merges its use into, the
+   LL set of the new line and, on an LL miss, the LL victim's entry.  The
+   first address is known at once; asked for now, its host cache miss
+   overlaps the set's (stream+reuse 15% faster, the other miss-bound
+   benchmarks 2-3%).  Asking for the set's tags too was no gain: the
+   search follows at once, and stream+reuse ran 8% slower with it.  Only a
+   hint to the host: the model does not change. */
+static void prefetch_merge_entry(const cs_sim *s, const cs_cache *c,
+                                 uint32_t slot)
 {
-   cs_cache *ll = &s->ll;
-   uint64_t set = ((memline >> ll->line_bits) & ll->sets_mask) * (uint64_t)ll->assoc;
-   unsigned i;
-
    if (c->line[slot].owned)
-      __builtin_prefetch(&ll->line[c->line[slot].ll_slot]);
-   for (i = 0; i < (unsigned)ll->assoc; i += 8)    /* 8 tags per host line */
-      __builtin_prefetch(&ll->tags[set + i]);
+      __builtin_prefetch(&s->ll.line[c->line[slot].ll_slot]);
 }
 
 /* An L1 miss (no L2, no prefetch pending) with the LL set searched
@@ -756,7 +756,7 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
       return 0;
    }
    if (!s->has_l2) {
-      prefetch_ll_entries(s, c, slot, memline);
+      prefetch_merge_entry(s, c, slot);
       if (!s->pf_pending)
          return CS_L1_MISS | l1_miss_ll_first(s, c, slot, memline, bits,
                                               owner, is_write);

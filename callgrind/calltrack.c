@@ -155,9 +155,19 @@ static inline UInt *fn_depth_fast(UInt fn_number)
    return fn_number < t->fn_active_size ? &t->fn_active[fn_number] : cb_fn_depth(fn_number);
 }
 
+/* The cost centre of bbcc's block and context at recursion level idx,
+ * or NULL if there is none yet. Mostly bbcc is that level's itself
+ * (every cost centre is its own entry of the shared rec_array): then the
+ * array, a host cache miss of its own, is not read. */
+static inline BBCC *rec_level_known(BBCC *bbcc, UInt idx)
+{
+   return bbcc->rec_index == idx ? bbcc : bbcc->rec_array[idx];
+}
+
 static inline BBCC *rec_level_fast(BBCC *bbcc, UInt idx)
 {
-   return bbcc->rec_array[idx] ? bbcc->rec_array[idx] : cb_bbcc_rec_level(bbcc, idx);
+   BBCC *known = rec_level_known(bbcc, idx);
+   return known ? known : cb_bbcc_rec_level(bbcc, idx);
 }
 
 /* The function a block enters: with --separate-par, the context of the
@@ -197,7 +207,7 @@ static inline Bool plain_jump(BB *bb, BBCC *last_bbcc, const void *sim_calls, Ad
    if (base->bb != bb || base->cxt != cb_cur.cxt || UNLIKELY(cb_mem_over) || cb_clo.collect_jumps)
       return False;
    /* the recursion level is the last block's: no call or return since */
-   next = base->rec_array[last_bbcc->rec_index];
+   next = rec_level_known(base, last_bbcc->rec_index);
    if (!next) return False;
    kind = last_bbcc->bb->jmp[passed].kind;
    if (kind != jk_Jump && kind != jk_None) return False;

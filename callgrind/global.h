@@ -390,7 +390,9 @@ typedef struct BBCC {
    BB      *bb;
    context *cxt;
    UInt     rec_index;
-   struct BBCC **rec_array;
+   struct BBCC **rec_array;   /* the cost centres of (bb, cxt) by recursion
+                               * level, shared by them; rec_array[rec_index]
+                               * is this one (bbcc.c) */
    ULong    ecounter_sum;
    ULong    ret_counter;
    ULong   *cost;             /* instr_count * cb_n_events, or NULL */
