@@ -55,7 +55,9 @@
 ** Nodes are 48 bytes plus 8 per event, carved from pool chunks and reused
 ** through a free list.  Children are found through the per-node hint `last`
 ** (a loop calling the same function again) and otherwise a per-forest hash
-** table keyed by (parent, arc), so a call costs O(1) whatever the fan-out.
+** table keyed by (parent, arc), so a call costs O(1) whatever the fan-out;
+** the table is not asked when the parent has no child but the hint (a
+** new call path), which is most lookups of a program with many paths.
 ** Pruning walks parent pointers and bd_settle uses an explicit stack, so
 ** no C recursion depends on the depth of the program's recursion.
 **
@@ -372,19 +374,31 @@ static bd_node *child_create(bd_forest *f, bd_tree *t, bd_node *parent,
    return nd;
 }
 
+/* parent's child for arc, or NULL.  The hint `last` is tried first; the
+** hash only when parent has a child the hint does not show (by I4 the
+** hint, when set, is one of the nkids live children).  A parent built by
+** this very materialisation has none, and on new call paths (most of a
+** stress run's calls) that skips the bucket and chain, each a host cache
+** miss in a table of megabytes. */
+static bd_node *child_find(const bd_forest *f, bd_node *parent, void *arc)
+{
+   bd_node *hint = parent->last;
+   if (hint && hint->arc == arc) return hint;
+   if (parent->nkids <= (hint ? 1u : 0u)) return 0;
+   return hash_find(f, parent, arc);
+}
+
 /* Build the nodes of the pending calls (LAZY CHAIN). */
 void bd__materialize(bd_tree *t)
 {
    bd_forest *f = t->forest;
    int i;
    for (i = 0; i < t->npend; i++) {
-      bd_node *parent = t->active, *child = parent->last;
+      bd_node *parent = t->active;
       void *arc = t->pend[i];
-      if (!child || child->arc != arc) {
-         child = hash_find(f, parent, arc);
-         if (!child) child = child_create(f, t, parent, arc);
-         parent->last = child;
-      }
+      bd_node *child = child_find(f, parent, arc);
+      if (!child) child = child_create(f, t, parent, arc);
+      parent->last = child;
       t->active = child;
    }
    t->npend = 0;
