@@ -239,6 +239,9 @@ void cs__empty_cache(cs_cache *c, int use)
 {
    unsigned i, n = n_slots(c);
 
+   if (c->merge)
+      c->merge->pending = 0;    /* its entry is emptied too */
+
    for (i = 0; i < n; i++) {
       c->tags[i] = c->no_line | (use ? i % (unsigned)c->assoc : 0);
       if (use) {
@@ -314,6 +317,8 @@ void cs__free_cache(cs_cache *c)
    }
    if (c->dirty)
       cs_free(c->dirty);
+   if (c->merge)
+      cs_free(c->merge);
 }
 
 static void prefetch_reset(cs_sim *s)
@@ -341,6 +346,8 @@ cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
    /* Without cacheuse the dirty bit lives in the tag (bit 0). */
    cs__init_cache(&s->ll, ll, s->use, s->use || s->wb, s->use && s->wb,
               opt.owner_ext);
+   if (s->use)
+      s->ll.merge = cs_alloc(sizeof(cs_merge));
    prefetch_reset(s);
    return s;
 }
@@ -581,6 +588,40 @@ void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
                         sploss);
 }
 
+/* DEFERRED MERGE.  An L1 victim's use goes into the LL entry it links to
+   (the reference's rule), an entry in an array of megabytes: a host cache
+   miss that the merge used to wait for although nothing reads the entry
+   until that LL line leaves.  So the merge is kept in ll.merge and made
+   at LL's next merge, an access later, when the entry, asked for at the
+   miss (prefetch_merge_entry), has arrived -- or before, when the entry
+   itself is read: its LL line leaving (cs__evict_line).  Emptying LL
+   drops it, with the entry.  The model's results are those of the
+   immediate merge. */
+static void merge_now(cs_cache *ll)
+{
+   cs_merge *m = ll->merge;
+   cs_use *merged = &ll->line[m->slot].use;
+   merged->mask |= m->mask;
+   merged->count += m->count;
+   m->pending = 0;
+}
+
+static void merge_into(cs_cache *below, uint32_t slot, const cs_use *u)
+{
+   cs_merge *m = below->merge;
+   if (!m) {                    /* an L2: no host miss worth deferring */
+      below->line[slot].use.mask |= u->mask;
+      below->line[slot].use.count += u->count;
+      return;
+   }
+   if (m->pending)
+      merge_now(below);
+   m->slot = slot;
+   m->count = u->count;
+   m->mask = u->mask;
+   m->pending = 1;
+}
+
 void cs__evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
                     cs_cache *below)
 {
@@ -588,6 +629,8 @@ void cs__evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
    cs_use *u = &ln->use;
    uint32_t accost = 0, sploss = 0;
 
+   if (c->merge && c->merge->pending && c->merge->slot == slot)
+      merge_now(c);             /* the entry is read now */
    if (!ln->owned)
       return;
    /* (only L1 lines are prefetched: streampf.c) */
@@ -596,11 +639,8 @@ void cs__evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
    if (u->count > 0 && s->collect) {
       accost = 1000 / u->count;
       sploss = cs__spatial_loss(c, u->mask);
-      if (below) {
-         cs_use *merged = &below->line[ln->ll_slot].use;
-         merged->mask |= u->mask;
-         merged->count += u->count;
-      }
+      if (below)
+         merge_into(below, ln->ll_slot, u);
    }
    cs__report_evict(s, level, c, slot, accost, sploss);
 }

@@ -54,6 +54,9 @@ typedef struct {
    uint32_t *first_bits;   /* [offset]: mask bits from offset to line end */
    uint32_t *last_bits;    /* [offset]: mask bits from line start to offset */
    uint8_t  *dirty;        /* per slot; LL with cacheuse + write-back only */
+   struct cs_merge *merge; /* LL with cacheuse: the use an L1 victim merges
+                              in, not added yet (cachesim.c); shared by
+                              the cores, as the arrays are */
    void    (*victim_obs)(void *ctx, uint64_t line);   /* D1 only */
    void     *victim_ctx;
 } cs_cache;

@@ -12,6 +12,10 @@
 
 enum { HIT = 0, MISS = 1, MISS_DIRTY = 2 };
 
+/* A merge of an L1 (or L2) victim's use into LL, deferred (cachesim.c:
+   DEFERRED MERGE): into LL entry slot, when pending. */
+typedef struct cs_merge { uint32_t slot, count, mask, pending; } cs_merge;
+
 /* cachesim.c: plain lookups (tags are line numbers), the write-back LL
    lookup, the hardware prefetcher of the reference, set-up. */
 int  cs__plain_ref(cs_cache *c, uint64_t a, unsigned size);

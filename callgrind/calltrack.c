@@ -38,7 +38,7 @@ ULong   *cb_cost_base;
 
 /* Count the exit the previous block took; without cache simulation this
  * is also where Ir is counted (one helper call per block). */
-static void account_last_exit(BBCC *last_bbcc, UInt passed)
+static inline void account_last_exit(BBCC *last_bbcc, UInt passed)
 {
    UInt n = last_bbcc->bb->jmp[passed].instr + 1;
    if (!cb_cur.collect) return;
@@ -193,25 +193,25 @@ static inline void enter_bbcc(BBCC *bbcc, const void *sim_calls)
 /* The common case, a jump inside a function (a loop, an if) to the block
  * that followed last time: by the rules above nothing changes but the
  * running cost centre, which is the one chosen then. The slow path
- * marks such a transition (next_plain): a jump or fall-through exit, a
- * target that is no function entry, in the same object and section kind.
- * What can differ from last time is checked here: the exit taken, the
- * context (a call or return since would change it), the thread, and the
- * stack pointer (frames to unwind). lru_next_bbcc is the target's cost
- * centre at recursion level 0 (cb_bbcc_for_context). */
+ * marks such a transition (plain_exit, with the exit it left by): a jump
+ * or fall-through exit, a target that is no function entry, in the same
+ * object and section kind. What can differ from last time is checked
+ * here: the exit taken (the same exit has the same kind: a block's exits
+ * never change, so its kind is not read again), the context (a call or
+ * return since would change it), the thread, and the stack pointer
+ * (frames to unwind). lru_next_bbcc is the target's cost centre at
+ * recursion level 0 (cb_bbcc_for_context). */
 static inline Bool plain_jump(BB *bb, BBCC *last_bbcc, const void *sim_calls, Addr sp)
 {
    BBCC *base = last_bbcc->lru_next_bbcc, *next;
    UInt passed = cb_cur.jmps_passed;
-   jmp_kind kind;
-   if (base->bb != bb || base->cxt != cb_cur.cxt || UNLIKELY(cb_mem_over) || cb_clo.collect_jumps)
+   if (last_bbcc->plain_exit != passed + 1 || base->bb != bb || base->cxt != cb_cur.cxt
+       || UNLIKELY(cb_mem_over) || cb_clo.collect_jumps)
       return False;
    /* the recursion level is the last block's: no call or return since */
    next = rec_level_known(base, last_bbcc->rec_index);
    if (!next) return False;
-   kind = last_bbcc->bb->jmp[passed].kind;
-   if (kind != jk_Jump && kind != jk_None) return False;
-   if (VG_(get_running_tid)() != cb_cur.tid) return False;
+   if (cb_running_tid != cb_cur.tid) return False;
    if (cb_calls->sp > 0 && cb_calls->entry[cb_calls->sp - 1].sp < sp) return False;
    account_last_exit(last_bbcc, passed);
    enter_bbcc(next, sim_calls);
@@ -225,14 +225,14 @@ VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
    BB *last_bb;
    Addr sp;
    jmp_kind kind = jk_None;
-   UInt passed = 0;
+   UInt passed = 0, exit_taken = 0;   /* passed may become a caller's exit */
    Int csp, pops = 1;
    Bool ret_without_call = False, call_emulation = False;
    Bool delayed_push = False, skip = False, plain = False;
 
    /* the last block's simulation, before anything moves (sim.c) */
    if (cb_replay_n) cb_sim_replay();
-   if (cb_cur.bbcc && cb_cur.bbcc->next_plain && plain_jump(bb, cb_cur.bbcc, sim_calls, guest_sp))
+   if (cb_cur.bbcc && cb_cur.bbcc->plain_exit && plain_jump(bb, cb_cur.bbcc, sim_calls, guest_sp))
       return;
    /* --max-memory passed while the last block ran: no table is being
     * updated now, the profile so far can be written */
@@ -245,7 +245,7 @@ VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
    last_bb = last_bbcc ? last_bbcc->bb : NULL;
 
    if (last_bb) {
-      passed = cb_cur.jmps_passed;
+      passed = exit_taken = cb_cur.jmps_passed;
       CB_ASSERT(passed <= last_bb->cjmp_count);
       kind = last_bb->jmp[passed].kind;
       account_last_exit(last_bbcc, passed);
@@ -336,6 +336,7 @@ VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
       count_jump(last_bbcc, passed, bbcc, passed < last_bb->cjmp_count);
 
    if (last_bbcc)
-      last_bbcc->next_plain = plain && (kind == jk_Jump || kind == jk_None) && !delayed_push;
+      last_bbcc->plain_exit = plain && (kind == jk_Jump || kind == jk_None) && !delayed_push
+                              && exit_taken < 0xFFFF ? exit_taken + 1 : 0;
    enter_bbcc(bbcc, sim_calls);
 }

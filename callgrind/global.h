@@ -98,6 +98,10 @@ ULong cb_mem_total(void);
 
 void cb_finish_run(const HChar *trigger);
 void cb_stop_run(const HChar *why);   /* does not return */
+/* The thread whose client code runs now (main.c, told by the scheduler
+ * before each time slice): the tracker's fast path reads it instead of
+ * asking the core. */
+extern ThreadId cb_running_tid;
 
 /*------------------------------------------------------------*/
 /*--- options.c: command-line options                      ---*/
@@ -405,7 +409,8 @@ typedef struct BBCC {
    ULong   *hist;
    const struct sim_call *hist_calls;
    UInt     hist_n;
-   Bool     next_plain;       /* lru_next_bbcc followed by a plain jump
+   UShort   plain_exit;       /* 1 + the exit after which lru_next_bbcc
+                               * followed by a plain jump, 0 if it did not
                                * (calltrack.c: plain_jump) */
    Bool     hist_own;         /* hist is an allocation of its own, not
                                * the tail of the BBCC's (sim.c) */

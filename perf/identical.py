@@ -22,8 +22,11 @@ length between runs of one side is reported as not deterministic
 hash seeds. Both sides get output files of the same
 name length, and VALGRIND_LIB (the client sees it) must be as long on
 both sides: give --old-vglib and --vglib paths of the same length (a
-directory of links like vglib/, e.g. /tmp/vg-old/vglib and
-/tmp/vg-new/vglib); the script refuses paths of different lengths.
+directory of links like vglib/, e.g. /tmp/vgA/vglib and /tmp/vgB/vglib);
+the script refuses paths of different lengths. Its bytes count too: with
+/tmp/vg-old and /tmp/vg-new the loader's strcspn moved one AcCost1 unit
+between two of its instructions, the same in every run, with the very
+same tool binary on both sides; names that differ in one letter did not.
 
 The back-dating tree's statistics (the `desc: Backdate:` lines: nodes
 built, pruned, live) count the tool's work, not costs: a change in when

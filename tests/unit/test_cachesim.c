@@ -1317,6 +1317,36 @@ static void test_d1_victims(void)
    end("D1 victim observer: the lines a D1 miss drops, every mode");
 }
 
+/* cs_clear empties LL, and with it a merge not made yet (cachesim.c
+   defers the L1 victim's merge to LL's next merge): the line loaded into
+   the same LL slot afterwards must not get the old line's use. */
+static void test_clear_drops_merge(void)
+{
+   cs_sim *s = mk(&L1, &LL, 0, 0, 1);
+   cs_owner a = own(1), o = own(2), d = own(5);
+   int e;
+
+   begin();
+   /* n0 read twice: D1 count 2; LL set 0's LRU slot 1 takes it */
+   cs_read(s, LINE(0), 4, &a);
+   cs_read(s, LINE(0) + 4, 4, &a);
+   /* n0+4, n0+12 (D1 set 0, LL set 4): the second evicts n0 from D1, its
+      count 2 to be merged into LL slot 1 */
+   cs_read(s, LINE(4), 4, &o);
+   cs_read(s, LINE(12), 4, &o);
+   cs_clear(s);
+   /* n0 again, once: the empty LL set 0 gives it slot 1 again, count 0 */
+   cs_read(s, LINE(0), 4, &d);
+   reset_events();
+   cs_flush(s);
+   /* the flush merges D1's count 1 only: AcCost2 1000 (1000/3 = 333 if
+      the count 2 from before the clear had reached it) */
+   e = find_evict(2, 5);
+   CHECK("LL line after clear", e >= 0 ? (long)ev[e].ac : -1, 1000);
+   cs_delete(s);
+   end("clear_drops_merge");
+}
+
 int main(void)
 {
    test_geometry_check();
@@ -1330,6 +1360,7 @@ int main(void)
    test_flush();
    test_merge_to_stale_slot();
    test_merge_into_ll_victim();
+   test_clear_drops_merge();
    test_write_back();
    test_prefetch();
    test_use_with_wb_hwpref();
