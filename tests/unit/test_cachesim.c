@@ -610,20 +610,28 @@ static void test_merge_to_stale_slot(void)
    end("merge_to_stale_slot");
 }
 
+/* A cacheuse simulator (L1, LL) in which owner a has read line n0 twice
+   (bytes 0-3, 4-7: bits 0-3): D1 count 2; LL set 0's LRU slot 1 holds it. */
+static cs_sim *n0_read_twice(const cs_owner *a)
+{
+   cs_sim *s = mk(&L1, &LL, 0, 0, 1);
+   cs_read(s, LINE(0), 4, a);
+   cs_read(s, LINE(0) + 4, 4, a);
+   return s;
+}
+
 /* An L1 miss whose L1 victim links to the very LL line the miss then
    evicts: the victim's use must reach that LL line before LL reports it
    (the reference merges, then looks LL up), and the four hooks come in
    the reference's order: L1 eviction, L1 load, LL eviction, LL load. */
 static void test_merge_into_ll_victim(void)
 {
-   cs_sim *s = mk(&L1, &LL, 0, 0, 1);
    cs_owner a = own(1), b = own(2), c = own(3);
+   cs_sim *s;
    int e;
 
    begin();
-   /* n0 read twice (bytes 0-3, 4-7: bits 0-3): D1 count 2, LL [n0, -] */
-   cs_read(s, LINE(0), 4, &a);
-   cs_read(s, LINE(0) + 4, 4, &a);
+   s = n0_read_twice(&a);            /* LL [n0, -] */
    /* n0+8 (D1 set 0, LL set 0): D1 [n8, n0], LL [n8, n0] */
    cs_read(s, LINE(8), 4, &b);
    /* n0+16 (D1 set 0, LL set 0): D1 evicts n0 (count 2: AcCost1 500,
@@ -1322,14 +1330,12 @@ static void test_d1_victims(void)
    the same LL slot afterwards must not get the old line's use. */
 static void test_clear_drops_merge(void)
 {
-   cs_sim *s = mk(&L1, &LL, 0, 0, 1);
    cs_owner a = own(1), o = own(2), d = own(5);
+   cs_sim *s;
    int e;
 
    begin();
-   /* n0 read twice: D1 count 2; LL set 0's LRU slot 1 takes it */
-   cs_read(s, LINE(0), 4, &a);
-   cs_read(s, LINE(0) + 4, 4, &a);
+   s = n0_read_twice(&a);
    /* n0+4, n0+12 (D1 set 0, LL set 4): the second evicts n0 from D1, its
       count 2 to be merged into LL slot 1 */
    cs_read(s, LINE(4), 4, &o);
