@@ -336,7 +336,7 @@ VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
       count_jump(last_bbcc, passed, bbcc, passed < last_bb->cjmp_count);
 
    if (last_bbcc)
-      last_bbcc->plain_exit = plain && (kind == jk_Jump || kind == jk_None) && !delayed_push
-                              && exit_taken < 0xFFFF ? exit_taken + 1 : 0;
+      last_bbcc->plain_exit = (plain && (kind == jk_Jump || kind == jk_None) && !delayed_push
+                               && exit_taken < 0xFFFF) ? exit_taken + 1 : 0;
    enter_bbcc(bbcc, sim_calls);
 }

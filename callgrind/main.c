@@ -441,11 +441,11 @@ void cb_stop_run(const HChar *why)
    VG_(exit)(1);
 }
 
+ThreadId cb_running_tid;
+
 /* Whether --dump-every-bb is due is checked, as in the reference, only
  * when the scheduler has run 5000 blocks since the last check, so that
  * the parts cut at the same places. */
-ThreadId cb_running_tid;
-
 static void cb_start_client_code(ThreadId tid, ULong blocks_done)
 {
    static ULong last_check, bbs_done;
