@@ -240,7 +240,9 @@ void cs__empty_cache(cs_cache *c, int use)
    unsigned i, n = n_slots(c);
 
    if (c->merge)
-      c->merge->pending = 0;    /* its entry is emptied too */
+      c->merge->pending = 0;    /* its entry is emptied too (a late merge
+                                   would be overwritten by the slot's next
+                                   load anyway; this keeps it out) */
 
    for (i = 0; i < n; i++) {
       c->tags[i] = c->no_line | (use ? i % (unsigned)c->assoc : 0);
