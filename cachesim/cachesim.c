@@ -366,7 +366,14 @@ void cs_delete(cs_sim *s)
 
 void cs_set_collect(cs_sim *s, int collecting)
 {
+   cs_settle(s);               /* the evictions of the past see its state */
    s->collect = collecting != 0;
+}
+
+void cs_set_late_ll_fill(cs_sim *s, int on)
+{
+   cs_settle(s);
+   s->late_fill = on && s->use && !s->wb;
 }
 
 uint64_t cs_prefetches(cs_sim *s)
@@ -749,6 +756,31 @@ static void prefetch_merge_entry(const cs_sim *s, const cs_cache *c,
       __builtin_prefetch(&s->ll.line[c->line[slot].ll_slot]);
 }
 
+/* LATE LL FILL.  On an LL miss the victim's entry is read at once to
+   report its use, and it is in an array of megabytes: the host waits for
+   it, although nothing else needs it before LL is looked up again.  With
+   late_fill the miss records the slot and the owner and returns; the
+   eviction and the load (cs__fill_now) come first thing at the next access
+   that is no MRU hit (cs__access), or when the tool asks (cs_settle), the
+   entry having been asked for at the miss.  MRU hits in between touch
+   neither LL nor the hooks, so the model's results and the hooks' calls
+   are those of the immediate fill. */
+void cs__fill_now(cs_sim *s)
+{
+   s->fill_pending = 0;
+   evict_ll(s, s->fill_slot);
+   cs__load_line(s, &s->ll, 2, s->fill_slot, 0, 0, &s->fill_owner);
+}
+
+static unsigned fill_later(cs_sim *s, uint32_t slot, const cs_owner *owner)
+{
+   static const cs_owner nobody;
+   s->fill_pending = 1;
+   s->fill_slot = slot;
+   s->fill_owner = owner ? *owner : nobody;
+   return CS_LL_MISS;
+}
+
 /* An L1 miss (no L2, no prefetch pending) with the LL set searched
    first.  The reference's order is: the L1 victim merges into its LL
    entry, the new line is loaded into L1, then LL is looked up.  The
@@ -772,6 +804,8 @@ static unsigned l1_miss_ll_first(cs_sim *s, cs_cache *c, uint32_t slot,
    cs__evict_l1(s, c, slot);
    cs__load_line(s, c, 1, slot, 1, bits, owner);
    c->line[slot].ll_slot = ll_slot;
+   if (!ll_hit && s->late_fill)
+      return fill_later(s, ll_slot, owner);
    return ll_settle(s, ll_slot, ll_hit, owner, is_write);
 }
 
@@ -797,6 +831,7 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
       }
       return 0;
    }
+   cs_settle(s);          /* a straddling access's first line, say */
    if (!s->has_l2) {
       prefetch_merge_entry(s, c, slot);
       if (!s->pf_pending)
@@ -935,6 +970,7 @@ static unsigned plain_access(cs_sim *s, cs_cache *c, uint64_t a,
 unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
                     const cs_owner *owner, int is_write)
 {
+   cs_settle(s);
    if (s->use) {
       if (s->spf && l1 == &s->d1)   /* the stream prefetcher: streampf.c */
          return cs__spf_use_access(s, a, size, owner, is_write);
@@ -952,6 +988,7 @@ unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
 void cs_flush_l1(cs_sim *s)
 {
    unsigned i;
+   cs_settle(s);
 
    if (s->use) {
       for (i = 0; i < n_slots(&s->i1); i++)
@@ -1006,6 +1043,7 @@ void cs_forget_owners(cs_sim *s,
 {
    if (!s->use)
       return;
+   cs_settle(s);
    cs__forget_in(&s->i1, 1, forget, ctx);
    cs__forget_in(&s->d1, 1, forget, ctx);
    if (s->has_l2)
@@ -1015,6 +1053,7 @@ void cs_forget_owners(cs_sim *s,
 
 void cs_clear(cs_sim *s)
 {
+   cs_settle(s);
    if (s->use) {
       cs__drop_owners(s, &s->i1, 1);
       cs__drop_owners(s, &s->d1, 1);
@@ -1047,6 +1086,9 @@ cs_sim *cs_new_core(const cs_sim *first)
    cs_geometry i1 = { first->i1.size, first->i1.assoc, first->i1.line_size };
    cs_geometry d1 = { first->d1.size, first->d1.assoc, first->d1.line_size };
    int ext = first->i1.ext != 0;
+
+   if (first->late_fill)        /* the pending fill would be per core */
+      cs_fail("cachesim: cores with a late LL fill");
 
    s->use = first->use;
    s->wb = first->wb;
@@ -1119,6 +1161,7 @@ int cs_d1_invalidate(cs_sim *s, uint64_t a)
 
    if (i < 0)
       return 0;
+   cs_settle(s);
    e = set[i];
    if (s->use) {
       uint32_t slot = (uint32_t)((a >> c->line_bits) & c->sets_mask)

@@ -115,6 +115,19 @@ static inline unsigned cs_write(cs_sim *, uint64_t addr, unsigned size,
    changes (toggles, thread or signal-context switches). */
 void cs_set_collect(cs_sim *, int collecting);
 
+/* Late LL fill (cacheuse without write-back, L2 or cores; off by
+   default): an L1 miss that misses LL returns at once, and LL's victim
+   leaves and the new line is loaded there (on_evict, on_load) at the next
+   access that is no MRU hit, or at cs_settle -- the victim's entry, a
+   host cache miss, then has had time to arrive.  The hooks see the same
+   calls in the same order, with the same arguments, but later: the tool
+   calls cs_settle before anything the hooks' outcome must be seen by
+   (its tree, its costs) or that the hooks depend on, and before building
+   the owner of an access that is no MRU hit.  Every function below does
+   it itself, as does every access that is no MRU hit. */
+void cs_set_late_ll_fill(cs_sim *, int on);
+static inline void cs_settle(cs_sim *);
+
 /* Final flush: on_evict for every line still holding an owner -- I1, then
    D1 (each merged into its LL line first, so LL sees that use), then LL --
    and all caches are empty afterwards (prefetch detectors are kept).

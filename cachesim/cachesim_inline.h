@@ -82,7 +82,21 @@ struct cs_sim {
    int      has_l2;        /* cs_set_l2 */
    cs_cache l2;
    struct cs_spf *spf;     /* cs_set_stream_prefetch, else NULL */
+   /* the late LL fill (cs_set_late_ll_fill): an LL miss's eviction and
+      load into fill_slot, not made yet */
+   int      late_fill, fill_pending;
+   uint32_t fill_slot;
+   cs_owner fill_owner;
 };
+
+void cs__fill_now(cs_sim *s);
+
+/* Complete a late LL fill (see cs_set_late_ll_fill). */
+static inline void cs_settle(cs_sim *s)
+{
+   if (s->fill_pending)
+      cs__fill_now(s);
+}
 
 /* The slow path: everything but an MRU hit. */
 unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,

@@ -234,6 +234,7 @@ VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
    if (cb_replay_n) cb_sim_replay();
    if (cb_cur.bbcc && cb_cur.bbcc->plain_exit && plain_jump(bb, cb_cur.bbcc, sim_calls, guest_sp))
       return;
+   cb_sim_settle();      /* before the tree may change (sim.c) */
    /* --max-memory passed while the last block ran: no table is being
     * updated now, the profile so far can be written */
    if (UNLIKELY(cb_mem_over)) cb_stop_run(cb_mem_check());

@@ -664,11 +664,14 @@ void cb_sim_replay(void);
 void cb_sim_settle_thread(thread_info *t);
 UInt cb_sim_hist_len(const BB *bb);   /* a new BBCC's histogram, or 0 */
 extern UInt cb_replay_n;
-/* The deferred simulation of the last block is done before anything that
- * could look at or change what it uses (sim.c: "Deferred simulation"). */
+/* The deferred simulation of the last block, and a late LL fill, are done
+ * before anything that could look at or change what they use (sim.c:
+ * "Deferred simulation", cb_sim_settle). */
+void cb_sim_settle(void);
 static inline void cb_sim_catch_up(void)
 {
    if (UNLIKELY(cb_replay_n != 0)) cb_sim_replay();
+   cb_sim_settle();
 }
 void cb_sim_write_desc(cb_outfile *f);  /* the profile's desc: lines */
 void cb_sim_clear(void);           /* instrumentation switched */

@@ -84,6 +84,7 @@ static inline ULong *slot_at(UInt cost_offset)
 static inline const cs_owner *make_owner(cs_owner *o, ULong *slot)
 {
    if (!cb_clo.cacheuse) return NULL;
+   cs_settle(sim);      /* a late LL fill's hooks before the tree grows */
    o->slot = (void *)((UWord)slot | (cb_cur.collect ? CB_OWNER_COLLECTED : 0));
    o->node = (cb_clo.backdate && cb_cur.es->bd) ? bd_active(cb_cur.es->bd) : NULL;
    o->obj = NULL;
@@ -466,6 +467,14 @@ void cb_sim_block_starts(const void *calls)
 {
    replay_calls = calls;
    replay_split = False;
+}
+
+/* A late LL fill (cachesim.h) is made before the tool changes or reads
+ * what its hooks see: the back-dating tree, the costs (cb_setup_bbcc when
+ * a call or return may follow, cb_sim_catch_up). */
+void cb_sim_settle(void)
+{
+   if (sim) cs_settle(sim);
 }
 
 /* Branch prediction runs even while collection is off, as the reference's. */
@@ -906,6 +915,8 @@ void cb_sim_post_clo_init(void)
       defer_on = cb_clo.defer_sim && !cb_clo.bandwidth;
       replay_plain_ok = defer_on && !CB_SIM_STATS && !cb_clo.objects && !cb_clo.private_caches
                         && !cb_clo.miss_class && !cb_clo.reuse_dist && !cb_clo.sharing;
+      /* (--backdate-check's on_load counts at the running counter) */
+      if (replay_plain_ok && !cb_clo.backdate_check) cs_set_late_ll_fill(sim, 1);
    }
    if (cb_clo.branch_sim) bsim = bs_new();
    cb_bd_setup();

@@ -1199,6 +1199,80 @@ static void fast_vs_slow(int wb, int hwpref, int use, const char *name)
    end(name);
 }
 
+/* Late LL fill (cs_set_late_ll_fill): against a simulator that fills at
+   once, the same results per access, and the same hook calls in the same
+   order once settled -- checked after every cs_settle, which comes at
+   random moments, as do collection switches (which settle first).  The
+   hook calls of both sides are folded into one order-sensitive hash each
+   (the event buffer is emptied after every access). */
+static uint64_t fold_events(uint64_t h)
+{
+   int i;
+   for (i = 0; i < n_ev; i++) {
+      uint64_t v[5] = { (uint64_t)ev[i].kind, (uint64_t)ev[i].level,
+                        (uint64_t)ev[i].owner, ev[i].ac, ev[i].sp };
+      int k;
+      for (k = 0; k < 5; k++)
+         h = (h ^ v[k]) * 0x100000001b3ull;
+   }
+   reset_events();
+   return h;
+}
+
+static void late_fill(void)
+{
+   cs_sim *late = mk(&L1, &LL4, 0, 0, 1);
+   cs_sim *now = mk(&L1, &LL4, 0, 0, 1);
+   uint64_t h_late = 0xcbf29ce484222325ull, h_now = h_late;
+   unsigned x = 777, i, diff_r = 0, diff_settled = 0, late_ones = 0, settles = 0;
+
+   begin();
+   cs_set_late_ll_fill(late, 1);
+   for (i = 0; i < 40000; i++) {
+      cs_owner o = own(3000 + i);
+      unsigned size, kind, r_late, r_now;
+      uint64_t a;
+      int n_late;
+      x = x * 1103515245u + 12345u;
+      kind = (x >> 28) % 4;       /* 0 read, 1 write, 2 fetch, 3 a hit again */
+      size = 1 + (x >> 4) % 8;
+      a = BASE + (x >> 8) % (64 * 128);   /* 128 lines: LL (32) misses */
+      if (kind == 3)
+         a = BASE + 3;            /* mostly an MRU hit */
+      r_late = kind == 2 ? cs_instr(late, a, size, &o)
+             : kind == 1 ? cs_write(late, a, size, &o) : cs_read(late, a, size, &o);
+      n_late = n_ev;
+      h_late = fold_events(h_late);
+      r_now = kind == 2 ? cs_instr(now, a, size, &o)
+            : kind == 1 ? cs_write(now, a, size, &o) : cs_read(now, a, size, &o);
+      if (n_ev > n_late)
+         late_ones++;
+      h_now = fold_events(h_now);
+      if (r_late != r_now)
+         diff_r++;
+      if ((x >> 3) % 64 == 0) {   /* collection switched: both settle */
+         cs_set_collect(late, (x >> 9) & 1);
+         cs_set_collect(now, (x >> 9) & 1);
+         h_late = fold_events(h_late);
+      }
+      if ((x >> 13) % 8 == 0) {
+         cs_settle(late);
+         h_late = fold_events(h_late);
+         settles++;
+         if (h_late != h_now)
+            diff_settled++;
+      }
+   }
+   CHECK("results", diff_r, 0);
+   CHECK("hooks once settled", diff_settled, 0);
+   CHECK("settled often", settles > 1000, 1);
+   CHECK("fills made late", late_ones > 1000, 1);
+   cs_settle(late);
+   CHECK("hooks at the end", fold_events(h_late) == h_now, 1);
+   flush_both_and_delete(late, now);
+   end("late_fill");
+}
+
 /* cs_forget_owners: forgotten lines report to nobody, and nothing else
    changes: the same accesses give the same results and the same metrics
    as in a simulator that forgot nothing. */
@@ -1387,5 +1461,6 @@ int main(void)
    fast_vs_slow(1, 0, 1, "fast_vs_slow/cacheuse+wb");
    fast_vs_slow(0, 1, 1, "fast_vs_slow/cacheuse+hwpref");
    fast_vs_slow(1, 1, 0, "fast_vs_slow/wb+hwpref");
+   late_fill();
    return failures ? 1 : 0;
 }
