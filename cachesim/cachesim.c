@@ -704,6 +704,14 @@ static uint32_t ll_find(cs_sim *s, uint64_t memline, int *hit)
    return cs__use_set_ref(c, set_no, memline & c->tag_mask, hit);
 }
 
+/* An LL miss's last step: the victim in slot leaves, the new line comes
+   in with no use yet (LL gathers use only through merges). */
+static void ll_replace(cs_sim *s, uint32_t slot, const cs_owner *owner)
+{
+   evict_ll(s, slot);
+   cs__load_line(s, &s->ll, 2, slot, 0, 0, owner);
+}
+
 static unsigned ll_settle(cs_sim *s, uint32_t slot, int hit,
                           const cs_owner *owner, int is_write)
 {
@@ -720,8 +728,7 @@ static unsigned ll_settle(cs_sim *s, uint32_t slot, int hit,
          res |= CS_LL_DIRTY_MISS;
       c->dirty[slot] = (uint8_t)(is_write != 0);
    }
-   evict_ll(s, slot);
-   cs__load_line(s, c, 2, slot, 0, 0, owner);
+   ll_replace(s, slot, owner);
    return res;
 }
 
@@ -768,8 +775,7 @@ static void prefetch_merge_entry(const cs_sim *s, const cs_cache *c,
 void cs__fill_now(cs_sim *s)
 {
    s->fill_pending = 0;
-   evict_ll(s, s->fill_slot);
-   cs__load_line(s, &s->ll, 2, s->fill_slot, 0, 0, &s->fill_owner);
+   ll_replace(s, s->fill_slot, &s->fill_owner);
 }
 
 static unsigned fill_later(cs_sim *s, uint32_t slot, const cs_owner *owner)
