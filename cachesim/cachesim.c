@@ -370,6 +370,22 @@ void cs_set_collect(cs_sim *s, int collecting)
    s->collect = collecting != 0;
 }
 
+void cs_plan_fetch(const cs_sim *s, uint64_t a, unsigned len,
+                   cs_fetch_plan *p)
+{
+   const cs_cache *c = &s->i1;
+   uint64_t line = a >> c->line_bits, end = a + len - 1;
+
+   p->slot0 = (uint32_t)((line & c->sets_mask) * (uint64_t)c->assoc);
+   p->key = s->use ? a & c->tag_mask : line;
+   p->bits = 0;
+   if ((end >> c->line_bits) != line)
+      return;
+   /* (without cacheuse any nonzero value says "planned") */
+   p->bits = s->use ? c->first_bits[a & c->line_mask]
+                      & c->last_bits[end & c->line_mask] : 1;
+}
+
 void cs_set_late_ll_fill(cs_sim *s, int on)
 {
    cs_settle(s);

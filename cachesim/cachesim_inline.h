@@ -269,4 +269,46 @@ static inline void cs_instr_hits(cs_sim *s, uint64_t a, uint64_t end,
    u->mask |= c->first_bits[a & c->line_mask] & c->last_bits[end & c->line_mask];
 }
 
+/* A fetch group whose address is known before it runs (an instrumented
+   block's: its instructions are contiguous and inside one I1 line).  Its
+   I1 set, its tag and the mask of the bytes it covers depend on the
+   address only, so cs_plan_fetch works them out once, and at every run
+   the MRU test is a load and a compare, and the use update one add and
+   one OR for the whole group.  bits is 0 when there is no plan (the
+   group crosses a line: it takes cs_instr's way). */
+typedef struct {
+   uint64_t key;     /* the MRU way's tag bits (cacheuse) or line number */
+   uint32_t slot0;   /* first slot of its set */
+   uint32_t bits;    /* use-mask bits of its bytes; 0: not planned */
+} cs_fetch_plan;
+
+void cs_plan_fetch(const cs_sim *s, uint64_t a, unsigned len,
+                   cs_fetch_plan *p);
+
+/* The n fetches planned in p, when their line is the MRU way of its set:
+   the effect of cs_instr for the first and cs_instr_hits for the others,
+   and 1.  Otherwise nothing changes and 0: the caller then simulates the
+   first with cs_instr_miss and the others with cs_instr_hits. */
+static inline int cs__planned_hit(cs_cache *c, const cs_fetch_plan *p,
+                                  unsigned n, int use)
+{
+   uint64_t e = c->tags[p->slot0];
+   cs_use *u;
+
+   if (!use)
+      return e == p->key;
+   if ((e & c->tag_mask) != p->key)
+      return 0;
+   u = &c->line[p->slot0 + (e & ~c->tag_mask)].use;
+   u->count += n;
+   u->mask |= p->bits;
+   return 1;
+}
+
+static inline int cs_planned_fetch_hit(cs_sim *s, const cs_fetch_plan *p,
+                                       unsigned n)
+{
+   return cs__planned_hit(&s->i1, p, n, s->use);
+}
+
 #endif /* CACHESIM_INLINE_H */

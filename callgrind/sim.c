@@ -196,6 +196,7 @@ typedef struct sim_call {
    UChar    n_acc;
    UChar    guarded;         /* its one access runs only under a guard */
    struct { UInt cost; UShort size; UChar write, modify; } acc[3];
+   cs_fetch_plan fplan;      /* the group's I1 lookup, worked out once */
 } sim_call;
 
 /* Ir of the group's n instructions after the first: they hit. Their cost
@@ -405,7 +406,15 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    b->hist[end - c]++;
    for (; c < end; a += c->n_acc, c++) {
       n_ir += c->n_fetch;
-      if (c->n_fetch && !CUT_BEFORE(3)) {
+      if (c->n_fetch && !CUT_BEFORE(3) && LIKELY(c->fplan.bits)) {
+         /* (the group inside one line, the common case) */
+         if (!cs__planned_hit(&s->i1, &c->fplan, c->n_fetch, use)) {
+            fetch_not_mru(c);
+            if (use && c->n_fetch > 1)
+               cs_instr_hits(s, c->fetch_addr + c->fetch_size,
+                             c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);
+         }
+      } else if (c->n_fetch && !CUT_BEFORE(3)) {
          Addr last = c->fetch_addr + c->fetch_size - 1;
          Bool hit = use ? cs__mru_hit_use(&s->i1, c->fetch_addr, c->fetch_size)
                         : cs__mru_hit(&s->i1, c->fetch_addr, c->fetch_size);
@@ -628,6 +637,7 @@ static void emit_sim_call(Bool fetch, data_access *acc, Int n, IRExpr *guard)
       c->fetch_cost = cur_block.grp_first * cb_n_events;
       c->n_fetch = cur_block.grp_n;
       c->fetch_len = cur_block.grp_len;
+      cs_plan_fetch(sim, c->fetch_addr, c->fetch_len, &c->fplan);
    }
    c->n_acc = n;
    c->guarded = cur_block.defer && guard != NULL;

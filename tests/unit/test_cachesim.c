@@ -1273,6 +1273,92 @@ static void late_fill(void)
    end("late_fill");
 }
 
+/* Planned fetch groups (cs_plan_fetch, cs_planned_fetch_hit): a group of
+   1-6 contiguous instructions inside one line, simulated with its plan
+   (on a failed MRU test: cs_instr_miss for the first, cs_instr_hits for
+   the others; a group crossing a line has no plan and takes cs_instr),
+   against a simulator that gets every instruction through cs_instr.  The
+   same result for the group's first instruction (the others must hit),
+   the same loads and evictions, and at the final flush, which reports
+   every line's AcCost and SpLoss, the same use counts and masks.  Data
+   reads in between make I1 lines leave through LL. */
+static void planned_fetches(int use, const char *name)
+{
+   cs_sim *plan = mk(&L1, &LL4, 0, 0, use);
+   cs_sim *each = mk(&L1, &LL4, 0, 0, use);
+   unsigned x = 9090, i, k, diff_r = 0, diff_ev = 0, planned_hits = 0,
+            planned_misses = 0, unplanned = 0;
+   uint64_t pc = BASE;
+   int mid;
+
+   begin();
+   for (i = 0; i < 20000; i++) {
+      cs_owner o = own(5000 + i);
+      uint64_t a, start;
+      unsigned n, len = 0, sizes[6], r_plan, r_each = 0;
+      cs_fetch_plan p;
+      x = x * 1103515245u + 12345u;
+      if ((x >> 9) % 8 == 0)          /* a jump: somewhere in 32 lines */
+         pc = BASE + (x >> 13) % 2048;
+      reset_events();
+      if ((x >> 28) % 4 == 0) {       /* a data read: LL changes */
+         a = BASE + 4096 + (x >> 5) % 4096;
+         cs_read(plan, a, 4, &o);
+         mid = n_ev;
+         cs_read(each, a, 4, &o);
+         if (!same_events(0, mid, n_ev))
+            diff_ev++;
+         continue;
+      }
+      /* the group: instructions of 1-15 bytes while they stay in the
+         first one's line (a first one that crosses is alone) */
+      start = pc;
+      n = 1 + (x >> 4) % 6;
+      for (k = 0; k < n; k++) {
+         sizes[k] = 1 + (x >> (k * 4 % 24)) % 15;
+         if (k > 0 && ((start + len + sizes[k] - 1) >> 6) != (start >> 6))
+            break;
+         len += sizes[k];
+         if (((start + len - 1) >> 6) != (start >> 6))
+            { k++; break; }
+      }
+      n = k;
+      cs_plan_fetch(plan, start, len, &p);
+      if (!p.bits) {
+         unplanned++;
+         r_plan = cs_instr(plan, start, len, &o);
+      } else if (cs_planned_fetch_hit(plan, &p, n)) {
+         planned_hits++;
+         r_plan = 0;
+      } else {
+         planned_misses++;
+         r_plan = cs_instr_miss(plan, start, sizes[0], &o);
+         if (n > 1)
+            cs_instr_hits(plan, start + sizes[0], start + len - 1, n - 1);
+      }
+      mid = n_ev;
+      for (k = 0, a = start; k < n; a += sizes[k], k++) {
+         unsigned r = cs_instr(each, a, sizes[k], &o);
+         if (k == 0)
+            r_each = r;
+         else if (r != 0)
+            diff_r++;               /* (not a group: the test is wrong) */
+      }
+      if (r_plan != r_each)
+         diff_r++;
+      if (!same_events(0, mid, n_ev))
+         diff_ev++;
+      pc = start + len;
+   }
+   CHECK("results", diff_r, 0);
+   CHECK("loads and evictions per group", diff_ev, 0);
+   CHECK("planned groups that hit", planned_hits > 2000, 1);
+   CHECK("planned groups that missed", planned_misses > 200, 1);
+   CHECK("groups crossing a line", unplanned > 100, 1);
+   flush_both_and_delete(plan, each);
+   end(name);
+}
+
 /* cs_forget_owners: forgotten lines report to nobody, and nothing else
    changes: the same accesses give the same results and the same metrics
    as in a simulator that forgot nothing. */
@@ -1462,5 +1548,7 @@ int main(void)
    fast_vs_slow(0, 1, 1, "fast_vs_slow/cacheuse+hwpref");
    fast_vs_slow(1, 1, 0, "fast_vs_slow/wb+hwpref");
    late_fill();
+   planned_fetches(0, "planned_fetches/plain");
+   planned_fetches(1, "planned_fetches/cacheuse");
    return failures ? 1 : 0;
 }
