@@ -415,15 +415,9 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
                              c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);
          }
       } else if (c->n_fetch && !CUT_BEFORE(3)) {
-         Addr last = c->fetch_addr + c->fetch_size - 1;
-         Bool hit = use ? cs__mru_hit_use(&s->i1, c->fetch_addr, c->fetch_size)
-                        : cs__mru_hit(&s->i1, c->fetch_addr, c->fetch_size);
-         /* (the straddle test before the call: without it matmul-ijk,
-          * whose fetches that miss the MRU test all straddle, ran 3%
-          * slower) */
-         if (!hit && ((c->fetch_addr ^ last) >> s->i1.line_bits) != 0)
-            hit = cs__i1_straddle_hit(s, c->fetch_addr, c->fetch_size);
-         if (!hit) fetch_not_mru(c);
+         /* no plan: an instruction crossing into the next line, alone in
+          * its group (cs__mru_hit* would only say so again) */
+         if (!cs__i1_straddle_hit(s, c->fetch_addr, c->fetch_size)) fetch_not_mru(c);
          if (use && c->n_fetch > 1)
             cs_instr_hits(s, c->fetch_addr + c->fetch_size,
                           c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);
