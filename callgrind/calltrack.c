@@ -36,21 +36,27 @@ ULong   *cb_cost_base;
 /*--- The call tracker                                     ---*/
 /*------------------------------------------------------------*/
 
-/* Count the exit the previous block took; without cache simulation this
- * is also where Ir is counted (one helper call per block). */
-static inline void account_last_exit(BBCC *last_bbcc, UInt passed)
+/* Without cache simulation Ir is counted per block, here: the
+ * instructions up to the exit taken (skipped code charges its caller). */
+static void count_block_ir(BBCC *last_bbcc, UInt passed)
 {
    UInt n = last_bbcc->bb->jmp[passed].instr + 1;
+   cb_cur.cost[0] += n;
+   if (cb_cur.nonskipped) cb_cur.nonskipped->skipped[0] += n;
+}
+
+/* Count the exit the previous block took (skipped code gets no
+ * execution count: it would fool the dump). The block's exit table is
+ * read only without cache simulation: it is a host cache miss of its
+ * own. */
+static inline void account_last_exit(BBCC *last_bbcc, UInt passed)
+{
    if (!cb_cur.collect) return;
    if (!cb_cur.nonskipped) {
       last_bbcc->ecounter_sum++;
       last_bbcc->jmp[passed].ecounter++;
-      if (!cb_clo.simulate_cache) cb_cur.cost[0] += n;
-   } else if (!cb_clo.simulate_cache) {
-      /* skipped code: no execution count (it would fool the dump) */
-      cb_cur.cost[0] += n;
-      cb_cur.nonskipped->skipped[0] += n;
    }
+   if (!cb_clo.simulate_cache) count_block_ir(last_bbcc, passed);
 }
 
 /* Number of frames a Ret pops, or 0 if it is no real return. */
@@ -218,7 +224,11 @@ static inline Bool plain_jump(BB *bb, BBCC *last_bbcc, const void *sim_calls, Ad
    return True;
 }
 
-VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
+/* Everything but a plain jump: calls, returns, other jumps, a first
+ * block. Not inlined, so that the plain jump's path (cb_setup_bbcc)
+ * saves none of the registers this one needs. */
+static __attribute__((noinline))
+void setup_bbcc_slow(BB *bb, const void *sim_calls, Addr guest_sp)
 {
    ThreadId tid;
    BBCC *last_bbcc, *bbcc;
@@ -230,10 +240,6 @@ VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
    Bool ret_without_call = False, call_emulation = False;
    Bool delayed_push = False, skip = False, plain = False;
 
-   /* the last block's simulation, before anything moves (sim.c) */
-   if (cb_replay_n) cb_sim_replay();
-   if (cb_cur.bbcc && cb_cur.bbcc->plain_exit && plain_jump(bb, cb_cur.bbcc, sim_calls, guest_sp))
-      return;
    cb_sim_settle();      /* before the tree may change (sim.c) */
    /* --max-memory passed while the last block ran: no table is being
     * updated now, the profile so far can be written */
@@ -340,4 +346,13 @@ VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
       last_bbcc->plain_exit = (plain && (kind == jk_Jump || kind == jk_None) && !delayed_push
                                && exit_taken < 0xFFFF) ? exit_taken + 1 : 0;
    enter_bbcc(bbcc, sim_calls);
+}
+
+VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
+{
+   /* the last block's simulation, before anything moves (sim.c) */
+   if (cb_replay_n) cb_sim_replay();
+   if (cb_cur.bbcc && cb_cur.bbcc->plain_exit && plain_jump(bb, cb_cur.bbcc, sim_calls, guest_sp))
+      return;
+   setup_bbcc_slow(bb, sim_calls, guest_sp);
 }
