@@ -831,6 +831,10 @@ static unsigned l1_miss_ll_first(cs_sim *s, cs_cache *c, uint32_t slot,
    return ll_settle(s, ll_slot, ll_hit, owner, is_write);
 }
 
+static unsigned use_l1_missed(cs_sim *s, cs_cache *c, uint32_t slot,
+                              uint64_t a, uint32_t bits,
+                              const cs_owner *owner, int is_write);
+
 /* One line of an L1 access with cacheuse; bits = the bytes touched. */
 static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
                             uint64_t a, uint32_t bits, const cs_owner *owner,
@@ -853,6 +857,17 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
       }
       return 0;
    }
+   return use_l1_missed(s, c, slot, a, bits, owner, is_write);
+}
+
+/* The rest of use_l1_line after a miss: the set has made slot (its LRU
+   way) the line's, in front. */
+static unsigned use_l1_missed(cs_sim *s, cs_cache *c, uint32_t slot,
+                              uint64_t a, uint32_t bits,
+                              const cs_owner *owner, int is_write)
+{
+   uint64_t memline = a & ~(uint64_t)c->line_mask;
+
    cs_settle(s);          /* a straddling access's first line, say */
    if (!s->has_l2) {
       prefetch_merge_entry(s, c, slot);
@@ -1001,6 +1016,43 @@ unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
    if (s->ext)                  /* an L2 or the stream prefetcher: l2.c */
       return cs__access_ext(s, l1, a, size, is_write);
    return plain_access(s, l1, a, size, is_write);
+}
+
+/* The split miss (cs_l1_probe, cs_l1_finish): the probe is use_l1_line's
+   set search, made before the owner exists; where it does not apply,
+   cs_l1_finish makes the whole access. */
+int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a, unsigned size)
+{
+   cs_cache *c = instr ? &s->i1 : &s->d1;
+   uint64_t end = a + size - 1;
+   int hit;
+
+   p->l1 = c;
+   p->probed = s->use && !s->wb && !s->hwpref && !s->ext
+               && (a >> c->line_bits) == (end >> c->line_bits);
+   if (!p->probed)
+      return 0;
+   p->slot = cs__use_set_ref(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
+                             a & c->tag_mask, &hit);
+   if (!hit)
+      return 0;
+   c->line[p->slot].use.count++;
+   c->line[p->slot].use.mask |= c->first_bits[a & c->line_mask]
+                                & c->last_bits[end & c->line_mask];
+   return 1;
+}
+
+unsigned cs_l1_finish(cs_sim *s, const cs_probe *p, uint64_t a,
+                      unsigned size, const cs_owner *owner, int is_write)
+{
+   cs_cache *c = p->l1;
+
+   if (!p->probed)
+      return cs__access(s, c, a, size, owner, is_write);
+   return use_l1_missed(s, c, p->slot, a,
+                        c->first_bits[a & c->line_mask]
+                        & c->last_bits[(a + size - 1) & c->line_mask],
+                        owner, is_write);
 }
 
 /* ------------------------------------------------------------------------

@@ -246,6 +246,30 @@ static inline unsigned cs_write_miss(cs_sim *s, uint64_t a, unsigned size,
    return cs__access(s, &s->d1, a, size, owner, 1);
 }
 
+/* An L1 access that is no MRU hit, in two steps, so that a caller whose
+   owner is costly builds it only for a miss (with cacheuse most such
+   accesses hit another way of the set).  cs_l1_probe (instr: I1, else
+   D1) looks the line up in the other ways; on a hit it completes the
+   access and returns 1.  Otherwise it returns 0 and the caller completes
+   the access with cs_l1_finish, next, with no other access of the
+   simulator in between: together they are exactly cs_X_miss, i.e.
+   cs_read_miss(s, a, n, o) is
+   cs_l1_probe(s, &p, 0, a, n) ? 0 : cs_l1_finish(s, &p, a, n, o, 0).
+   The probe searches only where the miss path can go on from its search
+   (cacheuse, no write-back, no prefetcher, no L2, one line); elsewhere it
+   returns 0 at once and cs_l1_finish makes the whole access.  A probe
+   that hits reads and changes nothing below L1: it does not settle. */
+typedef struct {
+   cs_cache *l1;
+   uint32_t  slot;     /* the set's victim way, now the line's */
+   int       probed;   /* else cs_l1_finish makes the whole access */
+} cs_probe;
+
+int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a,
+                unsigned size);
+unsigned cs_l1_finish(cs_sim *s, const cs_probe *p, uint64_t a,
+                      unsigned size, const cs_owner *owner, int is_write);
+
 /* Fetches known to be I1 MRU hits: n instructions occupying the bytes
    [a, end] of the line that the previous I1 access (cs_instr) touched last,
    with no I1 access in between -- nothing but fetches reaches I1, so the

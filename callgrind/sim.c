@@ -138,13 +138,14 @@ static inline void count(ULong *slot, unsigned r, event_id ev, event_id l1, even
 static inline unsigned do_instr_at(ULong *slot, Addr a, UWord size)
 {
    unsigned r = 0;
+   cs_probe p;
    Bool hit = cs_instr_hit(sim, a, size);
    if (CB_SIM_STATS) { if (hit) hot_stat.i_mru++; else hot_stat.i_other++; }
-   if (!hit) {
+   if (!hit && !cs_l1_probe(sim, &p, 1, a, size)) {   /* (another way: a hit) */
       cs_owner o;
       const cs_owner *ow = make_owner(&o, slot);
       if (UNLIKELY(cb_clo.objects)) cb_obj_instr_owner((cs_owner *)ow);
-      r = cs_instr_miss(sim, a, size, ow);
+      r = cs_l1_finish(sim, &p, a, size, ow, 0);
    }
    if (cb_cur.collect) count(slot, r, EV_Ir, EV_I1mr, EV_ILmr, EV_ILdmr);
    if (UNLIKELY(cb_clo.miss_class) && (r || !cb_mc_same_i1_line(a, size)))
@@ -161,14 +162,15 @@ static inline __attribute__((always_inline))
 unsigned do_data_at(ULong *slot, sim_instr_info *ii, Addr a, UWord size, Bool is_write)
 {
    unsigned r = 0, cc = 0;
+   cs_probe p;
    cb_obj_ref ref = { NULL, 0 };
    Bool hit = is_write ? cs_write_hit(sim, a, size) : cs_read_hit(sim, a, size);
    if (CB_SIM_STATS) { if (hit) hot_stat.d_mru++; else hot_stat.d_other++; }
-   if (!hit) {
+   if (!hit && !cs_l1_probe(sim, &p, 0, a, size)) {   /* (another way: a hit) */
       cs_owner o;
       const cs_owner *ow = make_owner(&o, slot);
       if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before(ii, a, (cs_owner *)ow);
-      r = is_write ? cs_write_miss(sim, a, size, ow) : cs_read_miss(sim, a, size, ow);
+      r = cs_l1_finish(sim, &p, a, size, ow, is_write);
    } else if (UNLIKELY(cb_clo.objects)) ref = cb_obj_before(ii, a, NULL);
    if (cb_cur.collect) {
       if (is_write) count(slot, r, EV_Dw, EV_D1mw, EV_DLmw, EV_DLdmw);
@@ -367,28 +369,31 @@ static void hist_attach(BBCC *b)
    VG_(memset)(b->hist, 0, (b->hist_n + 1) * sizeof(ULong));
 }
 
-/* Not an L1 MRU hit: simulated, and its misses counted. */
+/* Not an L1 MRU hit: simulated, and its misses counted. A hit in
+ * another way of the set (cs_l1_probe) needs no owner. */
 static __attribute__((noinline)) void fetch_not_mru(const sim_call *c)
 {
    ULong *slot = cb_cost_base + c->fetch_cost;
    cs_owner o;
-   unsigned r = cs_instr_miss(sim, c->fetch_addr, c->fetch_size, make_owner(&o, slot));
+   cs_probe p;
+   unsigned r;
+   if (cs_l1_probe(sim, &p, 1, c->fetch_addr, c->fetch_size)) return;
+   r = cs_l1_finish(sim, &p, c->fetch_addr, c->fetch_size, make_owner(&o, slot), 0);
    if (r) count_misses(slot, r, EV_I1mr, EV_ILmr, EV_ILdmr);
 }
 
 static __attribute__((noinline)) void data_not_mru(const sim_call *c, Int i, Addr a)
 {
    ULong *slot = cb_cost_base + c->acc[i].cost;
+   Bool write = c->acc[i].write;
    cs_owner o;
+   cs_probe p;
    unsigned r;
    if (CUT_BEFORE(6)) { cut_not_mru++; return; }
-   if (c->acc[i].write) {
-      r = cs_write_miss(sim, a, c->acc[i].size, make_owner(&o, slot));
-      if (r) count_misses(slot, r, EV_D1mw, EV_DLmw, EV_DLdmw);
-   } else {
-      r = cs_read_miss(sim, a, c->acc[i].size, make_owner(&o, slot));
-      if (r) count_misses(slot, r, EV_D1mr, EV_DLmr, EV_DLdmr);
-   }
+   if (cs_l1_probe(sim, &p, 0, a, c->acc[i].size)) return;
+   r = cs_l1_finish(sim, &p, a, c->acc[i].size, make_owner(&o, slot), write);
+   if (r && write) count_misses(slot, r, EV_D1mw, EV_DLmw, EV_DLdmw);
+   else if (r) count_misses(slot, r, EV_D1mr, EV_DLmr, EV_DLdmr);
 }
 
 /* The common case's loop: an L1 MRU hit (almost every fetch group and

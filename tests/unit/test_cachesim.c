@@ -1359,6 +1359,72 @@ static void planned_fetches(int use, const char *name)
    end(name);
 }
 
+/* The split miss (cs_l1_probe, cs_l1_finish) against cs_X_miss: random
+   accesses that are no MRU hit on one simulator go through the probe
+   (and, when it says no, cs_l1_finish), on the other through
+   cs_read_miss/cs_write_miss/cs_instr_miss: the same results, and the
+   same hook calls in the same order (hashed; the late LL fill on in both,
+   settled at random), up to the final flush.  In each mode where the
+   probe applies, it must hit (another way) and miss many times; where it
+   does not (write-back, the reference's prefetcher, no cacheuse),
+   cs_l1_finish alone must make the access. */
+static void probe_vs_miss(int wb, int hwpref, int use, const char *name)
+{
+   cs_sim *probe = mk(&L1, &LL4, wb, hwpref, use);
+   cs_sim *miss = mk(&L1, &LL4, wb, hwpref, use);
+   uint64_t h_probe = 0xcbf29ce484222325ull, h_miss = h_probe;
+   unsigned x = 4711, i, diff_r = 0, diff_h = 0, hits = 0, finished = 0;
+   int applies = use && !wb && !hwpref;
+
+   begin();
+   if (use && !wb) {
+      cs_set_late_ll_fill(probe, 1);
+      cs_set_late_ll_fill(miss, 1);
+   }
+   for (i = 0; i < 40000; i++) {
+      cs_owner o = own(7000 + i);
+      unsigned size, kind, r_probe, r_miss;
+      uint64_t a;
+      cs_probe p;
+      x = x * 1103515245u + 12345u;
+      kind = (x >> 28) % 3;       /* 0 read, 1 write, 2 fetch */
+      size = 1 + (x >> 4) % 8;
+      a = BASE + (x >> 8) % (64 * 48);   /* 48 lines: 12 per L1 set */
+      if (cs_l1_probe(probe, &p, kind == 2, a, size)) {
+         hits++;
+         r_probe = 0;
+      } else {
+         finished++;
+         r_probe = cs_l1_finish(probe, &p, a, size, &o, kind == 1);
+      }
+      h_probe = fold_events(h_probe);
+      r_miss = kind == 2 ? cs_instr_miss(miss, a, size, &o)
+             : kind == 1 ? cs_write_miss(miss, a, size, &o)
+                         : cs_read_miss(miss, a, size, &o);
+      h_miss = fold_events(h_miss);
+      if (r_probe != r_miss)
+         diff_r++;
+      if ((x >> 13) % 8 == 0) {
+         cs_settle(probe);
+            h_probe = fold_events(h_probe);
+         cs_settle(miss);
+            h_miss = fold_events(h_miss);
+         if (h_probe != h_miss)
+            diff_h++;
+      }
+   }
+   CHECK("results", diff_r, 0);
+   CHECK("hooks once settled", diff_h, 0);
+   if (applies) {
+      CHECK("other-way hits", hits > 2000, 1);
+      CHECK("misses finished", finished > 2000, 1);
+   } else {
+      CHECK("probes that hit where it does not apply", hits, 0);
+   }
+   flush_both_and_delete(probe, miss);
+   end(name);
+}
+
 /* cs_forget_owners: forgotten lines report to nobody, and nothing else
    changes: the same accesses give the same results and the same metrics
    as in a simulator that forgot nothing. */
@@ -1550,5 +1616,9 @@ int main(void)
    late_fill();
    planned_fetches(0, "planned_fetches/plain");
    planned_fetches(1, "planned_fetches/cacheuse");
+   probe_vs_miss(0, 0, 1, "probe_vs_miss/cacheuse");
+   probe_vs_miss(0, 0, 0, "probe_vs_miss/plain");
+   probe_vs_miss(1, 0, 1, "probe_vs_miss/cacheuse+wb");
+   probe_vs_miss(0, 1, 1, "probe_vs_miss/cacheuse+hwpref");
    return failures ? 1 : 0;
 }
