@@ -382,8 +382,7 @@ void cs_plan_fetch(const cs_sim *s, uint64_t a, unsigned len,
    if ((end >> c->line_bits) != line)
       return;
    /* (without cacheuse any nonzero value says "planned") */
-   p->bits = s->use ? c->first_bits[a & c->line_mask]
-                      & c->last_bits[end & c->line_mask] : 1;
+   p->bits = s->use ? cs__span_bits(c, a, end) : 1;
 }
 
 void cs_set_late_ll_fill(cs_sim *s, int on)
@@ -1032,13 +1031,13 @@ int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a, unsigned size)
                && (a >> c->line_bits) == (end >> c->line_bits);
    if (!p->probed)
       return 0;
+   p->bits = cs__span_bits(c, a, end);
    p->slot = cs__use_set_ref(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
                              a & c->tag_mask, &hit);
    if (!hit)
       return 0;
    c->line[p->slot].use.count++;
-   c->line[p->slot].use.mask |= c->first_bits[a & c->line_mask]
-                                & c->last_bits[end & c->line_mask];
+   c->line[p->slot].use.mask |= p->bits;
    return 1;
 }
 
@@ -1049,10 +1048,7 @@ unsigned cs_l1_finish(cs_sim *s, const cs_probe *p, uint64_t a,
 
    if (!p->probed)
       return cs__access(s, c, a, size, owner, is_write);
-   return use_l1_missed(s, c, p->slot, a,
-                        c->first_bits[a & c->line_mask]
-                        & c->last_bits[(a + size - 1) & c->line_mask],
-                        owner, is_write);
+   return use_l1_missed(s, c, p->slot, a, p->bits, owner, is_write);
 }
 
 /* ------------------------------------------------------------------------

@@ -91,6 +91,13 @@ struct cs_sim {
 
 void cs__fill_now(cs_sim *s);
 
+/* The use-mask bits of the bytes [a, end], which lie in one line of c. */
+static inline uint32_t cs__span_bits(const cs_cache *c, uint64_t a,
+                                     uint64_t end)
+{
+   return c->first_bits[a & c->line_mask] & c->last_bits[end & c->line_mask];
+}
+
 /* Complete a late LL fill (see cs_set_late_ll_fill). */
 static inline void cs_settle(cs_sim *s)
 {
@@ -262,6 +269,7 @@ static inline unsigned cs_write_miss(cs_sim *s, uint64_t a, unsigned size,
 typedef struct {
    cs_cache *l1;
    uint32_t  slot;     /* the set's victim way, now the line's */
+   uint32_t  bits;     /* the access's use-mask bits */
    int       probed;   /* else cs_l1_finish makes the whole access */
 } cs_probe;
 
@@ -290,7 +298,7 @@ static inline void cs_instr_hits(cs_sim *s, uint64_t a, uint64_t end,
    e = c->tags[slot0];
    u = &c->line[slot0 + (e & ~c->tag_mask)].use;
    u->count += n;
-   u->mask |= c->first_bits[a & c->line_mask] & c->last_bits[end & c->line_mask];
+   u->mask |= cs__span_bits(c, a, end);
 }
 
 /* A fetch group whose address is known before it runs (an instrumented
