@@ -411,21 +411,18 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    b->hist[end - c]++;
    for (; c < end; a += c->n_acc, c++) {
       n_ir += c->n_fetch;
-      if (c->n_fetch && !CUT_BEFORE(3) && LIKELY(c->fplan.bits)) {
-         /* (the group inside one line, the common case) */
-         if (!cs__planned_hit(&s->i1, &c->fplan, c->n_fetch, use)) {
+      if (c->n_fetch && !CUT_BEFORE(3)) {
+         /* a group inside one line has a plan; one crossing into the next
+          * line has none, and is one instruction (no other can join it) */
+         Bool hit = LIKELY(c->fplan.bits)
+                    ? cs__planned_hit(&s->i1, &c->fplan, c->n_fetch, use)
+                    : cs__i1_straddle_hit(s, c->fetch_addr, c->fetch_size);
+         if (!hit) {
             fetch_not_mru(c);
             if (use && c->n_fetch > 1)
                cs_instr_hits(s, c->fetch_addr + c->fetch_size,
                              c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);
          }
-      } else if (c->n_fetch && !CUT_BEFORE(3)) {
-         /* no plan: an instruction crossing into the next line, alone in
-          * its group (cs__mru_hit* would only say so again) */
-         if (!cs__i1_straddle_hit(s, c->fetch_addr, c->fetch_size)) fetch_not_mru(c);
-         if (use && c->n_fetch > 1)
-            cs_instr_hits(s, c->fetch_addr + c->fetch_size,
-                          c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);
       }
       if (UNLIKELY(c->guarded)) {
          if (a[0] != REPLAY_SKIPPED) do_acc(c, 0, a[0]);
