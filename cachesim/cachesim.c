@@ -535,34 +535,52 @@ int cs__wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
 ** so its use data and owner stay in place while LRU order shuffles tags.
 */
 
+/* The D1 victim observer hears of the line leaving set_no (tag: its tag
+   bits).  Out of line, so the search around it needs no saved registers. */
+static void __attribute__((noinline)) tell_victim(cs_cache *c, uint32_t set_no,
+                                                  uint64_t tag)
+{
+   if (tag != c->no_line)
+      c->victim_obs(c->victim_ctx, (tag >> c->line_bits) | set_no);
+}
+
 /* Finds tag in set set_no (or takes the LRU way on a miss), moves it to
    the front and returns its slot; *hit tells which.  One pass, as in
    plain_set_ref. */
-uint32_t cs__use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
-                            int *hit)
+static inline __attribute__((always_inline)) uint32_t use_set_ref(cs_cache *c, uint32_t set_no,
+                                                       uint64_t tag, int *hit)
 {
-   uint64_t *set = &c->tags[set_no * (uint64_t)c->assoc];
+   /* Locals, not c's fields: the shifting stores are uint64_t, as
+      tag_mask is, so the compiler would load the fields again each way. */
+   const uint64_t tag_mask = c->tag_mask;
+   const int assoc = c->assoc;
+   const uint32_t first_slot = set_no * (uint32_t)assoc;
+   uint64_t *set = &c->tags[first_slot];
    uint64_t carry = set[0], e;
    int i;
 
    *hit = 1;
-   if ((carry & c->tag_mask) == tag)
-      return set_no * (uint32_t)c->assoc + (uint32_t)(carry & ~c->tag_mask);
-   for (i = 1; i < c->assoc; i++) {
+   if ((carry & tag_mask) == tag)
+      return first_slot + (uint32_t)(carry & ~tag_mask);
+   for (i = 1; i < assoc; i++) {
       e = set[i];
       set[i] = carry;
-      if ((e & c->tag_mask) == tag) {
+      if ((e & tag_mask) == tag) {
          set[0] = e;
-         return set_no * (uint32_t)c->assoc + (uint32_t)(e & ~c->tag_mask);
+         return first_slot + (uint32_t)(e & ~tag_mask);
       }
       carry = e;
    }
    *hit = 0;
-   if (c->victim_obs && (carry & c->tag_mask) != c->no_line)
-      c->victim_obs(c->victim_ctx,
-                    ((carry & c->tag_mask) >> c->line_bits) | set_no);
-   set[0] = tag | (carry & ~c->tag_mask);
-   return set_no * (uint32_t)c->assoc + (uint32_t)(carry & ~c->tag_mask);
+   set[0] = tag | (carry & ~tag_mask);
+   if (c->victim_obs)
+      tell_victim(c, set_no, carry & tag_mask);
+   return first_slot + (uint32_t)(carry & ~tag_mask);
+}
+
+uint32_t cs__use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit)
+{
+   return use_set_ref(c, set_no, tag, hit);
 }
 
 static uint32_t popcount32(uint32_t x)
@@ -600,8 +618,9 @@ static void set_owner(cs_cache *c, uint32_t i, const cs_owner *o)
    }
 }
 
-void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
-                         uint32_t accost, uint32_t sploss)
+static inline __attribute__((always_inline)) void report_evict(cs_sim *s, int level, cs_cache *c,
+                                                    uint32_t i, uint32_t accost,
+                                                    uint32_t sploss)
 {
    cs_owner o;
    if (c->line[i].owned & CS_OWNED_PREFETCH)
@@ -610,6 +629,12 @@ void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
    if (s->hooks.on_evict)
       s->hooks.on_evict(s->hooks.ctx, level, owner_view(c, i, &o), accost,
                         sploss);
+}
+
+void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
+                      uint32_t accost, uint32_t sploss)
+{
+   report_evict(s, level, c, i, accost, sploss);
 }
 
 /* DEFERRED MERGE.  An L1 victim's use goes into the LL entry it links to
@@ -646,8 +671,8 @@ static void merge_into(cs_cache *below, uint32_t slot, const cs_use *u)
    m->pending = 1;
 }
 
-void cs__evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
-                    cs_cache *below)
+static inline __attribute__((always_inline)) void evict_line(cs_sim *s, int level, cs_cache *c,
+                                                  uint32_t slot, cs_cache *below)
 {
    cs_line *ln = &c->line[slot];
    cs_use *u = &ln->use;
@@ -666,26 +691,41 @@ void cs__evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
       if (below)
          merge_into(below, ln->ll_slot, u);
    }
-   cs__report_evict(s, level, c, slot, accost, sploss);
+   report_evict(s, level, c, slot, accost, sploss);
+}
+
+void cs__evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
+                    cs_cache *below)
+{
+   evict_line(s, level, c, slot, below);
 }
 
 /* An owned L1 line leaves into LL, or the L2 of l2.c (the reference's
    order: before the new line's lookup there). */
+static inline __attribute__((always_inline)) void evict_l1(cs_sim *s,
+                                                          cs_cache *c,
+                                                          uint32_t slot)
+{
+   evict_line(s, 1, c, slot, s->has_l2 ? &s->l2 : &s->ll);
+}
+
 void cs__evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
 {
-   cs__evict_line(s, 1, c, slot, s->has_l2 ? &s->l2 : &s->ll);
+   evict_l1(s, c, slot);
 }
 
 static void evict_ll(cs_sim *s, uint32_t slot)
 {
-   cs__evict_line(s, 2, &s->ll, slot, 0);
+   evict_line(s, 2, &s->ll, slot, 0);
 }
 
 /* The hook gets the owner as the line now holds it, built from what was
    stored rather than read back: reading the two fields just written as
    one wider load stalls the host (its store buffer cannot forward them). */
-void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
-                      uint32_t count, uint32_t mask, const cs_owner *owner)
+static inline __attribute__((always_inline)) void load_line(cs_sim *s, cs_cache *c, int level,
+                                                 uint32_t slot, uint32_t count,
+                                                 uint32_t mask,
+                                                 const cs_owner *owner)
 {
    static const cs_owner nobody;
    cs_line *ln = &c->line[slot];
@@ -706,6 +746,12 @@ void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
    }
 }
 
+void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
+                   uint32_t count, uint32_t mask, const cs_owner *owner)
+{
+   load_line(s, c, level, slot, count, mask, owner);
+}
+
 /* The two halves of a line's LL lookup with cacheuse.  ll_find only
    searches the set and puts the line first (on a miss in the LRU way's
    slot); ll_settle then evicts and loads that slot's entry on a miss, and
@@ -716,7 +762,7 @@ static uint32_t ll_find(cs_sim *s, uint64_t memline, int *hit)
    cs_cache *c = &s->ll;
    uint32_t set_no = (uint32_t)(memline >> c->line_bits) & c->sets_mask;
 
-   return cs__use_set_ref(c, set_no, memline & c->tag_mask, hit);
+   return use_set_ref(c, set_no, memline & c->tag_mask, hit);
 }
 
 /* An LL miss's last step: the victim in slot leaves, the new line comes
@@ -724,7 +770,7 @@ static uint32_t ll_find(cs_sim *s, uint64_t memline, int *hit)
 static void ll_replace(cs_sim *s, uint32_t slot, const cs_owner *owner)
 {
    evict_ll(s, slot);
-   cs__load_line(s, &s->ll, 2, slot, 0, 0, owner);
+   load_line(s, &s->ll, 2, slot, 0, 0, owner);
 }
 
 static unsigned ll_settle(cs_sim *s, uint32_t slot, int hit,
@@ -822,8 +868,8 @@ static unsigned l1_miss_ll_first(cs_sim *s, cs_cache *c, uint32_t slot,
    ll_slot = ll_find(s, memline, &ll_hit);
    if (!ll_hit)
       __builtin_prefetch(&s->ll.line[ll_slot]);
-   cs__evict_l1(s, c, slot);
-   cs__load_line(s, c, 1, slot, 1, bits, owner);
+   evict_l1(s, c, slot);
+   load_line(s, c, 1, slot, 1, bits, owner);
    c->line[slot].ll_slot = ll_slot;
    if (!ll_hit && s->late_fill)
       return fill_later(s, ll_slot, owner);
@@ -841,7 +887,7 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
 {
    uint64_t memline = a & ~(uint64_t)c->line_mask;
    int hit;
-   uint32_t slot = cs__use_set_ref(c, set_no, a & c->tag_mask, &hit);
+   uint32_t slot = use_set_ref(c, set_no, a & c->tag_mask, &hit);
 
    if (hit) {
       c->line[slot].use.count++;
@@ -874,8 +920,8 @@ static unsigned use_l1_missed(cs_sim *s, cs_cache *c, uint32_t slot,
          return CS_L1_MISS | l1_miss_ll_first(s, c, slot, memline, bits,
                                               owner, is_write);
    }
-   cs__evict_l1(s, c, slot);
-   cs__load_line(s, c, 1, slot, 1, bits, owner);
+   evict_l1(s, c, slot);
+   load_line(s, c, 1, slot, 1, bits, owner);
    if (s->pf_pending) {
       s->pf_pending = 0;
       prefetch(s, s->pf_addr, owner);
@@ -1032,7 +1078,7 @@ int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a, unsigned size)
    if (!p->probed)
       return 0;
    p->bits = cs__span_bits(c, a, end);
-   p->slot = cs__use_set_ref(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
+   p->slot = use_set_ref(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
                              a & c->tag_mask, &hit);
    if (!hit)
       return 0;
