@@ -69,6 +69,12 @@
 
 #define MIN_LINE_SIZE 16
 
+/* The steps of an L1 miss (search, eviction, report, load) are functions
+   of their own, but one call each on the miss path cost 4-11% of the
+   miss-bound runs: within this file they are always inlined.  l2.c and
+   streampf.c call them through the cs__ wrappers. */
+#define MISS_STEP static inline __attribute__((always_inline))
+
 /* ------------------------------------------------------------------------
 ** Geometry
 */
@@ -416,13 +422,11 @@ void cs_set_ll_observer(cs_sim *s, cs_ll_observer fn, void *ctx)
 
 /* Tells the LL observer about the lines of [a, a+size-1] that the LL
    lookup about to be made will look at (both lines of a crossing access). */
-void cs__observe(cs_sim *s, uint64_t a, unsigned size, int kind)
+void cs__observe_now(cs_sim *s, uint64_t a, unsigned size, int kind)
 {
    uint64_t line1, line2;
    int bits = kind >= CS_L2_DEMAND ? s->l2.line_bits : s->ll.line_bits;
 
-   if (!s->ll_obs)
-      return;
    line1 = a >> bits;
    line2 = (a + size - 1) >> bits;
    s->ll_obs(s->ll_obs_ctx, line1, kind);
@@ -533,54 +537,17 @@ int cs__wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write)
 ** Cache-use lookups: tag = address & tag_mask, the way's slot number in
 ** the bits below.  The slot of a line never changes while it is cached,
 ** so its use data and owner stay in place while LRU order shuffles tags.
+** The set search itself (cs__set_search) is in cachesim_inline.h: the
+** probe, inline in the tool, makes it too.
 */
 
 /* The D1 victim observer hears of the line leaving set_no (tag: its tag
-   bits).  Out of line, so the search around it needs no saved registers. */
-static void __attribute__((noinline)) tell_victim(cs_cache *c, uint32_t set_no,
-                                                  uint64_t tag)
+   bits).  Out of line, so the set search around it needs no saved
+   registers. */
+void cs__tell_victim(cs_cache *c, uint32_t set_no, uint64_t tag)
 {
    if (tag != c->no_line)
       c->victim_obs(c->victim_ctx, (tag >> c->line_bits) | set_no);
-}
-
-/* Finds tag in set set_no (or takes the LRU way on a miss), moves it to
-   the front and returns its slot; *hit tells which.  One pass, as in
-   plain_set_ref. */
-static inline __attribute__((always_inline)) uint32_t use_set_ref(cs_cache *c, uint32_t set_no,
-                                                       uint64_t tag, int *hit)
-{
-   /* Locals, not c's fields: the shifting stores are uint64_t, as
-      tag_mask is, so the compiler would load the fields again each way. */
-   const uint64_t tag_mask = c->tag_mask;
-   const int assoc = c->assoc;
-   const uint32_t first_slot = set_no * (uint32_t)assoc;
-   uint64_t *set = &c->tags[first_slot];
-   uint64_t carry = set[0], e;
-   int i;
-
-   *hit = 1;
-   if ((carry & tag_mask) == tag)
-      return first_slot + (uint32_t)(carry & ~tag_mask);
-   for (i = 1; i < assoc; i++) {
-      e = set[i];
-      set[i] = carry;
-      if ((e & tag_mask) == tag) {
-         set[0] = e;
-         return first_slot + (uint32_t)(e & ~tag_mask);
-      }
-      carry = e;
-   }
-   *hit = 0;
-   set[0] = tag | (carry & ~tag_mask);
-   if (c->victim_obs)
-      tell_victim(c, set_no, carry & tag_mask);
-   return first_slot + (uint32_t)(carry & ~tag_mask);
-}
-
-uint32_t cs__use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit)
-{
-   return use_set_ref(c, set_no, tag, hit);
 }
 
 static uint32_t popcount32(uint32_t x)
@@ -618,9 +585,8 @@ static void set_owner(cs_cache *c, uint32_t i, const cs_owner *o)
    }
 }
 
-static inline __attribute__((always_inline)) void report_evict(cs_sim *s, int level, cs_cache *c,
-                                                    uint32_t i, uint32_t accost,
-                                                    uint32_t sploss)
+MISS_STEP void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
+                            uint32_t accost, uint32_t sploss)
 {
    cs_owner o;
    if (c->line[i].owned & CS_OWNED_PREFETCH)
@@ -671,8 +637,8 @@ static void merge_into(cs_cache *below, uint32_t slot, const cs_use *u)
    m->pending = 1;
 }
 
-static inline __attribute__((always_inline)) void evict_line(cs_sim *s, int level, cs_cache *c,
-                                                  uint32_t slot, cs_cache *below)
+MISS_STEP void evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
+                          cs_cache *below)
 {
    cs_line *ln = &c->line[slot];
    cs_use *u = &ln->use;
@@ -702,9 +668,7 @@ void cs__evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
 
 /* An owned L1 line leaves into LL, or the L2 of l2.c (the reference's
    order: before the new line's lookup there). */
-static inline __attribute__((always_inline)) void evict_l1(cs_sim *s,
-                                                          cs_cache *c,
-                                                          uint32_t slot)
+MISS_STEP void evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
 {
    evict_line(s, 1, c, slot, s->has_l2 ? &s->l2 : &s->ll);
 }
@@ -722,10 +686,8 @@ static void evict_ll(cs_sim *s, uint32_t slot)
 /* The hook gets the owner as the line now holds it, built from what was
    stored rather than read back: reading the two fields just written as
    one wider load stalls the host (its store buffer cannot forward them). */
-static inline __attribute__((always_inline)) void load_line(cs_sim *s, cs_cache *c, int level,
-                                                 uint32_t slot, uint32_t count,
-                                                 uint32_t mask,
-                                                 const cs_owner *owner)
+MISS_STEP void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
+                         uint32_t count, uint32_t mask, const cs_owner *owner)
 {
    static const cs_owner nobody;
    cs_line *ln = &c->line[slot];
@@ -762,7 +724,7 @@ static uint32_t ll_find(cs_sim *s, uint64_t memline, int *hit)
    cs_cache *c = &s->ll;
    uint32_t set_no = (uint32_t)(memline >> c->line_bits) & c->sets_mask;
 
-   return use_set_ref(c, set_no, memline & c->tag_mask, hit);
+   return cs__set_search(c, set_no, memline & c->tag_mask, hit);
 }
 
 /* An LL miss's last step: the victim in slot leaves, the new line comes
@@ -887,7 +849,7 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
 {
    uint64_t memline = a & ~(uint64_t)c->line_mask;
    int hit;
-   uint32_t slot = use_set_ref(c, set_no, a & c->tag_mask, &hit);
+   uint32_t slot = cs__set_search(c, set_no, a & c->tag_mask, &hit);
 
    if (hit) {
       c->line[slot].use.count++;
@@ -1066,27 +1028,6 @@ unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
 /* The split miss (cs_l1_probe, cs_l1_finish): the probe is use_l1_line's
    set search, made before the owner exists; where it does not apply,
    cs_l1_finish makes the whole access. */
-int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a, unsigned size)
-{
-   cs_cache *c = instr ? &s->i1 : &s->d1;
-   uint64_t end = a + size - 1;
-   int hit;
-
-   p->l1 = c;
-   p->probed = s->use && !s->wb && !s->hwpref && !s->ext
-               && (a >> c->line_bits) == (end >> c->line_bits);
-   if (!p->probed)
-      return 0;
-   p->bits = cs__span_bits(c, a, end);
-   p->slot = use_set_ref(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
-                             a & c->tag_mask, &hit);
-   if (!hit)
-      return 0;
-   c->line[p->slot].use.count++;
-   c->line[p->slot].use.mask |= p->bits;
-   return 1;
-}
-
 unsigned cs_l1_finish(cs_sim *s, const cs_probe *p, uint64_t a,
                       unsigned size, const cs_owner *owner, int is_write)
 {

@@ -4,8 +4,9 @@
 ** Included by cachesim.h only.  The structs are here (not in cachesim.c)
 ** so the L1 hit on the most-recently-used way can be done inline in the
 ** caller: that is the case for almost every access, and it costs a shift,
-** a compare and a load.  Everything else goes to cs__access() in
-** cachesim.c.  Callers must treat the structs as private.
+** a compare and a load.  With cacheuse the search of the set's other ways
+** is here too (cs_l1_probe), for the next most frequent case.  Everything
+** else goes to cachesim.c.  Callers must treat the structs as private.
 **
 ** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
@@ -96,6 +97,44 @@ static inline uint32_t cs__span_bits(const cs_cache *c, uint64_t a,
                                      uint64_t end)
 {
    return c->first_bits[a & c->line_mask] & c->last_bits[end & c->line_mask];
+}
+
+void cs__tell_victim(cs_cache *c, uint32_t set_no, uint64_t tag);
+
+/* Finds tag (address bits, cacheuse) in set set_no, or takes the LRU way
+   on a miss; moves it to the front and returns its slot; *hit tells
+   which.  Each way takes the one before it until the tag is found, so
+   search and LRU update are one pass.  Here rather than in cachesim.c
+   because the probe below, inline in the tool's miss path, makes it too. */
+static inline __attribute__((always_inline))
+uint32_t cs__set_search(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit)
+{
+   /* Locals, not c's fields: the shifting stores are uint64_t, as
+      tag_mask is, so the compiler would load the fields again each way. */
+   const uint64_t tag_mask = c->tag_mask;
+   const int assoc = c->assoc;
+   const uint32_t first_slot = set_no * (uint32_t)assoc;
+   uint64_t *set = &c->tags[first_slot];
+   uint64_t carry = set[0], e;
+   int i;
+
+   *hit = 1;
+   if ((carry & tag_mask) == tag)
+      return first_slot + (uint32_t)(carry & ~tag_mask);
+   for (i = 1; i < assoc; i++) {
+      e = set[i];
+      set[i] = carry;
+      if ((e & tag_mask) == tag) {
+         set[0] = e;
+         return first_slot + (uint32_t)(e & ~tag_mask);
+      }
+      carry = e;
+   }
+   *hit = 0;
+   set[0] = tag | (carry & ~tag_mask);
+   if (c->victim_obs)
+      cs__tell_victim(c, set_no, carry & tag_mask);
+   return first_slot + (uint32_t)(carry & ~tag_mask);
 }
 
 /* Complete a late LL fill (see cs_set_late_ll_fill). */
@@ -273,8 +312,27 @@ typedef struct {
    int       probed;   /* else cs_l1_finish makes the whole access */
 } cs_probe;
 
-int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a,
-                unsigned size);
+static inline __attribute__((always_inline))
+int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a, unsigned size)
+{
+   cs_cache *c = instr ? &s->i1 : &s->d1;
+   uint64_t end = a + size - 1;
+   int hit;
+
+   p->l1 = c;
+   p->probed = s->use && !s->wb && !s->hwpref && !s->ext
+               && (a >> c->line_bits) == (end >> c->line_bits);
+   if (!p->probed)
+      return 0;
+   p->bits = cs__span_bits(c, a, end);
+   p->slot = cs__set_search(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
+                            a & c->tag_mask, &hit);
+   if (!hit)
+      return 0;
+   c->line[p->slot].use.count++;
+   c->line[p->slot].use.mask |= p->bits;
+   return 1;
+}
 unsigned cs_l1_finish(cs_sim *s, const cs_probe *p, uint64_t a,
                       unsigned size, const cs_owner *owner, int is_write);
 

@@ -27,13 +27,17 @@ void cs__empty_cache(cs_cache *c, int use);
 void cs__too_wide(void) __attribute__((noreturn));
 /* Tells the observer (cs_set_ll_observer) about the lines of [a,
    a+size-1] the lookup about to be made in LL (or L2, kind CS_L2_*) will
-   look at. */
-void cs__observe(cs_sim *s, uint64_t a, unsigned size, int kind);
+   look at.  The test is inline: every L1 miss passes here, and mostly
+   there is no observer. */
+void cs__observe_now(cs_sim *s, uint64_t a, unsigned size, int kind);
+static inline void cs__observe(cs_sim *s, uint64_t a, unsigned size, int kind)
+{
+   if (s->ll_obs)
+      cs__observe_now(s, a, size, kind);
+}
 /* cache use (cachesim.c) */
 void cs__init_cache(cs_cache *c, const cs_geometry *g, int use,
                     int addr_tags, int with_dirty, int owner_ext);
-uint32_t cs__use_set_ref(cs_cache *c, uint32_t set_no, uint64_t tag,
-                         int *hit);
 uint32_t cs__spatial_loss(const cs_cache *c, uint32_t mask);
 void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
                       uint32_t accost, uint32_t sploss);

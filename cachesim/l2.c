@@ -141,7 +141,7 @@ unsigned cs__use_l2_ref(cs_sim *s, uint64_t memline, uint32_t *link,
    uint32_t slot;
 
    cs__observe(s, memline, 1, CS_L2_DEMAND);
-   slot = cs__use_set_ref(c, set_no, memline & c->tag_mask, &hit);
+   slot = cs__set_search(c, set_no, memline & c->tag_mask, &hit);
    if (link)
       *link = slot;
    if (hit) {
