@@ -69,10 +69,11 @@
 
 #define MIN_LINE_SIZE 16
 
-/* The steps of an L1 miss (search, eviction, report, load) are functions
-   of their own, but one call each on the miss path cost 4-11% of the
-   miss-bound runs: within this file they are always inlined.  l2.c and
-   streampf.c call them through the cs__ wrappers. */
+/* The steps of an L1 miss (eviction, report, load; the set search is
+   cs__set_search of cachesim_inline.h) are functions of their own, but a
+   call each on the miss path cost 4-11% of the miss-bound runs: within
+   this file they are always inlined.  l2.c and streampf.c call them
+   through the cs__ wrappers. */
 #define MISS_STEP static inline __attribute__((always_inline))
 
 /* ------------------------------------------------------------------------

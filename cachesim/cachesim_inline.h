@@ -99,6 +99,7 @@ static inline uint32_t cs__span_bits(const cs_cache *c, uint64_t a,
    return c->first_bits[a & c->line_mask] & c->last_bits[end & c->line_mask];
 }
 
+/* Tells the D1 victim observer of the line (tag bits) leaving set_no. */
 void cs__tell_victim(cs_cache *c, uint32_t set_no, uint64_t tag);
 
 /* Finds tag (address bits, cacheuse) in set set_no, or takes the LRU way
