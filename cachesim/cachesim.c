@@ -72,7 +72,7 @@
 /* The steps of an L1 miss (eviction, report, load; the set search is
    cs__set_search of cachesim_inline.h) are functions of their own, but a
    call each on the miss path cost 4-11% of the miss-bound runs: within
-   this file they are always inlined.  l2.c and streampf.c call them
+   this file they are always inlined.  l2.c and streampf.c evict and load
    through the cs__ wrappers. */
 #define MISS_STEP static inline __attribute__((always_inline))
 
@@ -598,12 +598,6 @@ MISS_STEP void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
                         sploss);
 }
 
-void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
-                      uint32_t accost, uint32_t sploss)
-{
-   report_evict(s, level, c, i, accost, sploss);
-}
-
 /* DEFERRED MERGE.  An L1 victim's use goes into the LL entry it links to
    (the reference's rule), an entry in an array of megabytes: a host cache
    miss that the merge used to wait for although nothing reads the entry
@@ -1078,7 +1072,7 @@ void cs__drop_owners(cs_sim *s, cs_cache *c, int level)
    unsigned i;
    for (i = 0; i < n_slots(c); i++)
       if (c->line[i].owned)
-         cs__report_evict(s, level, c, i, 0, 0);
+         report_evict(s, level, c, i, 0, 0);
 }
 
 void cs__forget_in(cs_cache *c, int level,

@@ -39,8 +39,6 @@ static inline void cs__observe(cs_sim *s, uint64_t a, unsigned size, int kind)
 void cs__init_cache(cs_cache *c, const cs_geometry *g, int use,
                     int addr_tags, int with_dirty, int owner_ext);
 uint32_t cs__spatial_loss(const cs_cache *c, uint32_t mask);
-void cs__report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
-                      uint32_t accost, uint32_t sploss);
 void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
                    uint32_t count, uint32_t mask, const cs_owner *owner);
 unsigned cs__use_ll_ref(cs_sim *s, uint64_t memline, uint32_t *link,
