@@ -66,6 +66,7 @@
 ** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
 #include "cachesim_int.h"
+#include "backdate.h"
 
 #define MIN_LINE_SIZE 16
 
@@ -371,6 +372,14 @@ void cs_delete(cs_sim *s)
    cs_delete_core(s);
 }
 
+void cs_set_charging(cs_sim *s, const cs_charging *ch)
+{
+   cs_settle(s);               /* a late fill is made the way it was begun */
+   s->charging = ch != 0;
+   if (ch)
+      s->charge = *ch;
+}
+
 void cs_set_collect(cs_sim *s, int collecting)
 {
    cs_settle(s);               /* the evictions of the past see its state */
@@ -586,6 +595,19 @@ static void set_owner(cs_cache *c, uint32_t i, const cs_owner *o)
    }
 }
 
+/* Charging's eviction (cs_charging): on_evict's common case, inline. */
+MISS_STEP void charge_evict(const cs_charging *ch, int level, const cs_line *ln,
+                            uint32_t accost, uint32_t sploss)
+{
+   uint64_t *slot = (uint64_t *)((uintptr_t)ln->owner.slot & ~(uintptr_t)1);
+   if (!slot)
+      return;
+   slot[ch->ac[level]] += accost;
+   slot[ch->sp[level]] += sploss;
+   if (ln->owner.node)
+      bd_evict2(ln->owner.node, ch->pair[level], accost, sploss);
+}
+
 MISS_STEP void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
                             uint32_t accost, uint32_t sploss)
 {
@@ -593,7 +615,9 @@ MISS_STEP void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
    if (c->line[i].owned & CS_OWNED_PREFETCH)
       cs__spf_line_leaves(s, c, i);
    c->line[i].owned = 0;
-   if (s->hooks.on_evict)
+   if (s->charging)
+      charge_evict(&s->charge, level, &c->line[i], accost, sploss);
+   else if (s->hooks.on_evict)
       s->hooks.on_evict(s->hooks.ctx, level, owner_view(c, i, &o), accost,
                         sploss);
 }
@@ -694,7 +718,10 @@ MISS_STEP void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
    ln->use.mask = mask;
    set_owner(c, slot, owner);
    ln->owned = CS_OWNED;
-   if (s->hooks.on_load) {
+   if (s->charging) {
+      if (owner->node)
+         bd_ref(owner->node);
+   } else if (s->hooks.on_load) {
       o.slot = owner->slot;
       o.node = owner->node;
       o.obj = c->ext ? owner->obj : 0;
@@ -1147,6 +1174,8 @@ cs_sim *cs_new_core(const cs_sim *first)
    s->hwpref = first->hwpref;
    s->collect = first->collect;
    s->hooks = first->hooks;
+   s->charging = first->charging;
+   s->charge = first->charge;
    s->ll_obs = first->ll_obs;
    s->ll_obs_ctx = first->ll_obs_ctx;
    cs__init_cache(&s->i1, &i1, s->use, s->use, 0, ext);

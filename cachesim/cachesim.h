@@ -73,6 +73,19 @@ typedef struct cs_hooks {
    void (*on_prefetch_end)(void *ctx, const cs_owner *owner, int used);
 } cs_hooks;
 
+/* Charging (cs_set_charging): the hooks' common work done by the model
+   itself, so that a line's load and eviction cost no call (an L1 miss with
+   cacheuse made four).  Owners are then the tool's in this form: slot an
+   array of uint64_t counters (the lowest address bit is the tool's and
+   ignored), node a node of the back-dating tree (backdate.h) or NULL.  A
+   line leaving level L adds accost to slot[ac[L]] and sploss to
+   slot[sp[L]], and gives both to its node (bd_evict2 at the node's
+   counters pair[L] and pair[L] + 1); a line loaded takes a reference on
+   its node (bd_ref).  A NULL slot charges nothing (an owner forgotten by
+   cs_forget_owners).  While charging, on_load and on_evict are not called;
+   on_prefetch_end still is.  Indexed by level: 1, 2 (LL), CS_LEVEL_L2. */
+typedef struct { int ac[4], sp[4], pair[4]; } cs_charging;
+
 /* ---- the simulator ------------------------------------------------------ */
 typedef struct cs_sim cs_sim;
 /* owner_ext: keep the owners' obj/obj_off (data objects) per line; they
@@ -84,6 +97,10 @@ typedef struct { int wb, hwpref, cacheuse, owner_ext; } cs_options;
 cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
                const cs_geometry *ll, cs_options opt, const cs_hooks *hooks);
 void    cs_delete(cs_sim *);
+/* Charge owners directly instead of calling on_load/on_evict (see
+   cs_charging above); NULL: the hooks again.  ch is copied; cores made by
+   cs_new_core later charge as s does. */
+void    cs_set_charging(cs_sim *s, const cs_charging *ch);
 
 /* Result bit flags of one access.  CS_LL_MISS implies CS_L1_MISS;
    CS_LL_DIRTY_MISS (write-back only) implies CS_LL_MISS.  In reference

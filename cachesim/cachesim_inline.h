@@ -69,6 +69,8 @@ struct cs_sim {
    int      use, wb, hwpref;
    int      collect;
    cs_hooks hooks;
+   int      charging;      /* cs_set_charging: charge instead of the hooks */
+   cs_charging charge;
    /* hardware prefetcher: one sequence detector per stream */
    uint32_t pf_last[CS_PF_STREAMS];
    int32_t  pf_seq[CS_PF_STREAMS];

@@ -124,6 +124,26 @@ static void on_prefetch_end(void *ctx, const cs_owner *o, int used)
 /* What the cache model tells about lines (cs_new's hooks). */
 const cs_hooks cb_bd_cache_hooks = { NULL, on_load, on_evict, on_prefetch_end };
 
+/* The cache model does on_load's and on_evict's common case itself
+ * (cs_charging): the owner's slot is a cost array and its node a tree
+ * node, as the hooks take them. Not with data objects or the oracle
+ * events, whose work is the hooks'. */
+void cb_bd_use_charging(struct cs_sim *sim)
+{
+   cs_charging ch;
+   int level;
+   if (cb_clo.objects || cb_clo.backdate_check) return;
+   VG_(memset)(&ch, 0, sizeof ch);
+   for (level = 1; level <= CS_LEVEL_L2; level++) {
+      const level_events *le = events_of(level);
+      if (level == CS_LEVEL_L2 && !cb_clo.l2_set) continue;
+      ch.ac[level] = cb_event_pos(le->ac);
+      ch.sp[level] = cb_event_pos(le->sp);
+      ch.pair[level] = le->bd_pair;
+   }
+   cs_set_charging(sim, &ch);
+}
+
 /* The forest's n counters added to a cost array. */
 static void add_backdated(ULong *cost, const uint64_t *c, int n)
 {

@@ -623,6 +623,7 @@ void cb_geometry_write_desc(cb_outfile *f);
 #define CB_OWNER_COLLECTED 1UL
 
 extern const cs_hooks cb_bd_cache_hooks;
+void  cb_bd_use_charging(struct cs_sim *sim);
 void  cb_bd_setup(void);
 struct bd_tree *cb_bd_new_tree(void);
 void  cb_bd_close_tree(struct bd_tree *t);

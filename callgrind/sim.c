@@ -911,6 +911,7 @@ void cb_sim_post_clo_init(void)
       cs_options o = { cb_clo.simulate_wb, cb_clo.simulate_hwpref, cb_clo.cacheuse,
                        cb_clo.objects };
       sim = cs_new(&g->i1, &g->d1, &g->ll, o, cb_clo.cacheuse ? &cb_bd_cache_hooks : NULL);
+      if (cb_clo.cacheuse) cb_bd_use_charging(sim);
       if (g->has_l2) cs_set_l2(sim, &g->l2);
       if (cb_clo.prefetch_distance > 0) cs_set_stream_prefetch(sim, cb_clo.prefetch_distance);
       /* their events come after all others: declared last */

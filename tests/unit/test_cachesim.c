@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cachesim.h"
+#include "backdate.h"
 
 #define BASE   0x100000ull
 #define LINE(k) (BASE + 64ull * (k))
@@ -1582,6 +1583,126 @@ static void test_clear_drops_merge(void)
    end("clear_drops_merge");
 }
 
+/* Charging (cs_set_charging) against hooks that do by hand what
+   cs_charging documents: a line leaving level L adds its AcCost and
+   SpLoss to its owner's counters ac[L], sp[L] (the slot's low bit
+   ignored) and gives them to its node (bd_evict2 at pair[L]); a load
+   takes a node reference; a NULL slot charges nothing.  One random run
+   per mode over two cost slots and a changing call chain (so lines hold
+   different nodes, some of them pruned as their last line leaves), with
+   the L1 and LL pairs at different counters; then every line leaves
+   (cs_clear) and the tree is finished.  The counters, what reached each
+   call arc and the root, and the live nodes must be the same. */
+enum { CH_ARCS = 3, CH_N = 4 };
+static const cs_charging charging = { { 0, 1, 4, 0 }, { 0, 2, 5, 0 }, { 0, 0, 2, 0 } };
+static uint64_t ch_arc_total[CH_ARCS][CH_N];
+static int ch_arc_id[CH_ARCS];
+
+static void ch_deliver(void *ctx, void *arc, const uint64_t *c, int n)
+{
+   int a = (int *)arc - ch_arc_id, i;
+   (void)ctx;
+   for (i = 0; i < n; i++)
+      ch_arc_total[a][i] += c[i];
+}
+
+static void ch_load(void *ctx, int level, const cs_owner *o)
+{
+   (void)ctx; (void)level;
+   if (o->node)
+      bd_ref(o->node);
+}
+
+static void ch_evict(void *ctx, int level, const cs_owner *o, uint32_t ac,
+                     uint32_t sp)
+{
+   uint64_t *slot = (uint64_t *)((uintptr_t)o->slot & ~(uintptr_t)1);
+   (void)ctx;
+   if (!slot)
+      return;
+   slot[charging.ac[level]] += ac;
+   slot[charging.sp[level]] += sp;
+   if (o->node)
+      bd_evict2(o->node, charging.pair[level], ac, sp);
+}
+
+static const cs_hooks ch_hooks = { 0, ch_load, ch_evict, 0 };
+
+/* One run; slots[2][8] get the counters, root[] the root's total. */
+static void charging_run(int charge, uint64_t slots[2][8], uint64_t *root,
+                         uint64_t *nodes_left)
+{
+   const cs_geometry l1 = { 512, 2, 64 }, ll = { 2048, 4, 64 };
+   cs_options o = { 0, 0, 1, 0 };
+   bd_forest *f = bd_forest_new(CH_N, ch_deliver, 0);
+   bd_tree *t = bd_tree_new(f);
+   cs_sim *s = cs_new(&l1, &l1, &ll, o, &ch_hooks);
+   bd_stats st;
+   int i, depth = 0;
+
+   if (charge)
+      cs_set_charging(s, &charging);
+   memset(ch_arc_total, 0, sizeof ch_arc_total);
+   rng = 0x9E3779B97F4A7C15ull;
+   for (i = 0; i < 6000; i++) {
+      unsigned r = rnd(100), k = rnd(2);
+      cs_owner ow = { (void *)((uintptr_t)slots[k] | (r & 1)), bd_active(t), 0, 0 };
+      if (r < 4 && depth < CH_ARCS) {
+         bd_call(t, &ch_arc_id[depth++]);
+         continue;
+      }
+      if (r < 8 && depth > 0) {
+         bd_return(t, 1);
+         depth--;
+         continue;
+      }
+      if (r < 10)
+         ow.slot = 0;                    /* a forgotten owner */
+      if (r < 40)
+         cs_instr(s, LINE(rnd(96)) + rnd(60), 4, &ow);
+      else if (r & 2)
+         cs_write(s, LINE(rnd(96)) + rnd(56), 8, &ow);
+      else
+         cs_read(s, LINE(rnd(96)) + rnd(56), 8, &ow);
+   }
+   cs_clear(s);
+   bd_get_stats(f, &st);
+   *nodes_left = st.nodes_now;
+   bd_tree_close(t);
+   bd_finish(f);
+   bd_forest_root_total(f, root);
+   cs_delete(s);
+   bd_forest_free(f);
+}
+
+static void charging_vs_hooks(void)
+{
+   static uint64_t by_hooks[2][8], by_charge[2][8];
+   uint64_t root_h[CH_N], root_c[CH_N], arcs_h[CH_ARCS][CH_N], left_h, left_c;
+   int i, sums = 1;
+
+   begin();
+   charging_run(0, by_hooks, root_h, &left_h);
+   memcpy(arcs_h, ch_arc_total, sizeof arcs_h);
+   charging_run(1, by_charge, root_c, &left_c);
+   CHECK("counters", memcmp(by_hooks, by_charge, sizeof by_hooks), 0);
+   CHECK("arcs", memcmp(arcs_h, ch_arc_total, sizeof arcs_h), 0);
+   CHECK("root", memcmp(root_h, root_c, sizeof root_h), 0);
+   CHECK("live nodes before the close", left_c, left_h);
+   /* the run exercised what it claims: both levels charged, the arcs got
+      metrics, and the root got every one (what the slots got too) */
+   CHECK("L1 AcCost charged", by_charge[0][1] > 0 && by_charge[1][1] > 0, 1);
+   CHECK("LL AcCost charged", by_charge[0][4] > 0, 1);
+   CHECK("arcs reached", ch_arc_total[0][0] > 0 && ch_arc_total[CH_ARCS - 1][0] > 0, 1);
+   for (i = 0; i < CH_N; i++) {
+      static const int at[CH_N] = { 1, 2, 4, 5 };     /* counter i's slot position */
+      if (root_c[i] != by_charge[0][at[i]] + by_charge[1][at[i]])
+         sums = 0;
+   }
+   CHECK("root total = slot totals", sums, 1);
+   end("charging_vs_hooks");
+}
+
 int main(void)
 {
    test_geometry_check();
@@ -1620,5 +1741,6 @@ int main(void)
    probe_vs_miss(0, 0, 0, "probe_vs_miss/plain");
    probe_vs_miss(1, 0, 1, "probe_vs_miss/cacheuse+wb");
    probe_vs_miss(0, 1, 1, "probe_vs_miss/cacheuse+hwpref");
+   charging_vs_hooks();
    return failures ? 1 : 0;
 }
