@@ -359,6 +359,7 @@ cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
    if (s->use)
       s->ll.merge = cs_alloc(sizeof(cs_merge));
    prefetch_reset(s);
+   cs__probe_update(s);
    return s;
 }
 
@@ -422,6 +423,15 @@ void cs_set_d1_victim_observer(cs_sim *s, cs_victim_observer fn, void *ctx)
 {
    s->d1.victim_obs = fn;
    s->d1.victim_ctx = ctx;
+   cs__probe_update(s);
+}
+
+/* Whether cs_l1_probe applies: where the miss path can go on from its
+   search (use_l1_missed), and no victim observer is to be told. */
+void cs__probe_update(cs_sim *s)
+{
+   s->probe_ok = s->use && !s->wb && !s->hwpref && !s->ext && !s->i1.victim_obs
+                 && !s->d1.victim_obs;
 }
 
 void cs_set_ll_observer(cs_sim *s, cs_ll_observer fn, void *ctx)
@@ -1055,7 +1065,7 @@ unsigned cs_l1_finish(cs_sim *s, const cs_probe *p, uint64_t a,
 {
    cs_cache *c = p->l1;
 
-   if (!p->probed)
+   if (!p->bits)
       return cs__access(s, c, a, size, owner, is_write);
    return use_l1_missed(s, c, p->slot, a, p->bits, owner, is_write);
 }
@@ -1190,6 +1200,7 @@ cs_sim *cs_new_core(const cs_sim *first)
    }
    if (first->spf)
       cs_set_stream_prefetch(s, cs__spf_distance(first->spf));
+   cs__probe_update(s);
    return s;
 }
 

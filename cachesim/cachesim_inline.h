@@ -67,6 +67,7 @@ typedef struct {
 struct cs_sim {
    cs_cache i1, d1, ll;
    int      use, wb, hwpref;
+   int      probe_ok;      /* cs_l1_probe applies (cs__probe_update) */
    int      collect;
    cs_hooks hooks;
    int      charging;      /* cs_set_charging: charge instead of the hooks */
@@ -108,9 +109,13 @@ void cs__tell_victim(cs_cache *c, uint32_t set_no, uint64_t tag);
    on a miss; moves it to the front and returns its slot; *hit tells
    which.  Each way takes the one before it until the tag is found, so
    search and LRU update are one pass.  Here rather than in cachesim.c
-   because the probe below, inline in the tool's miss path, makes it too. */
+   because the probe below, inline in the tool's miss path, makes it too.
+   A miss tells c's victim observer, if any; the probe, which does not
+   apply where there is one, searches without that call (cs__probe_search),
+   so that its hit path calls nothing and saves no registers. */
 static inline __attribute__((always_inline))
-uint32_t cs__set_search(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit)
+uint32_t cs__search_set(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit,
+                        int may_tell)
 {
    /* Locals, not c's fields: the shifting stores are uint64_t, as
       tag_mask is, so the compiler would load the fields again each way. */
@@ -135,9 +140,15 @@ uint32_t cs__set_search(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit)
    }
    *hit = 0;
    set[0] = tag | (carry & ~tag_mask);
-   if (c->victim_obs)
+   if (may_tell && c->victim_obs)
       cs__tell_victim(c, set_no, carry & tag_mask);
    return first_slot + (uint32_t)(carry & ~tag_mask);
+}
+
+static inline __attribute__((always_inline))
+uint32_t cs__set_search(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit)
+{
+   return cs__search_set(c, set_no, tag, hit, 1);
 }
 
 /* Complete a late LL fill (see cs_set_late_ll_fill). */
@@ -305,14 +316,16 @@ static inline unsigned cs_write_miss(cs_sim *s, uint64_t a, unsigned size,
    cs_read_miss(s, a, n, o) is
    cs_l1_probe(s, &p, 0, a, n) ? 0 : cs_l1_finish(s, &p, a, n, o, 0).
    The probe searches only where the miss path can go on from its search
-   (cacheuse, no write-back, no prefetcher, no L2, one line); elsewhere it
-   returns 0 at once and cs_l1_finish makes the whole access.  A probe
+   (cacheuse, no write-back, no prefetcher, no L2, no D1 victim observer,
+   one line: s->probe_ok and the access); elsewhere it returns 0 at once
+   and cs_l1_finish makes the whole access.  A probe
    that hits reads and changes nothing below L1: it does not settle. */
-typedef struct {
+typedef struct {      /* 16 bytes: passed by value in two registers */
    cs_cache *l1;
    uint32_t  slot;     /* the set's victim way, now the line's */
-   uint32_t  bits;     /* the access's use-mask bits */
-   int       probed;   /* else cs_l1_finish makes the whole access */
+   uint32_t  bits;     /* the access's use-mask bits; 0: not probed (an
+                          access sets at least one), and cs_l1_finish
+                          makes the whole access */
 } cs_probe;
 
 static inline __attribute__((always_inline))
@@ -323,13 +336,12 @@ int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a, unsigned size)
    int hit;
 
    p->l1 = c;
-   p->probed = s->use && !s->wb && !s->hwpref && !s->ext
-               && (a >> c->line_bits) == (end >> c->line_bits);
-   if (!p->probed)
+   p->bits = 0;
+   if (!s->probe_ok || (a >> c->line_bits) != (end >> c->line_bits))
       return 0;
    p->bits = cs__span_bits(c, a, end);
-   p->slot = cs__set_search(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
-                            a & c->tag_mask, &hit);
+   p->slot = cs__search_set(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
+                            a & c->tag_mask, &hit, 0);
    if (!hit)
       return 0;
    c->line[p->slot].use.count++;

@@ -21,6 +21,7 @@ typedef struct cs_merge { uint32_t slot, count, mask, pending; } cs_merge;
 int  cs__plain_ref(cs_cache *c, uint64_t a, unsigned size);
 int  cs__wb_ref(cs_cache *c, uint64_t a, unsigned size, int is_write);
 void cs__hw_prefetch(cs_sim *s, uint64_t a, const cs_owner *owner);
+void cs__probe_update(cs_sim *s);   /* after any change of what it tests */
 void cs__init_plain_cache(cs_cache *c, const cs_geometry *g);
 void cs__free_cache(cs_cache *c);
 void cs__empty_cache(cs_cache *c, int use);

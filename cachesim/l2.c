@@ -46,6 +46,7 @@ void cs_set_l2(cs_sim *s, const cs_geometry *g)
       cs__init_plain_cache(&s->l2, g);
    s->has_l2 = 1;
    s->ext = 1;
+   cs__probe_update(s);
 }
 
 /* The LL reference of a write that went no further than L1 or L2: only

@@ -97,6 +97,7 @@ void cs_set_stream_prefetch(cs_sim *s, int distance)
       cs_fail("cachesim: the stream prefetcher is set once");
    s->spf = cs__spf_new(distance);
    s->ext = 1;
+   cs__probe_update(s);
 }
 
 void cs_stream_prefetch_counts(const cs_sim *s, cs_spf_counts *out)

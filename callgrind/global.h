@@ -660,11 +660,19 @@ void cb_sim_flush(IRSB *sbOut);
 void cb_sim_final_jump(IRSB *sbOut, IRSB *sbIn);
 void cb_sim_bb_end(IRSB *sbOut);
 IRExpr *cb_sim_setup_arg(void);    /* cb_setup_bbcc's 2nd argument */
-void cb_sim_block_starts(const void *sim_calls);
 void cb_sim_replay(void);
 void cb_sim_settle_thread(thread_info *t);
 UInt cb_sim_hist_len(const BB *bb);   /* a new BBCC's histogram, or 0 */
 extern UInt cb_replay_n;
+/* The block whose setup runs now: its calls are replayed next. Inline:
+ * it runs at every block's start. */
+extern const void *cb_replay_calls;   /* the pending block's descriptors */
+extern Bool cb_replay_split;          /* it was replayed in parts */
+static inline void cb_sim_block_starts(const void *sim_calls)
+{
+   cb_replay_calls = sim_calls;
+   cb_replay_split = False;
+}
 /* The deferred simulation of the last block, and a late LL fill, are done
  * before anything that could look at or change what they use (sim.c:
  * "Deferred simulation", cb_sim_settle). */

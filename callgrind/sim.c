@@ -289,11 +289,11 @@ static void log_D3(sim_call *c, Addr a0, Addr a1, Addr a2)
 #define REPLAY_SKIPPED  (~(Addr)0)
 static Addr replay_addr[REPLAY_ADDRS];
 UInt cb_replay_n;                   /* calls reached by the pending block */
-static const sim_call *replay_calls;  /* the pending block's descriptors */
+const void *cb_replay_calls;            /* the pending block's descriptors */
 
 static Bool defer_on;          /* deferred simulation (cb_sim_post_clo_init) */
 static Bool replay_plain_ok;   /* and no feature needs each access */
-static Bool replay_split;      /* it was replayed in parts (defer_call) */
+Bool cb_replay_split;          /* it was replayed in parts (defer_call) */
 
 static void replay_all(const sim_call *c, const sim_call *end, const Addr *a)
 {
@@ -370,30 +370,39 @@ static void hist_attach(BBCC *b)
 }
 
 /* Not an L1 MRU hit: simulated, and its misses counted. A hit in
- * another way of the set (cs_l1_probe) needs no owner. */
-static __attribute__((noinline)) void fetch_not_mru(const sim_call *c)
+ * another way of the set (cs_l1_probe) needs no owner and ends in the
+ * *_not_mru function, which then calls nothing and needs no stack frame;
+ * the rest (a miss, or an access the probe does not apply to) is
+ * *_missed's, a tail call with the probe's result in registers. */
+static __attribute__((noinline)) void fetch_missed(const sim_call *c, cs_probe p)
 {
    ULong *slot = cb_cost_base + c->fetch_cost;
    cs_owner o;
-   cs_probe p;
-   unsigned r;
-   if (cs_l1_probe(sim, &p, 1, c->fetch_addr, c->fetch_size)) return;
-   r = cs_l1_finish(sim, &p, c->fetch_addr, c->fetch_size, make_owner(&o, slot), 0);
+   unsigned r = cs_l1_finish(sim, &p, c->fetch_addr, c->fetch_size, make_owner(&o, slot), 0);
    if (r) count_misses(slot, r, EV_I1mr, EV_ILmr, EV_ILdmr);
 }
 
-static __attribute__((noinline)) void data_not_mru(const sim_call *c, Int i, Addr a)
+static __attribute__((noinline)) void fetch_not_mru(const sim_call *c)
+{
+   cs_probe p;
+   if (!cs_l1_probe(sim, &p, 1, c->fetch_addr, c->fetch_size)) fetch_missed(c, p);
+}
+
+static __attribute__((noinline)) void data_missed(const sim_call *c, Int i, Addr a, cs_probe p)
 {
    ULong *slot = cb_cost_base + c->acc[i].cost;
    Bool write = c->acc[i].write;
    cs_owner o;
-   cs_probe p;
-   unsigned r;
-   if (CUT_BEFORE(6)) { cut_not_mru++; return; }
-   if (cs_l1_probe(sim, &p, 0, a, c->acc[i].size)) return;
-   r = cs_l1_finish(sim, &p, a, c->acc[i].size, make_owner(&o, slot), write);
+   unsigned r = cs_l1_finish(sim, &p, a, c->acc[i].size, make_owner(&o, slot), write);
    if (r && write) count_misses(slot, r, EV_D1mw, EV_DLmw, EV_DLdmw);
    else if (r) count_misses(slot, r, EV_D1mr, EV_DLmr, EV_DLdmr);
+}
+
+static __attribute__((noinline)) void data_not_mru(const sim_call *c, Int i, Addr a)
+{
+   cs_probe p;
+   if (CUT_BEFORE(6)) { cut_not_mru++; return; }
+   if (!cs_l1_probe(sim, &p, 0, a, c->acc[i].size)) data_missed(c, i, a, p);
 }
 
 /* The common case's loop: an L1 MRU hit (almost every fetch group and
@@ -446,12 +455,12 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
 
 void cb_sim_replay(void)
 {
-   const sim_call *c = replay_calls, *end = c + cb_replay_n;
+   const sim_call *c = cb_replay_calls, *end = c + cb_replay_n;
    cb_replay_n = 0;
-   replay_calls = end;       /* a block replayed in parts goes on from here */
+   cb_replay_calls = end;       /* a block replayed in parts goes on from here */
    if (c == end || CUT_BEFORE(2)) return;
    if (CB_SIM_STATS) { hot_stat.replays++; hot_stat.replayed += end - c; }
-   if (!replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || replay_split
+   if (!replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || cb_replay_split
        || c != cb_cur.bbcc->bb->sim_calls)   /* (an older translation's) */
       replay_all(c, end, replay_addr);
    else if (sim->use) replay_counted(c, end, replay_addr, True);
@@ -463,15 +472,8 @@ void cb_sim_replay(void)
 static void replay_part(void)
 {
    COUNT_CALL();
-   replay_split = True;
+   cb_replay_split = True;
    cb_sim_replay();
-}
-
-/* The block whose setup runs now: its calls are replayed next. */
-void cb_sim_block_starts(const void *calls)
-{
-   replay_calls = calls;
-   replay_split = False;
 }
 
 /* A late LL fill (cachesim.h) is made before the tool changes or reads
