@@ -110,9 +110,9 @@ void cs__tell_victim(cs_cache *c, uint32_t set_no, uint64_t tag);
    which.  Each way takes the one before it until the tag is found, so
    search and LRU update are one pass.  Here rather than in cachesim.c
    because the probe below, inline in the tool's miss path, makes it too.
-   A miss tells c's victim observer, if any; the probe, which does not
-   apply where there is one, searches without that call (cs__probe_search),
-   so that its hit path calls nothing and saves no registers. */
+   A miss tells c's victim observer, if any (may_tell); the probe, which
+   does not apply where there is one, searches without that call, so
+   that its caller's hit path calls nothing and needs no stack frame. */
 static inline __attribute__((always_inline))
 uint32_t cs__search_set(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit,
                         int may_tell)
