@@ -1604,13 +1604,14 @@ static void test_clear_drops_merge(void)
    cs_charging documents: a line leaving level L adds its AcCost and
    SpLoss to its owner's counters ac[L], sp[L] (the slot's low bit
    ignored) and gives them to its node (bd_evict2 at pair[L]); a load
-   takes a node reference; a NULL slot charges nothing.  One random run
-   per mode over two cost slots and a changing call chain (so lines hold
-   different nodes, some of them pruned as their last line leaves), with
-   the L1 and LL pairs at different counters; then every line leaves
-   (cs_clear) and the tree is finished.  The counters, what reached each
-   call arc and the root, and the live nodes must be the same. */
-enum { CH_ARCS = 3, CH_N = 4 };
+   takes a node reference; a NULL slot charges nothing.  One random
+   run per mode over two cost slots and a changing call chain (random arcs
+   to depth 4, so lines hold different nodes, pruned as their last line
+   leaves), with the L1 and LL pairs at different counters; then every
+   line leaves (cs_clear) and the tree is finished.  The counters, what
+   reached each call arc and the root, and the live nodes after the clear
+   must be the same (a reference kept too many leaves nodes alive). */
+enum { CH_ARCS = 3, CH_DEPTH = 4, CH_N = 4 };
 static const cs_charging charging = { { 0, 1, 4, 0 }, { 0, 2, 5, 0 }, { 0, 0, 2, 0 } };
 static uint64_t ch_arc_total[CH_ARCS][CH_N];
 static int ch_arc_id[CH_ARCS];
@@ -1664,8 +1665,9 @@ static void charging_run(int charge, uint64_t slots[2][8], uint64_t *root,
    for (i = 0; i < 6000; i++) {
       unsigned r = rnd(100), k = rnd(2);
       cs_owner ow = { (void *)((uintptr_t)slots[k] | (r & 1)), bd_active(t), 0, 0 };
-      if (r < 4 && depth < CH_ARCS) {
-         bd_call(t, &ch_arc_id[depth++]);
+      if (r < 4 && depth < CH_DEPTH) {
+         bd_call(t, &ch_arc_id[rnd(CH_ARCS)]);
+         depth++;
          continue;
       }
       if (r < 8 && depth > 0) {
