@@ -4,9 +4,9 @@
 ** Pure C: no Valgrind header, no libc.  The includer supplies the three
 ** cs_* functions below (the tool in callgrind/, the unit tests in
 ** tests/unit/port_native.c), and backdate/'s three bd_* functions: the
-** model is built with backdate/ (cs_charging).  The model, its rules and the reference
-** behaviour it reproduces are described at the top of cachesim.c and in
-** README.md next to this file.
+** model is built with backdate/ (cs_charging).  The model, its rules and
+** the reference behaviour it reproduces are described at the top of
+** cachesim.c and in README.md next to this file.
 **
 ** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
