@@ -427,11 +427,11 @@ void cs_set_d1_victim_observer(cs_sim *s, cs_victim_observer fn, void *ctx)
 }
 
 /* Whether cs_l1_probe applies: where the miss path can go on from its
-   search (use_l1_missed), and no victim observer is to be told. */
+   search (use_l1_missed), and no victim observer (D1's only) is to be
+   told. */
 void cs__probe_update(cs_sim *s)
 {
-   s->probe_ok = s->use && !s->wb && !s->hwpref && !s->ext && !s->i1.victim_obs
-                 && !s->d1.victim_obs;
+   s->probe_ok = s->use && !s->wb && !s->hwpref && !s->ext && !s->d1.victim_obs;
 }
 
 void cs_set_ll_observer(cs_sim *s, cs_ll_observer fn, void *ctx)

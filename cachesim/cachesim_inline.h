@@ -110,12 +110,13 @@ void cs__tell_victim(cs_cache *c, uint32_t set_no, uint64_t tag);
    which.  Each way takes the one before it until the tag is found, so
    search and LRU update are one pass.  Here rather than in cachesim.c
    because the probe below, inline in the tool's miss path, makes it too.
-   A miss tells c's victim observer, if any (may_tell); the probe, which
-   does not apply where there is one, searches without that call, so
-   that its caller's hit path calls nothing and needs no stack frame. */
+   With tell, a miss tells c's victim observer, if any (cs__set_search);
+   the probe, which does not apply where there is one, searches without
+   that call, so that its caller's hit path calls nothing and needs no
+   stack frame. */
 static inline __attribute__((always_inline))
-uint32_t cs__search_set(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit,
-                        int may_tell)
+uint32_t cs__set_search_tell(cs_cache *c, uint32_t set_no, uint64_t tag,
+                             int *hit, int tell)
 {
    /* Locals, not c's fields: the shifting stores are uint64_t, as
       tag_mask is, so the compiler would load the fields again each way. */
@@ -140,7 +141,7 @@ uint32_t cs__search_set(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit,
    }
    *hit = 0;
    set[0] = tag | (carry & ~tag_mask);
-   if (may_tell && c->victim_obs)
+   if (tell && c->victim_obs)
       cs__tell_victim(c, set_no, carry & tag_mask);
    return first_slot + (uint32_t)(carry & ~tag_mask);
 }
@@ -148,7 +149,7 @@ uint32_t cs__search_set(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit,
 static inline __attribute__((always_inline))
 uint32_t cs__set_search(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit)
 {
-   return cs__search_set(c, set_no, tag, hit, 1);
+   return cs__set_search_tell(c, set_no, tag, hit, 1);
 }
 
 /* Complete a late LL fill (see cs_set_late_ll_fill). */
@@ -340,8 +341,8 @@ int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a, unsigned size)
    if (!s->probe_ok || (a >> c->line_bits) != (end >> c->line_bits))
       return 0;
    p->bits = cs__span_bits(c, a, end);
-   p->slot = cs__search_set(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
-                            a & c->tag_mask, &hit, 0);
+   p->slot = cs__set_search_tell(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
+                                 a & c->tag_mask, &hit, 0);
    if (!hit)
       return 0;
    c->line[p->slot].use.count++;
