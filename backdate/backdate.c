@@ -44,27 +44,38 @@
 **   I2. The ancestors of the active node all have a child, hence the
 **       active chain is never pruned without an "on chain" flag: only the
 **       active node itself needs the test node == tree->active.
-**   I3. (parent, arc) identifies at most one live node; every non-root
-**       node is in the forest hash table under that key.
-**   I4. parent->last, when not NULL, is a live child of parent (a hint).
+**   I3. (parent, arc) identifies at most one live node.  A non-root node
+**       whose parent has kids_hashed is in the forest hash table under
+**       that key; any other is in its parent's kid[] (FEW KIDS).
+**   I4. Without kids_hashed, a node's kid[0..1] hold exactly its nkids
+**       (<= 2) children, the others NULL.  With it, kid[0], when not
+**       NULL, is a live child (a hint) and kid[1] is NULL.
 **   I5. A closed tree has no active node; when its root goes (I1) the
 **       tree goes with it.
 **
 ** CHOICES
 **
-** Nodes are 48 bytes plus 8 per event, carved from pool chunks and reused
-** through a free list.  Children are found through the per-node hint `last`
-** (a loop calling the same function again) and otherwise a per-forest hash
-** table keyed by (parent, arc), so a call costs O(1) whatever the fan-out;
-** the table is not asked when the parent has no child but the hint (a
-** new call path), which is most lookups of a program with many paths.
+** Nodes are 56 bytes plus 8 per event, carved from pool chunks and reused
+** through a free list.
+**
+** FEW KIDS.  Most nodes have one or two children (a call path, or a
+** function calling two others), and the tree is built and pruned as fast
+** as lines come and go; a global hash table of the children would cost a
+** host cache miss on its bucket at every node's birth and death, in a
+** table of megabytes.  So a node keeps up to two children in kid[] and
+** finds them there.  Its third child moves all three into a per-forest
+** hash table keyed by (parent, arc) (kids_hashed), where kid[0] is only
+** a hint, the child entered last (a loop calling the same function
+** again), so a call costs O(1) whatever the fan-out; the table is not
+** asked when the parent has no child but the hint.  A node back to no
+** children leaves the hashed mode.
 ** Pruning walks parent pointers and bd_settle uses an explicit stack, so
 ** no C recursion depends on the depth of the program's recursion.
 **
 ** bd_settle (a dump) delivers without pruning: it processes nodes leaves
 ** first (Kahn's order: a node is ready when all its children are done),
 ** delivering each node's pending to its arc and moving it to the parent.
-** Borrowing nkids as the "children left" counter and `last` as the stack
+** Borrowing nkids as the "children left" counter and kid[0] as the stack
 ** link, it needs no memory; both are rebuilt afterwards.  O(nodes).
 */
 #include "backdate.h"
@@ -109,6 +120,7 @@ static void pool_grow(bd_forest *f)
    char *slots = (char *)(c + 1);
 
    c->next = f->chunks;
+   c->nodes = count;
    f->chunks = c;
    /* Push in reverse so slots are handed out in address order. */
    for (i = count; i-- > 0; ) {
@@ -131,9 +143,11 @@ static bd_node *node_alloc(bd_forest *f, bd_tree *t, bd_node *parent,
    nd->arc    = arc;
    nd->tree   = t;
    nd->hnext  = 0;
-   nd->last   = 0;
+   nd->kid[0] = 0;
+   nd->kid[1] = 0;
    nd->refs   = 0;
    nd->nkids  = 0;
+   nd->kids_hashed = 0;
    pending_clear(nd->pending, f->n);
 
    f->nodes_created++;
@@ -217,6 +231,51 @@ static void hash_remove(bd_forest *f, bd_node *nd)
 }
 
 /* ------------------------------------------------------------------------
+** Children (FEW KIDS)
+*/
+
+/* Makes child (of p) the one a lookup tries first: kid[0]. */
+static void kid_hint(bd_node *p, bd_node *child)
+{
+   if (p->kids_hashed) {
+      p->kid[0] = child;
+   } else if (p->kid[0] != child) {
+      p->kid[1] = p->kid[0];
+      p->kid[0] = child;
+   }
+}
+
+/* A new child of p, not yet counted. */
+static void kid_link(bd_forest *f, bd_node *p, bd_node *child)
+{
+   if (!p->kids_hashed && p->nkids == 2) {      /* a third: to the hash */
+      hash_insert(f, p->kid[0]);
+      hash_insert(f, p->kid[1]);
+      p->kid[1] = 0;
+      p->kids_hashed = 1;
+   }
+   if (p->kids_hashed) hash_insert(f, child);
+   else if (p->kid[0]) p->kid[1] = p->kid[0];
+   p->kid[0] = child;
+   p->nkids++;
+}
+
+/* child of p leaves. */
+static void kid_unlink(bd_forest *f, bd_node *p, bd_node *child)
+{
+   if (p->kids_hashed) {
+      hash_remove(f, child);
+      if (p->kid[0] == child) p->kid[0] = 0;
+   } else if (p->kid[0] == child) {
+      p->kid[0] = p->kid[1];
+      p->kid[1] = 0;
+   } else {
+      p->kid[1] = 0;
+   }
+   if (--p->nkids == 0) p->kids_hashed = 0;
+}
+
+/* ------------------------------------------------------------------------
 ** Trees
 */
 static void tree_link(bd_forest *f, bd_tree *t)
@@ -264,9 +323,7 @@ static void node_prune(bd_forest *f, bd_node *nd)
       f->deliver(f->ctx, nd->arc, nd->pending, f->n);
       pending_add(p->pending, nd->pending, f->n);
    }
-   hash_remove(f, nd);
-   p->nkids--;
-   if (p->last == nd) p->last = 0;      /* keep I4 */
+   kid_unlink(f, p, nd);
    node_release(f, nd);
 }
 
@@ -369,22 +426,21 @@ static bd_node *child_create(bd_forest *f, bd_tree *t, bd_node *parent,
                              void *arc)
 {
    bd_node *nd = node_alloc(f, t, parent, arc);
-   hash_insert(f, nd);
-   parent->nkids++;
+   kid_link(f, parent, nd);
    return nd;
 }
 
-/* parent's child for arc, or NULL.  The hint `last` is tried first; the
-** hash only when parent has a child the hint does not show (by I4 the
-** hint, when set, is one of the nkids live children).  A parent built by
-** this very materialisation has none, and on new call paths (most of a
-** stress run's calls) that skips the bucket and chain, each a host cache
-** miss in a table of megabytes. */
+/* parent's child for arc, or NULL: in kid[] (FEW KIDS), or the hint
+** kid[0] and then the hash.  The hash is asked only when parent has a
+** child the hint does not show (by I4 the hint, when set, is one of the
+** nkids live children): its bucket and chain are host cache misses in a
+** table of megabytes. */
 static bd_node *child_find(const bd_forest *f, bd_node *parent, void *arc)
 {
-   bd_node *hint = parent->last;
-   if (hint && hint->arc == arc) return hint;
-   if (parent->nkids <= (hint ? 1u : 0u)) return 0;
+   bd_node *first = parent->kid[0], *second = parent->kid[1];
+   if (first && first->arc == arc) return first;
+   if (!parent->kids_hashed) return second && second->arc == arc ? second : 0;
+   if (parent->nkids <= (first ? 1u : 0u)) return 0;
    return hash_find(f, parent, arc);
 }
 
@@ -398,7 +454,7 @@ void bd__materialize(bd_tree *t)
       void *arc = t->pend[i];
       bd_node *child = child_find(f, parent, arc);
       if (!child) child = child_create(f, t, parent, arc);
-      parent->last = child;
+      kid_hint(parent, child);
       t->active = child;
    }
    t->npend = 0;
@@ -463,9 +519,7 @@ void bd_adopt_root(bd_tree *t, void *arc)
    root = node_alloc(f, t, 0, 0);
    old->parent = root;
    old->arc = arc;
-   hash_insert(f, old);
-   root->nkids = 1;
-   root->last = old;
+   kid_link(f, root, old);
    t->root = root;
    t->depth++;
 }
@@ -476,23 +530,23 @@ void bd_adopt_root(bd_tree *t, void *arc)
 /* bd_ref, bd_evict and bd_active are inline, in backdate_inline.h. */
 
 /* ------------------------------------------------------------------------
-** Visiting every live node: hashed non-root nodes, then the roots.
+** Visiting every live node: the pool's slots that belong to a tree (a
+** free slot has none; a slot never used is zeroed).  fn must not free
+** nodes.
 */
 typedef void (*visit_fn)(bd_forest *f, bd_node *nd, void *arg);
 
 static void visit_all(bd_forest *f, visit_fn fn, void *arg)
 {
-   unsigned long i, nb = 1UL << f->hash_bits;
-   bd_tree *t;
-   for (i = 0; i < nb; i++) {
-      bd_node *nd = f->bucket[i];
-      while (nd) {
-         bd_node *next = nd->hnext;
-         fn(f, nd, arg);
-         nd = next;
+   const bd_chunk *c;
+   unsigned long i;
+   for (c = f->chunks; c; c = c->next) {
+      char *slots = (char *)(c + 1);
+      for (i = 0; i < c->nodes; i++) {
+         bd_node *nd = (bd_node *)(slots + i * f->node_size);
+         if (nd->tree) fn(f, nd, arg);
       }
    }
-   for (t = f->trees; t; t = t->next) fn(f, t->root, arg);
 }
 
 /* ------------------------------------------------------------------------
@@ -518,7 +572,7 @@ static void push_leaf(bd_forest *f, bd_node *nd, void *arg)
    bd_node **stack = arg;
    (void)f;
    if (nd->nkids == 0) {
-      nd->last = *stack;
+      nd->kid[0] = *stack;
       *stack = nd;
    }
 }
@@ -527,13 +581,19 @@ static void clear_links(bd_forest *f, bd_node *nd, void *arg)
 {
    (void)f; (void)arg;
    nd->nkids = 0;
-   nd->last = 0;          /* the hint is lost; it was only a hint (I4) */
+   nd->kid[0] = 0;        /* a hashed node's hint is lost (I4) */
+   nd->kid[1] = 0;
 }
 
+/* nd counted, and listed in its parent's kid[] unless hashed (the hash
+** was not touched). */
 static void count_kid(bd_forest *f, bd_node *nd, void *arg)
 {
+   bd_node *p = nd->parent;
    (void)f; (void)arg;
-   if (nd->parent) nd->parent->nkids++;
+   if (!p) return;
+   if (!p->kids_hashed) p->kid[p->nkids] = nd;
+   p->nkids++;
 }
 
 void bd_settle(bd_forest *f)
@@ -543,10 +603,10 @@ void bd_settle(bd_forest *f)
    visit_all(f, push_leaf, &stack);
    while (stack) {
       bd_node *nd = stack, *p = nd->parent;
-      stack = nd->last;
+      stack = nd->kid[0];
       settle_node(f, nd);
       if (p && --p->nkids == 0) {      /* all children done: ready */
-         p->last = stack;
+         p->kid[0] = stack;
          stack = p;
       }
    }
@@ -622,12 +682,24 @@ static void add_to_chain(const bd_forest *f, const chain_index *ci,
    if (j >= 0) pending_add(known + (unsigned long)j * f->n, nd->pending, f->n);
 }
 
+typedef struct {
+   const bd_tree     *tree;
+   const chain_index *ci;
+   uint64_t          *known;
+} chain_visit;
+
+static void add_if_in_tree(bd_forest *f, bd_node *nd, void *arg)
+{
+   const chain_visit *v = arg;
+   if (nd->tree == v->tree) add_to_chain(f, v->ci, nd, v->known);
+}
+
 int bd_chain_known(const bd_tree *t, void **arcs, uint64_t *known, int max)
 {
-   const bd_forest *f = t->forest;
+   bd_forest *f = t->forest;          /* visit_all is read-only here */
    const bd_node *nd;
    chain_index ci;
-   unsigned long b, nb = 1UL << f->hash_bits;
+   chain_visit v;
    int levels, depth = 0, j;
 
    if (!t->active || max <= 0) return 0;
@@ -638,10 +710,10 @@ int bd_chain_known(const bd_tree *t, void **arcs, uint64_t *known, int max)
    for (nd = t->active; nd; nd = nd->parent)
       if (--depth < levels) arcs[depth] = nd->arc;
 
-   add_to_chain(f, &ci, t->root, known);
-   for (b = 0; b < nb; b++)
-      for (nd = f->bucket[b]; nd; nd = nd->hnext)
-         if (nd->tree == t) add_to_chain(f, &ci, nd, known);
+   v.tree = t;
+   v.ci = &ci;
+   v.known = known;
+   visit_all(f, add_if_in_tree, &v);
    for (j = levels - 1; j > 0; j--)              /* subtree sums */
       pending_add(known + (unsigned long)(j - 1) * f->n,
                   known + (unsigned long)j * f->n, f->n);
@@ -668,8 +740,27 @@ void bd_get_stats(const bd_forest *f, bd_stats *s)
 ** Consistency check
 */
 typedef struct {
-   uint64_t nodes, kids;
+   uint64_t nodes, kids, hashed_kids;
 } check_acc;
+
+/* nd's kid[] as I4 wants it; a free slot has tree NULL, so this also
+** catches dangling links. */
+static void check_kids(const bd_node *nd, check_acc *acc)
+{
+   const bd_node *k0 = nd->kid[0], *k1 = nd->kid[1];
+   if ((k0 && (!k0->tree || k0->parent != nd))
+       || (k1 && (!k1->tree || k1->parent != nd)))
+      bd_fail("bd_check: kid[] holds no child (I4)");
+   if (nd->kids_hashed) {
+      if (k1 || nd->nkids == 0)
+         bd_fail("bd_check: hashed children without hint form (I4)");
+      acc->hashed_kids += nd->nkids;
+      return;
+   }
+   if (nd->nkids != (uint32_t)(k0 != 0) + (k1 != 0) || (!k0 && k1)
+       || (k1 && (k0 == k1 || k0->arc == k1->arc)))
+      bd_fail("bd_check: kid[] is not the children (I3, I4)");
+}
 
 static void check_node(bd_forest *f, bd_node *nd, void *arg)
 {
@@ -678,10 +769,8 @@ static void check_node(bd_forest *f, bd_node *nd, void *arg)
 
    acc->nodes++;
    acc->kids += nd->nkids;
-   if (!nd->tree) bd_fail("bd_check: free slot reachable");
    if (prunable(nd)) bd_fail("bd_check: prunable node alive (I1)");
-   if (nd->last && nd->last->parent != nd)
-      bd_fail("bd_check: stale child hint (I4)");
+   check_kids(nd, acc);
    if (!p) {
       if (nd->arc || nd->tree->root != nd)
          bd_fail("bd_check: bad root");
@@ -689,7 +778,8 @@ static void check_node(bd_forest *f, bd_node *nd, void *arg)
    }
    /* A free parent has tree NULL, so this also catches dangling links. */
    if (p->tree != nd->tree) bd_fail("bd_check: parent dead or foreign");
-   if (hash_find(f, p, nd->arc) != nd)
+   if (hash_find(f, p, nd->arc) != (p->kids_hashed ? nd : 0)
+       || (!p->kids_hashed && p->kid[0] != nd && p->kid[1] != nd))
       bd_fail("bd_check: (parent, arc) not unique (I3)");
 }
 
@@ -712,7 +802,7 @@ static void check_tree(const bd_forest *f, const bd_tree *t)
 uint64_t bd_check(const bd_forest *cf)
 {
    bd_forest *f = (bd_forest *)cf;   /* visit_all is read-only here */
-   check_acc acc = { 0, 0 };
+   check_acc acc = { 0, 0, 0 };
    const bd_tree *t;
    uint64_t trees = 0;
 
@@ -723,9 +813,9 @@ uint64_t bd_check(const bd_forest *cf)
    visit_all(f, check_node, &acc);
    if (trees != f->n_trees) bd_fail("bd_check: tree count");
    if (acc.nodes != f->nodes_now) bd_fail("bd_check: node count");
-   if (acc.kids != f->hash_count) bd_fail("bd_check: child counts");
-   if (f->hash_count + f->n_trees != f->nodes_now)
-      bd_fail("bd_check: hash count");
+   if (acc.hashed_kids != f->hash_count) bd_fail("bd_check: hash count");
+   if (acc.kids + f->n_trees != f->nodes_now)
+      bd_fail("bd_check: child counts");
    if (f->nodes_created - f->nodes_pruned != f->nodes_now)
       bd_fail("bd_check: created/pruned mismatch");
    return acc.nodes;

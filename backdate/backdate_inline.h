@@ -17,9 +17,14 @@ struct bd_node {
    void     *arc;         /* the tool's call arc; NULL for a root         */
    bd_tree  *tree;        /* owning tree; NULL while on the free list     */
    bd_node  *hnext;       /* hash chain; free-list link when free         */
-   bd_node  *last;        /* hint: child entered last (I4); settle stack  */
+   bd_node  *kid[2];      /* FEW KIDS (backdate.c): the children, while
+                             there are at most two and kids_hashed is
+                             clear; with it, kid[0] is a hint (the child
+                             entered last) and kid[1] NULL (I4); kid[0]
+                             is settle's stack link                       */
    uint32_t  refs;        /* cache lines referencing this node            */
-   uint32_t  nkids;       /* live children                                */
+   uint32_t  nkids : 31;  /* live children                                */
+   uint32_t  kids_hashed : 1; /* the children are in the forest's hash    */
    uint64_t  pending[];   /* n counters, not yet delivered                */
 };
 
@@ -38,7 +43,7 @@ struct bd_tree {
 /* Header of a pool chunk; the node slots (multiples of 8 bytes) follow. */
 typedef struct bd_chunk {
    struct bd_chunk *next;
-   uint64_t         pad;
+   uint64_t         nodes;  /* slots in the chunk (visit_all walks them) */
 } bd_chunk;
 
 struct bd_forest {
@@ -51,7 +56,8 @@ struct bd_forest {
    bd_chunk      *chunks;        /* pool: every chunk, for bd_forest_free */
    unsigned long  chunk_nodes;   /* slots in the next chunk               */
 
-   bd_node      **bucket;        /* hash of non-root nodes by (parent,arc)*/
+   bd_node      **bucket;        /* hash of the children of nodes with
+                                    kids_hashed, by (parent, arc)         */
    unsigned       hash_bits;     /* 2^hash_bits buckets                   */
    uint64_t       hash_count;
 

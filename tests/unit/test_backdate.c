@@ -416,8 +416,67 @@ static void hand_chain_known(void)
    bd_forest_free(f);
 }
 
+/* FEW KIDS: main's children are found in its kid[] while there are at
+** most two and in the hash from the third on, through a settle, and
+** again in kid[] once all have gone.  Each revisit must find the node
+** its line holds (a lost child would be built twice), and bd_check
+** checks the invariants of both forms at every step. */
+/* Calls arc from the active node and returns: the callee's node, given a
+** reference first when load (a line loaded there keeps it). */
+static bd_node *held_child(bd_tree *t, int arc, world *w, int load)
+{
+   bd_node *nd;
+   bd_call(t, &w->arc[arc]);
+   nd = bd_active(t);
+   if (load) bd_ref(nd);
+   bd_return(t, 1);
+   return nd;
+}
+
+static void hand_few_kids(void)
+{
+   static const int kids[] = { A_F, A_G, A_X, A_Y };
+   enum { N = sizeof kids / sizeof kids[0] };
+   world w;
+   bd_forest *f;
+   bd_tree *t;
+   bd_node *line[N];
+   uint64_t c[2] = { 7, 1 };
+   int i, j, round;
+
+   world_init(&w, 2);
+   f = bd_forest_new(2, deliver, &w);
+   t = bd_tree_new(f);
+   bd_call(t, &w.arc[A_MAIN]);
+   for (round = 0; round < 2; round++) {
+      for (i = 0; i < N; i++) {          /* one more child each time */
+         line[i] = held_child(t, kids[i], &w, 1);
+         for (j = 0; j <= i; j++)
+            CHECK(held_child(t, kids[j], &w, 0) == line[j],
+                  "round %d: child %d of %d found", round, j, i + 1);
+         CHECK(bd_check(f) == (uint64_t)i + 3, "round %d: %d children",
+               round, i + 1);
+         if (i == 2) bd_settle(f);
+      }
+      for (i = 0; i < N; i++) {          /* and fewer, down to none */
+         bd_evict(line[i], c);
+         for (j = i + 1; j < N; j++)
+            CHECK(held_child(t, kids[j], &w, 0) == line[j],
+                  "round %d: child %d after %d left", round, j, i + 1);
+         CHECK(bd_check(f) == (uint64_t)(N - i - 1) + 2,
+               "round %d: %d left", round, i + 1);
+      }
+   }
+   for (i = 0; i < N; i++)
+      CHECK(got_is(&w, kids[i], 14, 2), "arc %d delivered twice", i);
+   bd_finish(f);
+   CHECK(w.bad_arc == 0, "deliveries to unknown arcs");
+   bd_forest_free(f);
+}
+
 static void test_hand(void)
 {
+   hand_few_kids();
    hand_chain_known();
    hand_callee_line();
    hand_recursion_and_multireturn();
