@@ -77,6 +77,8 @@
    through the cs__ wrappers. */
 #define MISS_STEP static inline __attribute__((always_inline))
 
+static void fill_slot_now(cs_sim *s, uint32_t slot);    /* LATE LL FILL */
+
 /* ------------------------------------------------------------------------
 ** Geometry
 */
@@ -340,6 +342,17 @@ static void prefetch_reset(cs_sim *s)
    }
 }
 
+static void fill_accost_table(void);
+
+/* An empty late-fill ring (LATE LL FILL). */
+static void fill_reset(cs_sim *s)
+{
+   int i;
+   for (i = 0; i < CS_FILL_RING; i++)
+      s->fill_slot[i] = CS_NO_FILL;
+   s->fill_pending = s->fill_first = 0;
+}
+
 cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
                const cs_geometry *ll, cs_options opt, const cs_hooks *hooks)
 {
@@ -356,9 +369,12 @@ cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
    /* Without cacheuse the dirty bit lives in the tag (bit 0). */
    cs__init_cache(&s->ll, ll, s->use, s->use || s->wb, s->use && s->wb,
               opt.owner_ext);
-   if (s->use)
+   if (s->use) {
       s->ll.merge = cs_alloc(sizeof(cs_merge));
+      fill_accost_table();
+   }
    prefetch_reset(s);
+   fill_reset(s);
    cs__probe_update(s);
    return s;
 }
@@ -578,6 +594,26 @@ static uint32_t popcount32(uint32_t x)
    return (x * 0x01010101u) >> 24;
 }
 
+/* AcCost of a line that got count (> 0) accesses: 1000 / count.  Every
+   eviction of a used line reports it, and the host's divide took a
+   quarter of evict_ll's time on a streaming run, so the quotients are a
+   table (filled by cs_new; 2 KiB, of which the small counts, the common
+   ones, stay in the host's cache).  Above 1000 the quotient is 0. */
+#define ACCOST_COUNTS 1001
+static uint16_t accost_of[ACCOST_COUNTS];
+
+static void fill_accost_table(void)
+{
+   uint32_t n;
+   for (n = 1; n < ACCOST_COUNTS; n++)
+      accost_of[n] = (uint16_t)(1000 / n);
+}
+
+static inline uint32_t access_cost(uint32_t count)
+{
+   return count < ACCOST_COUNTS ? accost_of[count] : 0;
+}
+
 /* Unused bytes of a line: the unset mask bits, scaled to the line size. */
 uint32_t cs__spatial_loss(const cs_cache *c, uint32_t mask)
 {
@@ -681,10 +717,13 @@ MISS_STEP void evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
    if (u->count == 0 && (ln->owned & CS_OWNED_PREFETCH) && s->collect)
       sploss = (uint32_t)c->line_size;  /* prefetched, never used */
    if (u->count > 0 && s->collect) {
-      accost = 1000 / u->count;
+      accost = access_cost(u->count);
       sploss = cs__spatial_loss(c, u->mask);
-      if (below)
+      if (below) {
+         if (s->fill_pending && below == &s->ll)
+            fill_slot_now(s, ln->ll_slot);   /* the entry is written */
          merge_into(below, ln->ll_slot, u);
+      }
    }
    report_evict(s, level, c, slot, accost, sploss);
 }
@@ -715,8 +754,9 @@ static void evict_ll(cs_sim *s, uint32_t slot)
 /* The hook gets the owner as the line now holds it, built from what was
    stored rather than read back: reading the two fields just written as
    one wider load stalls the host (its store buffer cannot forward them). */
-MISS_STEP void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
-                         uint32_t count, uint32_t mask, const cs_owner *owner)
+MISS_STEP void load_line_ref(cs_sim *s, cs_cache *c, int level,
+                             uint32_t slot, uint32_t count, uint32_t mask,
+                             const cs_owner *owner, int take_ref)
 {
    static const cs_owner nobody;
    cs_line *ln = &c->line[slot];
@@ -729,7 +769,7 @@ MISS_STEP void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
    set_owner(c, slot, owner);
    ln->owned = CS_OWNED;
    if (s->charging) {
-      if (owner->node)
+      if (owner->node && take_ref)
          bd_ref(owner->node);
    } else if (s->hooks.on_load) {
       o.slot = owner->slot;
@@ -738,6 +778,12 @@ MISS_STEP void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
       o.obj_off = c->ext ? owner->obj_off : 0;
       s->hooks.on_load(s->hooks.ctx, level, &o);
    }
+}
+
+MISS_STEP void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
+                         uint32_t count, uint32_t mask, const cs_owner *owner)
+{
+   load_line_ref(s, c, level, slot, count, mask, owner, 1);
 }
 
 void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
@@ -820,25 +866,81 @@ static void prefetch_merge_entry(const cs_sim *s, const cs_cache *c,
 
 /* LATE LL FILL.  On an LL miss the victim's entry is read at once to
    report its use, and it is in an array of megabytes: the host waits for
-   it, although nothing else needs it before LL is looked up again.  With
-   late_fill the miss records the slot and the owner and returns; the
-   eviction and the load (cs__fill_now) come first thing at the next access
-   that is no MRU hit (cs__access), or when the tool asks (cs_settle), the
-   entry having been asked for at the miss.  MRU hits in between touch
-   neither LL nor the hooks, so the model's results and the hooks' calls
-   are those of the immediate fill. */
-void cs__fill_now(cs_sim *s)
+   it, although nothing else needs it before the entry is used again.
+   With late_fill the miss records the slot and the owner and returns; the
+   eviction and the load are made later, the entry having been asked for
+   at the miss.  With the hooks, at the next access that is no MRU hit
+   (cs__access, use_l1_missed) or when the tool asks (cs_settle), so that
+   the hooks' calls are those of the immediate fill, later.  With
+   charging, the fills wait in a ring of CS_FILL_RING, in order, each
+   made when the ring is full, when its entry is written (a merge into
+   it: fill_slot_now) or at cs_settle: in a loop that misses LL at every
+   access the entry had no time to arrive by the next miss.  (A slot can
+   wait twice, its new line gone again: it is filled twice, in order.)
+   The charging then does the hooks' work in another order: additions
+   to costs, which commute, and the tree's references -- the new line's
+   taken at the miss (its node is the running one, and must not be
+   pruned before the fill), the victim's dropped at the fill, as if the
+   line had left a little later.  That changes when costs climb to the
+   arcs, not what reaches them (the tree's statistics may count a node
+   more or less at a time).  The tool need not settle before building an
+   owner then (cs_settle_hooks). */
+static void fill_oldest(cs_sim *s)
 {
-   s->fill_pending = 0;
-   ll_replace(s, s->fill_slot, &s->fill_owner);
+   int i = s->fill_first;
+   uint32_t slot = s->fill_slot[i];
+
+   s->fill_slot[i] = CS_NO_FILL;
+   s->fill_first = (i + 1) % CS_FILL_RING;
+   s->fill_pending--;
+   evict_ll(s, slot);
+   load_line_ref(s, &s->ll, 2, slot, 0, 0, &s->fill_owner[i], !s->charging);
 }
 
+void cs__fill_now(cs_sim *s)
+{
+   while (s->fill_pending)
+      fill_oldest(s);
+}
+
+static int fill_pending_for(const cs_sim *s, uint32_t slot)
+{
+   const uint32_t *f = s->fill_slot;
+   return f[0] == slot || f[1] == slot || f[2] == slot || f[3] == slot;
+}
+
+/* A pending fill into LL slot is made, with the older ones, before the
+   slot's entry is read or written. */
+static void fill_slot_now(cs_sim *s, uint32_t slot)
+{
+   while (fill_pending_for(s, slot))
+      fill_oldest(s);
+}
+
+/* The owner is copied field by field: a copy as one wide load would wait
+   for the narrow stores that just built it (see load_line). */
 static unsigned fill_later(cs_sim *s, uint32_t slot, const cs_owner *owner)
 {
-   static const cs_owner nobody;
-   s->fill_pending = 1;
-   s->fill_slot = slot;
-   s->fill_owner = owner ? *owner : nobody;
+   int i;
+   cs_owner *o;
+
+   if (s->fill_pending == (s->charging ? CS_FILL_RING : 1))
+      fill_oldest(s);
+   i = (s->fill_first + s->fill_pending) % CS_FILL_RING;
+   o = &s->fill_owner[i];
+   s->fill_slot[i] = slot;
+   s->fill_pending++;
+   if (!owner) {
+      o->slot = o->node = o->obj = 0;
+      o->obj_off = 0;
+      return CS_LL_MISS;
+   }
+   o->slot = owner->slot;
+   o->node = owner->node;
+   o->obj = owner->obj;
+   o->obj_off = owner->obj_off;
+   if (s->charging && o->node)
+      bd_ref(o->node);
    return CS_LL_MISS;
 }
 
@@ -907,13 +1009,15 @@ static unsigned use_l1_missed(cs_sim *s, cs_cache *c, uint32_t slot,
 {
    uint64_t memline = a & ~(uint64_t)c->line_mask;
 
-   cs_settle(s);          /* a straddling access's first line, say */
+   if (!s->charging)
+      cs_settle(s);       /* the hooks hear of a late fill before this miss */
    if (!s->has_l2) {
       prefetch_merge_entry(s, c, slot);
       if (!s->pf_pending)
          return CS_L1_MISS | l1_miss_ll_first(s, c, slot, memline, bits,
                                               owner, is_write);
    }
+   cs_settle(s);
    evict_l1(s, c, slot);
    load_line(s, c, 1, slot, 1, bits, owner);
    if (s->pf_pending) {
@@ -1194,6 +1298,7 @@ cs_sim *cs_new_core(const cs_sim *first)
    s->d1.victim_ctx = first->d1.victim_ctx;
    s->ll = first->ll;
    prefetch_reset(s);
+   fill_reset(s);
    if (first->has_l2) {
       cs_geometry l2 = { first->l2.size, first->l2.assoc, first->l2.line_size };
       cs_set_l2(s, &l2);

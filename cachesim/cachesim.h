@@ -135,14 +135,19 @@ void cs_set_collect(cs_sim *, int collecting);
 
 /* Late LL fill (cacheuse without write-back, L2 or cores; off by
    default): an L1 miss that misses LL returns at once, and LL's victim
-   leaves and the new line is loaded there (on_evict, on_load) at the next
-   access that is no MRU hit, or at cs_settle -- the victim's entry, a
-   host cache miss, then has had time to arrive.  The hooks see the same
-   calls in the same order, with the same arguments, but later: the tool
-   calls cs_settle before anything the hooks' outcome must be seen by
-   (its tree, its costs) or that the hooks depend on, and before building
-   the owner of an access that is no MRU hit.  Every function below does
-   it itself, as does every access that is no MRU hit. */
+   leaves and the new line is loaded there (on_evict, on_load) later --
+   the victim's entry, a host cache miss, then has had time to arrive.
+   With the hooks, at the next access that is no MRU hit, or at
+   cs_settle: the hooks see the same calls in the same order, with the
+   same arguments, but later; the tool calls cs_settle before anything
+   the hooks' outcome must be seen by (its tree, its costs) or that the
+   hooks depend on, and cs_settle_hooks before building the owner of an
+   access that is no MRU hit.  With charging (cs_set_charging), up to
+   four fills wait, made in order when their entry is needed or at
+   cs_settle; the costs charged and delivered are the same once settled
+   (cachesim.c: LATE LL FILL), and cs_settle_hooks does nothing.  Every
+   function below settles itself, as does every access that is no MRU hit
+   and does not take the probe's way (cs_l1_probe). */
 void cs_set_late_ll_fill(cs_sim *, int on);
 static inline void cs_settle(cs_sim *);
 

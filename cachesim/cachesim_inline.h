@@ -63,6 +63,8 @@ typedef struct {
 } cs_cache;
 
 #define CS_PF_STREAMS 8
+#define CS_FILL_RING  4            /* fill_slot_now compares all four */
+#define CS_NO_FILL    0xffffffffu
 
 struct cs_sim {
    cs_cache i1, d1, ll;
@@ -86,11 +88,13 @@ struct cs_sim {
    int      has_l2;        /* cs_set_l2 */
    cs_cache l2;
    struct cs_spf *spf;     /* cs_set_stream_prefetch, else NULL */
-   /* the late LL fill (cs_set_late_ll_fill): an LL miss's eviction and
-      load into fill_slot, not made yet */
-   int      late_fill, fill_pending;
-   uint32_t fill_slot;
-   cs_owner fill_owner;
+   /* the late LL fill (cs_set_late_ll_fill): fill_pending LL misses'
+      evictions and loads not made yet (1 at most with the hooks), a ring
+      whose oldest is at fill_first: the LL slots (CS_NO_FILL where none)
+      and the new lines' owners */
+   int      late_fill, fill_pending, fill_first;
+   uint32_t fill_slot[CS_FILL_RING];
+   cs_owner fill_owner[CS_FILL_RING];
 };
 
 void cs__fill_now(cs_sim *s);
@@ -152,10 +156,19 @@ uint32_t cs__set_search(cs_cache *c, uint32_t set_no, uint64_t tag, int *hit)
    return cs__set_search_tell(c, set_no, tag, hit, 1);
 }
 
-/* Complete a late LL fill (see cs_set_late_ll_fill). */
+/* Complete the late LL fills (see cs_set_late_ll_fill). */
 static inline void cs_settle(cs_sim *s)
 {
    if (s->fill_pending)
+      cs__fill_now(s);
+}
+
+/* Before the tool builds an owner (its tree may grow): complete the late
+   fills where the hooks would see them; with charging they wait (see
+   cs_set_late_ll_fill). */
+static inline void cs_settle_hooks(cs_sim *s)
+{
+   if (s->fill_pending && !s->charging)
       cs__fill_now(s);
 }
 

@@ -84,7 +84,7 @@ static inline ULong *slot_at(UInt cost_offset)
 static inline const cs_owner *make_owner(cs_owner *o, ULong *slot)
 {
    if (!cb_clo.cacheuse) return NULL;
-   cs_settle(sim);      /* a late LL fill's hooks before the tree grows */
+   cs_settle_hooks(sim);   /* a late LL fill's hooks before the tree grows */
    o->slot = (void *)((UWord)slot | (cb_cur.collect ? CB_OWNER_COLLECTED : 0));
    o->node = (cb_clo.backdate && cb_cur.es->bd) ? bd_active(cb_cur.es->bd) : NULL;
    o->obj = NULL;

@@ -1647,8 +1647,24 @@ static void ch_evict(void *ctx, int level, const cs_owner *o, uint32_t ac,
 static const cs_hooks ch_hooks = { 0, ch_load, ch_evict, 0 };
 
 /* One run; slots[2][8] get the counters, root[] the root's total. */
-static void charging_run(int charge, uint64_t slots[2][8], uint64_t *root,
-                         uint64_t *nodes_left)
+/* An access the way the tool makes it: the MRU test, the probe of the
+   other ways, then the rest of the miss (cs_l1_probe's contract). */
+static unsigned tool_access(cs_sim *s, int instr, uint64_t a, unsigned size,
+                            const cs_owner *o, int write)
+{
+   cs_probe p;
+   if (instr ? cs_instr_hit(s, a, size)
+       : write ? cs_write_hit(s, a, size) : cs_read_hit(s, a, size))
+      return 0;
+   if (cs_l1_probe(s, &p, instr, a, size))
+      return 0;
+   return cs_l1_finish(s, &p, a, size, o, write);
+}
+
+/* late: LL fills made late (the ring of cs_set_late_ll_fill with
+   charging); *deep counts the accesses after which more than one waited. */
+static void charging_run(int charge, int late, uint64_t slots[2][8],
+                         uint64_t *root, uint64_t *nodes_left, int *deep)
 {
    const cs_geometry l1 = { 512, 2, 64 }, ll = { 2048, 4, 64 };
    cs_options o = { 0, 0, 1, 0 };
@@ -1660,6 +1676,8 @@ static void charging_run(int charge, uint64_t slots[2][8], uint64_t *root,
 
    if (charge)
       cs_set_charging(s, &charging);
+   cs_set_late_ll_fill(s, late);
+   *deep = 0;
    memset(ch_arc_total, 0, sizeof ch_arc_total);
    rng = 0x9E3779B97F4A7C15ull;
    for (i = 0; i < 6000; i++) {
@@ -1678,11 +1696,10 @@ static void charging_run(int charge, uint64_t slots[2][8], uint64_t *root,
       if (r < 10)
          ow.slot = 0;                    /* a forgotten owner */
       if (r < 40)
-         cs_instr(s, LINE(rnd(96)) + rnd(60), 4, &ow);
-      else if (r & 2)
-         cs_write(s, LINE(rnd(96)) + rnd(56), 8, &ow);
+         tool_access(s, 1, LINE(rnd(96)) + rnd(60), 4, &ow, 0);
       else
-         cs_read(s, LINE(rnd(96)) + rnd(56), 8, &ow);
+         tool_access(s, 0, LINE(rnd(96)) + rnd(56), 8, &ow, (r & 2) != 0);
+      *deep += s->fill_pending > 1;
    }
    cs_clear(s);
    bd_get_stats(f, &st);
@@ -1694,16 +1711,24 @@ static void charging_run(int charge, uint64_t slots[2][8], uint64_t *root,
    bd_forest_free(f);
 }
 
-static void charging_vs_hooks(void)
+/* With late, the charging side makes its LL fills late, several waiting
+   at a time, while the tree changes under them (the owners' nodes come
+   from bd_active, calls and returns are not settled first): the same
+   totals once cleared, and the same live nodes. */
+static void charging_vs_hooks(int late, const char *name)
 {
    static uint64_t by_hooks[2][8], by_charge[2][8];
    uint64_t root_h[CH_N], root_c[CH_N], arcs_h[CH_ARCS][CH_N], left_h, left_c;
-   int i, sums = 1;
+   int i, sums = 1, deep;
 
    begin();
-   charging_run(0, by_hooks, root_h, &left_h);
+   memset(by_hooks, 0, sizeof by_hooks);
+   memset(by_charge, 0, sizeof by_charge);
+   charging_run(0, 0, by_hooks, root_h, &left_h, &deep);
    memcpy(arcs_h, ch_arc_total, sizeof arcs_h);
-   charging_run(1, by_charge, root_c, &left_c);
+   charging_run(1, late, by_charge, root_c, &left_c, &deep);
+   if (late)
+      CHECK("fills waiting together", deep > 500, 1);
    CHECK("counters", memcmp(by_hooks, by_charge, sizeof by_hooks), 0);
    CHECK("arcs", memcmp(arcs_h, ch_arc_total, sizeof arcs_h), 0);
    CHECK("root", memcmp(root_h, root_c, sizeof root_h), 0);
@@ -1719,7 +1744,7 @@ static void charging_vs_hooks(void)
          sums = 0;
    }
    CHECK("root total = slot totals", sums, 1);
-   end("charging_vs_hooks");
+   end(name);
 }
 
 int main(void)
@@ -1760,6 +1785,7 @@ int main(void)
    probe_vs_miss(0, 0, 0, "probe_vs_miss/plain");
    probe_vs_miss(1, 0, 1, "probe_vs_miss/cacheuse+wb");
    probe_vs_miss(0, 1, 1, "probe_vs_miss/cacheuse+hwpref");
-   charging_vs_hooks();
+   charging_vs_hooks(0, "charging_vs_hooks");
+   charging_vs_hooks(1, "charging_vs_hooks/late_fill_ring");
    return failures ? 1 : 0;
 }
