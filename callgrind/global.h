@@ -388,6 +388,10 @@ typedef struct JCC {
 typedef struct {
    ULong ecounter;
    JCC  *jcc_list;
+   struct BBCC *plain_next;   /* the cost centre (recursion level 0) that
+                               * followed this exit last time if by a
+                               * plain jump, else NULL (calltrack.c:
+                               * plain_jump) */
 } jmp_data;
 
 typedef struct BBCC {
@@ -409,9 +413,6 @@ typedef struct BBCC {
    ULong   *hist;
    const struct sim_call *hist_calls;
    UInt     hist_n;
-   UShort   plain_exit;       /* 1 + the exit after which lru_next_bbcc
-                               * followed by a plain jump, 0 if it did not
-                               * (calltrack.c: plain_jump) */
    Bool     hist_own;         /* hist is an allocation of its own, not
                                * the tail of the BBCC's (sim.c) */
    jmp_data  jmp[0];
