@@ -1168,10 +1168,56 @@ unsigned cs_l1_finish(cs_sim *s, const cs_probe *p, uint64_t a,
                       unsigned size, const cs_owner *owner, int is_write)
 {
    cs_cache *c = p->l1;
+   uint64_t end = a + size - 1;
+   uint32_t slot = p->slot & ~(uint32_t)(CS_PROBE_SECOND | CS_PROBE_THEN_SECOND);
+   unsigned r;
 
    if (!p->bits)
       return cs__access(s, c, a, size, owner, is_write);
-   return use_l1_missed(s, c, p->slot, a, p->bits, owner, is_write);
+   if (p->slot & CS_PROBE_SECOND)
+      return use_l1_missed(s, c, slot, end, p->bits, owner, is_write);
+   r = use_l1_missed(s, c, slot, a, p->bits, owner, is_write);
+   if (p->slot & CS_PROBE_THEN_SECOND)
+      r |= use_l1_line(s, c, (uint32_t)(end >> c->line_bits) & c->sets_mask,
+                       end, c->last_bits[end & c->line_mask], owner, is_write);
+   return r;
+}
+
+/* The probe of an access crossing into the next line: use_access's two
+   use_l1_line calls, each ending at a miss (the line and what is left
+   recorded in p) or a hit.  The prefetcher, the only thing use_access
+   does before them, is off where the probe applies. */
+int cs__probe_straddle(cs_sim *s, cs_probe *p, cs_cache *c, uint64_t a,
+                       uint64_t end)
+{
+   uint64_t line = a >> c->line_bits;
+   uint32_t bits, slot;
+   int hit;
+
+   (void)s;
+   if ((end >> c->line_bits) != line + 1)
+      return 0;                 /* wider than a line: cs__access says so */
+   bits = c->first_bits[a & c->line_mask];
+   slot = cs__set_search_tell(c, (uint32_t)line & c->sets_mask,
+                              a & c->tag_mask, &hit, 0);
+   if (!hit) {
+      p->slot = slot | CS_PROBE_THEN_SECOND;
+      p->bits = bits;
+      return 0;
+   }
+   c->line[slot].use.count++;
+   c->line[slot].use.mask |= bits;
+   bits = c->last_bits[end & c->line_mask];
+   slot = cs__set_search_tell(c, (uint32_t)(line + 1) & c->sets_mask,
+                              end & c->tag_mask, &hit, 0);
+   if (!hit) {
+      p->slot = slot | CS_PROBE_SECOND;
+      p->bits = bits;
+      return 0;
+   }
+   c->line[slot].use.count++;
+   c->line[slot].use.mask |= bits;
+   return 1;
 }
 
 /* ------------------------------------------------------------------------

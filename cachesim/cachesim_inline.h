@@ -330,17 +330,28 @@ static inline unsigned cs_write_miss(cs_sim *s, uint64_t a, unsigned size,
    cs_read_miss(s, a, n, o) is
    cs_l1_probe(s, &p, 0, a, n) ? 0 : cs_l1_finish(s, &p, a, n, o, 0).
    The probe searches only where the miss path can go on from its search
-   (cacheuse, no write-back, no prefetcher, no L2, no D1 victim observer,
-   one line: s->probe_ok and the access); elsewhere it returns 0 at once
-   and cs_l1_finish makes the whole access.  A probe
-   that hits reads and changes nothing below L1: it does not settle. */
+   (cacheuse, no write-back, no prefetcher, no L2, no D1 victim observer:
+   s->probe_ok); elsewhere it returns 0 at once and cs_l1_finish makes the
+   whole access.  An access crossing into the next line (an instruction
+   at a line's end, mostly) is probed line by line, as the slow path
+   takes it (cs__probe_straddle).  A probe that hits reads and changes
+   nothing below L1: it does not settle. */
 typedef struct {      /* 16 bytes: passed by value in two registers */
    cs_cache *l1;
-   uint32_t  slot;     /* the set's victim way, now the line's */
-   uint32_t  bits;     /* the access's use-mask bits; 0: not probed (an
-                          access sets at least one), and cs_l1_finish
+   uint32_t  slot;     /* the set's victim way, now the line's; with a
+                          straddling access, | CS_PROBE_SECOND when the
+                          miss is its second line, | CS_PROBE_THEN_SECOND
+                          when it is the first and the second is still
+                          to be looked up */
+   uint32_t  bits;     /* the missing line's use-mask bits; 0: not probed
+                          (an access sets at least one), and cs_l1_finish
                           makes the whole access */
 } cs_probe;
+
+enum { CS_PROBE_SECOND = 1u << 31, CS_PROBE_THEN_SECOND = 1u << 30 };
+
+int cs__probe_straddle(cs_sim *s, cs_probe *p, cs_cache *c, uint64_t a,
+                       uint64_t end);
 
 static inline __attribute__((always_inline))
 int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a, unsigned size)
@@ -351,8 +362,10 @@ int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a, unsigned size)
 
    p->l1 = c;
    p->bits = 0;
-   if (!s->probe_ok || (a >> c->line_bits) != (end >> c->line_bits))
+   if (!s->probe_ok)
       return 0;
+   if ((a >> c->line_bits) != (end >> c->line_bits))
+      return cs__probe_straddle(s, p, c, a, end);
    p->bits = cs__span_bits(c, a, end);
    p->slot = cs__set_search_tell(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
                                  a & c->tag_mask, &hit, 0);

@@ -1375,6 +1375,7 @@ static void probe_vs_miss(int wb, int hwpref, int use, const char *name)
    cs_sim *miss = mk(&L1, &LL4, wb, hwpref, use);
    uint64_t h_probe = 0xcbf29ce484222325ull, h_miss = h_probe;
    unsigned x = 4711, i, diff_r = 0, diff_h = 0, hits = 0, finished = 0;
+   unsigned straddle_hits = 0, straddle_finished = 0;
    int applies = use && !wb && !hwpref;
 
    begin();
@@ -1393,9 +1394,11 @@ static void probe_vs_miss(int wb, int hwpref, int use, const char *name)
       a = BASE + (x >> 8) % (64 * 48);   /* 48 lines: 12 per L1 set */
       if (cs_l1_probe(probe, &p, kind == 2, a, size)) {
          hits++;
+         straddle_hits += (a & 63) + size > 64;
          r_probe = 0;
       } else {
          finished++;
+         straddle_finished += (a & 63) + size > 64 && p.bits;
          r_probe = cs_l1_finish(probe, &p, a, size, &o, kind == 1);
       }
       h_probe = fold_events(h_probe);
@@ -1419,6 +1422,9 @@ static void probe_vs_miss(int wb, int hwpref, int use, const char *name)
    if (applies) {
       CHECK("other-way hits", hits > 2000, 1);
       CHECK("misses finished", finished > 2000, 1);
+      /* crossing into the next line: both lines hit, or one missed */
+      CHECK("straddles that hit", straddle_hits > 20, 1);   /* 76 */
+      CHECK("straddles finished from the probe", straddle_finished > 100, 1);
    } else {
       CHECK("probes that hit where it does not apply", hits, 0);
    }
@@ -1698,7 +1704,7 @@ static void charging_run(int charge, int late, uint64_t slots[2][8],
       if (r < 40)
          tool_access(s, 1, LINE(rnd(96)) + rnd(60), 4, &ow, 0);
       else
-         tool_access(s, 0, LINE(rnd(96)) + rnd(56), 8, &ow, (r & 2) != 0);
+         tool_access(s, 0, LINE(rnd(96)) + rnd(62), 8, &ow, (r & 2) != 0);
       *deep += s->fill_pending > 1;
    }
    cs_clear(s);
