@@ -1183,40 +1183,44 @@ unsigned cs_l1_finish(cs_sim *s, const cs_probe *p, uint64_t a,
    return r;
 }
 
+/* One line of a straddling access's probe: the line of address a looked
+   up; on a hit it gets the access's bits.  *slot: its way, or the
+   victim's now the line's. */
+static int probe_line(cs_cache *c, uint64_t a, uint32_t bits, uint32_t *slot)
+{
+   int hit;
+   *slot = cs__set_search_tell(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
+                               a & c->tag_mask, &hit, 0);
+   if (hit) {
+      c->line[*slot].use.count++;
+      c->line[*slot].use.mask |= bits;
+   }
+   return hit;
+}
+
 /* The probe of an access crossing into the next line: use_access's two
    use_l1_line calls, each ending at a miss (the line and what is left
    recorded in p) or a hit.  The prefetcher, the only thing use_access
    does before them, is off where the probe applies. */
-int cs__probe_straddle(cs_sim *s, cs_probe *p, cs_cache *c, uint64_t a,
+int cs__probe_straddle(cs_probe *p, cs_cache *c, uint64_t a,
                        uint64_t end)
 {
-   uint64_t line = a >> c->line_bits;
-   uint32_t bits, slot;
-   int hit;
+   uint32_t first = c->first_bits[a & c->line_mask];
+   uint32_t last = c->last_bits[end & c->line_mask];
+   uint32_t slot;
 
-   (void)s;
-   if ((end >> c->line_bits) != line + 1)
+   if ((end >> c->line_bits) != (a >> c->line_bits) + 1)
       return 0;                 /* wider than a line: cs__access says so */
-   bits = c->first_bits[a & c->line_mask];
-   slot = cs__set_search_tell(c, (uint32_t)line & c->sets_mask,
-                              a & c->tag_mask, &hit, 0);
-   if (!hit) {
+   if (!probe_line(c, a, first, &slot)) {
       p->slot = slot | CS_PROBE_THEN_SECOND;
-      p->bits = bits;
+      p->bits = first;
       return 0;
    }
-   c->line[slot].use.count++;
-   c->line[slot].use.mask |= bits;
-   bits = c->last_bits[end & c->line_mask];
-   slot = cs__set_search_tell(c, (uint32_t)(line + 1) & c->sets_mask,
-                              end & c->tag_mask, &hit, 0);
-   if (!hit) {
+   if (!probe_line(c, end, last, &slot)) {
       p->slot = slot | CS_PROBE_SECOND;
-      p->bits = bits;
+      p->bits = last;
       return 0;
    }
-   c->line[slot].use.count++;
-   c->line[slot].use.mask |= bits;
    return 1;
 }
 

@@ -350,7 +350,7 @@ typedef struct {      /* 16 bytes: passed by value in two registers */
 
 enum { CS_PROBE_SECOND = 1u << 31, CS_PROBE_THEN_SECOND = 1u << 30 };
 
-int cs__probe_straddle(cs_sim *s, cs_probe *p, cs_cache *c, uint64_t a,
+int cs__probe_straddle(cs_probe *p, cs_cache *c, uint64_t a,
                        uint64_t end);
 
 static inline __attribute__((always_inline))
@@ -365,7 +365,7 @@ int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a, unsigned size)
    if (!s->probe_ok)
       return 0;
    if ((a >> c->line_bits) != (end >> c->line_bits))
-      return cs__probe_straddle(s, p, c, a, end);
+      return cs__probe_straddle(p, c, a, end);
    p->bits = cs__span_bits(c, a, end);
    p->slot = cs__set_search_tell(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
                                  a & c->tag_mask, &hit, 0);
