@@ -903,6 +903,10 @@ void cs__fill_now(cs_sim *s)
       fill_oldest(s);
 }
 
+/* (The four compares are the ring: a ring of another size fails to
+   compile here.) */
+typedef char cs_fill_ring_is_four[CS_FILL_RING == 4 ? 1 : -1];
+
 static int fill_pending_for(const cs_sim *s, uint32_t slot)
 {
    const uint32_t *f = s->fill_slot;
@@ -921,6 +925,7 @@ static void fill_slot_now(cs_sim *s, uint32_t slot)
    for the narrow stores that just built it (see load_line). */
 static unsigned fill_later(cs_sim *s, uint32_t slot, const cs_owner *owner)
 {
+   static const cs_owner nobody;
    int i;
    cs_owner *o;
 
@@ -930,11 +935,8 @@ static unsigned fill_later(cs_sim *s, uint32_t slot, const cs_owner *owner)
    o = &s->fill_owner[i];
    s->fill_slot[i] = slot;
    s->fill_pending++;
-   if (!owner) {
-      o->slot = o->node = o->obj = 0;
-      o->obj_off = 0;
-      return CS_LL_MISS;
-   }
+   if (!owner)
+      owner = &nobody;
    o->slot = owner->slot;
    o->node = owner->node;
    o->obj = owner->obj;
@@ -1164,64 +1166,57 @@ unsigned cs__access(cs_sim *s, cs_cache *l1, uint64_t a, unsigned size,
 /* The split miss (cs_l1_probe, cs_l1_finish): the probe is use_l1_line's
    set search, made before the owner exists; where it does not apply,
    cs_l1_finish makes the whole access. */
-unsigned cs_l1_finish(cs_sim *s, const cs_probe *p, uint64_t a,
-                      unsigned size, const cs_owner *owner, int is_write)
+/* The rest of a straddling access whose probe missed a line (the
+   first, with the second still to look up, or the second). */
+static __attribute__((noinline))
+unsigned finish_straddle(cs_sim *s, const cs_probe *p, uint64_t a,
+                         unsigned size, const cs_owner *owner, int is_write)
 {
    cs_cache *c = p->l1;
    uint64_t end = a + size - 1;
    uint32_t slot = p->slot & ~(uint32_t)(CS_PROBE_SECOND | CS_PROBE_THEN_SECOND);
    unsigned r;
 
-   if (!p->bits)
-      return cs__access(s, c, a, size, owner, is_write);
    if (p->slot & CS_PROBE_SECOND)
       return use_l1_missed(s, c, slot, end, p->bits, owner, is_write);
    r = use_l1_missed(s, c, slot, a, p->bits, owner, is_write);
-   if (p->slot & CS_PROBE_THEN_SECOND)
-      r |= use_l1_line(s, c, (uint32_t)(end >> c->line_bits) & c->sets_mask,
-                       end, c->last_bits[end & c->line_mask], owner, is_write);
-   return r;
+   return r | use_l1_line(s, c, (uint32_t)(end >> c->line_bits) & c->sets_mask,
+                          end, c->last_bits[end & c->line_mask], owner,
+                          is_write);
 }
 
-/* One line of a straddling access's probe: the line of address a looked
-   up; on a hit it gets the access's bits.  *slot: its way, or the
-   victim's now the line's. */
-static int probe_line(cs_cache *c, uint64_t a, uint32_t bits, uint32_t *slot)
+unsigned cs_l1_finish(cs_sim *s, const cs_probe *p, uint64_t a,
+                      unsigned size, const cs_owner *owner, int is_write)
 {
-   int hit;
-   *slot = cs__set_search_tell(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
-                               a & c->tag_mask, &hit, 0);
-   if (hit) {
-      c->line[*slot].use.count++;
-      c->line[*slot].use.mask |= bits;
-   }
-   return hit;
+   if (!p->bits)
+      return cs__access(s, p->l1, a, size, owner, is_write);
+   if (p->slot & (CS_PROBE_SECOND | CS_PROBE_THEN_SECOND))
+      return finish_straddle(s, p, a, size, owner, is_write);
+   return use_l1_missed(s, p->l1, p->slot, a, p->bits, owner, is_write);
 }
 
 /* The probe of an access crossing into the next line: use_access's two
    use_l1_line calls, each ending at a miss (the line and what is left
    recorded in p) or a hit.  The prefetcher, the only thing use_access
    does before them, is off where the probe applies. */
-int cs__probe_straddle(cs_probe *p, cs_cache *c, uint64_t a,
-                       uint64_t end)
+cs_probe cs__probe_straddle(cs_cache *c, uint64_t a, uint64_t end)
 {
    uint32_t first = c->first_bits[a & c->line_mask];
    uint32_t last = c->last_bits[end & c->line_mask];
-   uint32_t slot;
+   cs_probe p = { c, 0, 0 };
 
    if ((end >> c->line_bits) != (a >> c->line_bits) + 1)
-      return 0;                 /* wider than a line: cs__access says so */
-   if (!probe_line(c, a, first, &slot)) {
-      p->slot = slot | CS_PROBE_THEN_SECOND;
-      p->bits = first;
-      return 0;
+      return p;                 /* wider than a line: cs__access says so */
+   if (!cs__probe_line(c, a, first, &p.slot)) {
+      p.slot |= CS_PROBE_THEN_SECOND;
+      p.bits = first;
+   } else if (!cs__probe_line(c, end, last, &p.slot)) {
+      p.slot |= CS_PROBE_SECOND;
+      p.bits = last;
+   } else {
+      p.slot = CS_PROBE_HIT;
    }
-   if (!probe_line(c, end, last, &slot)) {
-      p->slot = slot | CS_PROBE_SECOND;
-      p->bits = last;
-      return 0;
-   }
-   return 1;
+   return p;
 }
 
 /* ------------------------------------------------------------------------

@@ -63,7 +63,7 @@ typedef struct {
 } cs_cache;
 
 #define CS_PF_STREAMS 8
-#define CS_FILL_RING  4            /* fill_slot_now compares all four */
+#define CS_FILL_RING  4            /* fill_pending_for compares all four */
 #define CS_NO_FILL    0xffffffffu
 
 struct cs_sim {
@@ -348,32 +348,46 @@ typedef struct {      /* 16 bytes: passed by value in two registers */
                           makes the whole access */
 } cs_probe;
 
-enum { CS_PROBE_SECOND = 1u << 31, CS_PROBE_THEN_SECOND = 1u << 30 };
+enum { CS_PROBE_SECOND = 1u << 31, CS_PROBE_THEN_SECOND = 1u << 30,
+       CS_PROBE_HIT = 1u << 29 };
 
-int cs__probe_straddle(cs_probe *p, cs_cache *c, uint64_t a,
-                       uint64_t end);
+/* The probe of a straddling access, returned by value (a probe whose
+   address escaped into a call would keep its caller from tail-calling
+   the miss path): slot CS_PROBE_HIT when both lines hit. */
+cs_probe cs__probe_straddle(cs_cache *c, uint64_t a, uint64_t end);
+
+/* The probe's look-up of the line of address a, all in one line of c:
+   on a hit the line gets the access's bits.  *slot: its way, or the
+   victim's, now the line's. */
+static inline __attribute__((always_inline))
+int cs__probe_line(cs_cache *c, uint64_t a, uint32_t bits, uint32_t *slot)
+{
+   int hit;
+   *slot = cs__set_search_tell(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
+                               a & c->tag_mask, &hit, 0);
+   if (hit) {
+      c->line[*slot].use.count++;
+      c->line[*slot].use.mask |= bits;
+   }
+   return hit;
+}
 
 static inline __attribute__((always_inline))
 int cs_l1_probe(cs_sim *s, cs_probe *p, int instr, uint64_t a, unsigned size)
 {
    cs_cache *c = instr ? &s->i1 : &s->d1;
    uint64_t end = a + size - 1;
-   int hit;
 
    p->l1 = c;
    p->bits = 0;
    if (!s->probe_ok)
       return 0;
-   if ((a >> c->line_bits) != (end >> c->line_bits))
-      return cs__probe_straddle(p, c, a, end);
+   if ((a >> c->line_bits) != (end >> c->line_bits)) {
+      *p = cs__probe_straddle(c, a, end);
+      return p->slot == CS_PROBE_HIT;
+   }
    p->bits = cs__span_bits(c, a, end);
-   p->slot = cs__set_search_tell(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
-                                 a & c->tag_mask, &hit, 0);
-   if (!hit)
-      return 0;
-   c->line[p->slot].use.count++;
-   c->line[p->slot].use.mask |= p->bits;
-   return 1;
+   return cs__probe_line(c, a, p->bits, &p->slot);
 }
 unsigned cs_l1_finish(cs_sim *s, const cs_probe *p, uint64_t a,
                       unsigned size, const cs_owner *owner, int is_write);
