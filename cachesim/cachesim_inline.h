@@ -70,6 +70,7 @@ struct cs_sim {
    cs_cache i1, d1, ll;
    int      use, wb, hwpref;
    int      probe_ok;      /* cs_l1_probe applies (cs__probe_update) */
+   int      common_miss;   /* an L1 miss may take common_l1_miss (cachesim.c) */
    int      collect;
    cs_hooks hooks;
    int      charging;      /* cs_set_charging: charge instead of the hooks */
