@@ -284,6 +284,7 @@ void cs__init_cache(cs_cache *c, const cs_geometry *g, int use,
    c->line_size = g->line_size;
    c->sets = g->size / g->line_size / g->assoc;
    c->sets_mask = (uint32_t)c->sets - 1;
+   c->slots = (uint32_t)c->sets * (uint32_t)c->assoc;
    c->line_mask = (uint32_t)c->line_size - 1;
    c->line_bits = log2_exact((uint32_t)c->line_size);
    tag_shift = c->line_bits + log2_exact((uint32_t)c->sets);
@@ -405,18 +406,20 @@ void cs_set_collect(cs_sim *s, int collecting)
 }
 
 void cs_plan_fetch(const cs_sim *s, uint64_t a, unsigned len,
-                   cs_fetch_plan *p)
+                   cs_fetch_plan *p, uint32_t *second_bits)
 {
    const cs_cache *c = &s->i1;
    uint64_t line = a >> c->line_bits, end = a + len - 1;
+   int crosses = (end >> c->line_bits) != line;
 
+   if (crosses && (end >> c->line_bits) != line + 1)
+      cs__too_wide();
    p->slot0 = (uint32_t)((line & c->sets_mask) * (uint64_t)c->assoc);
    p->key = s->use ? a & c->tag_mask : line;
-   p->bits = 0;
-   if ((end >> c->line_bits) != line)
-      return;
-   /* (without cacheuse any nonzero value says "planned") */
-   p->bits = s->use ? cs__span_bits(c, a, end) : 1;
+   /* (without cacheuse the bits are not used: 1 says "planned") */
+   p->bits = !s->use ? 1 : crosses ? c->first_bits[a & c->line_mask]
+                                   : cs__span_bits(c, a, end);
+   *second_bits = !crosses ? 0 : s->use ? c->last_bits[end & c->line_mask] : 1;
 }
 
 void cs_set_late_ll_fill(cs_sim *s, int on)

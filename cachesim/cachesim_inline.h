@@ -48,6 +48,7 @@ typedef struct {
    uint32_t  sets_mask;    /* sets - 1 */
    uint32_t  line_mask;    /* line_size - 1 */
    int       assoc, line_bits, line_size, size, sets;
+   uint32_t  slots;        /* sets * assoc */
    /* cacheuse only */
    cs_line  *line;         /* per slot (set * assoc + way number) */
    void     *line_mem;     /* line's allocation (line is aligned in it) */
@@ -417,20 +418,24 @@ static inline void cs_instr_hits(cs_sim *s, uint64_t a, uint64_t end,
 }
 
 /* A fetch group whose address is known before it runs (an instrumented
-   block's: its instructions are contiguous and inside one I1 line).  Its
-   I1 set, its tag and the mask of the bytes it covers depend on the
-   address only, so cs_plan_fetch works them out once, and at every run
-   the MRU test is a load and a compare, and the use update one add and
-   one OR for the whole group.  bits is 0 when there is no plan (the
-   group crosses a line: it takes cs_instr's way). */
+   block's: its instructions are contiguous and inside one I1 line, or it
+   is one instruction crossing into the next line).  Its I1 set, its tag
+   and the mask of the bytes it covers depend on the address only, so
+   cs_plan_fetch works them out once, and at every run the MRU test is a
+   load and a compare, and the use update one add and one OR for the
+   whole group.  For a group crossing into the next line the plan is its
+   first line's, and *second_bits (otherwise 0) the use-mask bits of its
+   bytes in the second (without cacheuse 1), whose set follows: those
+   fetches, at the end of a line in a loop, were a fifth of the replay's
+   time on a matrix multiply, working both lines out at every run. */
 typedef struct {
    uint64_t key;     /* the MRU way's tag bits (cacheuse) or line number */
    uint32_t slot0;   /* first slot of its set */
-   uint32_t bits;    /* use-mask bits of its bytes; 0: not planned */
+   uint32_t bits;    /* use-mask bits of its bytes in the (first) line */
 } cs_fetch_plan;
 
 void cs_plan_fetch(const cs_sim *s, uint64_t a, unsigned len,
-                   cs_fetch_plan *p);
+                   cs_fetch_plan *p, uint32_t *second_bits);
 
 /* The n fetches planned in p, when their line is the MRU way of its set:
    the effect of cs_instr for the first and cs_instr_hits for the others,
@@ -452,10 +457,41 @@ static inline int cs__planned_hit(cs_cache *c, const cs_fetch_plan *p,
    return 1;
 }
 
-static inline int cs_planned_fetch_hit(cs_sim *s, const cs_fetch_plan *p,
-                                       unsigned n)
+/* The planned fetch crossing into the next line: cs__i1_straddle_hit
+   from the plan.  The second line's set is the next one (set 0 after
+   the last, where its tag is one more). */
+static inline int cs__planned_straddle_hit(cs_cache *c, const cs_fetch_plan *p,
+                                           uint32_t second_bits, int use)
 {
-   return cs__planned_hit(&s->i1, p, n, s->use);
+   uint32_t slot2 = p->slot0 + (uint32_t)c->assoc;
+   uint64_t key2 = p->key + (use ? 0 : 1), e1, e2;
+   cs_use *u1, *u2;
+
+   if (slot2 == c->slots) {
+      slot2 = 0;
+      if (use)
+         key2 += ~c->tag_mask + 1;
+   }
+   e1 = c->tags[p->slot0];
+   e2 = c->tags[slot2];
+   if (!use)
+      return e1 == p->key && e2 == key2;
+   if ((e1 & c->tag_mask) != p->key || (e2 & c->tag_mask) != key2)
+      return 0;
+   u1 = &c->line[p->slot0 + (e1 & ~c->tag_mask)].use;
+   u2 = &c->line[slot2 + (e2 & ~c->tag_mask)].use;
+   u1->count++;
+   u1->mask |= p->bits;
+   u2->count++;
+   u2->mask |= second_bits;
+   return 1;
+}
+
+static inline int cs_planned_fetch_hit(cs_sim *s, const cs_fetch_plan *p,
+                                       unsigned n, uint32_t second_bits)
+{
+   return second_bits ? cs__planned_straddle_hit(&s->i1, p, second_bits, s->use)
+                      : cs__planned_hit(&s->i1, p, n, s->use);
 }
 
 #endif /* CACHESIM_INLINE_H */

@@ -198,8 +198,11 @@ typedef struct sim_call {
    UChar    n_acc;
    UChar    guarded;         /* its one access runs only under a guard */
    struct { UInt cost; UShort size; UChar write, modify; } acc[3];
+   UInt     fplan_second;    /* the plan's second line, if it crosses one */
    cs_fetch_plan fplan;      /* the group's I1 lookup, worked out once */
 } sim_call;
+/* (one host cache line: fplan_second fills what was padding) */
+typedef char sim_call_is_64_bytes[sizeof(sim_call) == 64 ? 1 : -1];
 
 /* Ir of the group's n instructions after the first: they hit. Their cost
  * slots follow the first one's, cb_n_events apart. */
@@ -421,11 +424,11 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    for (; c < end; a += c->n_acc, c++) {
       n_ir += c->n_fetch;
       if (c->n_fetch && !CUT_BEFORE(3)) {
-         /* a group inside one line has a plan; one crossing into the next
-          * line has none, and is one instruction (no other can join it) */
-         Bool hit = LIKELY(c->fplan.bits)
+         /* one crossing into the next line is one instruction (no other
+          * can join it) */
+         Bool hit = LIKELY(!c->fplan_second)
                     ? cs__planned_hit(&s->i1, &c->fplan, c->n_fetch, use)
-                    : cs__i1_straddle_hit(s, c->fetch_addr, c->fetch_size);
+                    : cs__planned_straddle_hit(&s->i1, &c->fplan, c->fplan_second, use);
          if (!hit) {
             fetch_not_mru(c);
             if (use && c->n_fetch > 1)
@@ -635,7 +638,7 @@ static void emit_sim_call(Bool fetch, data_access *acc, Int n, IRExpr *guard)
       c->fetch_cost = cur_block.grp_first * cb_n_events;
       c->n_fetch = cur_block.grp_n;
       c->fetch_len = cur_block.grp_len;
-      cs_plan_fetch(sim, c->fetch_addr, c->fetch_len, &c->fplan);
+      cs_plan_fetch(sim, c->fetch_addr, c->fetch_len, &c->fplan, &c->fplan_second);
    }
    c->n_acc = n;
    c->guarded = cur_block.defer && guard != NULL;
