@@ -112,13 +112,13 @@ static void out_subpos(Addr now, Addr before, Bool hex)
 {
    Long diff = (Long)now - (Long)before;
    if (cb_clo.compress_pos && before > 0 && diff > -100 && diff < 100) {
-      if (diff > 0) cb_out_printf(&out, "+%lld", diff);
-      else if (diff == 0) out_str("*");
-      else cb_out_printf(&out, "%lld", diff);
+      if (diff > 0) out_str("+");
+      if (diff == 0) out_str("*");
+      else cb_out_i64(&out, diff);
    } else if (hex) {
       cb_out_printf(&out, "%#lx", (UWord)now);
    } else {
-      cb_out_printf(&out, "%lu", (UWord)now);
+      cb_out_u64(&out, (ULong)now);
    }
 }
 
@@ -139,7 +139,10 @@ static void out_costs_n(const ULong *c, Bool trim)
 {
    Int n = cb_n_events, i;
    while (trim && n > 1 && c[n - 1] == 0) n--;
-   for (i = 0; i < n; i++) cb_out_printf(&out, " %llu", c[i]);
+   for (i = 0; i < n; i++) {
+      out_str(" ");
+      cb_out_u64(&out, c[i]);
+   }
    out_str("\n");
 }
 
@@ -698,20 +701,24 @@ static Bool is_backdated_event(Int e)
        || e == EV_L2ldB || e == EV_Pfu || e == EV_Pfx;
 }
 
+/* One pass over the cost centres for all such events (a pass each went
+ * over every cost array of a large profile several times). */
 static void add_backdated_totals(ULong *summary)
 {
    Word i, n = VG_(sizeXA)(dump_list);
-   Int e;
-   for (e = 0; e < EV_COUNT; e++) {
-      Int pos = cb_ev_pos[e];
-      if (pos < 0 || !is_backdated_event(e)) continue;
-      for (i = 0; i < n; i++) {
-         const BBCC *b = *(BBCC **)VG_(indexXA)(dump_list, i);
-         UInt k;
-         if (b->skipped) summary[pos] += b->skipped[pos];
-         if (!b->cost) continue;
-         for (k = 0; k < b->bb->instr_count; k++)
-            summary[pos] += b->cost[(SizeT)k * cb_n_events + pos];
+   Int e, pos[EV_COUNT], n_pos = 0, j;
+   for (e = 0; e < EV_COUNT; e++)
+      if (cb_ev_pos[e] >= 0 && is_backdated_event(e)) pos[n_pos++] = cb_ev_pos[e];
+   if (n_pos == 0) return;
+   for (i = 0; i < n; i++) {
+      const BBCC *b = *(BBCC **)VG_(indexXA)(dump_list, i);
+      UInt k;
+      if (b->skipped)
+         for (j = 0; j < n_pos; j++) summary[pos[j]] += b->skipped[pos[j]];
+      if (!b->cost) continue;
+      for (k = 0; k < b->bb->instr_count; k++) {
+         const ULong *c = b->cost + (SizeT)k * cb_n_events;
+         for (j = 0; j < n_pos; j++) summary[pos[j]] += c[pos[j]];
       }
    }
 }

@@ -593,6 +593,8 @@ void cb_out_start(cb_outfile *f, Int fd, const HChar *name, const HChar *what);
 void cb_out_flush(cb_outfile *f);
 void cb_out_str(cb_outfile *f, const HChar *s);
 void cb_out_printf(cb_outfile *f, const HChar *fmt, ...) PRINTF_CHECK(2, 3);
+void cb_out_u64(cb_outfile *f, ULong v);   /* decimal */
+void cb_out_i64(cb_outfile *f, Long v);
 void cb_out_finish(cb_outfile *f);   /* flush and close */
 void cb_write_cmd_line(cb_outfile *f);  /* the profile's cmd: line */
 const HChar *cb_open_error_text(UWord err);   /* why an open failed */

@@ -456,6 +456,16 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    run[HOT_POS(EV_Dw)] += n_dw;
 }
 
+/* Whether calls c can be counted in b's histogram: they are the calls
+ * it counts, or the block's current ones (replay_counted attaches them).
+ * Those of an older translation, still running, are not: replay_all.
+ * The histogram's calls are tested first because the cost centre is at
+ * hand, where the block's BB would mostly be a host cache miss. */
+static inline Bool counted_calls(const BBCC *b, const sim_call *c)
+{
+   return c == b->hist_calls || c == b->bb->sim_calls;
+}
+
 void cb_sim_replay(void)
 {
    const sim_call *c = cb_replay_calls, *end = c + cb_replay_n;
@@ -464,7 +474,7 @@ void cb_sim_replay(void)
    if (c == end || CUT_BEFORE(2)) return;
    if (CB_SIM_STATS) { hot_stat.replays++; hot_stat.replayed += end - c; }
    if (!replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || cb_replay_split
-       || c != cb_cur.bbcc->bb->sim_calls)   /* (an older translation's) */
+       || !counted_calls(cb_cur.bbcc, c))
       replay_all(c, end, replay_addr);
    else if (sim->use) replay_counted(c, end, replay_addr, True);
    else replay_counted(c, end, replay_addr, False);
