@@ -894,6 +894,30 @@ static void prefetch_merge_entry(const cs_sim *s, const cs_cache *c,
    arcs, not what reaches them (the tree's statistics may count a node
    more or less at a time).  The tool need not settle before building an
    owner then (cs_settle_hooks). */
+/* The common miss's fill (s->common_miss: charging, no side array, no
+   prefetched LL lines): evict_ll and load_line_ref for that case alone. */
+static void common_fill(cs_sim *s, uint32_t slot, const cs_owner *owner)
+{
+   cs_cache *ll = &s->ll;
+   cs_line *ln = &ll->line[slot];
+
+   if (ll->merge->pending && ll->merge->slot == slot)
+      merge_now(ll);            /* the entry is read now */
+   if (ln->owned) {
+      uint32_t accost = 0, sploss = 0;
+      if (ln->use.count > 0 && s->collect) {
+         accost = access_cost(ln->use.count);
+         sploss = cs__spatial_loss(ll, ln->use.mask);
+      }
+      charge_evict(&s->charge, 2, ln, accost, sploss);
+   }
+   ln->use.count = 0;
+   ln->use.mask = 0;
+   ln->owner.slot = owner->slot;
+   ln->owner.node = owner->node;   /* its reference taken at the miss */
+   ln->owned = CS_OWNED;
+}
+
 static void fill_oldest(cs_sim *s)
 {
    int i = s->fill_first;
@@ -902,6 +926,10 @@ static void fill_oldest(cs_sim *s)
    s->fill_slot[i] = CS_NO_FILL;
    s->fill_first = (i + 1) % CS_FILL_RING;
    s->fill_pending--;
+   if (s->common_miss) {
+      common_fill(s, slot, &s->fill_owner[i]);
+      return;
+   }
    evict_ll(s, slot);
    load_line_ref(s, &s->ll, 2, slot, 0, 0, &s->fill_owner[i], !s->charging);
 }
