@@ -218,7 +218,7 @@ int cs_geometry_desc(const cs_geometry *g, char *buf, int bufsize)
 
 static unsigned n_slots(const cs_cache *c)
 {
-   return (unsigned)c->sets * (unsigned)c->assoc;
+   return c->slots;
 }
 
 /* Mask bits of the bytes from offset to the line's end (first_bits) and
@@ -894,6 +894,7 @@ static void prefetch_merge_entry(const cs_sim *s, const cs_cache *c,
    arcs, not what reaches them (the tree's statistics may count a node
    more or less at a time).  The tool need not settle before building an
    owner then (cs_settle_hooks). */
+
 /* The common miss's fill (s->common_miss: charging, no side array, no
    prefetched LL lines): evict_ll and load_line_ref for that case alone. */
 static void common_fill(cs_sim *s, uint32_t slot, const cs_owner *owner)

@@ -225,32 +225,44 @@ static inline int cs__l1_mru_hit(cs_sim *s, cs_cache *c, uint64_t a,
    straddle, so only fetches have this case; I1 has no prefetcher or
    write-through that a hit would have to tell.  0 for a fetch inside
    one line (cs__l1_mru_hit's case). */
+/* Both lines of a crossing fetch: each the MRU way of its set (slot1,
+   slot2 its first slots; key1, key2 its tag bits with cacheuse, else
+   its line number), and with cacheuse counted and marked (bits1,
+   bits2).  This test and its planned twin share it. */
+static inline int cs__both_mru(cs_cache *c, uint32_t slot1, uint64_t key1,
+                               uint32_t bits1, uint32_t slot2, uint64_t key2,
+                               uint32_t bits2, int use)
+{
+   uint64_t e1 = c->tags[slot1], e2 = c->tags[slot2];
+   cs_use *u1, *u2;
+
+   if (!use)
+      return e1 == key1 && e2 == key2;
+   if ((e1 & c->tag_mask) != key1 || (e2 & c->tag_mask) != key2)
+      return 0;
+   u1 = &c->line[slot1 + (e1 & ~c->tag_mask)].use;
+   u2 = &c->line[slot2 + (e2 & ~c->tag_mask)].use;
+   u1->count++;
+   u1->mask |= bits1;
+   u2->count++;
+   u2->mask |= bits2;
+   return 1;
+}
+
 static inline int cs__i1_straddle_hit(cs_sim *s, uint64_t a, unsigned size)
 {
    cs_cache *c = &s->i1;
    uint64_t end = a + size - 1;
    uint64_t line1 = a >> c->line_bits, line2 = end >> c->line_bits;
-   uint64_t slot1, slot2, e1, e2;
-   cs_use *u1, *u2;
 
    if (line2 != line1 + 1)
       return 0;
-   slot1 = (line1 & c->sets_mask) * (uint64_t)c->assoc;
-   slot2 = (line2 & c->sets_mask) * (uint64_t)c->assoc;
-   e1 = c->tags[slot1];
-   e2 = c->tags[slot2];
-   if (!s->use)
-      return e1 == line1 && e2 == line2;
-   if ((e1 & c->tag_mask) != (a & c->tag_mask)
-       || (e2 & c->tag_mask) != (end & c->tag_mask))
-      return 0;
-   u1 = &c->line[slot1 + (e1 & ~c->tag_mask)].use;
-   u2 = &c->line[slot2 + (e2 & ~c->tag_mask)].use;
-   u1->count++;
-   u1->mask |= c->first_bits[a & c->line_mask];
-   u2->count++;
-   u2->mask |= c->last_bits[end & c->line_mask];
-   return 1;
+   return cs__both_mru(c, (uint32_t)((line1 & c->sets_mask) * (uint64_t)c->assoc),
+                       s->use ? a & c->tag_mask : line1,
+                       s->use ? c->first_bits[a & c->line_mask] : 0,
+                       (uint32_t)((line2 & c->sets_mask) * (uint64_t)c->assoc),
+                       s->use ? end & c->tag_mask : line2,
+                       s->use ? c->last_bits[end & c->line_mask] : 0, s->use);
 }
 
 /* The I1 MRU hit, straddling fetches included. */
@@ -464,27 +476,14 @@ static inline int cs__planned_straddle_hit(cs_cache *c, const cs_fetch_plan *p,
                                            uint32_t second_bits, int use)
 {
    uint32_t slot2 = p->slot0 + (uint32_t)c->assoc;
-   uint64_t key2 = p->key + (use ? 0 : 1), e1, e2;
-   cs_use *u1, *u2;
+   uint64_t key2 = p->key + (use ? 0 : 1);
 
    if (slot2 == c->slots) {
       slot2 = 0;
       if (use)
          key2 += ~c->tag_mask + 1;
    }
-   e1 = c->tags[p->slot0];
-   e2 = c->tags[slot2];
-   if (!use)
-      return e1 == p->key && e2 == key2;
-   if ((e1 & c->tag_mask) != p->key || (e2 & c->tag_mask) != key2)
-      return 0;
-   u1 = &c->line[p->slot0 + (e1 & ~c->tag_mask)].use;
-   u2 = &c->line[slot2 + (e2 & ~c->tag_mask)].use;
-   u1->count++;
-   u1->mask |= p->bits;
-   u2->count++;
-   u2->mask |= second_bits;
-   return 1;
+   return cs__both_mru(c, p->slot0, p->key, p->bits, slot2, key2, second_bits, use);
 }
 
 static inline int cs_planned_fetch_hit(cs_sim *s, const cs_fetch_plan *p,

@@ -161,7 +161,7 @@ unsigned cs__use_l2_ref(cs_sim *s, uint64_t memline, uint32_t *link,
 
 void cs__flush_l2(cs_sim *s)
 {
-   unsigned i, n = (unsigned)s->l2.sets * (unsigned)s->l2.assoc;
+   unsigned i, n = s->l2.slots;
 
    if (s->use)
       for (i = 0; i < n; i++)

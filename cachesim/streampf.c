@@ -259,7 +259,7 @@ unsigned cs__spf_observe(cs_sim *s, uint64_t line, const cs_owner *owner)
 void cs__spf_drop_d1(cs_sim *s)
 {
    cs_cache *c = &s->d1;
-   unsigned i, n = (unsigned)c->sets * (unsigned)c->assoc;
+   unsigned i, n = c->slots;
 
    if (s->use)          /* counted as they leave: cs__spf_line_leaves */
       return;

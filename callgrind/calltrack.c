@@ -234,7 +234,7 @@ static __attribute__((noinline))
 void setup_bbcc_slow(BB *bb, const void *sim_calls, Addr guest_sp)
 {
    ThreadId tid;
-   BBCC *last_bbcc, *bbcc;
+   BBCC *last_bbcc, *bbcc, *level0;   /* level0: bbcc at recursion level 0 */
    BB *last_bb;
    Addr sp;
    jmp_kind kind = jk_None;
@@ -312,6 +312,7 @@ void setup_bbcc_slow(BB *bb, const void *sim_calls, Addr guest_sp)
       cb_push_cxt(entered_fn(bb));
 
    bbcc = cb_bbcc_for_context(bb, cb_cur.cxt, last_bbcc);
+   level0 = bbcc;
    if (last_bbcc) last_bbcc->lru_next_bbcc = bbcc;
 
    {
@@ -347,7 +348,7 @@ void setup_bbcc_slow(BB *bb, const void *sim_calls, Addr guest_sp)
 
    if (last_bbcc)
       last_bbcc->jmp[exit_taken].plain_next =
-         plain && (kind == jk_Jump || kind == jk_None) && !delayed_push ? last_bbcc->lru_next_bbcc : NULL;
+         plain && (kind == jk_Jump || kind == jk_None) && !delayed_push ? level0 : NULL;
    enter_bbcc(bbcc, sim_calls);
 }
 
