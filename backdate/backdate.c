@@ -255,8 +255,7 @@ static void kid_link(bd_forest *f, bd_node *p, bd_node *child)
       p->kids_hashed = 1;
    }
    if (p->kids_hashed) hash_insert(f, child);
-   else if (p->kid[0]) p->kid[1] = p->kid[0];
-   p->kid[0] = child;
+   kid_hint(p, child);          /* (with kid[0] empty, so is kid[1]) */
    p->nkids++;
 }
 
@@ -453,8 +452,8 @@ void bd__materialize(bd_tree *t)
       bd_node *parent = t->active;
       void *arc = t->pend[i];
       bd_node *child = child_find(f, parent, arc);
-      if (!child) child = child_create(f, t, parent, arc);
-      kid_hint(parent, child);
+      if (!child) child = child_create(f, t, parent, arc);   /* in front */
+      else kid_hint(parent, child);
       t->active = child;
    }
    t->npend = 0;
