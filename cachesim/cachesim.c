@@ -257,7 +257,7 @@ void cs__empty_cache(cs_cache *c, int use)
    for (i = 0; i < n; i++) {
       c->tags[i] = c->no_line | (use ? i % (unsigned)c->assoc : 0);
       if (use) {
-         c->line[i].use.count = c->line[i].use.mask = 0;
+         cs__use(c, i)->count = cs__use(c, i)->mask = 0;
          c->line[i].owned = 0;
          c->line[i].ll_slot = 0;
          c->line[i].owner.slot = c->line[i].owner.node = 0;
@@ -268,6 +268,8 @@ void cs__empty_cache(cs_cache *c, int use)
          c->dirty[i] = 0;
    }
 }
+
+typedef char cs_line_is_4_uses[sizeof(cs_line) == 4 * sizeof(cs_use) ? 1 : -1];
 
 /* addr_tags: tags are address bits (write-back LL, cacheuse), not line
    numbers. */
@@ -301,6 +303,8 @@ void cs__init_cache(cs_cache *c, const cs_geometry *g, int use,
                  " (Unsupported cache configuration)");
       c->line_mem = cs_alloc(sizeof(cs_line) * n_slots(c) + 32);
       c->line = (cs_line *)(((uintptr_t)c->line_mem + 31) & ~(uintptr_t)31);
+      c->use = &c->line[0].use;
+      c->use_shift = 2;   /* cs_line_is_4_uses */
       if (owner_ext)
          c->ext = cs_alloc(sizeof(cs_owner_ext) * n_slots(c));
       c->first_bits = cs_alloc(sizeof(uint32_t) * (unsigned)c->line_size);
@@ -323,6 +327,8 @@ void cs__free_cache(cs_cache *c)
    cs_free(c->tags);
    if (c->line) {
       cs_free(c->line_mem);
+      if (c->use_mem)
+         cs_free(c->use_mem);
       if (c->ext)
          cs_free(c->ext);
       cs_free(c->first_bits);
@@ -354,6 +360,17 @@ static void fill_reset(cs_sim *s)
    s->fill_pending = s->fill_first = 0;
 }
 
+/* An L1: with cacheuse its lines' use in an array of its own, 8 bytes a
+   slot, which the host keeps in its cache (an MRU hit's update). */
+static void init_l1(cs_cache *c, const cs_geometry *g, int use, int owner_ext)
+{
+   cs__init_cache(c, g, use, use, 0, owner_ext);
+   if (use) {
+      c->use_mem = c->use = cs_alloc(sizeof(cs_use) * n_slots(c));
+      c->use_shift = 0;
+   }
+}
+
 cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
                const cs_geometry *ll, cs_options opt, const cs_hooks *hooks)
 {
@@ -365,8 +382,8 @@ cs_sim *cs_new(const cs_geometry *i1, const cs_geometry *d1,
    s->collect = 1;
    if (hooks)
       s->hooks = *hooks;
-   cs__init_cache(&s->i1, i1, s->use, s->use, 0, opt.owner_ext);
-   cs__init_cache(&s->d1, d1, s->use, s->use, 0, opt.owner_ext);
+   init_l1(&s->i1, i1, s->use, opt.owner_ext);
+   init_l1(&s->d1, d1, s->use, opt.owner_ext);
    /* Without cacheuse the dirty bit lives in the tag (bit 0). */
    cs__init_cache(&s->ll, ll, s->use, s->use || s->wb, s->use && s->wb,
               opt.owner_ext);
@@ -689,7 +706,7 @@ MISS_STEP void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
 static void merge_now(cs_cache *ll)
 {
    cs_merge *m = ll->merge;
-   cs_use *merged = &ll->line[m->slot].use;
+   cs_use *merged = cs__use(ll, m->slot);
    merged->mask |= m->mask;
    merged->count += m->count;
    m->pending = 0;
@@ -699,8 +716,8 @@ static void merge_into(cs_cache *below, uint32_t slot, const cs_use *u)
 {
    cs_merge *m = below->merge;
    if (!m) {                    /* an L2: no host miss worth deferring */
-      below->line[slot].use.mask |= u->mask;
-      below->line[slot].use.count += u->count;
+      cs__use(below, slot)->mask |= u->mask;
+      cs__use(below, slot)->count += u->count;
       return;
    }
    if (m->pending)
@@ -715,7 +732,7 @@ MISS_STEP void evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
                           cs_cache *below)
 {
    cs_line *ln = &c->line[slot];
-   cs_use *u = &ln->use;
+   cs_use *u = cs__use(c, slot);
    uint32_t accost = 0, sploss = 0;
 
    if (c->merge && c->merge->pending && c->merge->slot == slot)
@@ -773,8 +790,8 @@ MISS_STEP void load_line_ref(cs_sim *s, cs_cache *c, int level,
 
    if (!owner)
       owner = &nobody;
-   ln->use.count = count;
-   ln->use.mask = mask;
+   cs__use(c, slot)->count = count;
+   cs__use(c, slot)->mask = mask;
    set_owner(c, slot, owner);
    ln->owned = CS_OWNED;
    if (s->charging) {
@@ -1026,8 +1043,7 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
    uint32_t slot = cs__set_search(c, set_no, a & c->tag_mask, &hit);
 
    if (hit) {
-      c->line[slot].use.count++;
-      c->line[slot].use.mask |= bits;
+      cs__use_add(cs__use(c, slot), 1, bits);
       if (s->wb && is_write) {   /* write-through; the L1 line keeps its link */
          if (s->has_l2) {
             cs__use_l2_ref(s, memline, 0, owner, 1);
@@ -1056,6 +1072,7 @@ unsigned common_l1_miss(cs_sim *s, cs_cache *c, uint32_t slot, uint64_t a,
 {
    cs_cache *ll = &s->ll;
    cs_line *ln = &c->line[slot];
+   cs_use *u = cs__use(c, slot);
    uint32_t owned = ln->owned, ll_slot;
    int ll_hit;
 
@@ -1066,17 +1083,17 @@ unsigned common_l1_miss(cs_sim *s, cs_cache *c, uint32_t slot, uint64_t a,
       __builtin_prefetch(&ll->line[ll_slot]);
    if (owned) {         /* evict_l1: no prefetched lines, no merge of its own */
       uint32_t accost = 0, sploss = 0;
-      if (ln->use.count > 0 && s->collect) {
-         accost = access_cost(ln->use.count);
-         sploss = cs__spatial_loss(c, ln->use.mask);
+      if (u->count > 0 && s->collect) {
+         accost = access_cost(u->count);
+         sploss = cs__spatial_loss(c, u->mask);
          if (s->fill_pending)
             fill_slot_now(s, ln->ll_slot);   /* the entry is written */
-         merge_into(ll, ln->ll_slot, &ln->use);
+         merge_into(ll, ln->ll_slot, u);
       }
       charge_evict(&s->charge, 1, ln, accost, sploss);
    }
-   ln->use.count = 1;   /* load_line: no side array */
-   ln->use.mask = bits;
+   u->count = 1;   /* load_line: no side array */
+   u->mask = bits;
    ln->owner.slot = owner->slot;
    ln->owner.node = owner->node;
    ln->owned = CS_OWNED;
@@ -1424,8 +1441,8 @@ cs_sim *cs_new_core(const cs_sim *first)
    s->charge = first->charge;
    s->ll_obs = first->ll_obs;
    s->ll_obs_ctx = first->ll_obs_ctx;
-   cs__init_cache(&s->i1, &i1, s->use, s->use, 0, ext);
-   cs__init_cache(&s->d1, &d1, s->use, s->use, 0, ext);
+   init_l1(&s->i1, &i1, s->use, ext);
+   init_l1(&s->d1, &d1, s->use, ext);
    s->d1.victim_obs = first->d1.victim_obs;
    s->d1.victim_ctx = first->d1.victim_ctx;
    s->ll = first->ll;
@@ -1497,7 +1514,7 @@ int cs_d1_invalidate(cs_sim *s, uint64_t a)
                       * (uint32_t)c->assoc + (uint32_t)(e & ~c->tag_mask);
       static const cs_owner nobody;
       cs__evict_l1(s, c, slot);
-      c->line[slot].use.count = c->line[slot].use.mask = 0;
+      cs__use(c, slot)->count = cs__use(c, slot)->mask = 0;
       c->line[slot].owned = 0;
       set_owner(c, slot, &nobody);
       e = c->no_line | (e & ~c->tag_mask);   /* as empty_cache */

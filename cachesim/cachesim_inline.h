@@ -13,18 +13,22 @@
 #ifndef CACHESIM_INLINE_H
 #define CACHESIM_INLINE_H
 
-/* Use data of one line (cacheuse only). */
+/* Use data of one line (cacheuse only).  The mask first: on a little-
+   endian host the pair is one 64-bit word whose count an access adds to
+   in the top half (cs__use_add), so a count that wraps wraps alone. */
 typedef struct {
-   uint32_t count;   /* accesses while in this cache (L1: from 1; LL: merged) */
    uint32_t mask;    /* bytes touched, line_size/32 bytes per bit */
+   uint32_t count;   /* accesses while in this cache (L1: from 1; LL: merged) */
 } cs_use;
 
 /* One line's use data and who loaded it (cacheuse only).  32 bytes,
-   32-byte aligned: an eviction reads use, owner and flag from one host
+   32-byte aligned: an LL eviction reads use, owner and flag from one host
    cache line (the LL arrays are megabytes, so each touch is a host miss).
+   An L1 line's use is not here but in an array of its own (cs_cache.use),
+   8 bytes a slot, that the host keeps in its cache: an MRU hit updates it.
    The data objects' part of the owner, when kept, is in cs_cache.ext. */
 typedef struct {
-   cs_use   use;
+   cs_use   use;     /* LL, L2 (see cs__use) */
    struct { void *slot, *node; } owner;   /* cs_owner's first two fields */
    uint32_t ll_slot; /* L1 only: LL slot the line was linked to at load */
    uint32_t owned;   /* loaded by an access since the last flush/clear
@@ -51,6 +55,10 @@ typedef struct {
    uint32_t  slots;        /* sets * assoc */
    /* cacheuse only */
    cs_line  *line;         /* per slot (set * assoc + way number) */
+   cs_use   *use;          /* slot's use at use[slot << use_shift] (cs__use):
+                              an L1's own array (shift 0), else line[]'s */
+   int       use_shift;
+   cs_use   *use_mem;      /* an L1's use array, else NULL */
    void     *line_mem;     /* line's allocation (line is aligned in it) */
    cs_owner_ext *ext;      /* per slot, or NULL: see cs_options.owner_ext */
    uint32_t *first_bits;   /* [offset]: mask bits from offset to line end */
@@ -100,6 +108,28 @@ struct cs_sim {
 };
 
 void cs__fill_now(cs_sim *s);
+
+/* The use of slot's line. */
+static inline cs_use *cs__use(const cs_cache *c, uint32_t slot)
+{
+   return &c->use[(uintptr_t)slot << c->use_shift];
+}
+
+/* n accesses to a line that touch the bytes of bits.  One 64-bit read-
+   modify-write where the host is little-endian (the tool's): the count is
+   the top half, so a wrap does not carry into the mask. */
+static inline void cs__use_add(cs_use *u, uint32_t n, uint32_t bits)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+   uint64_t v;
+   __builtin_memcpy(&v, u, sizeof v);
+   v = (v + ((uint64_t)n << 32)) | bits;
+   __builtin_memcpy(u, &v, sizeof v);
+#else
+   u->count += n;
+   u->mask |= bits;
+#endif
+}
 
 /* The use-mask bits of the bytes [a, end], which lie in one line of c. */
 static inline uint32_t cs__span_bits(const cs_cache *c, uint64_t a,
@@ -203,9 +233,8 @@ static inline int cs__mru_hit_use(cs_cache *c, uint64_t a, unsigned size)
    e = c->tags[slot0];
    if ((e & c->tag_mask) != (a & c->tag_mask))
       return 0;
-   u = &c->line[slot0 + (e & ~c->tag_mask)].use;
-   u->count++;
-   u->mask |= c->first_bits[first] & c->last_bits[last];
+   u = cs__use(c, (uint32_t)(slot0 + (e & ~c->tag_mask)));
+   cs__use_add(u, 1, c->first_bits[first] & c->last_bits[last]);
    return 1;
 }
 
@@ -240,12 +269,10 @@ static inline int cs__both_mru(cs_cache *c, uint32_t slot1, uint64_t key1,
       return e1 == key1 && e2 == key2;
    if ((e1 & c->tag_mask) != key1 || (e2 & c->tag_mask) != key2)
       return 0;
-   u1 = &c->line[slot1 + (e1 & ~c->tag_mask)].use;
-   u2 = &c->line[slot2 + (e2 & ~c->tag_mask)].use;
-   u1->count++;
-   u1->mask |= bits1;
-   u2->count++;
-   u2->mask |= bits2;
+   u1 = cs__use(c, (uint32_t)(slot1 + (e1 & ~c->tag_mask)));
+   u2 = cs__use(c, (uint32_t)(slot2 + (e2 & ~c->tag_mask)));
+   cs__use_add(u1, 1, bits1);
+   cs__use_add(u2, 1, bits2);
    return 1;
 }
 
@@ -380,8 +407,7 @@ int cs__probe_line(cs_cache *c, uint64_t a, uint32_t bits, uint32_t *slot)
    *slot = cs__set_search_tell(c, (uint32_t)(a >> c->line_bits) & c->sets_mask,
                                a & c->tag_mask, &hit, 0);
    if (hit) {
-      c->line[*slot].use.count++;
-      c->line[*slot].use.mask |= bits;
+      cs__use_add(cs__use(c, *slot), 1, bits);
    }
    return hit;
 }
@@ -424,9 +450,8 @@ static inline void cs_instr_hits(cs_sim *s, uint64_t a, uint64_t end,
       return;
    slot0 = ((a >> c->line_bits) & c->sets_mask) * (uint64_t)c->assoc;
    e = c->tags[slot0];
-   u = &c->line[slot0 + (e & ~c->tag_mask)].use;
-   u->count += n;
-   u->mask |= cs__span_bits(c, a, end);
+   u = cs__use(c, (uint32_t)(slot0 + (e & ~c->tag_mask)));
+   cs__use_add(u, n, cs__span_bits(c, a, end));
 }
 
 /* A fetch group whose address is known before it runs (an instrumented
@@ -463,9 +488,8 @@ static inline int cs__planned_hit(cs_cache *c, const cs_fetch_plan *p,
       return e == p->key;
    if ((e & c->tag_mask) != p->key)
       return 0;
-   u = &c->line[p->slot0 + (e & ~c->tag_mask)].use;
-   u->count += n;
-   u->mask |= p->bits;
+   u = cs__use(c, (uint32_t)(p->slot0 + (e & ~c->tag_mask)));
+   cs__use_add(u, n, p->bits);
    return 1;
 }
 

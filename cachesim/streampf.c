@@ -322,8 +322,7 @@ static unsigned use_line(cs_sim *s, uint64_t line, uint32_t bits,
                            memline & c->tag_mask, 0, &hit, &was_marked);
 
    if (hit) {
-      c->line[slot].use.count++;
-      c->line[slot].use.mask |= bits;
+      cs__use_add(cs__use(c, slot), 1, bits);
       if (was_marked)
          seen[(*n)++] = line;
       if (s->wb && is_write)     /* write-through, as use_l1_line */
@@ -387,7 +386,7 @@ static unsigned prefetch_use(cs_sim *s, uint64_t line, const cs_owner *owner)
 void cs__spf_line_leaves(cs_sim *s, cs_cache *c, uint32_t i)
 {
    cs_owner o;
-   int used = c->line[i].use.count > 0;
+   int used = cs__use(c, i)->count > 0;
 
    if (used)
       s->spf->n.used++;

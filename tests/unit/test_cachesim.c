@@ -348,10 +348,10 @@ static long only_mask(cs_sim *s)
    unsigned i, n = (unsigned)(s->d1.sets * s->d1.assoc);
    long m = -1;
    for (i = 0; i < n; i++)
-      if (s->d1.line[i].use.count) {
+      if (cs__use(&s->d1, i)->count) {
          if (m != -1)
             return -1;
-         m = s->d1.line[i].use.mask;
+         m = cs__use(&s->d1, i)->mask;
       }
    return m;
 }
@@ -409,9 +409,9 @@ static void test_use_masks(void)
       unsigned i, n = 8, seen = 0;
       cs_read(s, LINE(0) + 60, 8, &o);
       for (i = 0; i < n; i++) {
-         if (s->d1.line[i].use.count == 1 && s->d1.line[i].use.mask == 0xc0000000u)
+         if (cs__use(&s->d1, i)->count == 1 && cs__use(&s->d1, i)->mask == 0xc0000000u)
             seen |= 1;
-         if (s->d1.line[i].use.count == 1 && s->d1.line[i].use.mask == 0x3u)
+         if (cs__use(&s->d1, i)->count == 1 && cs__use(&s->d1, i)->mask == 0x3u)
             seen |= 2;
       }
       CHECK("straddle masks", seen, 3);
@@ -419,7 +419,7 @@ static void test_use_masks(void)
       cs_read(s, LINE(0) + 8, 2, &o);
       seen = 0;
       for (i = 0; i < n; i++)
-         if (s->d1.line[i].use.count == 2 && s->d1.line[i].use.mask == 0xc0000010u)
+         if (cs__use(&s->d1, i)->count == 2 && cs__use(&s->d1, i)->mask == 0xc0000010u)
             seen = 1;
       CHECK("hit accumulates", seen, 1);
       cs_delete(s);
