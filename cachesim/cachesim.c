@@ -822,12 +822,28 @@ void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
    searches the set and puts the line first (on a miss in the LRU way's
    slot); ll_settle then evicts and loads that slot's entry on a miss, and
    keeps the dirty bits.  Between them the tags are in their new order
-   but the slot still holds the old line's use and owner. */
+   but the slot still holds the old line's use and owner.
+   The LRU way is tested before the search: where a loop goes round more
+   lines of a set than L1 keeps but no more than LL's ways (a matrix
+   column in transpose, a pointer chase), every LL hit is there, and the
+   search, which stops where it finds the line, would compare all the
+   ways first.  The found way then only rotates to the front.
+   (transpose-naive 3%, pointer-chase 3% faster.) */
 MISS_STEP uint32_t ll_find(cs_sim *s, uint64_t memline, int *hit)
 {
    cs_cache *c = &s->ll;
    uint32_t set_no = (uint32_t)(memline >> c->line_bits) & c->sets_mask;
+   uint64_t *set = &c->tags[set_no * (uint32_t)c->assoc];
+   uint64_t lru = set[c->assoc - 1];
+   int i;
 
+   if ((lru & c->tag_mask) == (memline & c->tag_mask)) {
+      for (i = c->assoc - 1; i > 0; i--)
+         set[i] = set[i - 1];
+      set[0] = lru;
+      *hit = 1;
+      return set_no * (uint32_t)c->assoc + (uint32_t)(lru & ~c->tag_mask);
+   }
    return cs__set_search(c, set_no, memline & c->tag_mask, hit);
 }
 
