@@ -1056,6 +1056,45 @@ static void test_use_same_counts(void)
    end("cacheuse_l1_counts_equal_plain");
 }
 
+/* LL's LRU order with cacheuse (address tags, ll_find: the LRU way
+   tested first, a hit there rotating the set two ways a move) against
+   the plain model's (line numbers, the shifting search), for odd and even
+   associativities: a tiny direct-mapped L1 sends nearly every access to
+   LL, a few lines more than a set's ways hit LL at every position, the
+   LRU way included; aligned accesses, so no straddle takes the two models
+   apart. */
+static void test_ll_lru_use_vs_plain(void)
+{
+   static const int assocs[] = { 1, 2, 3, 5, 7, 16 };
+   const cs_geometry l1 = { 128, 1, 64 };
+   unsigned k, i, x = 777;
+
+   begin();
+   for (k = 0; k < sizeof assocs / sizeof assocs[0]; k++) {
+      const int sets = 4;
+      cs_geometry ll = { assocs[k] * sets * 64, assocs[k], 64 };
+      cs_sim *p = mk(&l1, &ll, 0, 0, 0), *u = mk(&l1, &ll, 0, 0, 1);
+      cs_owner w = own(3);
+      unsigned lines = (unsigned)(assocs[k] + 2) * sets, diff = 0, ll_hits = 0;
+      for (i = 0; i < 20000; i++) {
+         uint64_t a;
+         unsigned r1, r2;
+         x = x * 1103515245u + 12345u;
+         a = BASE + (uint64_t)((x >> 8) % lines) * 64 + ((x >> 4) % 8) * 8;
+         r1 = cs_read(p, a, 8, 0);
+         r2 = cs_read(u, a, 8, &w);
+         diff += r1 != r2;
+         ll_hits += r2 == CS_L1_MISS;
+      }
+      CHECK("LL results equal", diff, 0);
+      CHECK("some LL hits", ll_hits > 1000, 1);
+      cs_flush(u);
+      cs_delete(u);
+      cs_delete(p);
+   }
+   end("ll_lru_use_vs_plain");
+}
+
 /* The split form as the tool calls it -- cs_X_hit(), then cs_X_miss()
    with the owner -- against the whole
    access (cs_read, cs_write, cs_instr) on a second simulator: the same
@@ -1775,6 +1814,7 @@ int main(void)
    test_prefetch();
    test_use_with_wb_hwpref();
    test_use_same_counts();
+   test_ll_lru_use_vs_plain();
    test_no_false_hits();
    test_forget_owners();
    test_d1_victims();
