@@ -1068,7 +1068,7 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
    uint32_t slot = cs__set_search(c, set_no, a & c->tag_mask, &hit);
 
    if (hit) {
-      cs__use_add(cs__use(c, slot), 1, bits);
+      cs__use_add(cs__l1_use(c, slot), 1, bits);
       if (s->wb && is_write) {   /* write-through; the L1 line keeps its link */
          if (s->has_l2) {
             cs__use_l2_ref(s, memline, 0, owner, 1);
@@ -1097,7 +1097,7 @@ unsigned common_l1_miss(cs_sim *s, cs_cache *c, uint32_t slot, uint64_t a,
 {
    cs_cache *ll = &s->ll;
    cs_line *ln = &c->line[slot];
-   cs_use *u = cs__use(c, slot);
+   cs_use *u = cs__l1_use(c, slot);
    uint32_t owned = ln->owned, ll_slot;
    int ll_hit;
 

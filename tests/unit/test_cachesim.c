@@ -356,6 +356,37 @@ static long only_mask(cs_sim *s)
    return m;
 }
 
+/* A line's count wraps alone: the MRU hit's one 64-bit add (cs__use_add)
+   must not carry into the mask, nor the mask's bits into the count. */
+static void test_use_count_wraps_alone(void)
+{
+   cs_geometry g = { 64 * 8, 2, 64 };
+   cs_owner o = own(1);
+   cs_sim *s = mk(&g, &LL4, 0, 0, 1);
+   unsigned i, n = (unsigned)(s->d1.sets * s->d1.assoc);
+
+   begin();
+   cs_read(s, BASE + 2, 2, &o);                /* bytes 2-3: bit 1 */
+   for (i = 0; i < n; i++)
+      if (cs__use(&s->d1, i)->count)
+         cs__use(&s->d1, i)->count = 0xffffffffu;
+   CHECK("hit", cs_read(s, BASE + 62, 2, &o), 0);   /* bytes 62-63: bit 31 */
+   CHECK("mask", only_mask(s), -1);            /* the count is 0 now */
+   for (i = 0; i < n; i++)
+      if (cs__use(&s->d1, i)->mask) {
+         CHECK("count wrapped", cs__use(&s->d1, i)->count, 0);
+         CHECK("mask kept", cs__use(&s->d1, i)->mask, 0x80000002u);
+      }
+   cs_read(s, BASE + 4, 2, &o);                /* bytes 4-5: bit 2 */
+   for (i = 0; i < n; i++)
+      if (cs__use(&s->d1, i)->mask) {
+         CHECK("count 1", cs__use(&s->d1, i)->count, 1);
+         CHECK("mask grows", cs__use(&s->d1, i)->mask, 0x80000006u);
+      }
+   cs_delete(s);
+   end("use_count_wraps_alone");
+}
+
 /* Expected bits by the rule "line_size/32 bytes per bit, or 32/line_size
    bits per byte", byte by byte. */
 static uint32_t want_mask(int line, int first, int last)
@@ -1814,6 +1845,7 @@ int main(void)
    test_prefetch();
    test_use_with_wb_hwpref();
    test_use_same_counts();
+   test_use_count_wraps_alone();
    test_ll_lru_use_vs_plain();
    test_no_false_hits();
    test_forget_owners();
