@@ -841,7 +841,7 @@ MISS_STEP uint32_t ll_find(cs_sim *s, uint64_t memline, int *hit)
    int i;
 
    if ((lru & c->tag_mask) == (memline & c->tag_mask)) {
-      /* two ways a move (16 bytes: one host instruction each way) */
+      /* two ways a move: one 16-byte load and store per pair */
       for (i = c->assoc - 1; i >= 2; i -= 2) {
          uint64_t two[2];
          __builtin_memcpy(two, &set[i - 2], sizeof two);
@@ -943,19 +943,20 @@ static void common_fill(cs_sim *s, uint32_t slot, const cs_owner *owner)
 {
    cs_cache *ll = &s->ll;
    cs_line *ln = &ll->line[slot];
+   cs_use *u = cs__use(ll, slot);
 
    if (ll->merge->pending && ll->merge->slot == slot)
       merge_now(ll);            /* the entry is read now */
    if (ln->owned) {
       uint32_t accost = 0, sploss = 0;
-      if (ln->use.count > 0 && s->collect) {
-         accost = access_cost(ln->use.count);
-         sploss = cs__spatial_loss(ll, ln->use.mask);
+      if (u->count > 0 && s->collect) {
+         accost = access_cost(u->count);
+         sploss = cs__spatial_loss(ll, u->mask);
       }
       charge_evict(&s->charge, 2, ln, accost, sploss);
    }
-   ln->use.count = 0;
-   ln->use.mask = 0;
+   u->count = 0;
+   u->mask = 0;
    ln->owner.slot = owner->slot;
    ln->owner.node = owner->node;   /* its reference taken at the miss */
    ln->owned = CS_OWNED;

@@ -252,16 +252,6 @@ static inline int cs__l1_mru_hit(cs_sim *s, cs_cache *c, uint64_t a,
    return s->use ? cs__mru_hit_use(c, a, size) : cs__mru_hit(c, a, size);
 }
 
-/* A fetch crossing into the next line hits when both lines are the MRU
-   ways of their sets: nothing moves, and with cacheuse each line is
-   counted and marked (the first from the fetch's start, the second up to
-   its end), as the slow path does line by line.  An instruction that
-   crosses a line boundary in a hot loop would otherwise take the slow
-   path at every run: they are most of the I1 lookups that are no MRU hit
-   (all of matmul-ijk's, nine in ten of gzip's).  Data accesses rarely
-   straddle, so only fetches have this case; I1 has no prefetcher or
-   write-through that a hit would have to tell.  0 for a fetch inside
-   one line (cs__l1_mru_hit's case). */
 /* Both lines of a crossing fetch: each the MRU way of its set (slot1,
    slot2 its first slots; key1, key2 its tag bits with cacheuse, else
    its line number), and with cacheuse counted and marked (bits1,
@@ -284,6 +274,16 @@ static inline int cs__both_mru(cs_cache *c, uint32_t slot1, uint64_t key1,
    return 1;
 }
 
+/* A fetch crossing into the next line hits when both lines are the MRU
+   ways of their sets: nothing moves, and with cacheuse each line is
+   counted and marked (the first from the fetch's start, the second up to
+   its end), as the slow path does line by line.  An instruction that
+   crosses a line boundary in a hot loop would otherwise take the slow
+   path at every run: they are most of the I1 lookups that are no MRU hit
+   (all of matmul-ijk's, nine in ten of gzip's).  Data accesses rarely
+   straddle, so only fetches have this case; I1 has no prefetcher or
+   write-through that a hit would have to tell.  0 for a fetch inside
+   one line (cs__l1_mru_hit's case). */
 static inline int cs__i1_straddle_hit(cs_sim *s, uint64_t a, unsigned size)
 {
    cs_cache *c = &s->i1;
@@ -518,11 +518,20 @@ static inline int cs__planned_straddle_hit(cs_cache *c, const cs_fetch_plan *p,
    return cs__both_mru(c, p->slot0, p->key, p->bits, slot2, key2, second_bits, use);
 }
 
+/* cs_planned_fetch_hit with use given (a caller inlining it with a
+   constant gets the code of one mode). */
+static inline int cs__planned_fetch_hit(cs_cache *i1, const cs_fetch_plan *p,
+                                        unsigned n, uint32_t second_bits, int use)
+{
+   return __builtin_expect(second_bits != 0, 0)
+             ? cs__planned_straddle_hit(i1, p, second_bits, use)
+             : cs__planned_hit(i1, p, n, use);
+}
+
 static inline int cs_planned_fetch_hit(cs_sim *s, const cs_fetch_plan *p,
                                        unsigned n, uint32_t second_bits)
 {
-   return second_bits ? cs__planned_straddle_hit(&s->i1, p, second_bits, s->use)
-                      : cs__planned_hit(&s->i1, p, n, s->use);
+   return cs__planned_fetch_hit(&s->i1, p, n, second_bits, s->use);
 }
 
 #endif /* CACHESIM_INLINE_H */

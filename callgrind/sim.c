@@ -428,11 +428,9 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    for (; c < end; a += c->n_acc, c++) {
       n_ir += c->n_fetch;
       if (c->n_fetch && !CUT_BEFORE(3)) {
-         /* one crossing into the next line is one instruction (no other
+         /* (one crossing into the next line is one instruction: no other
           * can join it) */
-         Bool hit = LIKELY(!c->fplan_second)
-                    ? cs__planned_hit(&s->i1, &c->fplan, c->n_fetch, use)
-                    : cs__planned_straddle_hit(&s->i1, &c->fplan, c->fplan_second, use);
+         Bool hit = cs__planned_fetch_hit(&s->i1, &c->fplan, c->n_fetch, c->fplan_second, use);
          if (!hit) {
             fetch_not_mru(c);
             if (use && c->n_fetch > 1)
