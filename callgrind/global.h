@@ -127,6 +127,7 @@ typedef struct {
    Int    verbose;
    Bool   miss_class, reuse_dist;  /* --miss-class, --reuse-dist */
    Bool   private_caches;          /* --private-caches (cores.c) */
+   Int    interleave;              /* blocks a thread's turn (interleave.c); 0: Valgrind's */
    /* data objects (objects.c) */
    Bool   objects;
    Int    object_callers;
@@ -141,6 +142,11 @@ typedef struct {
    const HChar *bandwidth_limits;  /* machine file, or NULL */
 } cb_options;
 extern cb_options cb_clo;
+
+/* --interleave: a thread's turn in blocks; above Valgrind's own slice of
+ * 100,000 blocks a turn would never end by itself */
+#define CB_DEFAULT_INTERLEAVE 100
+#define CB_MAX_INTERLEAVE     100000
 
 /* --bandwidth-unit: the time unit */
 enum { BW_UNIT_INSTR, BW_UNIT_FLOP };
@@ -714,6 +720,19 @@ static inline Bool cb_mc_same_i1_line(Addr a, UInt size)
    return (a >> cb_mc_i1_line_bits) == cb_mc_i1_last_line
        && ((a + size - 1) >> cb_mc_i1_line_bits) == cb_mc_i1_last_line;
 }
+
+/*------------------------------------------------------------*/
+/*--- interleave.c: threads take turns every N blocks      ---*/
+/*------------------------------------------------------------*/
+
+Bool cb_il_active(void);
+void cb_il_post_clo_init(void);
+void cb_il_instrument(IRSB *sbOut);
+void cb_il_thread_runs(ThreadId tid);
+void cb_il_syscall(ThreadId tid, Bool entering);
+void cb_il_thread_created(ThreadId parent, ThreadId child);
+void cb_il_thread_exited(ThreadId tid);
+void cb_il_print_stats(void);
 
 /*------------------------------------------------------------*/
 /*--- cores.c: private caches per thread (--private-caches) ---*/

@@ -128,6 +128,7 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
 
    cb_sim_bb_begin(sbOut, bb, !seen);
    add_setup_call(sbOut, bb, layout, gWordTy);
+   cb_il_instrument(sbOut);
 
    for (; i < sbIn->stmts_used; i++) {
       IRStmt *st = sbIn->stmts[i];
@@ -251,6 +252,7 @@ static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
    cb_sim_catch_up();
    dump_before_exec(syscallno, args);
    cb_bw_syscall(tid, True);
+   cb_il_syscall(tid, True);
    if (cb_clo.collect_systime != SYSTIME_NO)
       clock_now(&syscall_wall_start[tid], &syscall_cpu_start[tid]);
 }
@@ -267,6 +269,7 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs, 
 
    cb_sim_catch_up();
    cb_bw_syscall(tid, False);
+   cb_il_syscall(tid, False);
    if (cb_clo.collect_systime == SYSTIME_NO) return;
    clock_now(&wall, &cpu);
    cb_switch_thread(tid);
@@ -312,6 +315,7 @@ static void cb_post_clo_init(void)
    cb_sim_post_clo_init();
    cb_obj_post_clo_init();
    cb_fs_post_clo_init();
+   cb_il_post_clo_init();
    cb_init_dumps();
    /* every refusal above comes before any file is made; then the profile
     * first: the objects profile is beside it, so a missing directory
@@ -400,6 +404,7 @@ void cb_finish_run(const HChar *trigger)
    if (VG_(clo_verbosity) > 1 || cb_clo.verbose > 0) {
       cb_sim_print_stats();
       cb_mem_print_stats();
+      cb_il_print_stats();
    }
    if (VG_(clo_verbosity) > 1) cb_sp_report_unmatched();
    cb_obj_fini();
@@ -421,12 +426,19 @@ static void cb_fini(Int exitcode)
  * number of threads created. The block that made the exit call stays
  * the thread's last block: the next thread with the id completes it, as
  * in the reference (with none, the end of the run drops it). */
+static void cb_thread_created(ThreadId parent, ThreadId child)
+{
+   cb_bw_thread_created(parent, child);
+   cb_il_thread_created(parent, child);
+}
+
 static void cb_thread_exit(ThreadId tid)
 {
    thread_info *t = tid < VG_N_THREADS ? cb_get_threads()[tid] : NULL;
    ThreadId orig = cb_cur.tid;
    cb_sim_catch_up();
    cb_bw_thread_exit(tid);
+   cb_il_thread_exited(tid);
    if (!t || t->states_sp > 0) return;   /* inside a signal handler: keep */
    cb_switch_thread(tid);
    while (cb_calls->sp > 0) cb_pop_call_stack();
@@ -450,6 +462,7 @@ static void cb_start_client_code(ThreadId tid, ULong blocks_done)
 {
    static ULong last_check, bbs_done;
    const HChar *stop;
+   cb_il_thread_runs(tid);               /* may let others run first */
    cb_running_tid = tid;
    cb_sim_catch_up();
    stop = cb_mem_check();                /* the baseline at the start */
@@ -515,7 +528,7 @@ static void cb_pre_clo_init(void)
    VG_(needs_print_stats)(cb_print_stats);
    VG_(track_start_client_code)(cb_start_client_code);
    VG_(track_pre_thread_ll_exit)(cb_thread_exit);
-   VG_(track_pre_thread_ll_create)(cb_bw_thread_created);
+   VG_(track_pre_thread_ll_create)(cb_thread_created);
    VG_(track_pre_deliver_signal)(cb_pre_signal);
    VG_(track_post_deliver_signal)(cb_post_signal);
 }

@@ -28,6 +28,7 @@ cb_options cb_clo = {
    .sharing = False, .sharing_penalty = FS_DEFAULT_PENALTY,
    .bandwidth = False, .bandwidth_unit = BW_UNIT_INSTR, .bandwidth_window = 200,
    .bandwidth_limits = NULL,
+   .interleave = CB_DEFAULT_INTERLEAVE,
 };
 
 cb_sep_par_option *cb_sep_par_options;
@@ -44,6 +45,7 @@ static const HChar *bandwidth_unit_arg, *bandwidth_window_arg, *bandwidth_limits
 /* explicitly given (--bandwidth=yes turns them on, refuses "no") */
 static const HChar *simulate_wb_no_arg;
 static Bool private_caches_given;
+static const HChar *interleave_arg;   /* means something with --private-caches only */
 
 /*------------------------------------------------------------*/
 /*--- Per-function configuration                           ---*/
@@ -518,6 +520,9 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (bool_opt(arg, "--private-caches", &cb_clo.private_caches)) {
       private_caches_given = True;
    }
+   else if (int_opt(arg, "--interleave", &cb_clo.interleave, 0, CB_MAX_INTERLEAVE)) {
+      interleave_arg = arg;
+   }
    else if (bool_opt(arg, "--reuse-dist", &cb_clo.reuse_dist)) {}
    else if (cache_option(arg, "--I1", cb_clo.i1, &cb_clo.i1_set)) {}
    else if (cache_option(arg, "--D1", cb_clo.d1, &cb_clo.d1_set)) {}
@@ -620,6 +625,9 @@ void cb_print_usage(void)
 "    --private-caches=no|yes   Every thread a core with private I1/D1 over\n"
 "                              the shared LL, kept coherent (MSI): events\n"
 "                              D1Ts, D1Fs (true/false sharing misses), Inv [no]\n"
+"    --interleave=<blocks>     With private caches, threads take turns every\n"
+"                              <blocks> blocks (turns on --fair-sched=yes);\n"
+"                              0: Valgrind's own slices of 100000 [100]\n"
 "\n   bandwidth options (callgrind-bd):\n"
 "    --bandwidth=no|yes        Bytes per time unit on every data path of the\n"
 "                              multi-core model, smoothed over a window, in\n"
@@ -739,6 +747,8 @@ void cb_options_post(void)
       if (object_callers_arg) needs_option(object_callers_arg, "--objects=yes");
       if (object_granularity_arg) needs_option(object_granularity_arg, "--objects=yes");
    }
+   if (!cb_clo.private_caches && interleave_arg)
+      needs_option(interleave_arg, "--private-caches=yes");
    if (!cb_clo.sharing && sharing_penalty_arg)
       needs_option(sharing_penalty_arg, "--sharing=yes");
    if (!cb_clo.bandwidth) {

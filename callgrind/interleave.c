@@ -1,0 +1,236 @@
+/* callgrind-bd: --interleave=<blocks> -- threads take turns every N blocks,
+ * so that the private caches of --private-caches=yes see the interleaving
+ * that real cores produce instead of Valgrind's slices of 100,000 blocks.
+ *
+ * The rules of the model:
+ *  - A thread's turn is N blocks of its own code (superblocks as Valgrind
+ *    runs them), counted, never timed: the same program and command give
+ *    the same order wherever all threads are runnable.
+ *  - When the turn is used up, the thread ends its time slice the way
+ *    Valgrind ends any slice: its block's code sets the guest state's
+ *    event counter (host_EvC_COUNTER, which the check at the start of every
+ *    translation decrements) to zero, so the next block's check fails, the
+ *    scheduler takes the thread off and hands the lock on. No client
+ *    register changes, no Valgrind change.
+ *  - Handing on goes to the thread that waited longest only with the
+ *    ticket lock of --fair-sched=yes (the default pipe lock lets the
+ *    releasing thread take the lock straight back), so the tool switches
+ *    it on, and refuses an explicit --fair-sched=no.
+ *  - A thread that blocks (a futex wait, a read) hands on at once, as
+ *    under Valgrind's own schedule; the next thread starts a whole turn.
+ *  - While one thread exists, no turn ends: a single-threaded program
+ *    runs exactly as without the option.
+ *
+ * What still varies from run to run: when a new thread first asks for the
+ * lock (the kernel starts it while its creator runs), and which of several
+ * threads woken from a blocking call asks first. Both are wall-clock
+ * races; between them the order is fixed.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "global.h"
+#include "pub_tool_guest.h"
+#include "pub_tool_libcfile.h"
+
+/* The core's --fair-sched choice (coregrind's pub_core_options.h: an enum
+ * no, yes, try in that order). Not in the tool headers, but tools link the
+ * core statically; the scheduler reads it when it makes its lock, after
+ * the tool's post_clo_init (coregrind/m_main.c, 3.19 to 3.2x). */
+extern Int VG_(clo_fair_sched);
+enum { FAIR_SCHED_NO, FAIR_SCHED_YES, FAIR_SCHED_TRY };
+
+/* Blocks left in the running thread's turn: decremented by every block's
+ * code, refilled by C when a thread starts running. Signed and 64 bits so
+ * that "no turns" (one thread) is a value it never counts down from. */
+#define NO_TURNS 0x7fffffffffffffffLL
+static Long turn_left = NO_TURNS;
+static ThreadId turn_owner = VG_INVALID_THREADID;
+static Int live_threads = 1;
+
+/* Threads whose turn ended and that have not run since, oldest first:
+ * the order in which they get their next turns. */
+static ThreadId *waiting;           /* VG_N_THREADS entries */
+static Int n_waiting;
+static Bool *is_waiting;            /* by thread id */
+static Bool *in_syscall;            /* by thread id: between pre and post */
+static ULong handovers_waited;      /* --stats: yields to let the due thread in */
+static ULong sleeps;                /* --stats: and sleeps while it got a CPU */
+
+Bool cb_il_active(void)
+{
+   return cb_clo.private_caches && cb_clo.interleave > 0;
+}
+
+/* Is --fair-sched given among Valgrind's own arguments (command line,
+ * VALGRIND_OPTS, .valgrindrc), and with which value? NULL if not. */
+static const HChar *fair_sched_arg(void)
+{
+   const HChar *last = NULL;
+   Word i, n = VG_(sizeXA)(VG_(args_for_valgrind));
+   for (i = 0; i < n; i++) {
+      const HChar *a = *(HChar **)VG_(indexXA)(VG_(args_for_valgrind), i);
+      if (VG_(strncmp)(a, "--fair-sched=", 13) == 0) last = a;
+   }
+   return last;
+}
+
+void cb_il_post_clo_init(void)
+{
+   const HChar *given;
+   if (!cb_il_active()) return;
+   given = fair_sched_arg();
+   if (VG_(clo_fair_sched) == FAIR_SCHED_NO && given) {
+      VG_(fmsg)("callgrind-bd: --interleave=%d needs --fair-sched=yes (threads take "
+                "turns through the ticket lock), not %s; or give --interleave=0\n",
+                cb_clo.interleave, given);
+      VG_(exit)(1);
+   }
+   /* "try" falls back to the pipe lock only where futexes are missing;
+    * ask for the ticket lock outright so that cannot happen silently */
+   VG_(clo_fair_sched) = FAIR_SCHED_YES;
+   waiting = CB_MALLOC("cb.il.waiting", VG_N_THREADS * sizeof *waiting);
+   is_waiting = CB_MALLOC("cb.il.is_waiting", VG_N_THREADS * sizeof *is_waiting);
+   VG_(memset)(is_waiting, 0, VG_N_THREADS * sizeof *is_waiting);
+   in_syscall = CB_MALLOC("cb.il.in_syscall", VG_N_THREADS * sizeof *in_syscall);
+   VG_(memset)(in_syscall, 0, VG_N_THREADS * sizeof *in_syscall);
+}
+
+/* At the start of every block: turn_left -= 1, and when it reaches zero
+ * the event counter is zeroed, so the next block ends the time slice. The
+ * counter is read back unchanged otherwise (an ITE, no branch). */
+void cb_il_instrument(IRSB *sbOut)
+{
+   IRTypeEnv *env = sbOut->tyenv;
+   IRExpr *where = mkIRExpr_HWord((HWord)&turn_left);
+   Int evc = offsetof(VexGuestArchState, host_EvC_COUNTER);
+   IRTemp old = newIRTemp(env, Ity_I64), left = newIRTemp(env, Ity_I64);
+   IRTemp over = newIRTemp(env, Ity_I1), ctr = newIRTemp(env, Ity_I32);
+   IRTemp next = newIRTemp(env, Ity_I32);
+
+   if (!cb_il_active()) return;
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(old, IRExpr_Load(Iend_LE, Ity_I64, where)));
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(left, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(old),
+                                                        IRExpr_Const(IRConst_U64(1)))));
+   addStmtToIRSB(sbOut, IRStmt_Store(Iend_LE, where, IRExpr_RdTmp(left)));
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(over, IRExpr_Binop(Iop_CmpLE64S, IRExpr_RdTmp(left),
+                                                        IRExpr_Const(IRConst_U64(0)))));
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(ctr, IRExpr_Get(evc, Ity_I32)));
+   addStmtToIRSB(sbOut, IRStmt_WrTmp(next, IRExpr_ITE(IRExpr_RdTmp(over),
+                                                      IRExpr_Const(IRConst_U32(0)),
+                                                      IRExpr_RdTmp(ctr))));
+   addStmtToIRSB(sbOut, IRStmt_Put(evc, IRExpr_RdTmp(next)));
+}
+
+
+static void wait_for_turn(ThreadId tid)
+{
+   if (is_waiting[tid]) return;
+   is_waiting[tid] = True;
+   waiting[n_waiting++] = tid;
+}
+
+static void leave_queue(ThreadId tid)
+{
+   Int i, j;
+   if (!is_waiting[tid]) return;
+   is_waiting[tid] = False;
+   for (i = j = 0; i < n_waiting; i++)
+      if (waiting[i] != tid) waiting[j++] = waiting[i];
+   n_waiting = j;
+}
+
+/* Ask the core to let other threads run: the lock is released, the OS
+ * thread yields its CPU, and the lock is taken again (behind any thread
+ * that asked meanwhile). */
+extern void VG_(vg_yield)(void);
+
+/* The due thread asks for the lock only when its OS thread runs. When it
+ * waits for a CPU that other processes hold, sched_yield returns at once
+ * and the yields would spin: sleep a millisecond (holding the lock, which
+ * the due thread cannot take before it has a ticket anyway). */
+#define MAX_YIELDS 20000
+static void sleep_a_little(void)
+{
+   VG_(poll)(NULL, 0, 1);
+   sleeps++;
+}
+
+/* A turn that ended puts its thread in the queue, unless the thread is in
+ * a system call (it may block there for long: it queues when it comes
+ * back). The next start begins a new turn. */
+static void end_turn_if_used_up(void)
+{
+   if (turn_owner == VG_INVALID_THREADID || turn_left > 0) return;
+   if (!in_syscall[turn_owner]) wait_for_turn(turn_owner);
+   turn_owner = VG_INVALID_THREADID;
+}
+
+/* The scheduler is about to run tid's code (after a slice ended, a system
+ * call, a translation...). The running turn goes on; else tid queues and
+ * starts a new turn when it is first.
+ *
+ * Why tid may have to wait although it holds the lock: the ticket lock
+ * hands on in the order the threads asked, but a thread whose slice ended
+ * asks again only when its OS thread runs, and the kernel may preempt it
+ * between its release and its next ticket (to run the thread it woke, on
+ * the same CPU). Then the lock would come back to the thread that just
+ * had a turn, many turns in a row, differently in every run. So a thread
+ * whose turn is not due gives the lock away (VG_(vg_yield): release,
+ * sched_yield, take a ticket) until the due thread has had it. Queued
+ * threads always come back (they wait for the lock, not in a system
+ * call); the bound only keeps a thread killed with the process from
+ * stalling the exit. */
+void cb_il_thread_runs(ThreadId tid)
+{
+   Int tries = 0;
+   if (!cb_il_active()) return;
+   end_turn_if_used_up();
+   if (tid == turn_owner) return;
+   wait_for_turn(tid);
+   while (waiting[0] != tid && tries++ < MAX_YIELDS) {
+      VG_(vg_yield)();
+      handovers_waited++;
+      end_turn_if_used_up();          /* the turns others had meanwhile */
+      if (waiting[0] != tid && tries % 64 == 0) sleep_a_little();
+   }
+   leave_queue(tid);
+   turn_owner = tid;
+   turn_left = live_threads > 1 ? (Long)cb_clo.interleave : NO_TURNS;
+}
+
+/* A thread in a system call may block: it is not waited for. */
+void cb_il_syscall(ThreadId tid, Bool entering)
+{
+   if (cb_il_active()) in_syscall[tid] = entering;
+}
+
+void cb_il_print_stats(void)
+{
+   if (cb_il_active())
+      VG_(dmsg)("interleave: %llu yields and %llu sleeps to hand a turn to the thread due\n",
+                handovers_waited, sleeps);
+}
+
+/* A second thread makes turns count. The child queues at once, and its
+ * creator right behind it: when the child first asks for the lock depends
+ * on when the kernel starts it, and the core makes the creator yield
+ * after the clone (which may keep it off the lock for as long as the
+ * kernel pleases); their places in the order do not. (The main thread is
+ * "created" too, by nobody, before it runs.) */
+void cb_il_thread_created(ThreadId parent, ThreadId child)
+{
+   if (parent == VG_INVALID_THREADID) return;
+   live_threads++;
+   if (!cb_il_active()) return;
+   wait_for_turn(child);
+   wait_for_turn(parent);
+   if (turn_owner == parent) turn_owner = VG_INVALID_THREADID;
+}
+
+void cb_il_thread_exited(ThreadId tid)
+{
+   if (cb_il_active()) leave_queue(tid);
+   if (turn_owner == tid) turn_owner = VG_INVALID_THREADID;
+   if (live_threads > 1) live_threads--;
+   if (live_threads == 1) turn_left = NO_TURNS;
+}
