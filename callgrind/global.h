@@ -729,7 +729,7 @@ Bool cb_il_active(void);
 void cb_il_post_clo_init(void);
 void cb_il_instrument(IRSB *sbOut);
 void cb_il_thread_runs(ThreadId tid);
-void cb_il_syscall(ThreadId tid, Bool entering);
+void cb_il_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res);
 void cb_il_thread_created(ThreadId parent, ThreadId child);
 void cb_il_thread_exited(ThreadId tid);
 void cb_il_print_stats(void);

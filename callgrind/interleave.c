@@ -31,6 +31,7 @@
 #include "global.h"
 #include "pub_tool_guest.h"
 #include "pub_tool_libcfile.h"
+#include "pub_tool_vkiscnums.h"
 
 /* The core's --fair-sched choice (coregrind's pub_core_options.h: an enum
  * no, yes, try in that order). Not in the tool headers, but tools link the
@@ -48,13 +49,27 @@ static ThreadId turn_owner = VG_INVALID_THREADID;
 static Int live_threads = 1;
 
 /* Threads whose turn ended and that have not run since, oldest first:
- * the order in which they get their next turns. */
+ * the order in which they get their next turns. A slot may be held for a
+ * thread that a futex wake-up made runnable and that has not returned
+ * from its wait yet (HELD). */
+#define HELD VG_INVALID_THREADID
 static ThreadId *waiting;           /* VG_N_THREADS entries */
 static Int n_waiting;
 static Bool *is_waiting;            /* by thread id */
 static Bool *in_syscall;            /* by thread id: between pre and post */
-static ULong handovers_waited;      /* --stats: yields to let the due thread in */
-static ULong sleeps;                /* --stats: and sleeps while it got a CPU */
+/* Futex calls under way, by thread id: the word a thread waits on, and the
+ * word a thread wakes the waiters of (0: none). */
+static Addr *waits_on, *wakes_on;
+static Int in_wakeups;              /* threads in a futex wake-up call now */
+/* Threads whose wait returned while a wake-up call on its word was under
+ * way: they queue when the waker's result comes, in the order they
+ * returned. */
+static ThreadId *woken_early;       /* VG_N_THREADS entries */
+static Addr *woken_early_on;        /* the word each waited on */
+static Int n_woken_early;
+static ULong handovers_waited;      /* -v: yields to let the due thread in */
+static ULong sleeps;                /* -v: and sleeps while it got a CPU */
+static ULong gave_up;               /* -v: waits cut short (MAX_YIELDS) */
 
 Bool cb_il_active(void)
 {
@@ -91,6 +106,12 @@ void cb_il_post_clo_init(void)
    waiting = CB_MALLOC("cb.il.waiting", VG_N_THREADS * sizeof *waiting);
    is_waiting = CB_MALLOC("cb.il.is_waiting", VG_N_THREADS * sizeof *is_waiting);
    VG_(memset)(is_waiting, 0, VG_N_THREADS * sizeof *is_waiting);
+   woken_early = CB_MALLOC("cb.il.woken_early", VG_N_THREADS * sizeof *woken_early);
+   woken_early_on = CB_MALLOC("cb.il.woken_early", VG_N_THREADS * sizeof *woken_early_on);
+   waits_on = CB_MALLOC("cb.il.futex", VG_N_THREADS * sizeof *waits_on);
+   wakes_on = CB_MALLOC("cb.il.futex", VG_N_THREADS * sizeof *wakes_on);
+   VG_(memset)(waits_on, 0, VG_N_THREADS * sizeof *waits_on);
+   VG_(memset)(wakes_on, 0, VG_N_THREADS * sizeof *wakes_on);
    in_syscall = CB_MALLOC("cb.il.in_syscall", VG_N_THREADS * sizeof *in_syscall);
    VG_(memset)(in_syscall, 0, VG_N_THREADS * sizeof *in_syscall);
 }
@@ -122,21 +143,73 @@ void cb_il_instrument(IRSB *sbOut)
 }
 
 
-static void wait_for_turn(ThreadId tid)
+static void push(ThreadId tid)
 {
-   if (is_waiting[tid]) return;
-   is_waiting[tid] = True;
+   if (tid != HELD) {
+      if (is_waiting[tid]) return;
+      is_waiting[tid] = True;
+   }
    waiting[n_waiting++] = tid;
+}
+
+static void remove_at(Int i)
+{
+   for (n_waiting--; i < n_waiting; i++) waiting[i] = waiting[i + 1];
 }
 
 static void leave_queue(ThreadId tid)
 {
-   Int i, j;
+   Int i;
    if (!is_waiting[tid]) return;
    is_waiting[tid] = False;
-   for (i = j = 0; i < n_waiting; i++)
-      if (waiting[i] != tid) waiting[j++] = waiting[i];
-   n_waiting = j;
+   for (i = 0; waiting[i] != tid; i++) {}
+   remove_at(i);
+}
+
+/* tid takes the first held slot; False if there is none. */
+static Bool take_held_slot(ThreadId tid)
+{
+   Int i;
+   for (i = 0; i < n_waiting; i++)
+      if (waiting[i] == HELD) {
+         waiting[i] = tid;
+         is_waiting[tid] = True;
+         return True;
+      }
+   return False;
+}
+
+static Bool is_woken_early(ThreadId tid)
+{
+   Int i;
+   for (i = 0; i < n_woken_early; i++)
+      if (woken_early[i] == tid) return True;
+   return False;
+}
+
+static void forget_woken_early(ThreadId tid)
+{
+   Int i, j;
+   for (i = j = 0; i < n_woken_early; i++)
+      if (woken_early[i] != tid) {
+         woken_early_on[j] = woken_early_on[i];
+         woken_early[j++] = woken_early[i];
+      }
+   n_woken_early = j;
+}
+
+/* After a wait cut short: no held slot, and no thread that is in a system
+ * call (a thread we counted on coming back that is blocked after all),
+ * stays in the queue. */
+static void drop_absent(void)
+{
+   Int i = 0;
+   while (i < n_waiting) {
+      ThreadId t = waiting[i];
+      if (t != HELD && !in_syscall[t]) { i++; continue; }
+      if (t != HELD) is_waiting[t] = False;
+      remove_at(i);
+   }
 }
 
 /* Ask the core to let other threads run: the lock is released, the OS
@@ -161,8 +234,35 @@ static void sleep_a_little(void)
 static void end_turn_if_used_up(void)
 {
    if (turn_owner == VG_INVALID_THREADID || turn_left > 0) return;
-   if (!in_syscall[turn_owner]) wait_for_turn(turn_owner);
+   if (!in_syscall[turn_owner]) push(turn_owner);
    turn_owner = VG_INVALID_THREADID;
+}
+
+/* tid's turn comes when it is first in the queue, and no wake-up call is
+ * under way (its result may hold slots ahead of tid). */
+static Bool due(ThreadId tid)
+{
+   return n_waiting > 0 && waiting[0] == tid && in_wakeups == 0;
+}
+
+/* Give the lock away until cond(tid) no longer holds (or MAX_YIELDS). */
+static Bool yield_while(Bool (*cond)(ThreadId), ThreadId tid)
+{
+   Int tries = 0;
+   while (cond(tid)) {
+      if (tries++ == MAX_YIELDS) { gave_up++; return False; }
+      VG_(vg_yield)();
+      handovers_waited++;
+      end_turn_if_used_up();          /* the turns others had meanwhile */
+      if (cond(tid) && tries % 64 == 0) sleep_a_little();
+   }
+   return True;
+}
+
+static Bool not_due(ThreadId tid) { return !due(tid); }
+static Bool early_and_wakeup_under_way(ThreadId tid)
+{
+   return in_wakeups > 0 && is_woken_early(tid);
 }
 
 /* The scheduler is about to run tid's code (after a slice ended, a system
@@ -178,37 +278,130 @@ static void end_turn_if_used_up(void)
  * whose turn is not due gives the lock away (VG_(vg_yield): release,
  * sched_yield, take a ticket) until the due thread has had it. Queued
  * threads always come back (they wait for the lock, not in a system
- * call); the bound only keeps a thread killed with the process from
- * stalling the exit. */
+ * call); the bound only keeps a thread killed with the process, or a
+ * wake-up whose wait we did not see return, from stalling the run. */
 void cb_il_thread_runs(ThreadId tid)
 {
-   Int tries = 0;
    if (!cb_il_active()) return;
    end_turn_if_used_up();
    if (tid == turn_owner) return;
-   wait_for_turn(tid);
-   while (waiting[0] != tid && tries++ < MAX_YIELDS) {
-      VG_(vg_yield)();
-      handovers_waited++;
-      end_turn_if_used_up();          /* the turns others had meanwhile */
-      if (waiting[0] != tid && tries % 64 == 0) sleep_a_little();
+   if (is_woken_early(tid)) {         /* its slot comes with the waker's result */
+      yield_while(early_and_wakeup_under_way, tid);
+      forget_woken_early(tid);
    }
+   push(tid);
+   if (!yield_while(not_due, tid)) drop_absent();
    leave_queue(tid);
    turn_owner = tid;
    turn_left = live_threads > 1 ? (Long)cb_clo.interleave : NO_TURNS;
 }
 
-/* A thread in a system call may block: it is not waited for. */
-void cb_il_syscall(ThreadId tid, Bool entering)
+static Bool is_futex(UInt sysno, UWord *args, UWord op1, UWord op2, UWord op3)
 {
-   if (cb_il_active()) in_syscall[tid] = entering;
+   UWord op;
+   if (sysno != __NR_futex) return False;
+   op = args[1] & ~(UWord)(VKI_FUTEX_PRIVATE_FLAG | VKI_FUTEX_CLOCK_REALTIME);
+   return op == op1 || op == op2 || op == op3;
+}
+
+static Bool is_wakeup(UInt sysno, UWord *args)
+{
+   return is_futex(sysno, args, VKI_FUTEX_WAKE, VKI_FUTEX_WAKE_BITSET, VKI_FUTEX_WAKE_OP);
+}
+
+static Bool is_wait(UInt sysno, UWord *args)
+{
+   return is_futex(sysno, args, VKI_FUTEX_WAIT, VKI_FUTEX_WAIT_BITSET, VKI_FUTEX_WAIT);
+}
+
+static Bool wakeup_under_way_on(Addr word)
+{
+   ThreadId t;
+   for (t = 1; t < VG_N_THREADS; t++)
+      if (wakes_on[t] == word) return True;
+   return False;
+}
+
+/* A wake-up call on word ended, asked to wake `asked` waiters (0: unknown)
+ * and woke `woken`. The threads it woke queue now, in a fixed order: those
+ * whose wait has returned already, then, if it asked for all waiters, all
+ * threads still in a wait on the word (they return at once: woken, or
+ * finding the word changed), by thread id; else one held slot for each
+ * other thread woken. */
+static void wakeup_done(Addr word, ULong asked, ULong woken)
+{
+   ULong queued = 0, waiters = 0;
+   ThreadId t;
+   Int i;
+   for (i = 0; i < n_woken_early; )
+      if (woken_early_on[i] == word) {
+         push(woken_early[i]);
+         forget_woken_early(woken_early[i]);
+         queued++;
+      } else {
+         i++;
+      }
+   for (t = 1; t < VG_N_THREADS; t++)
+      if (in_syscall[t] && waits_on[t] == word) waiters++;
+   if (asked > 0 && asked >= queued + waiters) {
+      for (t = 1; t < VG_N_THREADS; t++)
+         if (in_syscall[t] && waits_on[t] == word) push(t);
+      return;
+   }
+   for (; queued < woken; queued++) push(HELD);
+}
+
+/* A futex wait on word returned (woken, or the word had changed). */
+static void wait_done(ThreadId tid, Addr word, Bool woken)
+{
+   if (is_waiting[tid]) return;             /* queued by its waker */
+   if (woken && take_held_slot(tid)) return;
+   if (wakeup_under_way_on(word)) {
+      woken_early_on[n_woken_early] = word;
+      woken_early[n_woken_early++] = tid;
+   }
+}
+
+/* A thread in a system call may block: it is not waited for. But a thread
+ * that a futex wake-up made runnable again comes back to the lock at a
+ * time the kernel chooses. So the waker's result queues the threads it
+ * woke (wakeup_done), and while a wake-up call is under way (the core runs
+ * futex calls without the lock, so the woken may return before the waker
+ * does) no turn starts. A wake-up never blocks. (res: NULL before the
+ * call.) */
+void cb_il_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res)
+{
+   Addr word;
+   if (!cb_il_active()) return;
+   in_syscall[tid] = res == NULL;
+   if (is_wakeup(sysno, args)) {
+      if (!res) {
+         wakes_on[tid] = args[0];
+         in_wakeups++;
+         return;
+      }
+      word = wakes_on[tid];
+      wakes_on[tid] = 0;
+      in_wakeups--;
+      wakeup_done(word, is_futex(sysno, args, VKI_FUTEX_WAKE_OP, VKI_FUTEX_WAKE_OP,
+                                 VKI_FUTEX_WAKE_OP) ? 0 : (ULong)(UInt)args[2],
+                  sr_isError(*res) ? 0 : sr_Res(*res));
+   } else if (is_wait(sysno, args)) {
+      if (!res) {
+         waits_on[tid] = args[0];
+         return;
+      }
+      word = waits_on[tid];
+      waits_on[tid] = 0;
+      wait_done(tid, word, !sr_isError(*res));
+   }
 }
 
 void cb_il_print_stats(void)
 {
    if (cb_il_active())
-      VG_(dmsg)("interleave: %llu yields and %llu sleeps to hand a turn to the thread due\n",
-                handovers_waited, sleeps);
+      VG_(dmsg)("interleave: %llu yields and %llu sleeps to hand a turn to the thread due, "
+                "%llu waits cut short\n", handovers_waited, sleeps, gave_up);
 }
 
 /* A second thread makes turns count. The child queues at once, and its
@@ -222,14 +415,18 @@ void cb_il_thread_created(ThreadId parent, ThreadId child)
    if (parent == VG_INVALID_THREADID) return;
    live_threads++;
    if (!cb_il_active()) return;
-   wait_for_turn(child);
-   wait_for_turn(parent);
+   push(child);
+   push(parent);
    if (turn_owner == parent) turn_owner = VG_INVALID_THREADID;
 }
 
 void cb_il_thread_exited(ThreadId tid)
 {
-   if (cb_il_active()) leave_queue(tid);
+   if (cb_il_active()) {
+      leave_queue(tid);
+      forget_woken_early(tid);
+      waits_on[tid] = wakes_on[tid] = 0;
+   }
    if (turn_owner == tid) turn_owner = VG_INVALID_THREADID;
    if (live_threads > 1) live_threads--;
    if (live_threads == 1) turn_left = NO_TURNS;

@@ -252,7 +252,7 @@ static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
    cb_sim_catch_up();
    dump_before_exec(syscallno, args);
    cb_bw_syscall(tid, True);
-   cb_il_syscall(tid, True);
+   cb_il_syscall(tid, syscallno, args, NULL);
    if (cb_clo.collect_systime != SYSTIME_NO)
       clock_now(&syscall_wall_start[tid], &syscall_cpu_start[tid]);
 }
@@ -269,7 +269,7 @@ static void post_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs, 
 
    cb_sim_catch_up();
    cb_bw_syscall(tid, False);
-   cb_il_syscall(tid, False);
+   cb_il_syscall(tid, syscallno, args, &res);
    if (cb_clo.collect_systime == SYSTIME_NO) return;
    clock_now(&wall, &cpu);
    cb_switch_thread(tid);

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""--interleave=<blocks>: with --private-caches=yes, threads take turns
+every N blocks, so that coherence sees the sharing of a program written
+the natural way (no hand-over inside its loop).
+
+1. clients/interleave.c, three builds: two workers run bump_loop, ITERS
+   iterations of one `incq` to memory each, one superblock per iteration
+   (so a turn of N blocks is N iterations), without synchronisation.
+   Derivation: the turns of the two workers alternate (the tool's queue);
+   at every hand-over from one worker to the other inside the loops, the
+   incoming worker's first access misses: the other core stored to the
+   line during its turn and so invalidated this core's copy.
+     false   (pair.a / pair.b, one line): every such miss touches none of
+             the bytes the other wrote: D1Fs(bump_loop) = hand-overs,
+             D1Ts = 0.  The loops hold 2 ITERS blocks, so 2 ITERS / N
+             turns: hand-overs = 2 ITERS / N - 1, less the few turns that
+             straddle a loop's start or end (the thread's own code before
+             and after the loop counts towards its turns) -- at most
+             SLACK of them.
+     true    (one counter): the same count as D1Ts, D1Fs = 0.
+     padded  (a line each): no coherence miss at all in the loop.
+   With --interleave=0 (Valgrind's slices of 100,000 blocks) the false
+   pattern shows the old lower bound: at most a few D1Fs.  N = 1000 and
+   the default (100) are checked against the formula; the same command
+   twice gives the same bump_loop counts (the order counts blocks).
+
+2. A single-threaded program's profile is byte-identical with the default
+   interleaving and with --interleave=0 (but for the `cmd:` and `pid:`
+   lines): no turn ends while one thread exists.  (Without --cacheuse:
+   the loader's AcCost varies between identical runs anyway, see
+   private_caches.py.)
+
+3. The two analyses agree: on the manual's false sharing example
+   (examples/false-sharing.c) and the thesis' sieve with
+   schedule(static,1) (clients/sieve_omp.c), the function with the most
+   D1Fs under --private-caches=yes is the function that touched the line
+   --sharing=yes ranks first (its most frequent accessor); the padded
+   example and the chunked sieve show no D1Fs in their kernels.
+
+4. --fair-sched=no given with the interleaving is refused in one line
+   (the turns need the ticket lock); with --interleave=0 it runs.
+   Malformed values: tests/tool/options_errors.py.
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import cgfile        # noqa: E402
+import harness       # noqa: E402
+
+ITERS = 50000                # clients/interleave.c
+DEFAULT_N = 100              # CB_DEFAULT_INTERLEAVE (callgrind/global.h)
+SLACK = 10                   # turns straddling a loop's start or end
+PRIVATE = ["--private-caches=yes", "--I1=32768,8,64", "--D1=32768,8,64",
+           "--LL=262144,8,64"]
+EXAMPLES = os.path.join(harness.TOP, "examples")
+_FLAGS = ["-O2", "-pthread", "-Wl,-z,now"]
+_EXAMPLE = [os.path.join(EXAMPLES, "false-sharing.c")]
+_SIEVE = (["sieve_omp.c"], "gcc", ["-O1", "-fopenmp"])
+harness.CLIENT_BUILD.update({
+    "interleave_false": (["interleave.c"], "gcc", _FLAGS + ["-DPATTERN=0"]),
+    "interleave_true": (["interleave.c"], "gcc", _FLAGS + ["-DPATTERN=1"]),
+    "interleave_padded": (["interleave.c"], "gcc", _FLAGS + ["-DPATTERN=2"]),
+    "il_false_sharing": (_EXAMPLE, "gcc", ["-O1", "-pthread"]),
+    "il_false_sharing_pad": (_EXAMPLE, "gcc", ["-O1", "-pthread", "-DPAD"]),
+    "il_sieve_static1": _SIEVE,
+    "il_sieve_chunked": _SIEVE,
+})
+harness.CLIENT_ARGS.update({"il_sieve_static1": ["1"], "il_sieve_chunked": ["0"]})
+# libgomp's idle threads would spin through their turns
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+
+def fn_costs(run, pattern):
+    """Self cost of the one function whose name matches pattern."""
+    part = cgfile.parse(run.out).merged()
+    hits = [f for name, f in part.fns.items() if re.search(pattern, name)]
+    if len(hits) != 1:
+        raise RuntimeError("%d functions match %r in %s"
+                           % (len(hits), pattern, run.out))
+    return hits[0].self_cost
+
+
+def loop_counts(client, opts, tag):
+    run = harness.run_tool(harness.OURS, client, PRIVATE + opts, tag)
+    problems = harness.run_problems(run)
+    if problems:
+        return None, problems
+    c = fn_costs(run, r"^bump_loop")
+    return {e: c.get(e, 0) for e in ("D1Fs", "D1Ts", "Inv")}, []
+
+
+def expected(pattern, n):
+    """{event: (lo, hi)} of bump_loop (docstring, 1)."""
+    handovers = 2 * ITERS // n - 1
+    span = (max(handovers - SLACK, 0), handovers)
+    none = (0, 0)
+    return {"false": {"D1Fs": span, "D1Ts": none},
+            "true": {"D1Fs": none, "D1Ts": span},
+            "padded": {"D1Fs": none, "D1Ts": none}}[pattern]
+
+
+def outside(counts, want):
+    return ["bump_loop %s = %d, expected %d..%d" % (e, counts[e], lo, hi)
+            for e, (lo, hi) in want.items() if not lo <= counts[e] <= hi]
+
+
+def pattern_case(pattern, n):
+    def check():
+        name = "interleave/%s/N=%s" % (pattern, n or "default")
+        opts = ["--interleave=%d" % n] if n else []
+        counts, problems = loop_counts("interleave_" + pattern, opts, name)
+        if counts is None:
+            return [(name, problems)]
+        return [(name, outside(counts, expected(pattern, n or DEFAULT_N)),
+                 "D1Fs %d, D1Ts %d" % (counts["D1Fs"], counts["D1Ts"]))]
+    return check
+
+
+def valgrind_schedule_case():
+    def check():
+        name = "interleave/false/N=0"
+        counts, problems = loop_counts("interleave_false", ["--interleave=0"], name)
+        if counts is None:
+            return [(name, problems)]
+        bound = 10
+        if counts["D1Fs"] > bound:
+            problems.append("bump_loop D1Fs = %d under Valgrind's schedule, "
+                            "expected at most %d" % (counts["D1Fs"], bound))
+        return [(name, problems, "D1Fs %d" % counts["D1Fs"])]
+    return check
+
+
+def repeat_case():
+    def check():
+        name = "interleave/false/same-twice"
+        first, p1 = loop_counts("interleave_false", [], name + "-1")
+        second, p2 = loop_counts("interleave_false", [], name + "-2")
+        problems = p1 + p2
+        if not problems and first != second:
+            problems.append("bump_loop %s then %s" % (first, second))
+        return [(name, problems)]
+    return check
+
+
+def without_cmd(path):
+    with open(path) as fh:
+        return [l for l in fh if not l.startswith(("cmd:", "pid:"))]
+
+
+def single_thread_case(client):
+    def check():
+        name = "interleave/single-thread/%s" % client
+        runs = [harness.run_tool(harness.OURS, client, PRIVATE + o,
+                                 "%s/%s" % (name, tag))
+                for tag, o in (("default", []), ("off", ["--interleave=0"]))]
+        problems = harness.run_problems(runs[0]) + harness.run_problems(runs[1])
+        if not problems and without_cmd(runs[0].out) != without_cmd(runs[1].out):
+            problems.append("%s and %s differ" % (runs[0].out, runs[1].out))
+        return [(name, problems)]
+    return check
+
+
+def top_sharing_function(run):
+    """The most frequent accessor of the line --sharing ranks first."""
+    with open(run.out + ".sharing.txt") as fh:
+        txt = fh.read()
+    m = re.search(r"^ +1 +\d+.*\n.*loads.*\n((?: +\d+  (?! ).*\n)+)", txt, re.M)
+    if not m:
+        raise RuntimeError("no rank 1 line in %s.sharing.txt" % run.out)
+    users = [re.match(r" +(\d+)  (\S+)", l).groups() for l in m.group(1).splitlines()]
+    return max(users, key=lambda u: int(u[0]))[1]
+
+
+def top_d1fs_function(run):
+    part = cgfile.parse(run.out).merged()
+    name, f = max(part.fns.items(), key=lambda kv: kv[1].self_cost.get("D1Fs", 0))
+    return name, f.self_cost.get("D1Fs", 0)
+
+
+def agree_case(client, kernel, shared):
+    """shared: the program has false sharing in kernel (or none at all)."""
+    def check():
+        name = "interleave/agree/%s" % client
+        priv = harness.run_tool(harness.OURS, client, PRIVATE, name + "/private")
+        problems = harness.run_problems(priv)
+        if problems:
+            return [(name, problems)]
+        k = fn_costs(priv, r"^%s" % re.escape(kernel)).get("D1Fs", 0)
+        if not shared:
+            if k:
+                problems.append("%s: %d D1Fs, expected none" % (kernel, k))
+            return [(name, problems)]
+        est = harness.run_tool(harness.OURS, client, ["--sharing=yes"], name + "/sharing")
+        problems = harness.run_problems(est)
+        if problems:
+            return [(name, problems)]
+        top, count = top_d1fs_function(priv)
+        rank1 = top_sharing_function(est)
+        if not top.startswith(kernel) or not rank1.startswith(kernel):
+            problems.append("most D1Fs: %s (%d); --sharing's rank 1 line's "
+                            "code: %s; expected both %s" % (top, count, rank1, kernel))
+        return [(name, problems, "%s: %d D1Fs" % (top, count))]
+    return check
+
+
+def fair_sched_case(opts, refused):
+    def check():
+        name = "interleave/fair-sched-no%s" % ("" if refused else "/N=0")
+        run = harness.run_tool(harness.OURS, "interleave_padded",
+                               PRIVATE + ["--fair-sched=no"] + opts, name)
+        errs = [l for l in run.stderr.splitlines() if l.startswith("valgrind: ")]
+        if refused:
+            problems = []
+            if run.returncode == 0:
+                problems.append("accepted")
+            if len(errs) != 1 or "--fair-sched" not in errs[0]:
+                problems.append("error lines: %s" % (errs or run.stderr[-300:]))
+            if os.path.exists(run.out):
+                problems.append("the client ran (%s written)" % run.out)
+        else:
+            problems = harness.run_problems(run)
+        return [(name, problems)]
+    return check
+
+
+def main():
+    cases = []
+    for pattern in ("false", "true", "padded"):
+        cases.append(("interleave/%s/N=default" % pattern, pattern_case(pattern, 0)))
+    cases.append(("interleave/false/N=1000", pattern_case("false", 1000)))
+    cases.append(("interleave/false/N=0", valgrind_schedule_case()))
+    cases.append(("interleave/false/same-twice", repeat_case()))
+    for client in ("calls", "cacheuse", "recursion"):
+        cases.append(("interleave/single-thread/%s" % client, single_thread_case(client)))
+    cases.append(("interleave/agree/il_false_sharing",
+                  agree_case("il_false_sharing", "count_multiples", True)))
+    cases.append(("interleave/agree/il_false_sharing_pad",
+                  agree_case("il_false_sharing_pad", "count_multiples", False)))
+    cases.append(("interleave/agree/il_sieve_static1",
+                  agree_case("il_sieve_static1", "sieve_interleaved", True)))
+    cases.append(("interleave/agree/il_sieve_chunked",
+                  agree_case("il_sieve_chunked", "sieve_chunked", False)))
+    cases.append(("interleave/fair-sched-no", fair_sched_case([], True)))
+    cases.append(("interleave/fair-sched-no/N=0",
+                  fair_sched_case(["--interleave=0"], False)))
+    return harness.run_cases(cases)
+
+
+if __name__ == "__main__":
+    harness.main_guard(main)
