@@ -145,7 +145,7 @@ extern cb_options cb_clo;
 
 /* --interleave: a thread's turn in blocks; above Valgrind's own slice of
  * 100,000 blocks a turn would never end by itself */
-#define CB_DEFAULT_INTERLEAVE 100
+#define CB_DEFAULT_INTERLEAVE 500
 #define CB_MAX_INTERLEAVE     100000
 
 /* --bandwidth-unit: the time unit */

@@ -627,7 +627,7 @@ void cb_print_usage(void)
 "                              D1Ts, D1Fs (true/false sharing misses), Inv [no]\n"
 "    --interleave=<blocks>     With private caches, threads take turns every\n"
 "                              <blocks> blocks (turns on --fair-sched=yes);\n"
-"                              0: Valgrind's own slices of 100000 [100]\n"
+"                              0: Valgrind's own slices of 100000 [500]\n"
 "\n   bandwidth options (callgrind-bd):\n"
 "    --bandwidth=no|yes        Bytes per time unit on every data path of the\n"
 "                              multi-core model, smoothed over a window, in\n"

@@ -52,7 +52,7 @@ import cgfile        # noqa: E402
 import harness       # noqa: E402
 
 ITERS = 50000                # clients/interleave.c
-DEFAULT_N = 100              # CB_DEFAULT_INTERLEAVE (callgrind/global.h)
+DEFAULT_N = 500              # CB_DEFAULT_INTERLEAVE (callgrind/global.h)
 SLACK = 10                   # turns straddling a loop's start or end
 PRIVATE = ["--private-caches=yes", "--I1=32768,8,64", "--D1=32768,8,64",
            "--LL=262144,8,64"]

@@ -41,7 +41,8 @@ BOOL_OPTS = ["--dump-instr", "--dump-line", "--compress-strings",
              "--backdate-check", "--trace-jump", "--objects", "--defer-sim"]
 NUM_OPTS = {"--separate-callers": (0, 1000), "--separate-recs": (1, 1000),
             "--dump-every-bb": (0, 1 << 62), "--ct-verbose": (0, 10),
-            "--object-callers": (0, 16), "--object-granularity": (1, 1 << 30)}
+            "--object-callers": (0, 16), "--object-granularity": (1, 1 << 30),
+            "--interleave": (0, 100000)}
 PATTERN_OPTS = ["--fn-skip", "--dump-before", "--dump-after",
                 "--zero-before", "--toggle-collect", "--pop-on-jump"]
 NUMBERED_OPTS = {"--separate-callers": (0, 1000), "--separate-recs": (1, 1000)}
@@ -108,6 +109,11 @@ def fixed_cases(tmp):
     cases.append((["--object-granularity=64"], "--object-granularity"))
     cases.append((["--objects=no", "--object-callers=0"], "--object-callers"))
     cases.append((["--sharing-penalty=20"], "--sharing-penalty"))
+    cases.append((["--interleave=100"], "--interleave"))
+    # the turns need the ticket lock
+    cases.append((["--private-caches=yes", "--fair-sched=no"], "--fair-sched"))
+    cases.append((["--bandwidth=yes", "--interleave=50", "--fair-sched=no"],
+                  "--fair-sched"))
     # the objects profile's directory is the profile's: the same check
     cases.append((["--objects=yes", "--callgrind-out-file="
                    + os.path.join(tmp, "no-such-dir", "p.out")],
