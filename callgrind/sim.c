@@ -394,6 +394,16 @@ static __attribute__((noinline)) void fetch_not_mru(const sim_call *c)
    if (!cs_l1_probe(sim, &p, 1, c->fetch_addr, c->fetch_size)) fetch_missed(c, p);
 }
 
+/* --private-caches: the coherence of a data access with result r (a hit
+ * is 0), after the running core simulated it. A load hit has nothing to
+ * do: the replay does not call this for one. */
+static inline void data_coherence(const sim_call *c, Int i, Addr a, unsigned r)
+{
+   cb_obj_ref none = { NULL, 0 };
+   cb_cores_data_access(cb_cost_base + c->acc[i].cost, none, a, c->acc[i].size, r,
+                        c->acc[i].write);
+}
+
 static inline __attribute__((always_inline))
 void data_missed(const sim_call *c, Int i, Addr a, cs_probe p)
 {
@@ -403,6 +413,7 @@ void data_missed(const sim_call *c, Int i, Addr a, cs_probe p)
    unsigned r = cs_l1_finish(sim, &p, a, c->acc[i].size, make_owner(&o, slot), write);
    if (r && write) count_misses(slot, r, EV_D1mw, EV_DLmw, EV_DLdmw);
    else if (r) count_misses(slot, r, EV_D1mr, EV_DLmr, EV_DLdmr);
+   if (UNLIKELY(cb_cc != NULL)) data_coherence(c, i, a, r);
 }
 
 static __attribute__((noinline)) void data_not_mru(const sim_call *c, Int i, Addr a)
@@ -410,13 +421,16 @@ static __attribute__((noinline)) void data_not_mru(const sim_call *c, Int i, Add
    cs_probe p;
    if (CUT_BEFORE(6)) { cut_not_mru++; return; }
    if (!cs_l1_probe(sim, &p, 0, a, c->acc[i].size)) data_missed(c, i, a, p);
+   else if (UNLIKELY(cb_cc != NULL) && c->acc[i].write) data_coherence(c, i, a, 0);
 }
 
 /* The common case's loop: an L1 MRU hit (almost every fetch group and
  * access) costs a tag compare here, and with cacheuse the line's use
- * update. Inlined twice, with and without cacheuse. */
+ * update; with private caches (cores) a store hit also the coherence
+ * test of a line the core owns (cores.h). Inlined for each combination. */
 static inline __attribute__((always_inline))
-void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool use)
+void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool use,
+                    Bool cores)
 {
    cs_sim *s = sim;
    BBCC *b = cb_cur.bbcc;
@@ -449,6 +463,7 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
                           : cs__mru_hit(&s->d1, a[i], c->acc[i].size);
          if (!hit && CUT_BEFORE(5)) cut_not_mru++;   /* (keeps the tests) */
          else if (!hit) data_not_mru(c, i, a[i]);
+         else if (cores && write) data_coherence(c, i, a[i], 0);
          n_dw += write;
          n_dr += !write;
       }
@@ -478,8 +493,10 @@ void cb_sim_replay(void)
    if (!replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || cb_replay_split
        || !counted_calls(cb_cur.bbcc, c))
       replay_all(c, end, replay_addr);
-   else if (sim->use) replay_counted(c, end, replay_addr, True);
-   else replay_counted(c, end, replay_addr, False);
+   else if (cb_cc && sim->use) replay_counted(c, end, replay_addr, True, True);
+   else if (cb_cc) replay_counted(c, end, replay_addr, False, True);
+   else if (sim->use) replay_counted(c, end, replay_addr, True, False);
+   else replay_counted(c, end, replay_addr, False, False);
 }
 
 /* A block with more data accesses than replay_addr holds: the calls so
@@ -937,10 +954,12 @@ void cb_sim_post_clo_init(void)
       if (cb_clo.private_caches) cb_cores_setup(sim);
       cb_bw_setup(sim);               /* its events last */
       defer_on = cb_clo.defer_sim && !cb_clo.bandwidth;
-      replay_plain_ok = defer_on && !CB_SIM_STATS && !cb_clo.objects && !cb_clo.private_caches
+      replay_plain_ok = defer_on && !CB_SIM_STATS && !cb_clo.objects
                         && !cb_clo.miss_class && !cb_clo.reuse_dist && !cb_clo.sharing;
-      /* (--backdate-check's on_load counts at the running counter) */
-      if (replay_plain_ok && !cb_clo.backdate_check) cs_set_late_ll_fill(sim, 1);
+      /* (--backdate-check's on_load counts at the running counter; the
+       * cores share the LL, which another core's fill must find filled) */
+      if (replay_plain_ok && !cb_clo.backdate_check && !cb_clo.private_caches)
+         cs_set_late_ll_fill(sim, 1);
    }
    if (cb_clo.branch_sim) bsim = bs_new();
    cb_bd_setup();
