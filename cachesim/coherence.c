@@ -3,10 +3,12 @@
 ** --private-caches=yes (the model is stated in coherence.h).
 **
 ** The directory is an open-addressing hash table of line entries (linear
-** probing).  Entries are removed only by a sweep, which rebuilds the
-** table: when it is 3/4 full, stale holders (cores whose D1 no longer has
-** the line) are dropped, and entries that nobody holds and no core lost
-** are dropped; the table doubles only if half of it is still in use.
+** probing), made by stores: a load miss only looks its line up.  Entries
+** are removed only by a sweep, which rebuilds the table when it is 3/4
+** full: every entry without lost records goes (its owner forgets the
+** line in its filter, so the owner's next store to it takes the slow
+** path and finds the line's copies again), and the table doubles only if
+** half of it is still in use.
 */
 #include "coherence.h"
 
@@ -19,8 +21,8 @@ typedef struct {
 
 typedef struct {
    uint64_t line;      /* line number, CC_NO_LINE: unused */
-   uint64_t holders;   /* bit k % 64: core k may hold a valid D1 copy */
-   int32_t  owner;     /* core that may hold it modified, or -1 */
+   int32_t  owner;     /* core that wrote it last and may hold the only
+                          copy, or -1 (another core loaded it since) */
    uint32_t n_lost, cap_lost;
    cc_lost *lost;
 } cc_entry;
@@ -156,32 +158,6 @@ static void free_entry(cc_entry *e)
    e->line = CC_NO_LINE;
 }
 
-/* Calls f(sys, k, ctx) for every core k that bit b of a holder mask may
-   stand for (k % 64 == b). */
-#define FOR_CORES_OF_BIT(sys, b, k) \
-   for ((k) = (b); (k) < (sys)->n_cores; (k) += 64) if ((sys)->cores[k])
-
-/* Keeps only the holders that really hold the line; the owner too. */
-static void refresh_holders(cc_sys *sys, cc_entry *e)
-{
-   uint64_t bits = e->holders, now = 0;
-   uint64_t addr = e->line << sys->line_bits;
-   unsigned b, k;
-
-   for (b = 0; bits; b++, bits >>= 1) {
-      if (!(bits & 1))
-         continue;
-      FOR_CORES_OF_BIT(sys, b, k)
-         if (cs_d1_holds(sys->cores[k]->sim, addr))
-            now |= 1ull << b;
-   }
-   e->holders = now;
-   if (e->owner >= 0 && !cs_d1_holds(sys->cores[e->owner]->sim, addr)) {
-      filter_drop(sys->cores[e->owner], e->line);
-      e->owner = -1;
-   }
-}
-
 static void rehash(cc_sys *sys, uint64_t cap)
 {
    cc_entry *old = sys->tab;
@@ -194,7 +170,8 @@ static void rehash(cc_sys *sys, uint64_t cap)
    cs_free(old);
 }
 
-/* The table is 3/4 full: drop what is stale, double if still crowded. */
+/* The table is 3/4 full: only the entries with lost records stay (they
+   must see every later store); double if still crowded. */
 static void sweep(cc_sys *sys)
 {
    uint64_t i, n = sys->tab_mask + 1;
@@ -202,15 +179,22 @@ static void sweep(cc_sys *sys)
    sys->st.sweeps++;
    for (i = 0; i < n; i++) {
       cc_entry *e = &sys->tab[i];
-      if (e->line == CC_NO_LINE)
+      if (e->line == CC_NO_LINE || e->n_lost)
          continue;
-      refresh_holders(sys, e);
-      if (!e->holders && !e->n_lost && e->owner < 0) {
-         free_entry(e);
-         sys->used--;
-      }
+      if (e->owner >= 0)
+         filter_drop(sys->cores[e->owner], e->line);
+      free_entry(e);
+      sys->used--;
    }
    rehash(sys, sys->used * 2 >= n ? n * 2 : n);
+}
+
+/* The line's entry, or 0 (a line nobody wrote since the last sweep). */
+static cc_entry *entry_if_any(cc_sys *sys, uint64_t line)
+{
+   cc_entry *e = probe(sys, line);
+
+   return e->line == line ? e : 0;
 }
 
 static cc_entry *entry_of(cc_sys *sys, uint64_t line)
@@ -224,7 +208,6 @@ static cc_entry *entry_of(cc_sys *sys, uint64_t line)
       e = probe(sys, line);
    }
    e->line = line;
-   e->holders = 0;
    e->owner = -1;
    sys->used++;
    if (sys->used > sys->st.entries_max)
@@ -276,17 +259,18 @@ static uint64_t byte_bits(const cc_sys *sys, unsigned first, unsigned last)
    return hi & (~0ull << f);
 }
 
-/* Invalidates the line in every core of holder bit b but c; returns the
-   copies invalidated.  Each loses the line with the store's bytes. */
-static unsigned invalidate_bit(cc_sys *sys, cc_entry *e, unsigned b,
-                               cc_core *c, uint64_t bits)
+/* Invalidates the line in every core but c that holds it (each core's D1
+   is asked: exact, and no holder list to keep on every load); returns
+   the copies invalidated.  Each loses the line with the store's bytes. */
+static unsigned invalidate_others(cc_sys *sys, cc_entry *e, cc_core *c,
+                                  uint64_t bits)
 {
    uint64_t addr = e->line << sys->line_bits;
    unsigned k, n = 0;
 
-   FOR_CORES_OF_BIT(sys, b, k) {
+   for (k = 0; k < sys->n_cores; k++) {
       cc_core *o = sys->cores[k];
-      if (o == c)
+      if (!o || o == c)
          continue;
       if (o->sim->collect != c->sim->collect)
          cs_set_collect(o->sim, c->sim->collect);
@@ -295,28 +279,25 @@ static unsigned invalidate_bit(cc_sys *sys, cc_entry *e, unsigned b,
          sys->st.lost_now++;
          n++;
       }
-      filter_drop(o, e->line);
    }
    return n;
 }
 
-/* A store of the bytes `bits` by c: c becomes the only holder and owner.
-   The filter may remember the line only while no core has a lost record
-   of it: those records must see every byte written. */
+/* A store of the bytes `bits` by c: c becomes the line's owner, its copy
+   the only one.  The filter may remember the line only while no core has
+   a lost record of it: those records must see every byte written. */
 static unsigned store_line(cc_sys *sys, cc_entry *e, cc_core *c, uint64_t bits)
 {
-   unsigned b, n = 0;
+   unsigned n = 0;
    uint32_t i;
 
    for (i = 0; i < e->n_lost; i++)
       e->lost[i].written |= bits;
    /* an owner's copy is the only one: no other core loaded it since */
    if (e->owner != (int32_t)c->id) {
-      uint64_t h = e->holders;
-      for (b = 0; h; b++, h >>= 1)
-         if (h & 1)
-            n += invalidate_bit(sys, e, b, c, bits);
-      e->holders = 1ull << (c->id & 63);
+      if (e->owner >= 0)
+         filter_drop(sys->cores[e->owner], e->line);
+      n = invalidate_others(sys, e, c, bits);
       e->owner = (int32_t)c->id;
    }
    if (!e->n_lost)
@@ -324,14 +305,14 @@ static unsigned store_line(cc_sys *sys, cc_entry *e, cc_core *c, uint64_t bits)
    return n;
 }
 
-/* A load by c: a modified copy elsewhere becomes shared. */
+/* A load by c: a modified copy elsewhere becomes shared (the owner's next
+   store must look for the copies again). */
 static void load_line(cc_sys *sys, cc_entry *e, cc_core *c)
 {
    if (e->owner >= 0 && e->owner != (int32_t)c->id) {
       filter_drop(sys->cores[e->owner], e->line);
       e->owner = -1;
    }
-   e->holders |= 1ull << (c->id & 63);
 }
 
 /* One line of an access: [first, last] are the bytes in it.  Returns the
@@ -339,10 +320,12 @@ static void load_line(cc_sys *sys, cc_entry *e, cc_core *c)
 static unsigned line_access(cc_sys *sys, cc_core *c, uint64_t line,
                             unsigned first, unsigned last, int is_write)
 {
-   cc_entry *e = entry_of(sys, line);
+   cc_entry *e = is_write ? entry_of(sys, line) : entry_if_any(sys, line);
    uint64_t bits = byte_bits(sys, first, last), written;
    unsigned cls = CC_NONE;
 
+   if (!e)
+      return CC_NONE;       /* a load of a line nobody wrote lately */
    if (e->n_lost && lost_take(sys, e, c->id, &written))
       cls = (written & bits) ? CC_TRUE : CC_FALSE;
    if (!is_write) {

@@ -9,15 +9,17 @@
 **    cc_data() applies coherence to the lines of a data access.  With one
 **    core nothing ever changes in the caches, so the counts are exactly
 **    those of the single-core model.
-**  - Per line the directory keeps the cores that may hold it in D1
-**    (holders), the core that wrote it last and may hold it modified
-**    (owner), and for every core that LOST the line to another core's
-**    store and has not missed on it since, the bytes written by other
-**    cores from that store on (lost records).
-**  - A load by core c: if another core owns the line modified, its copy
-**    becomes shared (owner cleared); c becomes a holder.  A load that hits
-**    needs nothing: while c holds a valid copy no other core has written
-**    the line.
+**  - Per line some core wrote, the directory keeps the core that wrote
+**    it last and may hold the only, modified copy (owner; cleared when
+**    another core loads the line), and for every core that LOST the line
+**    to another core's store and has not missed on it since, the bytes
+**    written by other cores from that store on (lost records).  Which
+**    cores hold a line is not kept: a store that needs it asks the other
+**    cores' D1s (exact, and nothing to update on every load miss).
+**  - A load by core c: if another core owns the line, its copy becomes
+**    shared (owner cleared).  A load that hits needs nothing: while c
+**    holds a valid copy no other core has written the line.  A load miss
+**    of a line without an entry needs nothing either.
 **  - A store by c: every other core's D1 copy is invalidated
 **    (cs_d1_invalidate: the line leaves that cache as if evicted; one
 **    `Inv` per copy that was really there), each such core gets a lost
@@ -37,20 +39,17 @@
 **    keep one bit per line_size/64 bytes.
 **  - Instruction fetches are not kept coherent (code is not written while
 **    it runs, except by JIT compilers); I1 lines are never invalidated.
-**  - Silent evictions: a core's D1 evicts lines without telling the
-**    directory, so `holders` may name cores that no longer hold the line;
-**    invalidation checks the cache itself, so counts are exact.  When the
-**    directory fills up, a sweep drops such stale holders and entries
-**    nobody holds any more (lost records are kept until their miss).
-**  - holders is 64 bits: core k is bit k % 64, so beyond 64 cores a bit
-**    stands for several cores, all of which are checked (still exact).
+**  - The directory forgets: when it fills up, a sweep drops every entry
+**    without lost records, and the owners forget those lines in their
+**    filters (their next store to such a line asks the other cores
+**    again).  Entries with lost records stay until their miss.
 **
 ** Cost: nothing unless enabled.  A load hit costs nothing, a store hit
 ** one compare in the core's filter of lines it owns (CC_FILTER entries,
 ** direct-mapped: an entry is present only while the core is the line's
 ** owner and no core has a lost record of it, whose written bytes every
-** store must reach); misses and other stores look the line up in the
-** directory.
+** store must reach); a load miss one directory look-up; a store that
+** changes the owner a look-up in each other core's D1.
 */
 #ifndef COHERENCE_H
 #define COHERENCE_H

@@ -475,7 +475,7 @@ int main(void)
    test_brute("brute force: 2 cores", 2, 12, 0, 0, 200000, 1);
    test_brute("brute force: 4 cores, cacheuse", 4, 16, 0, 1, 200000, 2);
    test_brute("brute force: 3 cores, write-back", 3, 12, 1, 0, 200000, 3);
-   test_brute("brute force: 130 cores (holder bits shared)", 130, 8, 0, 0,
+   test_brute("brute force: 130 cores", 130, 8, 0, 0,
               300000, 4);
    test_sweep();
    return failures ? 1 : 0;
