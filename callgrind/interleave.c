@@ -31,6 +31,7 @@
 #include "global.h"
 #include "pub_tool_guest.h"
 #include "pub_tool_libcfile.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_vkiscnums.h"
 
 /* The core's --fair-sched choice (coregrind's pub_core_options.h: an enum
@@ -71,6 +72,22 @@ static ULong handovers_waited;      /* -v: yields to let the due thread in */
 static ULong sleeps;                /* -v: and sleeps while it got a CPU */
 static ULong gave_up;               /* -v: waits cut short (MAX_YIELDS) */
 
+/* In the child of a fork only the forking thread lives on: no turns, no
+ * queue, nobody in a system call or a wake-up. */
+static void forked_child(ThreadId tid)
+{
+   ThreadId t;
+   live_threads = 1;
+   n_waiting = n_woken_early = in_wakeups = 0;
+   handovers_waited = sleeps = gave_up = 0;
+   for (t = 0; t < VG_N_THREADS; t++) {
+      is_waiting[t] = in_syscall[t] = False;
+      waits_on[t] = wakes_on[t] = 0;
+   }
+   turn_owner = tid;
+   turn_left = NO_TURNS;
+}
+
 Bool cb_il_active(void)
 {
    return cb_clo.private_caches && cb_clo.interleave > 0;
@@ -103,6 +120,7 @@ void cb_il_post_clo_init(void)
    /* "try" falls back to the pipe lock only where futexes are missing;
     * ask for the ticket lock outright so that cannot happen silently */
    VG_(clo_fair_sched) = FAIR_SCHED_YES;
+   VG_(atfork)(NULL, NULL, forked_child);
    waiting = CB_MALLOC("cb.il.waiting", VG_N_THREADS * sizeof *waiting);
    is_waiting = CB_MALLOC("cb.il.is_waiting", VG_N_THREADS * sizeof *is_waiting);
    VG_(memset)(is_waiting, 0, VG_N_THREADS * sizeof *is_waiting);

@@ -11,9 +11,15 @@
    The loop is one `incq` to memory, a decrement and a branch back: one
    superblock per iteration (the first iteration runs in the block that
    enters the function), so a thread's turn of N blocks is N iterations
-   of it. */
+   of it.
+
+   With the argument `fork`, main forks once both workers run; the child
+   (one thread) bumps a counter of its own and exits. */
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #ifndef PATTERN
 #define PATTERN 0
@@ -55,12 +61,21 @@ static void *worker(void *arg)
    return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
    pthread_t t[2];
-   long i;
+   long i, own = 0;
+   pid_t child = -1;
    for (i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, (void *)i);
+   if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+      child = fork();
+      if (child == 0) {
+         bump_loop(&own, ITERS);
+         _exit(own == ITERS ? 0 : 1);
+      }
+   }
    for (i = 0; i < 2; i++) pthread_join(t[i], NULL);
+   if (child > 0) waitpid(child, NULL, 0);
    printf("%ld %ld %ld %ld\n", pair.a, pair.b, padded.a, padded.b);
    return 0;
 }

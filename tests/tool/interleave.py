@@ -37,7 +37,11 @@ the natural way (no hand-over inside its loop).
    --sharing=yes ranks first (its most frequent accessor); the padded
    example and the chunked sieve show no D1Fs in their kernels.
 
-4. --fair-sched=no given with the interleaving is refused in one line
+4. A fork while two threads run: the child has one thread, so it takes
+   no turns and waits for nobody (-v: "0 waits cut short" in the child;
+   its stale queue would make it wait for threads it does not have).
+
+5. --fair-sched=no given with the interleaving is refused in one line
    (the turns need the ticket lock); with --interleave=0 it runs.
    Malformed values: tests/tool/options_errors.py.
 """
@@ -69,7 +73,9 @@ harness.CLIENT_BUILD.update({
     "il_sieve_static1": _SIEVE,
     "il_sieve_chunked": _SIEVE,
 })
-harness.CLIENT_ARGS.update({"il_sieve_static1": ["1"], "il_sieve_chunked": ["0"]})
+harness.CLIENT_BUILD["interleave_fork"] = harness.CLIENT_BUILD["interleave_false"]
+harness.CLIENT_ARGS.update({"il_sieve_static1": ["1"], "il_sieve_chunked": ["0"],
+                            "interleave_fork": ["fork"]})
 # libgomp's idle threads would spin through their turns
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
@@ -207,6 +213,25 @@ def agree_case(client, kernel, shared):
     return check
 
 
+def fork_case():
+    def check():
+        name = "interleave/fork"
+        run = harness.run_tool(harness.OURS, "interleave_fork",
+                               PRIVATE + ["-v", "--callgrind-out-file=%s/fork.%%p"
+                                          % os.path.join(harness.OUT, name)], name)
+        problems = [] if run.returncode == 0 else ["exited %d" % run.returncode]
+        waits = re.findall(r"^[=-]{2}(\d+)[=-]{2} interleave: .* (\d+) waits cut short",
+                           run.stderr, re.M)
+        cut = [int(n) for _, n in waits]
+        if len(cut) != 2:
+            problems.append("%d interleave lines (-v), expected parent and child: %s"
+                            % (len(cut), run.stderr[-300:]))
+        elif any(cut):
+            problems.append("waits cut short: %s" % cut)
+        return [(name, problems)]
+    return check
+
+
 def fair_sched_case(opts, refused):
     def check():
         name = "interleave/fair-sched-no%s" % ("" if refused else "/N=0")
@@ -244,6 +269,7 @@ def main():
                   agree_case("il_sieve_static1", "sieve_interleaved", True)))
     cases.append(("interleave/agree/il_sieve_chunked",
                   agree_case("il_sieve_chunked", "sieve_chunked", False)))
+    cases.append(("interleave/fork", fork_case()))
     cases.append(("interleave/fair-sched-no", fair_sched_case([], True)))
     cases.append(("interleave/fair-sched-no/N=0",
                   fair_sched_case(["--interleave=0"], False)))
