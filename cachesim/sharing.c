@@ -96,6 +96,17 @@ struct sh_model {
    /* scratch of sh_end_segment */
    entry    *tmp;
    uint32_t  tmp_cap;
+   /* happens-before of thread creation and join (sh_thread_*): bits by
+      thread id, valid while every id is below 64 */
+   uint64_t  live;              /* threads created and not exited */
+   uint64_t  accessors;         /* threads that accessed in this segment */
+   uint64_t  known[64];         /* per thread: threads whose whole work in
+                                   this segment it has joined (directly or
+                                   through its creator and joinees) */
+   int       hb_lost;           /* an id above 63, or an id reused while its
+                                   earlier thread's work is unjoined: no
+                                   fork/join cut until the next barrier */
+   int       after_fork_join;   /* this segment began at a fork or a join */
 };
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -308,7 +319,7 @@ static uint32_t line_index(sh_model *m, uint64_t line)
    "previous" if the line was touched by the segment just before. */
 static void open_line(sh_model *m, lrec *r, uint32_t idx)
 {
-   if (r->last_seg + 1 == m->seg) {
+   if (r->last_seg + 1 == m->seg && !m->after_fork_join) {
       r->prev_threads = r->seg_threads;
       r->prev_store = r->seg_store;
    } else {
@@ -424,6 +435,9 @@ static void access_part(sh_model *m, uint32_t tid, uint64_t line, uint32_t off,
    if (r->last_seg != m->seg)
       open_line(m, r, idx);
    if (!(r->seg_threads & bit)) {
+      m->accessors |= bit;
+      if (tid > 63)
+         m->hb_lost = 1;
       if (r->seg_threads && !r->tag && m->namer)
          r->tag = m->namer(m->namer_ctx, line << m->line_bits);
       r->seg_threads |= bit;
@@ -675,11 +689,26 @@ static void close_line(sh_model *m, lrec *r, thread_sums *s)
    }
 }
 
-void sh_end_segment(sh_model *m)
+/* Everything before a cut happens before everything after it: the
+   segment's record of who saw whose work starts afresh. */
+static void forget_order(sh_model *m)
+{
+   uint32_t t;
+
+   m->accessors = 0;
+   m->hb_lost = 0;
+   for (t = 0; t < 64; t++)
+      m->known[t] = 0;
+}
+
+/* Ends a non-empty segment; the next one counts the transfer of
+   equations (4) and (5) across the cut unless it is a fork or join. */
+static void end_segment(sh_model *m, int fork_join)
 {
    thread_sums s = { 0, 0, 0, 0, 0 };
    uint32_t i;
 
+   forget_order(m);
    if (m->ntouched == 0)
       return;
    m->nfresh = 0;
@@ -689,6 +718,67 @@ void sh_end_segment(sh_model *m)
    m->ntouched = 0;
    m->seg++;
    m->segments++;
+   m->after_fork_join = fork_join;
+}
+
+void sh_end_segment(sh_model *m) { end_segment(m, 0); }
+
+void sh_end_fork_join(sh_model *m) { end_segment(m, 1); }
+
+/* ---- happens-before of thread creation and join ---------------------------- */
+
+static uint64_t tbit(uint32_t tid) { return 1ull << tid; }
+
+/* Thread a runs alone and has joined every other thread that worked in
+   the segment: all of the segment happens before all that follows. */
+static int settled(const sh_model *m, uint32_t a)
+{
+   return !m->hb_lost && a < 64 && m->live == tbit(a)
+          && (m->accessors & ~m->known[a] & ~tbit(a)) == 0;
+}
+
+int sh_thread_created(sh_model *m, uint32_t parent, uint32_t child)
+{
+   int cut = 0;
+
+   if (child > 63 || (parent != SH_NO_THREAD && parent > 63)) {
+      m->hb_lost = 1;
+      return 0;
+   }
+   if (parent != SH_NO_THREAD) {
+      m->live |= tbit(parent);          /* the first thread is never created */
+      if (settled(m, parent)) {
+         sh_end_fork_join(m);
+         cut = 1;
+      }
+   }
+   /* the id's earlier thread worked in this segment, unjoined by the
+      creator: a join of the new one would claim to have seen that work */
+   if ((m->accessors & tbit(child))
+       && (parent == SH_NO_THREAD || !(m->known[parent] & tbit(child))))
+      m->hb_lost = 1;
+   m->live |= tbit(child);
+   m->known[child] = parent == SH_NO_THREAD ? 0 : m->known[parent];
+   return cut;
+}
+
+void sh_thread_exited(sh_model *m, uint32_t tid)
+{
+   if (tid < 64)
+      m->live &= ~tbit(tid);
+}
+
+int sh_thread_joined(sh_model *m, uint32_t joiner, uint32_t joined)
+{
+   if (joiner > 63 || joined > 63) {
+      m->hb_lost = 1;
+      return 0;
+   }
+   m->known[joiner] |= tbit(joined) | m->known[joined];
+   if (!settled(m, joiner))
+      return 0;
+   sh_end_fork_join(m);
+   return 1;
 }
 
 /* ---- results --------------------------------------------------------------- */

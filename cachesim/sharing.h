@@ -24,13 +24,18 @@
 **             L - L_t)) within that (offset, size); for two threads the
 **             thesis' equation (2), 2*sum[min(S0,L1) + min(S1,L0)].
 **
+** Segments end at barriers (sh_end_segment) and, following the
+** happens-before edges of thread creation and join, where one thread
+** continues alone (sh_end_fork_join, sh_thread_*).
+**
 ** Equations (4) and (5) add, for each pair of consecutive segments, one
 ** event to both phi and theta of every line the two segments touch.  We
 ** add it only where a transfer is possible at all: some thread of the
 ** second segment is not the only thread of the first (the set of threads
 ** of both has two or more members) and one of the two segments stores
 ** to the line.  (5)'s sum "from s = 0" is read as (4)'s, from the first
-** pair on.  Over the whole run, phi' = max(phi - theta, 0) per line.
+** pair on; none is added across a fork or join cut.  Over the whole
+** run, phi' = max(phi - theta, 0) per line.
 **
 ** Code positions (the caller's instruction addresses) are part of the
 ** counting key, so that each line keeps the positions that touched it in
@@ -84,6 +89,37 @@ void      sh_modify(sh_model *, uint32_t tid, uint64_t addr, uint32_t size,
 
 /* Ends the current segment (a barrier); nothing happens if it is empty. */
 void      sh_end_segment(sh_model *);
+
+/* Ends the current segment at a fork or a join, where one thread
+   continues alone or starts others (the entry or the end of an OpenMP
+   parallel region; sh_thread_* call it themselves): no transfer across
+   it is counted (equations (4) and (5) join parallel sections; what one
+   thread hands over to threads it starts, or gets from threads it
+   joined, is the data exchange of a fork or join by construction, and
+   counting it, as much in theta as in phi, would only list every line a
+   program initialises before its threads start). */
+void      sh_end_fork_join(sh_model *);
+
+/* The happens-before edges of thread creation and join (thread ids as
+   sh_access's).  A thread's work before it creates another happens
+   before all the new thread does; a thread's whole work happens before
+   what its joiner does after the join.  The model keeps segments global
+   (the thesis' formulas count the accesses of a segment as concurrent),
+   so an edge ends the segment where it orders *all* of the segment
+   before all that follows: at a creation or a join after which the
+   acting thread runs alone and has joined, directly or through the
+   threads it joined or its creators, every other thread that accessed
+   memory in the segment.  That is the serial part of a program cut
+   from its parallel parts (initialisation before the threads start,
+   results read after they are joined); an edge between threads that
+   keep running beside others orders too little of the segment to cut
+   it, and changes nothing.  Both return 1 if they ended the segment.
+   Ids above 63 (or one reused while its earlier thread's work in the
+   segment is unjoined) disable these cuts until the next barrier. */
+#define SH_NO_THREAD 0xffffffffu                 /* the first thread's parent */
+int       sh_thread_created(sh_model *, uint32_t parent, uint32_t child);
+void      sh_thread_exited(sh_model *, uint32_t tid);
+int       sh_thread_joined(sh_model *, uint32_t joiner, uint32_t joined);
 
 /* A function naming the data at an address (for the caller's reports),
    called when a second thread touches a line within a segment, the first

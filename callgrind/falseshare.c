@@ -40,11 +40,27 @@ sh_model *cb_fs_model;
 
 static UInt cuts;                /* segment ends asked for so far */
 
-/* Per thread: the value of `cuts` when it entered each barrier function
- * it is inside of (they nest: a barrier inside a parallel region). */
+/* Per thread (by thread id): the value of `cuts` when it entered each
+ * barrier function it is inside of (they nest: a barrier inside a
+ * parallel region); what its pthread_create and pthread_join calls need
+ * between entry and return; the thread's handle (pthread_t) as its
+ * creator's pthread_create stored it, and which thread of the id it is
+ * (ids are reused: a join of an earlier thread of the id must not be
+ * taken for a join of the present one). */
 #define FS_MAX_NEST 16
-typedef struct { UInt depth; UInt at[FS_MAX_NEST]; } entry_cuts;
-static entry_cuts *entries;      /* by thread id */
+typedef struct {
+   UInt depth;
+   UInt at[FS_MAX_NEST];
+   Addr create_out;              /* pthread_create's pthread_t *, at entry */
+   ThreadId created;             /* the thread its clone made, or 0 */
+   UInt create_depth, join_depth;     /* nested entries (aliases, variants) */
+   UInt join_gen;                /* generation of the thread it names */
+   ThreadId joinee;              /* the thread it names, or 0 */
+   UWord handle;                 /* this thread's pthread_t, 0 if unknown */
+   UInt gen;                     /* threads created with this id so far */
+   Bool live;
+} fs_thread;
+static fs_thread *entries;       /* by thread id */
 static UInt n_entries;
 
 /*------------------------------------------------------------*/
@@ -61,17 +77,30 @@ static const struct { const HChar *pattern; UInt kind; } barrier_fns[] = {
    { "GOMP_loop_end_cancel",         FS_CUT_AT_EXIT },
    { "GOMP_sections_end",            FS_CUT_AT_EXIT },
    { "GOMP_sections_end_cancel",     FS_CUT_AT_EXIT },
-   { "GOMP_parallel_end",            FS_CUT_AT_EXIT },
+   /* A parallel region's start forks, its end (the team's barrier, after
+    * which the master continues alone) joins: cuts without the transfer
+    * of the thesis' equations (4), (5) (sharing.h). */
+   { "GOMP_parallel_end",            FS_CUT_AT_EXIT | FS_FORK_JOIN },
    /* old ABI: GOMP_parallel*_start ... fn ... GOMP_parallel_end */
-   { "GOMP_parallel_start",          FS_CUT_AT_ENTRY },
-   { "GOMP_parallel_loop_*_start",   FS_CUT_AT_ENTRY },
-   { "GOMP_parallel_sections_start", FS_CUT_AT_ENTRY },
+   { "GOMP_parallel_start",          FS_CUT_AT_ENTRY | FS_FORK_JOIN },
+   { "GOMP_parallel_loop_*_start",   FS_CUT_AT_ENTRY | FS_FORK_JOIN },
+   { "GOMP_parallel_sections_start", FS_CUT_AT_ENTRY | FS_FORK_JOIN },
    /* GCC >= 4.9: one call runs the whole region, its end barrier inside */
-   { "GOMP_parallel",                FS_CUT_AT_ENTRY | FS_CUT_AT_EXIT },
-   { "GOMP_parallel_loop_*",         FS_CUT_AT_ENTRY | FS_CUT_AT_EXIT },
-   { "GOMP_parallel_sections",       FS_CUT_AT_ENTRY | FS_CUT_AT_EXIT },
-   { "GOMP_parallel_reductions",     FS_CUT_AT_ENTRY | FS_CUT_AT_EXIT },
-   { "GOMP_teams_reg",               FS_CUT_AT_ENTRY | FS_CUT_AT_EXIT },
+   { "GOMP_parallel",                FS_CUT_AT_ENTRY | FS_CUT_AT_EXIT | FS_FORK_JOIN },
+   { "GOMP_parallel_loop_*",         FS_CUT_AT_ENTRY | FS_CUT_AT_EXIT | FS_FORK_JOIN },
+   { "GOMP_parallel_sections",       FS_CUT_AT_ENTRY | FS_CUT_AT_EXIT | FS_FORK_JOIN },
+   { "GOMP_parallel_reductions",     FS_CUT_AT_ENTRY | FS_CUT_AT_EXIT | FS_FORK_JOIN },
+   { "GOMP_teams_reg",               FS_CUT_AT_ENTRY | FS_CUT_AT_EXIT | FS_FORK_JOIN },
+   /* Thread creation and join (glibc's names, versioned or internal): their
+    * happens-before edges (cachesim/sharing.h, sh_thread_*). Valgrind
+    * reports the creation itself; the join only by its call's return. */
+   { "pthread_create",               FS_CREATE },
+   { "__pthread_create_2_*",         FS_CREATE },
+   { "*pthread_join",                FS_JOIN },
+   { "*pthread_tryjoin_np",          FS_JOIN },
+   { "*pthread_timedjoin_np*",       FS_JOIN },
+   { "*pthread_clockjoin_np*",       FS_JOIN },
+   { "__pthread_clockjoin_ex",       FS_JOIN },
 };
 
 UInt cb_fs_fn_kind(const HChar *name)
@@ -89,13 +118,13 @@ UInt cb_fs_fn_kind(const HChar *name)
    return 0;
 }
 
-static entry_cuts *entries_of(ThreadId tid)
+static fs_thread *entries_of(ThreadId tid)
 {
    if (tid >= n_entries) {
       UInt old = n_entries, n = n_entries ? n_entries : 16;
       while (n <= tid) n *= 2;
-      entries = VG_(realloc)("cb.fs.entries", entries, n * sizeof(entry_cuts));
-      VG_(memset)(entries + old, 0, (n - old) * sizeof(entry_cuts));
+      entries = VG_(realloc)("cb.fs.entries", entries, n * sizeof(fs_thread));
+      VG_(memset)(entries + old, 0, (n - old) * sizeof(fs_thread));
       n_entries = n;
    }
    return &entries[tid];
@@ -215,30 +244,133 @@ static void name_fresh_lines(void)
 /*--- Segments                                             ---*/
 /*------------------------------------------------------------*/
 
-void cb_fs_end_segment(void)
+/* The model has ended a segment (a barrier, a fork or a join). */
+static void segment_ended(void)
 {
    cuts++;
-   sh_end_segment(cb_fs_model);
    name_fresh_lines();
 }
 
+void cb_fs_end_segment(void)
+{
+   sh_end_segment(cb_fs_model);
+   segment_ended();
+}
+
+static void end_fork_join(void)
+{
+   sh_end_fork_join(cb_fs_model);
+   segment_ended();
+}
+
+static void cut(const fn_node *fn)
+{
+   if (fn->sharing_cut & FS_FORK_JOIN) end_fork_join();
+   else cb_fs_end_segment();
+}
+
+/*------------------------------------------------------------*/
+/*--- Thread creation and join                             ---*/
+/*------------------------------------------------------------*/
+
+/* Valgrind's creation of a thread, in the parent's clone call: what the
+ * parent did so far happens before all the child does. The parent's
+ * last block is simulated first, to fall before the edge. */
+void cb_fs_thread_created(ThreadId parent, ThreadId child)
+{
+   fs_thread *c;
+   if (!cb_fs_model || child == VG_INVALID_THREADID) return;
+   cb_sim_catch_up();
+   c = entries_of(child);
+   c->gen++;
+   c->handle = 0;
+   c->live = True;
+   if (parent != VG_INVALID_THREADID) entries_of(parent)->created = child;
+   if (sh_thread_created(cb_fs_model, parent == VG_INVALID_THREADID
+                                      ? SH_NO_THREAD : parent, child))
+      segment_ended();
+}
+
+void cb_fs_thread_exit(ThreadId tid)
+{
+   if (!cb_fs_model) return;
+   entries_of(tid)->live = False;
+   sh_thread_exited(cb_fs_model, tid);
+}
+
+/* pthread_create(pthread_t *thread, ...): at entry where the handle goes;
+ * at return the handle names the thread its clone made. */
+static void create_entered(fs_thread *t)
+{
+   if (t->create_depth++ > 0) return;
+   t->create_out = (Addr)cb_guest_int_arg(0);
+   t->created = VG_INVALID_THREADID;
+}
+
+static void create_left(fs_thread *t)
+{
+   ThreadId child = t->created;
+   Addr out = t->create_out;
+   if (t->create_depth == 0 || --t->create_depth > 0) return;
+   if (child == VG_INVALID_THREADID
+       || !VG_(am_is_valid_for_client)(out, sizeof(UWord), VKI_PROT_READ))
+      return;
+   entries_of(child)->handle = *(const UWord *)out;   /* t may move */
+}
+
+/* pthread_join(pthread_t thread, ...) and variants: the thread the handle
+ * names at entry (the newest of that handle: glibc reuses a finished
+ * thread's descriptor) is the one whose work the joiner sees after the
+ * return, if it has ended by then (a try or timed join may fail). */
+static void join_entered(fs_thread *t)
+{
+   UWord handle;
+   ThreadId j;
+   if (t->join_depth++ > 0) return;
+   handle = cb_guest_int_arg(0);
+   t->joinee = VG_INVALID_THREADID;
+   for (j = 1; j < n_entries; j++)
+      if (handle != 0 && entries[j].handle == handle) {
+         t->joinee = j;
+         t->join_gen = entries[j].gen;
+      }
+}
+
+static void join_left(fs_thread *t)
+{
+   ThreadId j = t->joinee;
+   if (t->join_depth == 0 || --t->join_depth > 0 || j == VG_INVALID_THREADID)
+      return;
+   t->joinee = VG_INVALID_THREADID;
+   if (entries[j].gen != t->join_gen || entries[j].live) return;
+   if (sh_thread_joined(cb_fs_model, cb_cur.tid, j)) segment_ended();
+}
+
+/*------------------------------------------------------------*/
+/*--- Functions that synchronise                           ---*/
+/*------------------------------------------------------------*/
+
 void cb_fs_fn_entered(const fn_node *fn)
 {
-   entry_cuts *e = entries_of(cb_cur.tid);
-   if (fn->sharing_cut & FS_CUT_AT_ENTRY) cb_fs_end_segment();
+   fs_thread *e = entries_of(cb_cur.tid);
+   if (fn->sharing_cut & FS_CREATE) { create_entered(e); return; }
+   if (fn->sharing_cut & FS_JOIN) { join_entered(e); return; }
+   if (fn->sharing_cut & FS_CUT_AT_ENTRY) cut(fn);
    if (e->depth < FS_MAX_NEST) e->at[e->depth] = cuts;
    e->depth++;
 }
 
 void cb_fs_fn_left(const fn_node *fn)
 {
-   entry_cuts *e = entries_of(cb_cur.tid);
+   fs_thread *e = entries_of(cb_cur.tid);
    UInt at = cuts;
+   if (fn->sharing_cut & FS_CREATE) { create_left(e); return; }
+   if (fn->sharing_cut & FS_JOIN) { join_left(e); return; }
    if (e->depth > 0) {
       e->depth--;
       if (e->depth < FS_MAX_NEST) at = e->at[e->depth];
    }
-   if ((fn->sharing_cut & FS_CUT_AT_EXIT) && at == cuts) cb_fs_end_segment();
+   if ((fn->sharing_cut & FS_CUT_AT_EXIT) && at == cuts) cut(fn);
 }
 
 /*------------------------------------------------------------*/

@@ -805,9 +805,13 @@ const HChar *cb_out_base_name(void); /* --callgrind-out-file, expanded */
 /*--- falseshare.c, falseshare_report.c: --sharing         ---*/
 /*------------------------------------------------------------*/
 
-/* fn_node.sharing_cut: where a function ends a parallel segment */
+/* fn_node.sharing_cut: where a function ends a parallel segment, and
+ * the thread functions whose happens-before edges falseshare.c follows */
 #define FS_CUT_AT_ENTRY 1u
 #define FS_CUT_AT_EXIT  2u
+#define FS_FORK_JOIN    4u    /* its cuts fork or join a parallel region */
+#define FS_CREATE       8u    /* pthread_create: the new thread's handle */
+#define FS_JOIN        16u    /* pthread_join and variants: the edge */
 
 /* --sharing-penalty's default: perf/sharing-penalty.c's median on the
  * development machine (docs/manual.md, "Measuring the penalty") */
@@ -819,6 +823,8 @@ UInt cb_fs_fn_kind(const HChar *name);           /* FS_CUT_* of a function */
 void cb_fs_fn_entered(const fn_node *fn);        /* first entry (callstack.c) */
 void cb_fs_fn_left(const fn_node *fn);           /* last exit */
 void cb_fs_end_segment(void);                    /* barrier or client request */
+void cb_fs_thread_created(ThreadId parent, ThreadId child);  /* main.c */
+void cb_fs_thread_exit(ThreadId tid);
 void cb_fs_post_clo_init(void);
 /* At exit and before an execve: the reports, named after the profile's
  * base name (main.c passes it: no call into dump.c from here). */

@@ -430,6 +430,7 @@ static void cb_thread_created(ThreadId parent, ThreadId child)
 {
    cb_bw_thread_created(parent, child);
    cb_il_thread_created(parent, child);
+   cb_fs_thread_created(parent, child);
 }
 
 static void cb_thread_exit(ThreadId tid)
@@ -439,6 +440,7 @@ static void cb_thread_exit(ThreadId tid)
    cb_sim_catch_up();
    cb_bw_thread_exit(tid);
    cb_il_thread_exited(tid);
+   cb_fs_thread_exit(tid);
    if (!t || t->states_sp > 0) return;   /* inside a signal handler: keep */
    cb_switch_thread(tid);
    while (cb_calls->sp > 0) cb_pop_call_stack();
