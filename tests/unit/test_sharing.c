@@ -16,7 +16,10 @@
 **     so the closed forms are checked, not restated;
 **   - equations (4) and (5): random runs of several segments over a few
 **     lines, the boundary events counted from the explicit sets of
-**     threads and stores of consecutive segments.
+**     threads and stores of consecutive segments;
+**   - the happens-before edges of thread creation and join: random
+**     programs of threads that create, end, join and meet at barriers,
+**     their segments found from vector clocks over the whole trace.
 ** Hand-derived cases first.
 */
 #include <stdio.h>
@@ -416,6 +419,438 @@ static void test_brute_segments(void)
    end("segments: equations (4), (5) = brute force");
 }
 
+/* ---- happens-before of thread creation and join: by hand -------------------- */
+
+/* n accesses of thread t to (offset, 8 bytes) of the line at BASE */
+static void accesses(sh_model *m, uint32_t t, int off, int n, int store)
+{
+   int i;
+
+   for (i = 0; i < n; i++)
+      sh_access(m, t, BASE + off, 8, store, 0x100 + t);
+}
+
+static void test_fork_join_hand(void)
+{
+   sh_model *m;
+   const sh_line *l;
+
+   begin();
+   /* creation: main (1) stores word 0 100 times, then creates 2, which
+      stores word 1 100 times.  Without the edge one segment: M = min(200,
+      100, 100, 100) = 100, phi = 199.  With it, main ran alone: the
+      segment ends at the creation, no transfer across a fork: each
+      segment has one thread, the line is never shared. */
+   m = sh_new(LINE);
+   sh_thread_created(m, SH_NO_THREAD, 1);
+   accesses(m, 1, 0, 100, 1);
+   CHECK("create: cut", sh_thread_created(m, 1, 2), 1);
+   accesses(m, 2, 8, 100, 1);
+   sh_end_segment(m);
+   CHECK("create: no line shared", sh_nlines(m), 0);
+   CHECK("create: segments", sh_segments(m), 2);
+   sh_delete(m);
+
+   /* creation while another thread runs orders too little: 1 creates 2
+      (nothing before: no segment), 2 stores word 1 10 times, 1 word 0 10
+      times, 1 creates 3 (2 runs: no cut), 3 stores word 2 10 times.  One
+      segment: S = N = 30, N_t = 10: M = min(30, 15, 20) = 15, phi = 29,
+      no common (offset, size): theta = 0. */
+   m = sh_new(LINE);
+   sh_thread_created(m, SH_NO_THREAD, 1);
+   CHECK("create, empty: no segment", sh_thread_created(m, 1, 2), 1);
+   accesses(m, 2, 8, 10, 1);
+   accesses(m, 1, 0, 10, 1);
+   CHECK("create beside another: no cut", sh_thread_created(m, 1, 3), 0);
+   accesses(m, 3, 16, 10, 1);
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   CHECK("create beside: phi", l->phi, 29);
+   CHECK("create beside: theta", l->theta, 0);
+   CHECK("create beside: segments", sh_segments(m), 1);
+   sh_delete(m);
+
+   /* join: 1 creates 2 and 3, which store words 1 and 2 10 times each and
+      end.  1 joins 2 (3 is unjoined: no cut), loads word 0 5 times, joins
+      3: now it has joined all: cut; it stores word 0 5 times after.
+      First segment: S = 20, N = 25, N_t = 10, 10, 5: M = min(20, 12, 15,
+      15, 20) = 12, phi = 23, theta 0; the second has one thread and no
+      transfer across the join: phi 23, theta 0 in all. */
+   m = sh_new(LINE);
+   sh_thread_created(m, SH_NO_THREAD, 1);
+   sh_thread_created(m, 1, 2);
+   sh_thread_created(m, 1, 3);
+   accesses(m, 2, 8, 10, 1);
+   accesses(m, 3, 16, 10, 1);
+   sh_thread_exited(m, 2);
+   sh_thread_exited(m, 3);
+   CHECK("join, one left: no cut", sh_thread_joined(m, 1, 2), 0);
+   accesses(m, 1, 0, 5, 0);
+   CHECK("join, all joined: cut", sh_thread_joined(m, 1, 3), 1);
+   accesses(m, 1, 0, 5, 1);
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   CHECK("join: phi", l->phi, 23);
+   CHECK("join: theta", l->theta, 0);
+   CHECK("join: segments", sh_segments(m), 2);
+   sh_delete(m);
+
+   /* an ended thread nobody joined (detached) is not ordered before the
+      joiner: no cut, its stores pair with main's after the join: 2 and 3
+      store 1 each, main joins 3 only and stores word 0 once: S = N = 3:
+      M = min(3, 1, 2) = 1, phi = 1 */
+   m = sh_new(LINE);
+   sh_thread_created(m, SH_NO_THREAD, 1);
+   sh_thread_created(m, 1, 2);
+   sh_thread_created(m, 1, 3);
+   accesses(m, 2, 8, 1, 1);
+   accesses(m, 3, 16, 1, 1);
+   sh_thread_exited(m, 2);
+   sh_thread_exited(m, 3);
+   CHECK("detached: no cut", sh_thread_joined(m, 1, 3), 0);
+   accesses(m, 1, 0, 1, 1);
+   sh_end_segment(m);
+   CHECK("detached: phi", line_of(m, BASE)->phi, 1);
+   sh_delete(m);
+
+   /* transitive: 1 creates 2, 2 creates 3 (1 runs: no cut), 3 stores and
+      ends, 2 joins it (1 runs: no cut), stores and ends; 1 joins 2 and
+      with it what 2 joined: cut */
+   m = sh_new(LINE);
+   sh_thread_created(m, SH_NO_THREAD, 1);
+   sh_thread_created(m, 1, 2);
+   CHECK("nested create: no cut", sh_thread_created(m, 2, 3), 0);
+   accesses(m, 3, 16, 1, 1);
+   sh_thread_exited(m, 3);
+   CHECK("nested join: no cut", sh_thread_joined(m, 2, 3), 0);
+   accesses(m, 2, 8, 1, 1);
+   sh_thread_exited(m, 2);
+   CHECK("transitive join: cut", sh_thread_joined(m, 1, 2), 1);
+   sh_delete(m);
+
+   /* a new thread inherits what its creator joined: 1 creates 2 and 3, 2
+      stores and ends, 1 joins 2 (3 runs: no cut), creates 4 and ends
+      without accessing; 3 ends, 4 joins 3: 4 runs alone, and 2's store
+      happens before it through 1's join and creation: cut */
+   m = sh_new(LINE);
+   sh_thread_created(m, SH_NO_THREAD, 1);
+   sh_thread_created(m, 1, 2);
+   sh_thread_created(m, 1, 3);
+   accesses(m, 2, 8, 1, 1);
+   sh_thread_exited(m, 2);
+   CHECK("inherit: join beside 3", sh_thread_joined(m, 1, 2), 0);
+   CHECK("inherit: create beside 3", sh_thread_created(m, 1, 4), 0);
+   sh_thread_exited(m, 1);
+   sh_thread_exited(m, 3);
+   CHECK("inherit: cut", sh_thread_joined(m, 4, 3), 1);
+   sh_delete(m);
+
+   /* a barrier after a fork keeps its transfer, the fork has none: main
+      stores word 0, creates 2 (cut), 2 stores word 1, barrier, main loads
+      word 0.  Three segments of one thread each; 2 -> 3 across the
+      barrier: phi = theta = 1; 1 -> 2 across the fork: nothing. */
+   m = sh_new(LINE);
+   sh_thread_created(m, SH_NO_THREAD, 1);
+   accesses(m, 1, 0, 1, 1);
+   sh_thread_created(m, 1, 2);
+   accesses(m, 2, 8, 1, 1);
+   sh_end_segment(m);
+   accesses(m, 1, 0, 1, 0);
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   CHECK("fork then barrier: phi", l->phi, 1);
+   CHECK("fork then barrier: theta", l->theta, 1);
+   sh_delete(m);
+
+   /* an id reused while its earlier thread's work is unjoined: joining the
+      new thread of the id must not cut (2 stores, ends unjoined; 2 again,
+      ends, joined) */
+   m = sh_new(LINE);
+   sh_thread_created(m, SH_NO_THREAD, 1);
+   sh_thread_created(m, 1, 2);
+   accesses(m, 2, 8, 1, 1);
+   sh_thread_exited(m, 2);
+   sh_thread_created(m, 1, 2);
+   sh_thread_exited(m, 2);
+   CHECK("reused id: no cut", sh_thread_joined(m, 1, 2), 0);
+   sh_delete(m);
+
+   /* ids above 63 share bits: no fork/join cut */
+   m = sh_new(LINE);
+   sh_thread_created(m, SH_NO_THREAD, 1);
+   accesses(m, 1, 0, 1, 1);
+   CHECK("id 70: no cut", sh_thread_created(m, 1, 70), 0);
+   sh_delete(m);
+
+   /* a fork/join cut of a parallel region (sh_end_fork_join): no transfer
+      across it; a barrier (sh_end_segment) counts one */
+   m = sh_new(LINE);
+   accesses(m, 1, 0, 1, 1);
+   sh_end_fork_join(m);
+   accesses(m, 2, 8, 1, 1);
+   sh_end_segment(m);
+   CHECK("region start: no transfer", sh_nlines(m), 0);
+   sh_delete(m);
+   end("fork and join: hand-derived cases");
+}
+
+/* ---- happens-before: random fork/join programs against brute force -------- */
+
+/* A random program of up to HB_T threads (ids 1.., never reused) that
+   create, end, join ended threads (mostly their own children) and meet
+   at barriers, accessing
+   HB_LINES lines.  Every thread accesses memory when it starts, before it
+   ends, after each of its creations and joins and after each barrier,
+   so that an edge that does not order all of a segment before all that
+   follows is contradicted by an access near it.
+
+   The reference: vector clocks over the whole trace; a creation or join
+   at trace position p ends the segment iff every access of the segment
+   so far happens before every access after p up to the next barrier
+   (pairs across a barrier are in different segments anyway); barriers
+   always end it.  phi and theta per segment by exhaustive pairing; the
+   transfer of equations (4)/(5) between consecutive non-empty segments
+   only if the cut after the first was a barrier. */
+#define HB_T 6
+#define HB_LINES 3
+#define HB_MAXEV 26
+enum { EV_ACC, EV_CREATE, EV_EXIT, EV_JOIN, EV_BARRIER };
+typedef struct { int kind, t, u; acc a; int line; } hb_ev;
+typedef struct { int n; hb_ev ev[HB_MAXEV + 16]; } hb_prog;
+
+static void hb_push(hb_prog *p, int kind, int t, int u)
+{
+   hb_ev *e = &p->ev[p->n++];
+   static const int sizes[] = { 4, 8 };
+
+   e->kind = kind;
+   e->t = t;
+   e->u = u;
+   e->line = (int)rnd(HB_LINES);
+   e->a.tid = t;
+   e->a.size = sizes[rnd(2)];
+   e->a.off = (int)rnd(3) * 8;
+   e->a.store = (int)rnd(2);
+}
+
+static void hb_generate(hb_prog *p)
+{
+   int live[HB_T + 1] = { 0 }, parent[HB_T + 1] = { 0 }, joinable[HB_T + 1] = { 0 };
+   int nthreads = 1, t, c, k;
+
+   p->n = 0;
+   live[1] = 1;
+   hb_push(p, EV_ACC, 1, 0);
+   while (p->n < HB_MAXEV) {
+      do t = 1 + (int)rnd(nthreads); while (!live[t]);
+      switch (rnd(8)) {
+      case 0:                                   /* create */
+         if (nthreads == HB_T) break;
+         c = ++nthreads;
+         parent[c] = t;
+         live[c] = 1;
+         hb_push(p, EV_CREATE, t, c);
+         if (rnd(2)) { hb_push(p, EV_ACC, c, 0); hb_push(p, EV_ACC, t, 0); }
+         else { hb_push(p, EV_ACC, t, 0); hb_push(p, EV_ACC, c, 0); }
+         break;
+      case 1:                                   /* end (not the first) */
+         if (t == 1) break;
+         hb_push(p, EV_ACC, t, 0);
+         hb_push(p, EV_EXIT, t, 0);
+         live[t] = 0;
+         joinable[t] = rnd(4) != 0;             /* some are never joined */
+         break;
+      case 2:                                   /* join an ended thread */
+         for (c = 2; c <= nthreads; c++)
+            if (!live[c] && joinable[c] && (parent[c] == t || rnd(2)))
+               break;
+         if (c > nthreads) break;
+         joinable[c] = 0;
+         hb_push(p, EV_JOIN, t, c);
+         hb_push(p, EV_ACC, t, 0);
+         break;
+      case 3:                                   /* barrier, rarely */
+         if (rnd(3)) break;
+         hb_push(p, EV_BARRIER, 0, 0);
+         for (k = 1; k <= nthreads; k++)
+            if (live[k])
+               hb_push(p, EV_ACC, k, 0);
+         break;
+      default:
+         hb_push(p, EV_ACC, t, 0);
+      }
+   }
+}
+
+/* Vector clocks: vc[i] is the clock of the thread of event i (accesses
+   only) when it made it. */
+static void hb_clocks(const hb_prog *p, int vc[][HB_T + 1])
+{
+   int cur[HB_T + 1][HB_T + 1] = { { 0 } };
+   int i, k;
+
+   cur[1][1] = 1;
+   for (i = 0; i < p->n; i++) {
+      const hb_ev *e = &p->ev[i];
+      switch (e->kind) {
+      case EV_ACC:
+         memcpy(vc[i], cur[e->t], sizeof cur[0]);
+         break;
+      case EV_CREATE:
+         memcpy(cur[e->u], cur[e->t], sizeof cur[0]);
+         cur[e->u][e->u] = 1;
+         cur[e->t][e->t]++;
+         break;
+      case EV_JOIN:
+         for (k = 1; k <= HB_T; k++)
+            if (cur[e->u][k] > cur[e->t][k])
+               cur[e->t][k] = cur[e->u][k];
+         break;
+      }
+   }
+}
+
+static int hb_before(const hb_prog *p, int vc[][HB_T + 1], int a, int b)
+{
+   int t = p->ev[a].t;
+
+   return t == p->ev[b].t ? a < b : vc[a][t] <= vc[b][t];
+}
+
+/* does the creation or join at position i end the segment that began at
+   position from? */
+static int hb_cuts(const hb_prog *p, int vc[][HB_T + 1], int from, int i)
+{
+   int a, b;
+
+   for (a = from; a < i; a++) {
+      if (p->ev[a].kind != EV_ACC)
+         continue;
+      for (b = i + 1; b < p->n && p->ev[b].kind != EV_BARRIER; b++)
+         if (p->ev[b].kind == EV_ACC && !hb_before(p, vc, a, b))
+            return 0;
+   }
+   return 1;
+}
+
+typedef struct {
+   acc a[HB_LINES][HB_MAXEV];
+   int n[HB_LINES];
+   int after_barrier;            /* the cut that ended it was a barrier */
+} hb_seg;
+
+static void hb_close(hb_seg *segs, int *nseg, hb_seg *cur, int barrier)
+{
+   int k, any = 0;
+
+   for (k = 0; k < HB_LINES; k++)
+      any |= cur->n[k];
+   if (!any)
+      return;
+   cur->after_barrier = barrier;
+   segs[(*nseg)++] = *cur;
+   memset(cur, 0, sizeof *cur);
+}
+
+static void hb_expect(const hb_prog *p, long long *phi, long long *theta)
+{
+   static int vc[HB_MAXEV + 16][HB_T + 1];
+   static hb_seg segs[HB_MAXEV], cur;
+   int used[HB_MAXEV];
+   int i, k, s, from = 0, nseg = 0, pairs;
+
+   hb_clocks(p, vc);
+   memset(&cur, 0, sizeof cur);
+   for (i = 0; i < p->n; i++) {
+      const hb_ev *e = &p->ev[i];
+      if (e->kind == EV_ACC) {
+         cur.a[e->line][cur.n[e->line]++] = e->a;
+      } else if (e->kind == EV_BARRIER
+                 || ((e->kind == EV_CREATE || e->kind == EV_JOIN)
+                     && hb_cuts(p, vc, from, i))) {
+         hb_close(segs, &nseg, &cur, e->kind == EV_BARRIER);
+         from = i + 1;
+      }
+   }
+   hb_close(segs, &nseg, &cur, 0);
+   for (k = 0; k < HB_LINES; k++) {
+      phi[k] = theta[k] = 0;
+      for (s = 0; s < nseg; s++) {
+         const hb_seg *g = &segs[s];
+         if (!g->n[k])
+            continue;
+         memset(used, 0, sizeof used);
+         pairs = best_pairs(g->a[k], g->n[k], used, 0);
+         phi[k] += pairs ? 2 * pairs - 1 : 0;
+         theta[k] += 2 * best_pairs(g->a[k], g->n[k], used, 1);
+         if (s > 0 && segs[s - 1].after_barrier && segs[s - 1].n[k]) {
+            int tmask = 0, stored = 0;
+            for (i = 0; i < segs[s - 1].n[k]; i++) {
+               tmask |= 1 << segs[s - 1].a[k][i].tid;
+               stored |= segs[s - 1].a[k][i].store;
+            }
+            for (i = 0; i < g->n[k]; i++) {
+               tmask |= 1 << g->a[k][i].tid;
+               stored |= g->a[k][i].store;
+            }
+            if (__builtin_popcount(tmask) >= 2 && stored) {
+               phi[k]++;
+               theta[k]++;
+            }
+         }
+      }
+   }
+}
+
+static void hb_feed(sh_model *m, const hb_prog *p)
+{
+   int i;
+
+   sh_thread_created(m, SH_NO_THREAD, 1);
+   for (i = 0; i < p->n; i++) {
+      const hb_ev *e = &p->ev[i];
+      switch (e->kind) {
+      case EV_ACC:
+         sh_access(m, e->t, BASE + e->line * LINE + e->a.off, e->a.size,
+                   e->a.store, 1);
+         break;
+      case EV_CREATE:  sh_thread_created(m, e->t, e->u); break;
+      case EV_EXIT:    sh_thread_exited(m, e->t); break;
+      case EV_JOIN:    sh_thread_joined(m, e->t, e->u); break;
+      case EV_BARRIER: sh_end_segment(m); break;
+      }
+   }
+   sh_end_segment(m);
+}
+
+static void test_fork_join_brute(void)
+{
+   static hb_prog p;
+   long long phi[HB_LINES], theta[HB_LINES];
+   int round, k, cuts = 0, i;
+   sh_model *m;
+
+   begin();
+   rng = 4711;
+   for (round = 0; round < 600; round++) {
+      hb_generate(&p);
+      hb_expect(&p, phi, theta);
+      m = sh_new(LINE);
+      hb_feed(m, &p);
+      for (k = 0; k < HB_LINES; k++) {
+         CHECK("fork/join phi", line_of(m, BASE + k * LINE)->phi, phi[k]);
+         CHECK("fork/join theta", line_of(m, BASE + k * LINE)->theta, theta[k]);
+      }
+      for (i = 0; i < p.n; i++)
+         cuts += p.ev[i].kind == EV_BARRIER;
+      cuts += (int)sh_segments(m);
+      sh_delete(m);
+   }
+   /* the programs do cut (not a vacuous check) */
+   CHECK("some segments", cuts > 600, 1);
+   end("fork and join: random programs = vector-clock brute force");
+}
+
 /* ---- many lines: the tables grow ----------------------------------------- */
 
 /* 20000 lines spread over a wide range (pages of lines, rehashing): on
@@ -455,5 +890,7 @@ int main(void)
    test_two_threads();
    test_brute_one_segment();
    test_brute_segments();
+   test_fork_join_hand();
+   test_fork_join_brute();
    return failures ? 1 : 0;
 }
