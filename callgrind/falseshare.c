@@ -15,7 +15,16 @@
  *         the barrier from that of the first), so a return cuts only if
  *         no cut happened since the same thread entered the function;
  *       . when the master enters a parallel region (GOMP_parallel*): the
- *         serial code before it is not parallel with the region;
+ *         serial code before it is not parallel with the region; and
+ *         when it leaves it (the region's end joins the team). These
+ *         fork/join cuts carry no transfer across them (sharing.h);
+ *       . at a thread creation or a join that orders the whole segment
+ *         before all that follows (the model decides: sh_thread_*,
+ *         sharing.h): Valgrind reports creations and ends of threads;
+ *         pthread_create's handle (pthread_t) is read at its return, to
+ *         know which thread a pthread_join (and variants, recognised by
+ *         name like the barriers) names; the edge applies at the join's
+ *         return;
  *       . at the client request CALLGRIND_BD_SEGMENT_END
  *         (<valgrind/callgrind-bd.h>).
  *     Functions are recognised by name when their fn_node is made
@@ -244,23 +253,18 @@ static void name_fresh_lines(void)
 /*--- Segments                                             ---*/
 /*------------------------------------------------------------*/
 
-/* The model has ended a segment (a barrier, a fork or a join). */
-static void segment_ended(void)
-{
-   cuts++;
-   name_fresh_lines();
-}
-
 void cb_fs_end_segment(void)
 {
+   cuts++;
    sh_end_segment(cb_fs_model);
-   segment_ended();
+   name_fresh_lines();
 }
 
 static void end_fork_join(void)
 {
+   cuts++;
    sh_end_fork_join(cb_fs_model);
-   segment_ended();
+   name_fresh_lines();
 }
 
 static void cut(const fn_node *fn)
@@ -286,9 +290,11 @@ void cb_fs_thread_created(ThreadId parent, ThreadId child)
    c->handle = 0;
    c->live = True;
    if (parent != VG_INVALID_THREADID) entries_of(parent)->created = child;
+   /* not counted in `cuts`: the creator may be inside GOMP_parallel,
+    * whose return must still cut (no other thread is in a barrier now) */
    if (sh_thread_created(cb_fs_model, parent == VG_INVALID_THREADID
                                       ? SH_NO_THREAD : parent, child))
-      segment_ended();
+      name_fresh_lines();
 }
 
 void cb_fs_thread_exit(ThreadId tid)
@@ -343,7 +349,7 @@ static void join_left(fs_thread *t)
       return;
    t->joinee = VG_INVALID_THREADID;
    if (entries[j].gen != t->join_gen || entries[j].live) return;
-   if (sh_thread_joined(cb_fs_model, cb_cur.tid, j)) segment_ended();
+   if (sh_thread_joined(cb_fs_model, cb_cur.tid, j)) name_fresh_lines();
 }
 
 /*------------------------------------------------------------*/

@@ -35,6 +35,18 @@ tests/unit/test_sharing.c; here the tool around them:
    schedule(static,1) puts the bit array `bits` on top of the report;
    schedule(static) (one chunk per thread) leaves no line of it.
 
+3b. The happens-before edges of thread creation and join
+   (clients/sharing_fork_join.c, derivations in its comment): a line
+   stored by main and then by the thread it creates, or by a thread and
+   then by main after joining it, is not shared at all (barrier-only
+   segments: phi = 199); two threads storing at once after main's
+   sequential initialisation, main's loads after the joins: phi = phi'
+   = 199, theta = 0, as without the initialisation and the loads.
+   clients/sharing_omp_init.c: the master initialises an array before an
+   OpenMP parallel region and sums it after; the threads double one half
+   each: no line of the array is shared (no transfer across the region's
+   start and end, which fork and join).
+
 4. A single-threaded client: the report says there was nothing to share,
    and the profile is the one of --cache-sim=yes (the option changes
    nothing else).
@@ -61,6 +73,7 @@ EXAMPLES = os.path.join(harness.TOP, "examples")
 _CLREQ = (["sharing_clreq.c"], "gcc", ["-O1", "-pthread", "-I" + INCLUDE])
 _EXAMPLE = [os.path.join(EXAMPLES, "false-sharing.c")]
 _SIEVE = (["sieve_omp.c"], "gcc", ["-O1", "-fopenmp"])
+_FORK_JOIN = (["sharing_fork_join.c"], "gcc", ["-O1", "-pthread"])
 # one client name per argument list: cases run in parallel
 harness.CLIENT_BUILD.update({
     "sharing_clreq_one": _CLREQ,
@@ -70,10 +83,16 @@ harness.CLIENT_BUILD.update({
     "sharing_heap": (["sharing_heap.c"], "gcc", ["-O1", "-pthread"]),
     "sieve_static1": _SIEVE,
     "sieve_chunked": _SIEVE,
+    "fork_join_create": _FORK_JOIN,
+    "fork_join_join": _FORK_JOIN,
+    "fork_join_overlap": _FORK_JOIN,
+    "sharing_omp_init": (["sharing_omp_init.c"], "gcc", ["-O1", "-fopenmp"]),
 })
 harness.CLIENT_ARGS.update({
     "sharing_clreq_one": ["0"], "sharing_clreq_cut": ["1"],
     "sieve_static1": ["1"], "sieve_chunked": ["0"],
+    "fork_join_create": ["create"], "fork_join_join": ["join"],
+    "fork_join_overlap": ["overlap"],
 })
 
 # libgomp's idle threads spin by default; under Valgrind's one-at-a-time
@@ -248,6 +267,28 @@ def sieve_case(interleaved):
     return run
 
 
+def ordered_case(client, data, want):
+    """The line(s) of `data` after thread creation and join: none (want
+    None) or one with the costs `want`."""
+    name = "sharing/" + client.replace("_", "-")
+
+    def run():
+        r = run_sharing(client, [], name.replace("/", "-"))
+        probs = harness.run_problems(r)
+        if probs:
+            return [(name, probs)]
+        lines, _ = report_lines(r)
+        if want is None:
+            named = lines_named(lines, data)
+            if named:
+                probs.append("%d lines of %s shared, want none: %s"
+                             % (len(named), data, sorted(named.items())[:2]))
+        else:
+            probs += expect_line(lines, data, want)
+        return [(name, probs)]
+    return run
+
+
 def single_thread_case():
     name = "sharing/single-thread"
 
@@ -322,6 +363,14 @@ def main():
         ("sharing/heap-objects", heap_case()),
         ("sharing/sieve-static1", sieve_case(True)),
         ("sharing/sieve-chunked", sieve_case(False)),
+        ("sharing/fork-join-create",
+         ordered_case("fork_join_create", "line", None)),
+        ("sharing/fork-join-join",
+         ordered_case("fork_join_join", "line", None)),
+        ("sharing/fork-join-overlap",
+         ordered_case("fork_join_overlap", "line",
+                      {"FSe": 199, "FSw": 199, "Xch": 0})),
+        ("sharing/omp-init", ordered_case("sharing_omp_init", "data", None)),
         ("sharing/single-thread", single_thread_case()),
         ("sharing/penalty", penalty_case()),
         ("sharing/bad-value", bad_value_case()),
