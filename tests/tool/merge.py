@@ -13,7 +13,9 @@ programs and the MPI mode).
 - dumps: separate part files (--dump-every-bb) give OUT.1, OUT.2 ... and
   OUT, each the sum of its part; --combine-dumps files give one file with
   the parts, each the sum of its part;
-- errors: different programs, different events, a malformed file, a
+- errors: profiles cut short (at several byte and line offsets, inside a
+  later part of a --combine-dumps file) or with a cost changed: refused,
+  naming the file (and part); different programs, different events, a malformed file, a
   missing file, a bad option: one line on stderr, exit 1, no output file
   and no temporary file left."""
 
@@ -153,6 +155,31 @@ def error_problems(args, cwd, expect_in_message, out):
     return problems
 
 
+def truncations(path):
+    """(name, bytes) of profiles cut short or damaged, from a whole one:
+    cut at a quarter, half and nine tenths of its bytes (mid-line), one
+    inside the last number (`totals:`'s), before its last line, after 10
+    lines (inside the header), and one cost line's last cost raised by
+    one."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    lines = data.splitlines(True)
+    cuts = [("cut-%d-of-%d.out" % (k, n), data[:len(data) * k // n])
+            for k, n in ((1, 4), (1, 2), (9, 10))]
+    cuts.append(("cut-in-totals.out", data[:-2]))
+    cuts.append(("cut-before-totals.out", b"".join(lines[:-1])))
+    cuts.append(("head-10.out", b"".join(lines[:10])))
+    for i, line in enumerate(lines):
+        words = line.split()
+        if len(words) >= 2 and words[0][:1].isdigit() and i > 0 \
+                and not lines[i - 1].startswith(b"calls="):
+            words[-1] = b"%d" % (int(words[-1]) + 1)    # a cost, whatever the positions
+            damaged = lines[:i] + [b" ".join(words) + b"\n"] + lines[i + 1:]
+            cuts.append(("damaged-cost.out", b"".join(damaged)))
+            break
+    return cuts
+
+
 def case_errors():
     a = run("calls", CACHE, "merge-err-a")
     plain = run("calls", [], "merge-err-plain")
@@ -162,15 +189,30 @@ def case_errors():
     with open(a.out) as fh, open(bad, "w") as out:
         lines = fh.read().splitlines(True)
         out.writelines(lines[:40] + ["fn=(999)\n"] + lines[40:])
+    cases = {}
+    for name, data in truncations(a.out):
+        path = os.path.join(d, name)
+        with open(path, "wb") as fh:
+            fh.write(data)
+        cases[name] = ([a.out, path], name)
+    dumps = run("calls", CACHE + ["--dump-every-bb=2000", "--combine-dumps=yes"],
+                "merge-err-dumps")
+    with open(dumps.out, "rb") as fh:
+        whole = fh.read()
+    second, third = whole.index(b"\npart: 2\n"), whole.index(b"\npart: 3\n")
+    cut = os.path.join(d, "cut-in-part-2.out")
+    with open(cut, "wb") as fh:
+        fh.write(whole[:(second + third) // 2])
+    cases["cut-in-part-2"] = ([dumps.out, cut], "cut-in-part-2.out, part 2")
     out = os.path.join(d, "never")
-    cases = {
+    cases.update({
         "programs": ([a.out, other.out], "different programs"),
         "events": ([a.out, plain.out], "events"),
         "malformed": ([a.out, bad], "malformed.out:41"),
         "missing": ([a.out, os.path.join(d, "nonexistent")], "nonexistent"),
         "option": (["--stat=median", a.out], "--stat=median"),
         "no-files": ([], "no input files"),
-    }
+    })
     return [("merge/error/" + n, error_problems(args, d, msg, out))
             for n, (args, msg) in sorted(cases.items())]
 

@@ -98,6 +98,7 @@ class FilePart:
         self.descs = []
         self.summary = None
         self.totals = None
+        self.cost_sum = []             # its cost lines summed (self costs)
         self.multi = False             # one of several parts in its file
         self.selfc, self.calls, self.jumps = {}, {}, {}
 
@@ -179,6 +180,7 @@ def read_file(path, stat, accs):
                     fnid = (ob, fl, fn)
                 pos = rec[2]
                 if kind == "cost":
+                    _add_into(fp.cost_sum, rec[3])
                     if line_level:
                         _add_sum(tables[0], (fnid, fi, pos), rec[3], nev)
                     else:
@@ -206,6 +208,8 @@ def read_file(path, stat, accs):
                 fp.header(rec[1], rec[2])
             elif kind == "part":
                 if fp is not None:
+                    fp.multi = True
+                    check_complete(fp)
                     _end_part(fp, tables, stat, accs)
                 fp = FilePart(path, rec[1])
                 parts.append(fp)
@@ -214,6 +218,10 @@ def read_file(path, stat, accs):
                 fp.summary = _pad(rec[1], len(fp.events))
             elif kind == "totals":
                 fp.totals = _pad(rec[1], len(fp.events))
+        if fp is None:
+            raise MergeError("%s: empty, or no profile" % path)
+        fp.multi = fp.multi or len(parts) > 1
+        check_complete(fp)
         _end_part(fp, tables, stat, accs)
     except OSError as e:
         raise MergeError("%s: %s" % (path, e.strerror or e))
@@ -222,6 +230,29 @@ def read_file(path, stat, accs):
     multi = len(parts) > 1
     for fp in parts:
         accs[fp.number].check_multi(fp.path, multi)
+
+
+def _add_into(total, costs):
+    if len(total) < len(costs):
+        total.extend([0] * (len(costs) - len(total)))
+    for i, v in enumerate(costs):
+        total[i] += v
+
+
+def check_complete(fp):
+    """A part is whole: it has events, and it ends with `totals:` equal to
+    the sum of its cost lines (the writers, ours and the reference's,
+    write them last; a file cut short loses them or some cost lines)."""
+    where = fp.path if not fp.multi else "%s, part %d" % (fp.path, fp.number)
+    if not fp.events:
+        raise MergeError("%s: no 'events:' line (not a profile, or cut short "
+                         "before its header ends)" % where)
+    if fp.totals is None:
+        raise MergeError("%s: truncated: it ends before the part's "
+                         "'totals:' line" % where)
+    if _pad(fp.cost_sum, len(fp.events)) != _pad(fp.totals, len(fp.events)):
+        raise MergeError("%s: 'totals:' disagrees with the sum of the cost "
+                         "lines (truncated or damaged)" % where)
 
 
 def _begin_body(fp, stat, accs):
