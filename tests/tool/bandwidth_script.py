@@ -11,7 +11,9 @@ hand:
   figure 4.7's rectangle (units above, added units and seconds);
 - --limits on a file with dom: histograms: the dominance breakdown per
   thread (dominated and added units, seconds) and the sum over threads;
-- errors (a file breaking the area identity, a machine file with an
+- errors (a file breaking the area identity, or cut short at a quarter,
+  half, three quarters: "truncated or damaged"; a profile given without
+  its .bandwidth: says which option makes one; a machine file with an
   unknown key, an unknown option, a missing file, --plot without
   matplotlib): one line on stderr naming the file (and line), exit 1,
   nothing on stdout;
@@ -194,6 +196,8 @@ def one_line_error(r, mentions):
 def case_errors(tmp):
     good = bf.write(tmp, "c.bandwidth", bf.CONSTANT)
     machine = bf.write(tmp, "m.machine", bf.MACHINE_HALF)
+    profile = bf.write(tmp, "p.out", "# callgrind format\nversion: 1\n"
+                       "events: Ir\nfn=main\n1 10\ntotals: 10\n")
     bad = bf.write(tmp, "bad.bandwidth",
                    bf.replace_line(bf.CONSTANT, "total: 8000", "total: 7000"))
     unknown = bf.write(tmp, "unknown.machine",
@@ -204,7 +208,11 @@ def case_errors(tmp):
              "raise ImportError('no matplotlib here')\n")
     env = dict(os.environ, PYTHONPATH=fake)
     cases = [
-        ("area", [bad], {}, bad + ":12: path core<-L1 of thread 1: area"),
+        ("area", [bad], {}, bad + ":12: truncated or damaged: path core<-L1 "
+         "of thread 1: area"),
+        ("profile-alone", [profile], {},
+         profile + ": a profile without p.out.bandwidth beside it (the run "
+         "needs --bandwidth=yes"),
         ("machine-key", ["--limits", unknown, good], {},
          unknown + ":4: unknown key 'L3<-L2'"),
         ("option", ["--bogus", good], {}, "unknown option '--bogus'"),
@@ -215,6 +223,13 @@ def case_errors(tmp):
         ("no-matplotlib", ["--plot", os.path.join(tmp, "x.png"), good], env,
          "--plot needs matplotlib"),
     ]
+    # cut short at several places: past the version line, each names the
+    # file and says so
+    for k in (3, 2, 1):
+        cut = bf.write(tmp, "cut%d.bandwidth" % k,
+                       bf.CONSTANT[:len(bf.CONSTANT) * k // 4])
+        cases.append(("cut-%d-of-4" % k, [cut], {}, cut + ":"))
+        cases.append(("cut-%d-of-4-says" % k, [cut], {}, "truncated or damaged"))
     results = []
     for what, args, extra_env, mentions in cases:
         r = run(args, env=extra_env or None)

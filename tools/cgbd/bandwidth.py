@@ -193,8 +193,29 @@ def _set_once(obj, attr, value, key, where):
 
 
 def parse(filename):
-    """Reads and checks a .bandwidth file; BandwidthError on a problem."""
+    """Reads and checks a .bandwidth file; BandwidthError on a problem.
+    Past its version line the file is one, so a problem there says it is
+    truncated or damaged (the tool writes whole files)."""
     bwf = BandwidthFile(filename)
+    try:
+        return _parse(bwf, filename)
+    except BandwidthError as e:
+        if bwf.version is None:
+            raise
+        raise BandwidthError(_damaged(str(e), filename))
+
+
+def _damaged(msg, filename):
+    """msg ("FILE[:LINE]: what") with "truncated or damaged: " before what."""
+    rest = msg[len(filename):] if msg.startswith(filename) else ""
+    cut = rest.find(": ")
+    if cut < 0:
+        return "%s: truncated or damaged: %s" % (filename, msg)
+    at = len(filename) + cut + 2
+    return msg[:at] + "truncated or damaged: " + msg[at:]
+
+
+def _parse(bwf, filename):
     thread = path = None
     with open(filename, encoding="utf-8", errors="replace") as f:
         for number, raw in enumerate(f, 1):
@@ -619,7 +640,22 @@ def input_name(name):
     if not name.endswith(".bandwidth") and os.path.isfile(companion) \
             and not _looks_like_bandwidth(name):
         return companion
+    if _looks_like_profile(name):
+        raise BandwidthError("%s: a profile without %s beside it (the run "
+                             "needs --bandwidth=yes to write it)"
+                             % (name, os.path.basename(companion)))
     return name
+
+
+def _looks_like_profile(name):
+    """The Callgrind format's first line, as both tools write it."""
+    try:
+        with open(name, encoding="utf-8", errors="replace") as f:
+            first = f.readline().strip()
+    except OSError:
+        return False
+    return first == "# callgrind format" or first.startswith("version:") \
+        and not _looks_like_bandwidth(name)
 
 
 def _looks_like_bandwidth(name):
