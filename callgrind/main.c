@@ -406,10 +406,11 @@ void cb_finish_run(const HChar *trigger)
       cb_mem_print_stats();
       cb_il_print_stats();
    }
-   if (VG_(clo_verbosity) > 1) cb_sp_report_unmatched();
+
    cb_obj_fini();
    cb_fs_fini(cb_out_base_name());
    cb_fn_config_warn_unmatched();
+   cb_sp_report_unmatched();
    warn_if_nothing_collected();
 }
 

@@ -73,7 +73,7 @@ void cb_sp_report_unmatched(void)
    sp_option *o;
    for (o = cb_sep_par_options; o; o = o->next)
       if (!o->matched)
-         VG_(umsg)("%s: the pattern '%s' matched no function that ran\n",
+         VG_(fmsg)("callgrind-bd: warning: %s: pattern '%s' matched no function\n",
                    o->text, o->pattern);
 }
 

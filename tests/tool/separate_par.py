@@ -30,7 +30,10 @@ context already running is recursion (level "'2" with the default
   - what a value is read as (tests/clients/separate_par_values.c): a
     negative long, an unsigned long of 2^63 (negative), NULL and non-NULL
     pointers with border 0, each of the six argument registers;
-  - -v names a pattern that matched no function; without -v nothing.
+  - a pattern that matched no function is named, with and without -v
+    (as every function pattern: --toggle-collect, --fn-skip...), in the
+    same words: "warning: --separate-par=P:1: pattern 'P' matched no
+    function"; a pattern that matched is not.
 Bad option values are in options_errors.py.
 """
 
@@ -377,10 +380,11 @@ def unmatched_case():
         fib = [l for l in r.stderr.splitlines()
                if "fib2:1" in l and "matched no function" in l]
         probs = []
-        if verbose and len(said) != 1:
-            probs.append("-v: %d lines about the unmatched pattern" % len(said))
-        if not verbose and said:
-            probs.append("without -v: %s" % said)
+        want = "warning: %s: pattern 'no_such_fn*' matched no function" % opt
+        if len(said) != 1 or want not in said[0]:
+            probs.append("%s: %s lines about the unmatched pattern, expected "
+                         "one saying %r" % ("-v" if verbose else "without -v",
+                                             said, want))
         if fib:
             probs.append("a matching pattern reported: %s" % fib)
         res.append(("separate-par/unmatched%s" % ("-v" if verbose else ""), probs))
