@@ -61,17 +61,24 @@ static const HChar *const dom_event[BW_DOM_PATHS] = {
 };
 
 /* The machine file, whole, or exit with a message naming it. */
+static void machine_file_error(const HChar *name, const HChar *why)
+{
+   VG_(fmsg)("callgrind-bd: cannot read machine file '%s' (--bandwidth-limits): %s\n",
+             name, why);
+   VG_(exit)(1);
+}
+
 static HChar *read_machine_file(const HChar *name, SizeT *len)
 {
    SizeT cap = 4096, used = 0;
    HChar *buf;
    Int fd, n;
    SysRes res = VG_(open)(name, VKI_O_RDONLY, 0);
-   if (sr_isError(res)) {
-      VG_(fmsg)("callgrind-bd: cannot read machine file '%s' (--bandwidth-limits)\n", name);
-      VG_(exit)(1);
-   }
+   struct vg_stat st;
+   if (sr_isError(res)) machine_file_error(name, cb_open_error_text(sr_Err(res)));
    fd = sr_Res(res);
+   if (VG_(fstat)(fd, &st) == 0 && VKI_S_ISDIR(st.mode))
+      machine_file_error(name, "is a directory");
    buf = CB_MALLOC("cb.bw.machine", cap);
    while ((n = VG_(read)(fd, buf + used, cap - used)) > 0) {
       used += n;
@@ -86,7 +93,8 @@ static HChar *read_machine_file(const HChar *name, SizeT *len)
    }
    VG_(close)(fd);
    if (n < 0) {
-      VG_(fmsg)("callgrind-bd: cannot read machine file '%s' (--bandwidth-limits)\n", name);
+      VG_(fmsg)("callgrind-bd: cannot read machine file '%s' (--bandwidth-limits): "
+                "read error\n", name);
       VG_(exit)(1);
    }
    *len = used;

@@ -12,7 +12,8 @@
  */
 #include "global.h"
 
-/* Why a profile file could not be opened, for the one-line error. */
+/* Why a file could not be opened, for the one-line error (a profile to
+ * write, a machine file to read). */
 const HChar *cb_open_error_text(UWord err)
 {
    switch (err) {
@@ -22,7 +23,7 @@ const HChar *cb_open_error_text(UWord err)
    case VKI_EROFS:   return "read-only file system";
    case VKI_EISDIR:  return "is a directory";
    case VKI_ENOSPC:  return "no space left on device";
-   default:          return "cannot open for writing";
+   default:          return "cannot open it";
    }
 }
 

@@ -533,7 +533,9 @@ def cases():
            ("L2-host", ["--L2=host", "--bandwidth=yes"], "--L2"),
            ("prefetch", ["--bandwidth=yes", "--prefetch=stream"], "--prefetch"),
            ("no-file", ["--bandwidth=yes", "--bandwidth-limits=@DIR/none"],
-            "@DIR/none")]
+            "@DIR/none' (--bandwidth-limits): no such file or directory"),
+           ("directory", ["--bandwidth=yes", "--bandwidth-limits=@DIR"],
+            "@DIR' (--bandwidth-limits): is a directory")]
     c += [("bandwidth/refused/" + label, refusal_case(label, o, e)) for label, o, e in bad]
     c += [("bandwidth/refused/unknown-key",
            bad_machine("unknown-key", "clock: 1e9\ninstr-per-cycle: 4\nL2<-LL: 5\n",
