@@ -24,6 +24,9 @@
 - pattern-warnings: a function pattern that matched no function is named
   at exit, once per option; a run that collected nothing says so; a
   pattern that matched says nothing.
+- cache-desc: without cache simulation the `desc: I1/D1/LL cache:` lines
+  are empty, as the reference writes them; with it they give the
+  simulated geometry (the same as the reference's).
 """
 
 import os
@@ -282,8 +285,27 @@ def check_help():
     return [("users/help", problems)]
 
 
+def cache_desc_lines(path):
+    with open(path) as fh:
+        return [l.rstrip("\n") for l in fh if re.match(r"desc: (I1|D1|LL) cache:", l)]
+
+
+def check_cache_desc():
+    problems = []
+    for label, opts in (("off", []), ("on", ["--cache-sim=yes"] + OPTS[1:])):
+        ours, ref = harness.run_both("calls", opts, "users-desc-" + label)
+        problems += harness.run_problems(ours) + harness.run_problems(ref)
+        if problems:
+            break
+        got, want = cache_desc_lines(ours.out), cache_desc_lines(ref.out)
+        if got != want or len(got) != 3:
+            problems.append("cache simulation %s: %s, the reference %s"
+                            % (label, got, want))
+    return [("users/cache-desc", problems)]
+
+
 def main():
-    return harness.run_cases([("users/annotate-dirs", check_dirs),
+    return harness.run_cases([("users/cache-desc", check_cache_desc),("users/annotate-dirs", check_dirs),
                               ("users/objects-calls", check_objects_calls),
                               ("users/event-names", check_event_names),
                               ("users/help", check_help),
