@@ -133,12 +133,13 @@ static void out_pos(const src_pos *p, Bool absolute)
    last_pos = *p;
 }
 
-/* Cost values; trailing zeros are dropped except in summary:/totals:,
- * which viewers read as program totals of every event. */
-static void out_costs_n(const ULong *c, Bool trim)
+/* Cost values; trailing zeros are dropped, in summary:/totals: too, as
+ * the reference writes them (callgrind_annotate shows an event left out
+ * there as '.', one written as 0 as '0'). */
+static void out_costs(const ULong *c)
 {
    Int n = cb_n_events, i;
-   while (trim && n > 1 && c[n - 1] == 0) n--;
+   while (n > 1 && c[n - 1] == 0) n--;
    for (i = 0; i < n; i++) {
       out_str(" ");
       cb_out_u64(&out, c[i]);
@@ -146,7 +147,6 @@ static void out_costs_n(const ULong *c, Bool trim)
    out_str("\n");
 }
 
-static void out_costs(const ULong *c) { out_costs_n(c, True); }
 
 /* Switch fi=/fe= to the file of position p. */
 static void out_file_switch(const src_pos *p)
@@ -605,7 +605,7 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
    out_str("events:");
    for (i = 0; i < cb_n_events; i++) { out_str(" "); out_str(cb_ev_name[cb_ev_at[i]]); }
    out_str("\nsummary:");
-   out_costs_n(summary, False);
+   out_costs(summary);
    out_str("\n\n");
 }
 
@@ -686,7 +686,7 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
    }
 
    out_str("\ntotals:");
-   out_costs_n(dump_total, False);
+   out_costs(dump_total);
    cb_add_cost(cb_written_total, dump_total);
    cb_out_finish(&out);
    VG_(deleteXA)(dump_list);

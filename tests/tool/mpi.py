@@ -189,14 +189,15 @@ def rank_env_case():
 
 
 def tiny_profile(path, events):
-    """A two-function profile (main calling work) with these events."""
+    """A two-function profile (main calling work) with these events; its
+    totals: are the self costs, 1 + 2 per event, as the tools end a part."""
     n = len(events.split())
     with open(path, "w") as fh:
         fh.write("version: 1\ncmd: ./app\npart: 1\nevents: %s\n"
                  "fl=(1) app.c\nfn=(1) main\n3 %s\ncfn=(2) work\n"
-                 "calls=1 20\n5 %s\nfn=(2) work\n20 %s\n"
+                 "calls=1 20\n5 %s\nfn=(2) work\n20 %s\ntotals: %s\n"
                  % (events, " ".join(["1"] * n), " ".join(["2"] * n),
-                    " ".join(["2"] * n)))
+                    " ".join(["2"] * n), " ".join(["3"] * n)))
 
 
 def mpi_mode_error_case():
