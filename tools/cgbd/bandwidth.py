@@ -648,14 +648,15 @@ def input_name(name):
 
 
 def _looks_like_profile(name):
-    """The Callgrind format's first line, as both tools write it."""
+    """A Callgrind-format file: its first line as both tools write it, or
+    an `events:` line near the top (a bandwidth file has none)."""
     try:
         with open(name, encoding="utf-8", errors="replace") as f:
-            first = f.readline().strip()
+            head = [f.readline() for _ in range(64)]
     except OSError:
         return False
-    return first == "# callgrind format" or first.startswith("version:") \
-        and not _looks_like_bandwidth(name)
+    return head[0].strip() == "# callgrind format" \
+        or any(line.startswith("events:") for line in head)
 
 
 def _looks_like_bandwidth(name):

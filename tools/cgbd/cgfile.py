@@ -446,7 +446,10 @@ class _ModelBuilder:
         self.key = fn_key or (lambda name, ob: name)
 
     def cost_dict(self, costs):
-        return dict(zip(self.part.events, costs))
+        """summary:/totals: as {event: value}, every event (the writers
+        leave trailing zero events out, as cost lines do)."""
+        events = self.part.events
+        return dict(zip(events, list(costs) + [0] * (len(events) - len(costs))))
 
     def header(self, key, value):
         p = self.part
