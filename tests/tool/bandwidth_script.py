@@ -269,6 +269,9 @@ def case_plot(tmp):
                         % (sizes[0][1], sizes[1][1]))
     if "thread" not in r.stdout:
         problems.append("--plot --limits printed no limits table")
+    if not r.stdout.rstrip().endswith("# wrote %s" % bars):
+        problems.append("--plot does not say which file it wrote: %r"
+                        % r.stdout[-120:])
     # several files: one comparison picture
     compared = os.path.join(tmp, "cmp.png")
     other = bf.write(tmp, "e.bandwidth", bf.DOMINANCE)

@@ -693,6 +693,8 @@ def main(argv, version="?"):
         elif opts["plot"]:
             bandwidth_plot.compare(files, machine, opts["plot"])
         sys.stdout.write("".join(line + "\n" for line in lines))
+        if opts["plot"]:
+            print("# wrote %s" % opts["plot"])
         return 0
     except BandwidthError as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)

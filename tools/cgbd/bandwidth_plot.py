@@ -21,15 +21,43 @@ import os
 from cgbd.bandwidth import (ALL_PATHS, FLOP, SHARED_PATHS, BandwidthError,
                             curve, dominance, limits_per_unit)
 
-# one colour and hatch per path, the same in curves and bars
+# one colour and hatch per path, the same in curves and bars; the shared
+# paths far from their core's colours (they are drawn next to them)
 STYLE = {
     "core<-L1": ("tab:blue", ""), "core->L1": ("tab:blue", ""),
     "L1<-LL": ("tab:orange", "//"), "L1->LL": ("tab:orange", "//"),
     "L1<-L1": ("tab:purple", "xx"),
     "LL<-mem": ("tab:red", "\\\\"), "LL->mem": ("tab:green", "\\\\"),
-    "LL<-mem all": ("darkred", ".."), "LL->mem all": ("darkgreen", ".."),
+    "LL<-mem all": ("magenta", ".."), "LL->mem all": ("goldenrod", ".."),
     FLOP: ("tab:gray", "++"),
 }
+# and a dash pattern per path: curves that coincide (core<-L1 and L1<-LL
+# in a loop that misses at every load) stay told apart
+DASH = {
+    "core<-L1": "-", "core->L1": "-", "L1<-LL": "--", "L1->LL": "--",
+    "L1<-L1": "-.", "LL<-mem": "-", "LL->mem": "-",
+    "LL<-mem all": ":", "LL->mem all": ":", FLOP: "-.",
+}
+
+
+def _axes_for_curves(ax, unit, window):
+    """x: the share of the time units, sorted by requirement; y: symlog,
+    so that the bulk of the units and the few peaks both show."""
+    ax.set_yscale("symlog", linthresh=1.0)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of the time units (%s), sorted by requirement (%%)"
+                  % unit, fontsize=8)
+    ax.set_ylabel("per time unit (window %d, symlog)" % window, fontsize=8)
+
+
+def _percent_edges(points):
+    """The stairs' edges of a curve, as shares of its units (%)."""
+    total = sum(n for _, n in points) or 1
+    edges, at = [0.0], 0
+    for _, n in points:
+        at += n
+        edges.append(100.0 * at / total)
+    return edges
 
 
 def check_matplotlib():
@@ -47,7 +75,7 @@ def _is_write(name):
 
 
 def _draw_curves(ax, thread, bwf, limits, names):
-    drawn = False
+    drawn = 0
     top = 0
     for name in names:
         path = thread.paths.get(name)
@@ -55,11 +83,11 @@ def _draw_curves(ax, thread, bwf, limits, names):
             continue
         color = STYLE[name][0]
         points = curve(path, bwf.window)
-        edges = [0]
-        for _, n in points:
-            edges.append(edges[-1] + n)
+        edges = _percent_edges(points)
         values = [b for b, _ in points]
-        ax.stairs(values, edges, baseline=None, color=color, linewidth=1.5,
+        # the first drawn widest: a curve drawn over it leaves it showing
+        ax.stairs(values, edges, baseline=None, color=color,
+                  linestyle=DASH[name], linewidth=max(3.0 - 0.6 * drawn, 1.0),
                   label="%s (%s)" % (name, "flop" if name == FLOP else "B"))
         limit = (limits or {}).get(name)
         if limit is not None:
@@ -72,10 +100,10 @@ def _draw_curves(ax, thread, bwf, limits, names):
                           baseline=limit, fill=True, color="dimgray",
                           alpha=0.7)
         top = max(top, values[-1], limit or 0)
-        drawn = True
+        drawn += 1
     if drawn:
-        ax.set_ylim(0, top * 1.1 or 1)    # a limit line on top stays visible
-    return drawn
+        ax.set_ylim(0, top * 1.5 or 1)    # a limit line on top stays visible
+    return drawn > 0
 
 
 def _dominated(path, values, limit):
@@ -101,10 +129,7 @@ def _curve_panels(fig, grid, bwf, limits):
             ax.set_title("%s: %s" % (thread.label(),
                                      "writes" if writes else "reads"),
                          fontsize=9)
-            ax.set_xlabel("time units (%s), sorted by requirement" % bwf.unit,
-                          fontsize=8)
-            ax.set_ylabel("per time unit (window %d)" % bwf.window,
-                          fontsize=8)
+            _axes_for_curves(ax, bwf.unit, bwf.window)
             ax.tick_params(labelsize=7)
 
 
@@ -125,8 +150,10 @@ def _stack(ax, labels, columns):
             parts.setdefault(name, [0.0] * len(labels))
             parts[name][i] += value
     bottom = [0.0] * len(labels)
+    tallest = max(sum(column.values()) for column in columns) if columns else 0
     for name, values in parts.items():
-        if not any(values) and name != "at peak":
+        # a part thinner than a pixel would only crowd the legend
+        if name != "at peak" and max(values) < 0.003 * tallest:
             continue
         color, hatch = STYLE.get(name, ("white", ""))
         ax.bar(range(len(labels)), values, bottom=bottom, label=name,
@@ -210,11 +237,10 @@ def compare(files, machine, out):
             if path is None:
                 continue
             points = curve(path, bwf.window)
-            edges = [0]
-            for _, n in points:
-                edges.append(edges[-1] + n)
-            ax.stairs([b for b, _ in points], edges, baseline=None,
-                      color=colors[j % len(colors)], label=labels[j])
+            ax.stairs([b for b, _ in points], _percent_edges(points),
+                      baseline=None, color=colors[j % len(colors)],
+                      linestyle=("-", "--", "-.", ":")[j % 4],
+                      linewidth=max(3.0 - 0.6 * j, 1.0), label=labels[j])
             top = max(top, points[-1][0])
             if machine is not None:
                 limit = limits_per_unit(machine, bwf.unit).get(name)
@@ -222,12 +248,12 @@ def compare(files, machine, out):
                     ax.axhline(limit, color="black", linestyle="--",
                                linewidth=1, label="limit")
                     top = max(top, limit)
-        ax.set_ylim(0, top * 1.1 or 1)
+        _axes_for_curves(ax, files[0].unit, files[0].window)
+        ax.set_ylim(0, top * 1.5 or 1)
         ax.set_title("%s%s" % (name, "" if name in SHARED_PATHS
                                 else " (thread 1)"), fontsize=9)
-        ax.set_xlabel("time units, sorted by requirement", fontsize=8)
-        ax.set_ylabel("%s per time unit" % ("flop" if name == FLOP else
-                                            "bytes"), fontsize=8)
+        ax.set_ylabel("%s per time unit (symlog)" % ("flop" if name == FLOP
+                                                     else "bytes"), fontsize=8)
         ax.legend(fontsize=6, loc="upper left")
         ax.tick_params(labelsize=7)
     if bars:
