@@ -58,15 +58,16 @@ for _ in $(seq "$R"); do
             read -r e u s < "$tf"
             wall[$k]="${wall[$k]:-} $e"
             cpu[$k]="${cpu[$k]:-} $(echo "$u + $s" | bc -l)"
-            # the summary's last three events: D1Ts D1Fs Inv
-            read -r ts fs _ <<< "$(grep '^summary:' "$out" | awk '{print $(NF-2), $(NF-1), $NF}')"
+            # D1Ts and D1Fs by name (summary: leaves trailing zero events out)
+            read -r ts fs <<< "$(awk '/^events:/ { for (i = 2; i <= NF; i++) at[$i] = i }
+                /^summary:/ { print ($(at["D1Ts"]) + 0), ($(at["D1Fs"]) + 0) }' "$out")"
             d1ts[$k]="${d1ts[$k]:-} $ts"
             d1fs[$k]="${d1fs[$k]:-} $fs"
         done
     done
 done
 
-median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+. perf/lib.sh                   # median
 spread() { tr ' ' '\n' | grep . | sort -n | awk 'NR==1{lo=$1} {hi=$1} END{print (lo==hi ? lo : lo ".." hi)}'; }
 echo "--cache-sim=yes --private-caches=yes, median of $R runs; ratio = with interleaving / --interleave=0"
 printf "%-9s %-8s %8s %8s %7s %7s %16s %16s\n" workload N "wall s" "CPU s" "wall x" "CPU x" D1Fs D1Ts

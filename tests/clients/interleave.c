@@ -2,11 +2,9 @@
    inside it: the natural way to write false sharing (tests/tool/
    interleave.py derives what --interleave makes of it).
 
-   PATTERN selects the data, as in sharing.c:
-     0 (false sharing): thread 0 bumps pair.a, thread 1 pair.b, one line;
-     1 (true sharing):  both bump one counter (no lock: the count is
-                        wrong, the memory traffic is what matters);
-     2 (padded):        a and b on separate lines.
+   PATTERN selects the data as in sharing.c (sharing_patterns.h): false
+   sharing, true sharing (both bump one counter, no lock: the count is
+   wrong, the memory traffic is what matters), padded.
 
    The loop is one `incq` to memory, a decrement and a branch back: one
    superblock per iteration (the first iteration runs in the block that
@@ -21,22 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef PATTERN
-#define PATTERN 0
-#endif
+#include "sharing_patterns.h"
+
 #define ITERS 50000L
-
-static struct {
-   long a, b;
-   char pad[48];
-} pair __attribute__((aligned(64)));
-
-static struct {
-   long a;
-   char pad_a[56];
-   long b;
-   char pad_b[56];
-} padded __attribute__((aligned(64)));
 
 __attribute__((noinline)) static void bump_loop(long *p, long n)
 {
@@ -44,15 +29,6 @@ __attribute__((noinline)) static void bump_loop(long *p, long n)
                     "decq %1\n\t"
                     "jnz 1b"
                     : "+r"(p), "+r"(n) : : "memory", "cc");
-}
-
-static long *target(int me)
-{
-   switch (PATTERN) {
-   case 0:  return me ? &pair.b : &pair.a;
-   case 1:  return &pair.a;
-   default: return me ? &padded.b : &padded.a;
-   }
 }
 
 static void *worker(void *arg)
@@ -76,6 +52,6 @@ int main(int argc, char **argv)
    }
    for (i = 0; i < 2; i++) pthread_join(t[i], NULL);
    if (child > 0) waitpid(child, NULL, 0);
-   printf("%ld %ld %ld %ld\n", pair.a, pair.b, padded.a, padded.b);
+   printf("%ld %ld %ld %ld %ld\n", pair.a, pair.b, shared.counter, padded.a, padded.b);
    return 0;
 }

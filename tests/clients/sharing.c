@@ -15,27 +15,9 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#ifndef PATTERN
-#define PATTERN 0
-#endif
+#include "sharing_patterns.h"
+
 #define ROUNDS 200
-
-static struct {
-   long a, b;
-   char pad[48];
-} pair __attribute__((aligned(64)));
-
-static struct {
-   long counter;
-   char pad[56];
-} shared __attribute__((aligned(64)));
-
-static struct {
-   long a;
-   char pad_a[56];
-   long b;
-   char pad_b[56];
-} padded __attribute__((aligned(64)));
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t turn_changed = PTHREAD_COND_INITIALIZER;
@@ -44,15 +26,6 @@ static int turn;                    /* 0: A runs next, 1: B */
 __attribute__((noinline)) static void bump(long *p)
 {
    (*p)++;
-}
-
-static long *target(int me)
-{
-   switch (PATTERN) {
-   case 0:  return me ? &pair.b : &pair.a;
-   case 1:  return &shared.counter;
-   default: return me ? &padded.b : &padded.a;
-   }
 }
 
 static void *worker(void *arg)
