@@ -2,16 +2,33 @@
 ** sharing.c -- the order-independent false sharing estimate (sharing.h
 ** states the model and its formulas).
 **
-** Data: a hash table of lines (pages of 16 lines -> index of their
-** records, kept for the whole run: the line's state in the current and the previous
-** segment, and the current segment's counters, keyed by (thread, offset,
-** size, kind, code position): three inside the record, more in an array
-** of the line's own).  Ending a segment visits only the lines it touched
-** (a list); a line's counters are emptied when it is next touched.  What
-** a shared line accumulates (sh_line) is allocated when it is first
-** shared.  Records and results live in chunks of CHUNK elements, which
-** never move: growing copies nothing, and pointers stay valid.  Code
-** positions are numbered (a hash table), so that a key is one word.
+** Data, by what it costs:
+**   - every line touched: a record of 12 bytes (lrec), in pages of 16
+**     neighbouring lines found through a hash table by page number, kept
+**     for the whole run: its segment, its thread in that segment (or
+**     "several"), the same of the previous segment, stores or not, and
+**     where its accesses of the segment are counted;
+**   - while one thread alone has touched a line in the segment, its
+**     accesses are a *history*: a node of a trie of access sequences
+**     (access i of the line is the child of access i-1), shared by every
+**     line whose accesses came in the same order with the same keys, as a
+**     loop over an array makes them.  If a second thread comes, the
+**     history is replayed into the line's counters, so that they are what
+**     counting every access would have made (phi and theta need the first
+**     thread's counts per offset and size, the reports its code positions
+**     in the order they came).  The trie is emptied at every segment's
+**     end; past a budget of nodes a line whose history would need a new
+**     node gets its counters at once;
+**   - a line that two threads touched (or whose history left the trie): a
+**     full record (frec), found by line number: its counters of the
+**     segment keyed by (thread, offset, size, kind, code position), three
+**     inside the record, more in an array of its own kept from segment to
+**     segment, its data's tag and its results (sh_line, made when it is
+**     first shared).
+** Ending a segment visits only the lines it touched (a list).  Records
+** and results live in chunks, which never move: growing copies nothing,
+** and pointers stay valid.  Code positions are numbered (a hash table),
+** so that a key is one word.
 */
 #include "sharing.h"
 #include "cachesim.h"          /* cs_alloc, cs_free, cs_fail */
@@ -40,40 +57,72 @@ typedef struct {
    uint64_t key, count;
 } entry;
 
-/* A line's state, for the whole run.  Its first INLINE counters of a
-   segment live here (a loop touches few places of a line: one memory
-   access finds them), the others in an array of its own, kept from
-   segment to segment (searched linearly, most recent first). */
+/* A line's record, for every line touched (so it is small).  Threads are
+   told apart by tid & 63, as a 64-bit set of them would. */
+#define F_SEG_ANY    0x01       /* touched in segment last_seg */
+#define F_SEG_MULTI  0x02       /* ... by two or more threads */
+#define F_SEG_STORE  0x04       /* ... with a store */
+#define F_PREV_ANY   0x08       /* the same of the segment before it, */
+#define F_PREV_MULTI 0x10       /* kept only if that segment was the one */
+#define F_PREV_STORE 0x20       /* just before (equations (4), (5)) */
+#define F_COUNTED    0x40       /* ref is a full record with the counters */
+typedef struct {
+   uint32_t last_seg;           /* segment of the last access */
+   uint32_t ref;                /* history node (0: none yet), or the full
+                                   record's index if F_COUNTED */
+   uint8_t  owner, prev_owner;  /* the one thread (tid & 63) of last_seg /
+                                   of the segment before, if not MULTI */
+   uint8_t  flags;
+} lrec;
+
+#define PAGE_BITS 4
+#define PAGE_LINES (1u << PAGE_BITS)
+typedef struct {
+   uint64_t page;               /* line >> PAGE_BITS */
+   lrec     l[PAGE_LINES];
+} lpage;
+
+/* A line that two threads touched in a segment, or whose history left
+   the trie: its counters (the first INLINE of a segment here, as a loop
+   touches few places of a line, the others in an array kept from
+   segment to segment, searched linearly, most recent first), and what
+   it keeps for the whole run. */
 #define INLINE 3
 typedef struct {
    uint64_t line;
-   uint64_t seg_threads, prev_threads;   /* thread bits: this/previous segment */
-   uint32_t last_seg;           /* segment of the last access */
+   uint64_t seg_threads;        /* thread bits of the segment, if MULTI */
    uint32_t result;             /* its sh_line + 1, 0 until shared */
-   uint8_t  seg_store, prev_store;       /* stored in this/previous segment */
-   uint8_t  ninline;
    uint32_t nmore, more_cap;
+   uint32_t ninline;
    counter *more;
    void    *tag;                /* from the namer, or 0 */
    counter  c[INLINE];
-} lrec;
+} frec;
+
+/* A node of the trie of histories: one access (its counting key and
+   kinds: loads | stores << 1) after those of its parent. */
+typedef struct {
+   uint64_t key;
+   uint32_t parent, kinds;
+} hnode;
 
 /* An array of elements of one size in chunks that never move. */
-#define CHUNK_BITS 12
-#define CHUNK (1u << CHUNK_BITS)
 typedef struct {
    char   **chunk;
-   uint32_t n, nchunks, cap_chunks, elem;
+   uint32_t n, nchunks, cap_chunks, elem, bits;
 } chunked;
 
 struct sh_model {
    uint32_t line_size, line_bits;
    /* lines, for the whole run */
-   chunked   recs;              /* lrec */
-   uint32_t *lslot;             /* index + 1; 0 = empty */
+   chunked   pages;             /* lpage */
+   uint32_t *lslot;             /* page index + 1; 0 = empty */
    uint32_t  lmask;
-   uint64_t  last_line;         /* cache of the last page looked up */
-   uint32_t  last_idx;          /* its first record; NONE = no cache */
+   uint64_t  last_page;         /* cache of the last page looked up */
+   uint32_t  last_idx;          /* its first line's index; NONE = no cache */
+   chunked   fulls;             /* frec */
+   uint32_t *fslot;             /* full record index + 1, by line */
+   uint32_t  fmask;
    chunked   results;           /* sh_line of the shared lines */
    uint32_t *touched;           /* lines touched by the segment */
    uint32_t  ntouched, touched_cap;
@@ -93,6 +142,15 @@ struct sh_model {
    uint32_t  pmask;
    uint64_t  pcache_pos[256];   /* direct-mapped: position -> number + 1 */
    uint32_t  pcache_id[256];
+   /* the trie of one-thread histories of this segment (node 0: empty) */
+   hnode    *node;
+   uint32_t  nnodes, node_cap;
+   uint32_t *hslot;             /* child node by (parent, key, kinds) */
+   uint32_t  hmask;
+   uint32_t  hist_limit;        /* nodes allowed; 0: the default budget */
+   uint32_t *path;              /* scratch of a replay */
+   uint32_t  path_cap;
+   sh_stats  stats;
    /* scratch of sh_end_segment */
    entry    *tmp;
    uint32_t  tmp_cap;
@@ -136,23 +194,30 @@ static void *grow(void *old, uint32_t n, uint32_t *cap, unsigned long elem)
    return p;
 }
 
-static void chunked_init(chunked *a, uint32_t elem) { a->elem = elem; }
+/* Chunks of 2^bits elements: small for the tables most runs need little
+   of, so that a program with few lines does not pay for many. */
+static void chunked_init(chunked *a, uint32_t elem, uint32_t bits)
+{
+   a->elem = elem;
+   a->bits = bits;
+}
 
 static void *chunked_at(const chunked *a, uint32_t i)
 {
-   return a->chunk[i >> CHUNK_BITS] + (unsigned long)(i & (CHUNK - 1)) * a->elem;
+   return a->chunk[i >> a->bits]
+          + (unsigned long)(i & ((1u << a->bits) - 1)) * a->elem;
 }
 
 /* A new zeroed element at the end; returns its index. */
 static uint32_t chunked_push(sh_model *m, chunked *a)
 {
-   if (a->n == a->nchunks * CHUNK) {
+   if (a->n == a->nchunks << a->bits) {
       if (a->nchunks == a->cap_chunks) {
          a->chunk = grow(a->chunk, a->nchunks, &a->cap_chunks, sizeof(char *));
          m->bytes += a->cap_chunks * sizeof(char *) / 2;
       }
-      a->chunk[a->nchunks++] = cs_alloc((unsigned long)a->elem * CHUNK);
-      m->bytes += (uint64_t)a->elem * CHUNK;
+      a->chunk[a->nchunks++] = cs_alloc((unsigned long)a->elem << a->bits);
+      m->bytes += (uint64_t)a->elem << a->bits;
    }
    return a->n++;
 }
@@ -209,8 +274,20 @@ uint64_t sh_pairs_store_load(uint32_t n, const uint64_t *loads,
 
 /* ---- model ----------------------------------------------------------------- */
 
-#define REC(m, i) ((lrec *)chunked_at(&(m)->recs, (i)))
+#define PAGE(m, i) ((lpage *)chunked_at(&(m)->pages, (i)))
+#define FULL(m, i) ((frec *)chunked_at(&(m)->fulls, (i)))
 #define RESULT(m, i) ((sh_line *)chunked_at(&(m)->results, (i)))
+
+/* The record of line index idx (page index << PAGE_BITS | line in page). */
+static lrec *rec_at(const sh_model *m, uint32_t idx)
+{
+   return &PAGE(m, idx >> PAGE_BITS)->l[idx & (PAGE_LINES - 1)];
+}
+
+static uint64_t line_at(const sh_model *m, uint32_t idx)
+{
+   return (PAGE(m, idx >> PAGE_BITS)->page << PAGE_BITS) | (idx & (PAGE_LINES - 1));
+}
 
 sh_model *sh_new(uint32_t line_size)
 {
@@ -224,13 +301,22 @@ sh_model *sh_new(uint32_t line_size)
    m = cs_alloc(sizeof(sh_model));
    m->line_size = line_size;
    m->line_bits = bits;
-   chunked_init(&m->recs, sizeof(lrec));
-   chunked_init(&m->results, sizeof(sh_line));
+   chunked_init(&m->pages, sizeof(lpage), 8);
+   chunked_init(&m->fulls, sizeof(frec), 8);
+   chunked_init(&m->results, sizeof(sh_line), 8);
    m->lmask = 1023;
    m->lslot = cs_alloc(sizeof(uint32_t) * (m->lmask + 1));
+   m->fmask = 255;
+   m->fslot = cs_alloc(sizeof(uint32_t) * (m->fmask + 1));
    m->pmask = 255;
    m->pslot = cs_alloc(sizeof(uint32_t) * (m->pmask + 1));
-   m->bytes = sizeof(sh_model) + sizeof(uint32_t) * 1024;
+   m->hmask = 1023;
+   m->hslot = cs_alloc(sizeof(uint32_t) * (m->hmask + 1));
+   m->node_cap = 512;
+   m->node = cs_alloc(sizeof(hnode) * m->node_cap);
+   m->nnodes = 1;                       /* node 0: no access yet */
+   m->bytes = sizeof(sh_model) + sizeof(uint32_t) * (1024 + 256 + 256 + 1024)
+              + sizeof(hnode) * m->node_cap;
    m->seg = 1;
    m->last_idx = NONE;
    return m;
@@ -242,25 +328,29 @@ void sh_delete(sh_model *m)
 
    if (!m)
       return;
-   for (i = 0; i < m->recs.n; i++)
-      cs_free(REC(m, i)->more);
-   chunked_free(&m->recs);
+   for (i = 0; i < m->fulls.n; i++)
+      cs_free(FULL(m, i)->more);
+   chunked_free(&m->pages);
+   chunked_free(&m->fulls);
    chunked_free(&m->results);
    cs_free(m->lslot);
+   cs_free(m->fslot);
    cs_free(m->touched);
    cs_free(m->fresh);
    cs_free(m->pos);
    cs_free(m->pslot);
+   cs_free(m->node);
+   cs_free(m->hslot);
+   cs_free(m->path);
    cs_free(m->tmp);
    cs_free(m);
 }
 
+/* ---- the line table -------------------------------------------------------- */
+
 /* Records come in pages of PAGE_LINES neighbouring lines, found through
    the hash table by page number: a sweep over memory looks up one page
    per PAGE_LINES lines, and their records are neighbours too. */
-#define PAGE_BITS 4
-#define PAGE_LINES (1u << PAGE_BITS)
-
 static void rehash_lines(sh_model *m)
 {
    uint32_t i, j;
@@ -269,27 +359,12 @@ static void rehash_lines(sh_model *m)
    m->bytes += sizeof(uint32_t) * (m->lmask + 1);
    m->lmask = m->lmask * 2 + 1;
    m->lslot = cs_alloc(sizeof(uint32_t) * (m->lmask + 1));
-   for (i = 0; i < m->recs.n; i += PAGE_LINES) {
-      j = hash64(REC(m, i)->line >> PAGE_BITS, m->lmask);
+   for (i = 0; i < m->pages.n; i++) {
+      j = hash64(PAGE(m, i)->page, m->lmask);
       while (m->lslot[j])
          j = (j + 1) & m->lmask;
       m->lslot[j] = i + 1;
    }
-}
-
-/* The first record of a new page (CHUNK is a multiple of PAGE_LINES, so
-   a page's records are contiguous). */
-static uint32_t new_page(sh_model *m, uint64_t page)
-{
-   uint32_t first = 0, k;
-
-   for (k = 0; k < PAGE_LINES; k++) {
-      uint32_t i = chunked_push(m, &m->recs);
-      if (k == 0)
-         first = i;
-      REC(m, i)->line = (page << PAGE_BITS) + k;
-   }
-   return first;
 }
 
 static uint32_t line_index(sh_model *m, uint64_t line)
@@ -297,48 +372,62 @@ static uint32_t line_index(sh_model *m, uint64_t line)
    uint64_t page = line >> PAGE_BITS;
    uint32_t j, first;
 
-   if (m->last_idx != NONE && m->last_line == page)
+   if (m->last_idx != NONE && m->last_page == page)
       return m->last_idx + (uint32_t)(line & (PAGE_LINES - 1));
    j = hash64(page, m->lmask);
-   while (m->lslot[j] && REC(m, m->lslot[j] - 1)->line >> PAGE_BITS != page)
+   while (m->lslot[j] && PAGE(m, m->lslot[j] - 1)->page != page)
       j = (j + 1) & m->lmask;
    if (m->lslot[j]) {
-      first = m->lslot[j] - 1;
+      first = (m->lslot[j] - 1) << PAGE_BITS;
    } else {
-      first = new_page(m, page);
-      m->lslot[j] = first + 1;
-      if ((m->recs.n / PAGE_LINES) * 2 > m->lmask)
+      uint32_t i = chunked_push(m, &m->pages);
+      PAGE(m, i)->page = page;
+      m->lslot[j] = i + 1;
+      first = i << PAGE_BITS;
+      if (m->pages.n * 2 > m->lmask)
          rehash_lines(m);
    }
-   m->last_line = page;
+   m->last_page = page;
    m->last_idx = first;
    return first + (uint32_t)(line & (PAGE_LINES - 1));
 }
 
-/* First access of a line in this segment: the segment's state moves to
-   "previous" if the line was touched by the segment just before. */
-static void open_line(sh_model *m, lrec *r, uint32_t idx)
+/* ---- full records, by line ------------------------------------------------- */
+
+static void rehash_fulls(sh_model *m)
 {
-   if (r->last_seg + 1 == m->seg && !m->after_fork_join) {
-      r->prev_threads = r->seg_threads;
-      r->prev_store = r->seg_store;
-   } else {
-      r->prev_threads = 0;
-      r->prev_store = 0;
+   uint32_t i, j;
+
+   cs_free(m->fslot);
+   m->bytes += sizeof(uint32_t) * (m->fmask + 1);
+   m->fmask = m->fmask * 2 + 1;
+   m->fslot = cs_alloc(sizeof(uint32_t) * (m->fmask + 1));
+   for (i = 0; i < m->fulls.n; i++) {
+      j = hash64(FULL(m, i)->line, m->fmask);
+      while (m->fslot[j])
+         j = (j + 1) & m->fmask;
+      m->fslot[j] = i + 1;
    }
-   r->seg_threads = 0;
-   r->seg_store = 0;
-   r->ninline = 0;
-   r->nmore = 0;
-   r->last_seg = m->seg;
-   if (m->ntouched == m->touched_cap) {
-      m->touched = grow(m->touched, m->ntouched, &m->touched_cap, sizeof(uint32_t));
-      m->bytes += m->touched_cap * sizeof(uint32_t) / 2;
-   }
-   m->touched[m->ntouched++] = idx;
 }
 
-static void count_access(sh_model *m, lrec *r, uint64_t key,
+/* The line's full record, made the first time it needs one. */
+static uint32_t full_of(sh_model *m, uint64_t line)
+{
+   uint32_t j = hash64(line, m->fmask), i;
+
+   while (m->fslot[j] && FULL(m, m->fslot[j] - 1)->line != line)
+      j = (j + 1) & m->fmask;
+   if (m->fslot[j])
+      return m->fslot[j] - 1;
+   i = chunked_push(m, &m->fulls);
+   FULL(m, i)->line = line;
+   m->fslot[j] = i + 1;
+   if (m->fulls.n * 2 > m->fmask)
+      rehash_fulls(m);
+   return i;
+}
+
+static void count_access(sh_model *m, frec *r, uint64_t key,
                          uint32_t loads, uint32_t stores)
 {
    uint32_t k;
@@ -369,6 +458,151 @@ found:
    c->n[0] += loads;
    c->n[1] += stores;
 }
+
+/* ---- the trie of one-thread histories -------------------------------------- */
+
+static uint32_t node_hash(uint32_t parent, uint64_t key, uint32_t kinds,
+                          uint32_t mask)
+{
+   return hash64(key ^ ((uint64_t)parent << 2 | kinds) * 0xD6E8FEB86659FD93ull,
+                 mask);
+}
+
+/* The slot of parent's child (key, kinds), or the empty slot where it
+   goes. */
+static uint32_t node_slot(const sh_model *m, uint32_t parent, uint64_t key,
+                          uint32_t kinds)
+{
+   uint32_t j = node_hash(parent, key, kinds, m->hmask);
+   const hnode *n;
+
+   for (; m->hslot[j]; j = (j + 1) & m->hmask) {
+      n = &m->node[m->hslot[j]];
+      if (n->parent == parent && n->key == key && n->kinds == kinds)
+         break;
+   }
+   return j;
+}
+
+static void rehash_nodes(sh_model *m)
+{
+   uint32_t i;
+   const hnode *n;
+
+   cs_free(m->hslot);
+   m->bytes += sizeof(uint32_t) * (m->hmask + 1);
+   m->hmask = m->hmask * 2 + 1;
+   m->hslot = cs_alloc(sizeof(uint32_t) * (m->hmask + 1));
+   for (i = 1; i < m->nnodes; i++) {
+      n = &m->node[i];
+      m->hslot[node_slot(m, n->parent, n->key, n->kinds)] = i;
+   }
+}
+
+/* The budget of nodes in a segment: what a loop's lines share is a few
+   hundred; histories of their own (random accesses) would need a node
+   per access, and get counters instead past a node per line touched. */
+static uint32_t node_budget(const sh_model *m)
+{
+   return m->hist_limit ? m->hist_limit : (1u << 16) + m->ntouched;
+}
+
+/* A new node in slot j; 0 if the budget is spent. */
+static uint32_t new_node(sh_model *m, uint32_t j, uint32_t parent, uint64_t key,
+                         uint32_t kinds)
+{
+   uint32_t i;
+
+   if (m->nnodes >= node_budget(m))
+      return 0;
+   if (m->nnodes == m->node_cap) {
+      m->node = grow(m->node, m->nnodes, &m->node_cap, sizeof(hnode));
+      m->bytes += m->node_cap * sizeof(hnode) / 2;
+   }
+   i = m->nnodes++;
+   m->node[i] = (hnode){ key, parent, kinds };
+   m->hslot[j] = i;
+   if (m->nnodes * 2 > m->hmask)
+      rehash_nodes(m);
+   if (m->nnodes > m->stats.peak_nodes)
+      m->stats.peak_nodes = m->nnodes;
+   return i;
+}
+
+/* Empties the trie (at a segment's end: every line's history is over).
+   Clearing only the slots used keeps a segment of few lines cheap after
+   one of many. */
+static void clear_nodes(sh_model *m)
+{
+   uint32_t i, j;
+   const hnode *n;
+
+   if (m->nnodes * 4 > m->hmask) {
+      for (j = 0; j <= m->hmask; j++)
+         m->hslot[j] = 0;
+   } else {
+      for (i = 1; i < m->nnodes; i++) {
+         n = &m->node[i];
+         j = node_hash(n->parent, n->key, n->kinds, m->hmask);
+         while (m->hslot[j] != i)
+            j = (j + 1) & m->hmask;
+         m->hslot[j] = 0;
+      }
+   }
+   m->nnodes = 1;
+}
+
+/* The line's counters from its history: its accesses replayed in their
+   order, so that the counters are the ones counting them would have
+   made (their order too: the reports list code positions in it). */
+static void replay(sh_model *m, frec *f, uint32_t node)
+{
+   uint32_t n = 0, i;
+
+   for (i = node; i; i = m->node[i].parent) {
+      if (n == m->path_cap)
+         m->path = grow(m->path, n, &m->path_cap, sizeof(uint32_t));
+      m->path[n++] = i;
+   }
+   f->ninline = 0;
+   f->nmore = 0;
+   while (n-- > 0) {
+      const hnode *h = &m->node[m->path[n]];
+      count_access(m, f, h->key, h->kinds & 1, h->kinds >> 1);
+   }
+}
+
+/* From now on the line's accesses of this segment go to its counters. */
+static frec *go_counted(sh_model *m, lrec *r, uint64_t line)
+{
+   uint32_t i = full_of(m, line);
+   frec *f = FULL(m, i);
+
+   replay(m, f, r->ref);
+   r->ref = i;
+   r->flags |= F_COUNTED;
+   m->stats.replays++;
+   return f;
+}
+
+/* The history extended by one access: 0 if it went to the counters. */
+static int extend_history(sh_model *m, lrec *r, uint64_t line, uint64_t key,
+                          uint32_t kinds)
+{
+   uint32_t j = node_slot(m, r->ref, key, kinds);
+   uint32_t i = m->hslot[j];
+
+   if (!i)
+      i = new_node(m, j, r->ref, key, kinds);
+   if (i) {
+      r->ref = i;
+      return 1;
+   }
+   go_counted(m, r, line);
+   return 0;
+}
+
+/* ---- accesses -------------------------------------------------------------- */
 
 static void rehash_positions(sh_model *m)
 {
@@ -415,13 +649,75 @@ static uint32_t position_id(sh_model *m, uint64_t pos)
    return m->pslot[j] - 1;
 }
 
-static void note_thread(sh_model *m, uint32_t tid)
+/* A thread's first access to a line in the segment. */
+static void new_accessor(sh_model *m, uint32_t tid)
 {
    uint64_t bit = 1ull << (tid & 63);
 
+   m->accessors |= bit;
+   if (tid > 63)
+      m->hb_lost = 1;
    if (!(m->thread_bits & bit)) {
       m->thread_bits |= bit;
       m->nthreads++;
+   }
+}
+
+/* First access of a line in this segment: the segment's state moves to
+   "previous" if the line was touched by the segment just before. */
+static void open_line(sh_model *m, lrec *r, uint32_t idx, uint32_t tid)
+{
+   uint8_t f = r->flags;
+
+   if (r->last_seg + 1 == m->seg && !m->after_fork_join) {
+      r->flags = (uint8_t)((f & (F_SEG_ANY | F_SEG_MULTI | F_SEG_STORE)) << 3);
+      r->prev_owner = r->owner;
+   } else {
+      r->flags = 0;
+   }
+   r->flags |= F_SEG_ANY;
+   r->owner = (uint8_t)(tid & 63);
+   r->ref = 0;
+   r->last_seg = m->seg;
+   if (m->ntouched == m->touched_cap) {
+      m->touched = grow(m->touched, m->ntouched, &m->touched_cap, sizeof(uint32_t));
+      m->bytes += m->touched_cap * sizeof(uint32_t) / 2;
+   }
+   m->touched[m->ntouched++] = idx;
+   new_accessor(m, tid);
+}
+
+/* Another thread than the line's one in this segment: the data is
+   surely allocated now (named once per line), and the line's accesses
+   are counted from here on, its history first. */
+static void second_thread(sh_model *m, lrec *r, uint64_t line, uint32_t tid)
+{
+   frec *f;
+
+   if (!(r->flags & F_COUNTED))
+      go_counted(m, r, line);
+   f = FULL(m, r->ref);
+   if (!f->tag && m->namer)
+      f->tag = m->namer(m->namer_ctx, line << m->line_bits);
+   f->seg_threads = (1ull << r->owner) | (1ull << (tid & 63));
+   r->flags |= F_SEG_MULTI;
+   new_accessor(m, tid);
+}
+
+/* The line's threads of the segment after one more access of tid. */
+static void note_thread(sh_model *m, lrec *r, uint64_t line, uint32_t tid)
+{
+   frec *f;
+
+   if (!(r->flags & F_SEG_MULTI)) {
+      if (r->owner != (tid & 63))
+         second_thread(m, r, line, tid);
+      return;
+   }
+   f = FULL(m, r->ref);
+   if (!(f->seg_threads & (1ull << (tid & 63)))) {
+      f->seg_threads |= 1ull << (tid & 63);
+      new_accessor(m, tid);
    }
 }
 
@@ -429,22 +725,20 @@ static void access_part(sh_model *m, uint32_t tid, uint64_t line, uint32_t off,
                         uint32_t size, uint32_t loads, uint32_t stores, uint64_t pos)
 {
    uint32_t idx = line_index(m, line);
-   lrec *r = REC(m, idx);
-   uint64_t bit = 1ull << (tid & 63);
+   lrec *r = rec_at(m, idx);
+   uint64_t key;
 
    if (r->last_seg != m->seg)
-      open_line(m, r, idx);
-   if (!(r->seg_threads & bit)) {
-      m->accessors |= bit;
-      if (tid > 63)
-         m->hb_lost = 1;
-      if (r->seg_threads && !r->tag && m->namer)
-         r->tag = m->namer(m->namer_ctx, line << m->line_bits);
-      r->seg_threads |= bit;
-      note_thread(m, tid);
-   }
-   r->seg_store |= stores != 0;
-   count_access(m, r, KEY(position_id(m, pos), tid, off, size, 0), loads, stores);
+      open_line(m, r, idx, tid);
+   else
+      note_thread(m, r, line, tid);
+   if (stores)
+      r->flags |= F_SEG_STORE;
+   key = KEY(position_id(m, pos), tid, off, size, 0);
+   if (!(r->flags & F_COUNTED)
+       && extend_history(m, r, line, key, loads | stores << 1))
+      return;
+   count_access(m, FULL(m, r->ref), key, loads, stores);
 }
 
 static void access_parts(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
@@ -526,7 +820,7 @@ static void gather_one(sh_model *m, uint32_t *n, const counter *c)
    }
 }
 
-static uint32_t gather(sh_model *m, const lrec *r)
+static uint32_t gather(sh_model *m, const frec *r)
 {
    uint32_t n = 0, i;
 
@@ -618,37 +912,30 @@ static void add_position(sh_line *l, uint64_t pos, uint64_t count)
    }
 }
 
-static int popcount64(uint64_t x)
-{
-   int n = 0;
-
-   for (; x; x &= x - 1)
-      n++;
-   return n;
-}
-
-/* Equations (4)/(5): one transfer across the barrier before this segment. */
+/* Equations (4)/(5): one transfer across the barrier before this
+   segment, if the two segments' threads are two or more and one of them
+   stored. */
 static int boundary_transfer(const lrec *r)
 {
-   return r->prev_threads
-          && popcount64(r->prev_threads | r->seg_threads) >= 2
-          && (r->prev_store || r->seg_store);
+   return (r->flags & F_PREV_ANY)
+          && ((r->flags & (F_PREV_MULTI | F_SEG_MULTI)) || r->prev_owner != r->owner)
+          && (r->flags & (F_PREV_STORE | F_SEG_STORE));
 }
 
 /* The line's results, made when it is first shared. */
-static sh_line *result_of(sh_model *m, lrec *r)
+static sh_line *result_of(sh_model *m, frec *f)
 {
    uint32_t i;
    sh_line *l;
 
-   if (r->result)
-      return RESULT(m, r->result - 1);
+   if (f->result)
+      return RESULT(m, f->result - 1);
    i = chunked_push(m, &m->results);
-   r->result = i + 1;
+   f->result = i + 1;
    l = RESULT(m, i);
-   l->line = r->line;
+   l->line = f->line;
    l->first_shared = m->seg;
-   l->tag = r->tag;
+   l->tag = f->tag;
    if (m->nfresh == m->fresh_cap) {
       m->fresh = grow(m->fresh, m->nfresh, &m->fresh_cap, sizeof(uint32_t));
       m->bytes += m->fresh_cap * sizeof(uint32_t) / 2;
@@ -657,21 +944,15 @@ static sh_line *result_of(sh_model *m, lrec *r)
    return l;
 }
 
-static void close_line(sh_model *m, lrec *r, thread_sums *s)
+/* phi, theta and the code positions of a segment in which two or more
+   threads touched the line (its accesses are all in its counters). */
+static void close_shared(sh_model *m, frec *f, thread_sums *s)
 {
    uint32_t n, i;
    uint64_t pairs;
-   sh_line *l;
+   sh_line *l = result_of(m, f);
 
-   if (boundary_transfer(r)) {
-      l = result_of(m, r);
-      l->phi++;
-      l->theta++;
-   }
-   if (popcount64(r->seg_threads) < 2)
-      return;
-   l = result_of(m, r);
-   n = gather(m, r);
+   n = gather(m, f);
    sums_reset(s);
    for (i = 0; i < n; i++)
       sums_add(s, KEY_TID(m->tmp[i].key), KEY_STORE(m->tmp[i].key),
@@ -687,6 +968,20 @@ static void close_line(sh_model *m, lrec *r, thread_sums *s)
          l->loads += m->tmp[i].count;
       add_position(l, m->pos[KEY_POSID(m->tmp[i].key)], m->tmp[i].count);
    }
+}
+
+static void close_line(sh_model *m, uint32_t idx, thread_sums *s)
+{
+   lrec *r = rec_at(m, idx);
+   sh_line *l;
+
+   if (boundary_transfer(r)) {
+      l = result_of(m, FULL(m, full_of(m, line_at(m, idx))));
+      l->phi++;
+      l->theta++;
+   }
+   if (r->flags & F_SEG_MULTI)
+      close_shared(m, FULL(m, r->ref), s);
 }
 
 /* Everything before a cut happens before everything after it: the
@@ -713,9 +1008,10 @@ static void end_segment(sh_model *m, int fork_join)
       return;
    m->nfresh = 0;
    for (i = 0; i < m->ntouched; i++)
-      close_line(m, REC(m, m->touched[i]), &s);
+      close_line(m, m->touched[i], &s);
    sums_free(&s);
    m->ntouched = 0;
+   clear_nodes(m);
    m->seg++;
    m->segments++;
    m->after_fork_join = fork_join;
@@ -813,3 +1109,23 @@ uint32_t sh_nthreads(const sh_model *m) { return m->nthreads; }
 uint32_t sh_line_size(const sh_model *m) { return m->line_size; }
 
 uint64_t sh_memory(const sh_model *m) { return m->bytes; }
+
+void sh_set_history_limit(sh_model *m, uint32_t nodes)
+{
+   m->hist_limit = nodes;
+}
+
+sh_stats sh_get_stats(const sh_model *m)
+{
+   sh_stats st = m->stats;
+
+   st.lines = (uint64_t)m->pages.n * PAGE_LINES;
+   st.line_bytes = (uint64_t)m->pages.nchunks * (sizeof(lpage) << m->pages.bits)
+                   + sizeof(uint32_t) * (m->lmask + 1);
+   st.fulls = m->fulls.n;
+   st.full_bytes = (uint64_t)m->fulls.nchunks * (sizeof(frec) << m->fulls.bits)
+                   + sizeof(uint32_t) * (m->fmask + 1);
+   st.node_bytes = (uint64_t)m->node_cap * sizeof(hnode)
+                   + sizeof(uint32_t) * (m->hmask + 1);
+   return st;
+}

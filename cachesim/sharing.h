@@ -144,6 +144,24 @@ uint32_t       sh_segments(const sh_model *);   /* non-empty segments ended */
 uint32_t       sh_nthreads(const sh_model *);   /* distinct thread ids seen */
 uint32_t       sh_line_size(const sh_model *);
 
+/* What the model's tables hold (for -v and perf/RESULTS-sharing.md):
+   line records (every line touched), full records (lines that two
+   threads touched in a segment, or whose history left the trie: their
+   counters are counted in sh_memory only), the trie's largest size in a
+   segment, and how many histories were replayed into counters. */
+typedef struct {
+   uint64_t lines, line_bytes;
+   uint64_t fulls, full_bytes;
+   uint64_t peak_nodes, node_bytes;
+   uint64_t replays;
+} sh_stats;
+sh_stats  sh_get_stats(const sh_model *);
+
+/* For the unit test: at most this many nodes of one-thread histories in
+   a segment (1: none, every access counted at once; 0: the default
+   budget). */
+void      sh_set_history_limit(sh_model *, uint32_t nodes);
+
 /* The per-line formulas on one segment's counts, exposed for the unit
    test: n threads with loads[t], stores[t] (all offsets), and for theta
    the same per (offset, size) group. */

@@ -396,6 +396,19 @@ void cb_fs_post_clo_init(void)
    sh_set_namer(cb_fs_model, name_line, NULL);
 }
 
+/* -v: what the model's tables hold (perf/RESULTS-sharing.md). */
+static void print_stats(void)
+{
+   sh_stats st = sh_get_stats(cb_fs_model);
+   VG_(umsg)("False sharing model: %llu lines (%llu kB), %llu with counters "
+             "(%llu kB and their arrays), history trie at most %llu nodes "
+             "(%llu kB), %llu histories replayed; %llu kB in all\n",
+             (ULong)st.lines, (ULong)st.line_bytes / 1024, (ULong)st.fulls,
+             (ULong)st.full_bytes / 1024, (ULong)st.peak_nodes,
+             (ULong)st.node_bytes / 1024, (ULong)st.replays,
+             (ULong)sh_memory(cb_fs_model) / 1024);
+}
+
 void cb_fs_fini(const HChar *out_base)
 {
    ThreadId tid = cb_cur.tid;
@@ -406,4 +419,5 @@ void cb_fs_fini(const HChar *out_base)
    cb_fs_end_segment();
    cb_cur.tid = tid;
    cb_fs_write_reports(out_base);
+   if (VG_(clo_verbosity) > 1) print_stats();
 }

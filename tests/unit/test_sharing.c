@@ -17,6 +17,10 @@
 **   - equations (4) and (5): random runs of several segments over a few
 **     lines, the boundary events counted from the explicit sets of
 **     threads and stores of consecutive segments;
+**   - a line's accesses while one thread alone had touched it (kept as
+**     a shared history until a second thread comes): the results equal
+**     those of a model that counts every access at once, and the loads,
+**     stores and code positions of the raw accesses;
 **   - the happens-before edges of thread creation and join: random
 **     programs of threads that create, end, join and meet at barriers,
 **     their segments found from vector clocks over the whole trace.
@@ -853,6 +857,114 @@ static void test_fork_join_brute(void)
 
 /* ---- many lines: the tables grow ----------------------------------------- */
 
+/* ---- one-thread histories: the first thread's accesses kept ----------------- */
+
+#define HL 4            /* lines */
+#define HPOS 12         /* code positions: more than SH_MAX_POS */
+#define HSEG 4
+
+/* Two results alike field by field (the tag aside). */
+static int same_line(const sh_line *a, const sh_line *b)
+{
+   uint32_t i;
+
+   if (a->line != b->line || a->phi != b->phi || a->theta != b->theta
+       || a->loads != b->loads || a->stores != b->stores
+       || a->other_pos != b->other_pos || a->npos != b->npos
+       || a->first_shared != b->first_shared)
+      return 0;
+   for (i = 0; i < a->npos; i++)
+      if (a->pos[i].pos != b->pos[i].pos || a->pos[i].count != b->pos[i].count)
+         return 0;
+   return 1;
+}
+
+/* Random segments over a few lines, each line's accesses by one thread
+   for a while before others come (the stencil's case: the history is
+   all a second thread finds), fed to three models: every access counted
+   at once (history budget 1, what the model did before it kept
+   histories), a budget of 6 nodes (histories leave the trie in the
+   middle), the default.  Their results must be alike in every field, the
+   code positions in the same order; and, against the raw accesses, a
+   shared segment's loads and stores all counted, a line's positions
+   (when at most SH_MAX_POS) with their exact counts. */
+static void test_histories(void)
+{
+   static const uint32_t limits[3] = { 1, 6, 0 };
+   sh_model *m[3];
+   uint64_t ld[HL], st[HL], per_pos[HL][HPOS];
+   int round, s, k, i, n, first, threads, shared, places, bad = 0, exact = 0;
+   uint32_t v, j, npos;
+
+   begin();
+   rng = 3131;
+   for (round = 0; round < 400; round++) {
+      threads = 2 + (int)rnd(3);
+      places = 3 + (int)rnd(HPOS - 2);     /* code positions of the round */
+      for (v = 0; v < 3; v++) {
+         m[v] = sh_new(LINE);
+         sh_set_history_limit(m[v], limits[v]);
+      }
+      memset(ld, 0, sizeof ld);
+      memset(st, 0, sizeof st);
+      memset(per_pos, 0, sizeof per_pos);
+      for (s = 0; s < HSEG; s++) {
+         for (k = 0; k < HL; k++) {
+            /* the first thread alone for `first` accesses, then anyone */
+            uint32_t t0 = (uint32_t)rnd(threads), t;
+            uint64_t sl = 0, ss = 0, sp[HPOS] = { 0 };
+            int tmask = 0;
+            n = (int)rnd(30);
+            first = n ? (int)rnd(n + 1) : 0;
+            for (i = 0; i < n; i++) {
+               int off = (int)rnd(8) * 8, p = (int)rnd(places), store = (int)rnd(3) == 0;
+               t = i < first ? t0 : (uint32_t)rnd(threads);
+               tmask |= 1 << t;
+               for (v = 0; v < 3; v++)
+                  sh_access(m[v], t, BASE + k * LINE + off, 8, store, 0x1000 + p);
+               *(store ? &ss : &sl) += 1;
+               sp[p]++;
+            }
+            if (__builtin_popcount(tmask) >= 2) {
+               ld[k] += sl;
+               st[k] += ss;
+               for (i = 0; i < HPOS; i++)
+                  per_pos[k][i] += sp[i];
+            }
+         }
+         for (v = 0; v < 3; v++)
+            sh_end_segment(m[v]);
+      }
+      for (v = 1; v < 3; v++) {
+         if (sh_nlines(m[v]) != sh_nlines(m[0]))
+            bad++;
+         for (j = 0; j < sh_nlines(m[0]) && j < sh_nlines(m[v]); j++)
+            if (!same_line(sh_line_at(m[0], j), sh_line_at(m[v], j)))
+               bad++;
+      }
+      for (k = 0; k < HL; k++) {
+         const sh_line *l = line_of(m[2], BASE + k * LINE);
+         CHECK("loads of shared segments", l->loads, ld[k]);
+         CHECK("stores of shared segments", l->stores, st[k]);
+         for (i = 0, npos = 0; i < HPOS; i++)
+            npos += per_pos[k][i] != 0;
+         if (npos > SH_MAX_POS)
+            continue;
+         exact++;
+         shared = l->npos == npos;
+         for (j = 0; j < l->npos; j++)
+            shared &= l->pos[j].count == per_pos[k][l->pos[j].pos - 0x1000];
+         CHECK("positions with their exact counts", shared, 1);
+      }
+      for (v = 0; v < 3; v++)
+         sh_delete(m[v]);
+   }
+   CHECK("results alike with and without histories", bad, 0);
+   if (exact < 100)
+      CHECK("lines whose positions were checked", exact, 100);
+   end("histories: the first thread's accesses reach the counters");
+}
+
 /* 20000 lines spread over a wide range (pages of lines, rehashing): on
    each, thread 1 stores 4 bytes at offset 0 and thread 2 at offset 8:
    M = min(S=2, N/2=1, N-N_t=1) = 1, phi = 1, theta = 0; every line once. */
@@ -887,6 +999,7 @@ int main(void)
 {
    test_hand();
    test_many_lines();
+   test_histories();
    test_two_threads();
    test_brute_one_segment();
    test_brute_segments();
