@@ -33,8 +33,6 @@
 #include "sharing.h"
 #include "cachesim.h"          /* cs_alloc, cs_free, cs_fail */
 
-#define NONE 0xffffffffu
-
 /* counter key: position id << 33 | thread << 17 | offset << 9 |
    (size - 1) << 1 | store; a code position is numbered when first seen */
 #define KEY(posid, tid, off, size, st) \
@@ -77,6 +75,8 @@ typedef struct {
 
 #define PAGE_BITS 4
 #define PAGE_LINES (1u << PAGE_BITS)
+#define PCACHE 64               /* pages cached: a stencil reads several
+                                   rows of several arrays at once */
 typedef struct {
    uint64_t page;               /* line >> PAGE_BITS */
    lrec     l[PAGE_LINES];
@@ -104,6 +104,8 @@ typedef struct {
 typedef struct {
    uint64_t key;
    uint32_t parent, kinds;
+   uint32_t hint;               /* its child taken last (lines that follow
+                                   one loop take the same), 0 = none */
 } hnode;
 
 /* An array of elements of one size in chunks that never move. */
@@ -118,8 +120,8 @@ struct sh_model {
    chunked   pages;             /* lpage */
    uint32_t *lslot;             /* page index + 1; 0 = empty */
    uint32_t  lmask;
-   uint64_t  last_page;         /* cache of the last page looked up */
-   uint32_t  last_idx;          /* its first line's index; NONE = no cache */
+   uint64_t  pc_page[PCACHE];   /* direct-mapped cache of pages looked up */
+   uint32_t  pc_idx[PCACHE];    /* their first line's index + 1; 0 = none */
    chunked   fulls;             /* frec */
    uint32_t *fslot;             /* full record index + 1, by line */
    uint32_t  fmask;
@@ -318,7 +320,6 @@ sh_model *sh_new(uint32_t line_size)
    m->bytes = sizeof(sh_model) + sizeof(uint32_t) * (1024 + 256 + 256 + 1024)
               + sizeof(hnode) * m->node_cap;
    m->seg = 1;
-   m->last_idx = NONE;
    return m;
 }
 
@@ -372,8 +373,10 @@ static uint32_t line_index(sh_model *m, uint64_t line)
    uint64_t page = line >> PAGE_BITS;
    uint32_t j, first;
 
-   if (m->last_idx != NONE && m->last_page == page)
-      return m->last_idx + (uint32_t)(line & (PAGE_LINES - 1));
+   uint32_t d = (uint32_t)(page ^ (page >> 6)) & (PCACHE - 1);
+
+   if (m->pc_idx[d] && m->pc_page[d] == page)
+      return m->pc_idx[d] - 1 + (uint32_t)(line & (PAGE_LINES - 1));
    j = hash64(page, m->lmask);
    while (m->lslot[j] && PAGE(m, m->lslot[j] - 1)->page != page)
       j = (j + 1) & m->lmask;
@@ -387,8 +390,8 @@ static uint32_t line_index(sh_model *m, uint64_t line)
       if (m->pages.n * 2 > m->lmask)
          rehash_lines(m);
    }
-   m->last_page = page;
-   m->last_idx = first;
+   m->pc_page[d] = page;
+   m->pc_idx[d] = first + 1;
    return first + (uint32_t)(line & (PAGE_LINES - 1));
 }
 
@@ -520,7 +523,7 @@ static uint32_t new_node(sh_model *m, uint32_t j, uint32_t parent, uint64_t key,
       m->bytes += m->node_cap * sizeof(hnode) / 2;
    }
    i = m->nnodes++;
-   m->node[i] = (hnode){ key, parent, kinds };
+   m->node[i] = (hnode){ key, parent, kinds, 0 };
    m->hslot[j] = i;
    if (m->nnodes * 2 > m->hmask)
       rehash_nodes(m);
@@ -550,6 +553,7 @@ static void clear_nodes(sh_model *m)
       }
    }
    m->nnodes = 1;
+   m->node[0].hint = 0;
 }
 
 /* The line's counters from its history: its accesses replayed in their
@@ -585,16 +589,23 @@ static frec *go_counted(sh_model *m, lrec *r, uint64_t line)
    return f;
 }
 
-/* The history extended by one access: 0 if it went to the counters. */
+/* The history extended by one access: 0 if it went to the counters.
+   The parent's hint first: lines of one loop take the same child. */
 static int extend_history(sh_model *m, lrec *r, uint64_t line, uint64_t key,
                           uint32_t kinds)
 {
-   uint32_t j = node_slot(m, r->ref, key, kinds);
-   uint32_t i = m->hslot[j];
+   uint32_t i = m->node[r->ref].hint, j;
 
+   if (i && m->node[i].key == key && m->node[i].kinds == kinds) {
+      r->ref = i;
+      return 1;
+   }
+   j = node_slot(m, r->ref, key, kinds);
+   i = m->hslot[j];
    if (!i)
       i = new_node(m, j, r->ref, key, kinds);
    if (i) {
+      m->node[r->ref].hint = i;
       r->ref = i;
       return 1;
    }
