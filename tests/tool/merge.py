@@ -200,9 +200,10 @@ def case_errors():
     with open(dumps.out, "rb") as fh:
         whole = fh.read()
     second, third = whole.index(b"\npart: 2\n"), whole.index(b"\npart: 3\n")
+    middle = whole.index(b"\n", (second + third) // 2) + 1    # a whole line
     cut = os.path.join(d, "cut-in-part-2.out")
     with open(cut, "wb") as fh:
-        fh.write(whole[:(second + third) // 2])
+        fh.write(whole[:middle])
     cases["cut-in-part-2"] = ([dumps.out, cut], "cut-in-part-2.out, part 2")
     out = os.path.join(d, "never")
     cases.update({
