@@ -18,6 +18,7 @@ import subprocess
 import sys
 
 from cgbd import cgfile
+import profiles
 
 
 def _annotate(path, inclusive):
@@ -76,7 +77,7 @@ def check_one(path, inclusive, part):
 def check_annotate(path):
     """Problems (strings) found reading path with callgrind_annotate."""
     try:
-        profile = cgfile.parse(path)
+        profile = profiles.parse(path)
     except cgfile.FormatError as e:
         return ["does not parse: %s" % e]
     if len(profile.parts) != 1:

@@ -5,6 +5,7 @@ import os
 
 import annotate_check
 from cgbd import cgfile
+import profiles
 import compare
 import conservation
 import exit_summary
@@ -29,14 +30,14 @@ def compare_check(name, ours, ref, expect_rc=0, rerun_ref=None,
     if problems:
         return (name, problems)
     options = compare.Options(**opts)
-    ref_profile = cgfile.parse(ref.out)
-    ours_profile = cgfile.parse(ours.out)
+    ref_profile = profiles.parse(ref.out)
+    ours_profile = profiles.parse(ours.out)
     mism = compare.compare_profiles(ours_profile, ref_profile, options)
     mism, forgiven = compare.split_noise_profiles(mism, ref_profile, [],
                                                   options)
     if mism and rerun_ref and compare.only_backdated(mism):
         reruns = [rerun_ref(i) for i in range(1, NOISE_RUNS + 1)]
-        noise = [cgfile.parse(r.out) for r in reruns if os.path.exists(r.out)]
+        noise = [profiles.parse(r.out) for r in reruns if os.path.exists(r.out)]
         mism = compare.compare_profiles(ours_profile, ref_profile, options)
         mism, forgiven = compare.split_noise_profiles(mism, ref_profile,
                                                       noise, options)
@@ -83,7 +84,7 @@ def ends_with_totals(path):
 
 def parses(path):
     try:
-        cgfile.parse(path)
+        profiles.parse(path)
         return []
     except cgfile.FormatError as e:
         return [str(e)]
@@ -101,7 +102,7 @@ def backdate_arc_problems(path):
     parts: a line counted at load in one dump is counted at eviction in
     the same or a later one."""
     problems = []
-    merged = cgfile.parse(path).merged()
+    merged = profiles.parse(path).merged()
     for (caller, callee), arc in sorted(merged.arcs.items()):
         for imm, bd in BACKDATE_PAIRS:
             a, b = arc.inclusive.get(imm, 0), arc.inclusive.get(bd, 0)

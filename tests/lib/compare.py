@@ -32,6 +32,7 @@ import re
 import sys
 
 from cgbd import cgfile
+import profiles
 
 # Back-dated events: the reference never adds them to its running counter,
 # so its call lines carry 0 for them and its `summary:` omits them. Only
@@ -353,9 +354,9 @@ def compare_files_noted(ours_path, ref_path, opts, limit=10, noise_paths=()):
     """(problems, notes): notes list the mismatches forgiven as noise of
     the reference (known noisy functions, and what varies between ref_path
     and noise_paths, further profiles from identical reference runs)."""
-    ref = cgfile.parse(ref_path)
-    mism = compare_profiles(cgfile.parse(ours_path), ref, opts)
-    noise = [cgfile.parse(p) for p in noise_paths]
+    ref = profiles.parse(ref_path)
+    mism = compare_profiles(profiles.parse(ours_path), ref, opts)
+    noise = [profiles.parse(p) for p in noise_paths]
     mism, forgiven = split_noise_profiles(mism, ref, noise, opts)
     return describe(mism, limit), [str(m) for m in forgiven]
 

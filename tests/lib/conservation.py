@@ -21,6 +21,7 @@ import argparse
 import sys
 
 from cgbd import cgfile
+import profiles
 
 
 def _sccs(nodes, succ):
@@ -111,7 +112,7 @@ def check_conservation(path, events=None, limit=10, where_ir_holds=False):
     where_ir_holds: skip functions for which the rule fails for Ir too (a
     thread's first function, whose callees run on another stack)."""
     problems = []
-    for part in cgfile.parse(path).parts:
+    for part in profiles.parse(path).parts:
         evs = [e for e in (events or part.events) if e in part.events]
         missing = [e for e in (events or []) if e not in part.events]
         if missing:

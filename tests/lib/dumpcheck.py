@@ -9,6 +9,7 @@ import os
 import re
 
 from cgbd import cgfile
+import profiles
 import compare
 import exit_summary
 
@@ -31,7 +32,7 @@ def trigger_lines(path):
     """The desc: Timerange:/Trigger: lines of every part, in order."""
     return [[d for d in sorted(p.descs)
              if d.startswith(("Timerange:", "Trigger:"))]
-            for p in cgfile.parse(path).parts]
+            for p in profiles.parse(path).parts]
 
 
 def _not_wrapped(m):
@@ -106,7 +107,7 @@ def compare_runs(ours, ref, events=None, descs=True, expected=None,
             if empty_o != empty_r:
                 problems.append("%s: empty in one run only" % (suffix or "base"))
             continue
-        po, pr = cgfile.parse(fo[suffix]), cgfile.parse(fr[suffix])
+        po, pr = profiles.parse(fo[suffix]), profiles.parse(fr[suffix])
         merged, ref_merged = po.merged(), pr.merged()
         mism = [m for m in compare.compare_profiles(po, pr, opts)
                 if _not_wrapped(m)
@@ -129,7 +130,7 @@ def parts_of(run):
     parts = []
     for path in run.files():
         if os.path.getsize(path) > 0:
-            parts += cgfile.parse(path).parts
+            parts += profiles.parse(path).parts
     return sorted(parts, key=lambda p: int(p.info.get("part", 0)))
 
 

@@ -25,7 +25,7 @@ realistic geometries); tests/tool/miss_modes.py adds EPYC.
 
 import re
 
-import cgfile
+import profiles
 
 # Two realistic machines: 32 KiB 8-way L1s with an 8 MiB 16-way LL, and a
 # 48 KiB 12-way D1 with a 32 MiB 16-way LL (the reference's write-back
@@ -51,7 +51,7 @@ _DESC = re.compile(r"^(I1|D1|LL) cache: (\d+) B, (\d+) B, "
 def profile_geometry(path):
     """{cache: (size, assoc, line)} from a profile's desc: lines."""
     geom = {}
-    for d in cgfile.parse(path).parts[0].descs:
+    for d in profiles.parse(path).parts[0].descs:
         m = _DESC.match(d)
         if m:
             geom[m.group(1)] = (int(m.group(2)), int(m.group(4) or 1),

@@ -17,6 +17,9 @@ Environment:
 """
 
 import contextlib
+import fcntl
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -363,32 +366,83 @@ class Run:
                       or f.startswith(base + "-"))
 
 
-def run_tool(tool, client, opts, tag, name=None):
+def _own_files(d, base):
+    """The output files of a run named base in d (see Run.files)."""
+    return [f for f in os.listdir(d)
+            if f == base or f.startswith(base + ".") or f.startswith(base + "-")]
+
+
+def run_tool(tool, client, opts, tag, name=None, shared=False):
     """Run client under tool with opts; profile into OUT/<tag>/<name>
     (default <tool>.out).
 
     cwd, environment and arguments are identical for both tools: the
-    client's environment changes the loader's work and stack addresses."""
+    client's environment changes the loader's work and stack addresses.
+
+    shared=True: a run whose command (tool, client, options) another
+    check of this suite run has made already, or makes at the same time,
+    is not made again; its outputs are copied (see _shared_run). Never for
+    a run meant to be repeated (the reference's noise reruns)."""
     exe = build_client(client)
     outdir = os.path.join(OUT, tag)
     os.makedirs(outdir, exist_ok=True)
     name = name or "%s.out" % tool
     out = os.path.join(outdir, name)
-    for f in os.listdir(outdir):              # stale files of an earlier run
-        if f == name or f.startswith(name + ".") or f.startswith(name + "-"):
-            os.unlink(os.path.join(outdir, f))
-    env = dict(os.environ, VALGRIND_LIB=vglib())
-    cmd = (["valgrind", "--tool=" + tool, "--callgrind-out-file=" + out]
-           + list(opts) + ["./" + os.path.basename(exe)]
-           + CLIENT_ARGS.get(client, []))
-    proc = subprocess.run(cmd, cwd=BUILD, env=env, capture_output=True,
-                          text=True, timeout=RUN_TIMEOUT)
-    return Run(tool, out, proc)
+    for f in _own_files(outdir, name):        # stale files of an earlier run
+        os.unlink(os.path.join(outdir, f))
+    args = list(opts) + ["./" + os.path.basename(exe)] + \
+        CLIENT_ARGS.get(client, [])
+
+    def run(out):
+        env = dict(os.environ, VALGRIND_LIB=vglib())
+        cmd = ["valgrind", "--tool=" + tool,
+               "--callgrind-out-file=" + out] + args
+        return subprocess.run(cmd, cwd=BUILD, env=env, capture_output=True,
+                              text=True, timeout=RUN_TIMEOUT)
+    if not shared:
+        return Run(tool, out, run(out))
+    return Run(tool, out, _shared_run([tool] + args, run, out))
 
 
-def run_both(client, opts, tag):
+class _Finished:
+    """What Run keeps of a finished process (a stored shared run)."""
+
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def _shared_run(key, run, out):
+    """run(out) once per key in the whole suite run: the first caller runs
+    it into OUT/shared/<hash>/ (other callers of the same key wait on its
+    lock) and every caller gets a copy of the files, renamed to its out.
+    Several test scripts share OUT when tests/run sets CGBD_OUT; what is
+    stored is exactly what one run wrote, so each caller's checks see what
+    a run of its own would have given."""
+    d = os.path.join(OUT, "shared",
+                     hashlib.sha1(json.dumps(key).encode()).hexdigest())
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        meta = os.path.join(d, "meta.json")
+        if not os.path.exists(meta):
+            proc = run(os.path.join(d, "run.out"))
+            with open(meta + ".tmp", "w") as fh:
+                json.dump({"key": key, "returncode": proc.returncode,
+                           "stdout": proc.stdout, "stderr": proc.stderr}, fh)
+            os.replace(meta + ".tmp", meta)
+        with open(meta) as fh:
+            m = json.load(fh)
+        outdir, base = os.path.split(out)
+        for f in _own_files(d, "run.out"):
+            shutil.copy(os.path.join(d, f),
+                        os.path.join(outdir, base + f[len("run.out"):]))
+    return _Finished(m["returncode"], m["stdout"], m["stderr"])
+
+
+def run_both(client, opts, tag, shared=False):
     """Run ours then the reference; return (ours, ref) Runs."""
-    return run_tool(OURS, client, opts, tag), run_tool(REF, client, opts, tag)
+    return (run_tool(OURS, client, opts, tag, shared=shared),
+            run_tool(REF, client, opts, tag, shared=shared))
 
 
 def run_problems(run, expect_rc=0):

@@ -35,7 +35,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-from cgbd import cgfile    # noqa: E402
+import profiles  # noqa: E402
 import checks    # noqa: E402
 import compare   # noqa: E402
 import geometry  # noqa: E402
@@ -94,23 +94,30 @@ def case(set_name, client):
     tag = "cache-%s-%s" % (set_name, client)
 
     def run():
-        ours = harness.run_tool(harness.OURS, client, ours_opts, tag)
+        # shared: miss_modes.py makes the same runs of ours, and sets whose
+        # reference options coincide (cacheuse and cache where the
+        # reference runs its plain model) the same reference runs
+        ours = harness.run_tool(harness.OURS, client, ours_opts, tag,
+                                shared=True)
         opts = reference_options(ours_opts, ref_opts, ours)
 
         def run_ref(i=0):
+            if i == 0:
+                return harness.run_tool(harness.REF, client, opts, tag,
+                                        shared=True)
             return harness.run_tool(harness.REF, client, opts, tag,
-                                    None if i == 0 else "ref-rerun%d.out" % i)
+                                    "ref-rerun%d.out" % i)
         ref = run_ref()
         # With different reference options, ours must still produce every
         # event the reference does (e.g. ILdmr with --simulate-wb).
-        events = cgfile.parse(ref.out).parts[0].events \
+        events = profiles.parse(ref.out).parts[0].events \
             if opts != ours_opts and os.path.exists(ref.out) else None
         results = [checks.compare_check(name, ours, ref, rerun_ref=run_ref,
                                         events=events)]
         if os.path.exists(ours.out):
             results.append(checks.annotate_result(name + "/annotate", ours))
             backdated = compare.backdated_events(
-                cgfile.parse(ours.out).parts[0].events)
+                profiles.parse(ours.out).parts[0].events)
             if backdated:
                 results.append(checks.conservation_result(
                     name + "/conservation", ours, backdated,

@@ -31,7 +31,7 @@ def tailcall_has_jmp():
 def case(client):
     def run():
         tag = "default-" + client
-        ours, ref = harness.run_both(client, [], tag)
+        ours, ref = harness.run_both(client, [], tag, shared=True)
         results = [checks.compare_check(tag.replace("-", "/", 1), ours, ref,
                                         events=["Ir"])]
         if os.path.exists(ours.out):

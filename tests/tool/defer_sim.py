@@ -77,7 +77,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cgfile           # noqa: E402
+import profiles         # noqa: E402
 import checks           # noqa: E402
 import harness          # noqa: E402
 import private_caches   # noqa: E402  (GEOM, same_profile, only_loader_noise)
@@ -348,7 +348,7 @@ def loop_costs(run, fn):
     costs = {}
     for path in run.files():
         m = re.search(r"-(\d\d)$", path)
-        f = cgfile.parse(path).merged().fns.get(fn) if m else None
+        f = profiles.parse(path).merged().fns.get(fn) if m else None
         if f:
             costs[m.group(1)] = {e: f.self_cost.get(e, 0)
                                  for e in ("Ir", "Dr", "Dw")}

@@ -76,7 +76,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-from cgbd import cgfile  # noqa: E402
+import profiles  # noqa: E402
 import checks    # noqa: E402
 import compare   # noqa: E402
 import harness   # noqa: E402
@@ -127,7 +127,7 @@ def same_places(got, want, events, rename=None):
 
 
 def events_line(path):
-    return cgfile.parse(path).parts[0].events
+    return profiles.parse(path).parts[0].events
 
 
 MODES = {"plain": ["--cache-sim=yes"], "wb": ["--simulate-wb=yes"],
@@ -152,7 +152,7 @@ def l2_case(client, mode):
             problems += ["%s: %s" % (k, p) for p in harness.run_problems(r)]
         if problems:
             return [(name, problems)]
-        two = cgfile.parse(runs["two"].out)
+        two = profiles.parse(runs["two"].out)
         if not (two.merged().totals or {}).get("DLmr"):
             problems.append("no LL data misses: the check would be vacuous")
         for k in ("same", "small"):
@@ -163,19 +163,19 @@ def l2_case(client, mode):
                 want += USE_EVENTS
                 problems += ["%s: %s" % (k, p) for p in
                              checks.backdate_arc_problems(runs[k].out)]
-                if not (cgfile.parse(runs[k].out).merged().totals
+                if not (profiles.parse(runs[k].out).merged().totals
                         or {}).get("L2ld"):
                     problems.append("%s: no L2 lines counted" % k)
             if events_line(runs[k].out) != want:
                 problems.append("%s: events %s" % (k, events_line(runs[k].out)))
             if not any(d.startswith("L2 cache:")
-                       for d in cgfile.parse(runs[k].out).parts[0].descs):
+                       for d in profiles.parse(runs[k].out).parts[0].descs):
                 problems.append("%s: no desc: L2 cache: line" % k)
             problems += ["%s: %s" % (k, p) for p in
-                         same_places(cgfile.parse(runs[k].out), two,
+                         same_places(profiles.parse(runs[k].out), two,
                                      L1_EVENTS)]
         problems += ["L2 = LL geometry: %s" % p for p in
-                     same_places(cgfile.parse(runs["same"].out), two,
+                     same_places(profiles.parse(runs["same"].out), two,
                                  list(RENAMED.values()),
                                  {v: k for k, v in RENAMED.items()})]
         events = list(RENAMED)
@@ -202,7 +202,7 @@ def stream_problems(off, on):
     problems = harness.run_problems(off) + harness.run_problems(on)
     if problems:
         return problems
-    p_off, p_on = cgfile.parse(off.out), cgfile.parse(on.out)
+    p_off, p_on = profiles.parse(off.out), profiles.parse(on.out)
     per_page_missed, per_page_pf = 7, 57
     for fn in ("sweep_up", "sweep_down"):
         m_off = self_cost(p_off, fn, "D1mr")
@@ -248,7 +248,7 @@ def prefetch_use_problems(plain, use):
     problems = harness.run_problems(plain) + harness.run_problems(use)
     if problems:
         return problems
-    p_plain, p_use = cgfile.parse(plain.out), cgfile.parse(use.out)
+    p_plain, p_use = profiles.parse(plain.out), profiles.parse(use.out)
     events = L1_EVENTS + ["I2mr", "D2mr", "D2mw", "ILmr", "DLmr", "DLmw",
                           "Pfi"]
     problems += ["against the run without cache use: %s" % p
@@ -302,7 +302,7 @@ def transpose_case():
         problems = harness.run_problems(off) + harness.run_problems(on)
         if problems:
             return [(name, problems)]
-        p_off, p_on = cgfile.parse(off.out), cgfile.parse(on.out)
+        p_off, p_on = profiles.parse(off.out), profiles.parse(on.out)
 
         def d1(p, fn):
             return self_cost(p, fn, "D1mr") + self_cost(p, fn, "D1mw")
@@ -352,7 +352,7 @@ def cores_case(client):
         if problems:
             return [(name, problems)]
         def bump(path):     # gcc may name it bump.constprop.0
-            fns = cgfile.parse(path).merged().fns
+            fns = profiles.parse(path).merged().fns
             names = [n for n in fns if n == "bump" or n.startswith("bump.")]
             return fns[names[0]] if len(names) == 1 else None
         a, b = bump(l2.out), bump(two.out)
@@ -377,8 +377,8 @@ def reuse_case():
         problems = harness.run_problems(a) + harness.run_problems(b)
         if problems:
             return [(name, problems)]
-        pa, pb = cgfile.parse(a.out).merged(), cgfile.parse(b.out).merged()
-        rd = [e for e in cgfile.parse(a.out).parts[0].events
+        pa, pb = profiles.parse(a.out).merged(), profiles.parse(b.out).merged()
+        rd = [e for e in profiles.parse(a.out).parts[0].events
               if e.startswith("Rd")]
         if not rd:
             problems.append("no reuse-distance events")
@@ -421,17 +421,17 @@ def missclass_case(client):
         if problems:
             return [(name, problems)]
         classes = {"L2Co": "LLCo", "L2Ca": "LLCa", "L2Cf": "LLCf"}
-        problems += same_places(cgfile.parse(same.out), cgfile.parse(two.out),
+        problems += same_places(profiles.parse(same.out), profiles.parse(two.out),
                                 list(classes.values()),
                                 {v: k for k, v in classes.items()})
-        for fname, f in sorted(cgfile.parse(small.out).merged().fns.items()):
+        for fname, f in sorted(profiles.parse(small.out).merged().fns.items()):
             c = f.self_cost
             a = sum(c.get(e, 0) for e in classes)
             b = sum(c.get(e, 0) for e in RENAMED)
             if a != b:
                 problems.append("fn %s: L2 classes %d, L2 misses %d"
                                 % (fname, a, b))
-        if not (cgfile.parse(small.out).merged().totals or {}).get("L2Co"):
+        if not (profiles.parse(small.out).merged().totals or {}).get("L2Co"):
             problems.append("no L2 misses classified")
         return [(name, problems)]
     return run
@@ -476,7 +476,7 @@ def host_case():
         problems = harness.run_problems(r)
         if not problems and not any(
                 d.startswith("L2 cache:")
-                for d in cgfile.parse(r.out).parts[0].descs):
+                for d in profiles.parse(r.out).parts[0].descs):
             problems.append("no desc: L2 cache: line")
         return [("l2/host", problems)]
     return run

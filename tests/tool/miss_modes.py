@@ -31,7 +31,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-import cgfile    # noqa: E402
+import profiles  # noqa: E402
 import checks    # noqa: E402
 import compare   # noqa: E402
 import geometry  # noqa: E402
@@ -52,15 +52,15 @@ def mode_problems(runs):
         problems += ["%s: %s" % (mode, p) for p in harness.run_problems(run)]
     if problems:
         return problems
-    plain = cgfile.parse(runs["plain"].out)
+    plain = profiles.parse(runs["plain"].out)
     if not plain.merged().totals.get("DLmr"):
         problems.append("no LL data misses: the check would be vacuous")
     big_ll = geometry.reference_loses_misses(
         geometry.profile_geometry(runs["plain"].out))
     for mode in ("wb", "cacheuse"):
         events = EVENTS if mode == "cacheuse" or big_ll else L1_EVENTS
-        mism = compare.compare_profiles(cgfile.parse(runs[mode].out), plain,
-                                        compare.Options(events=events))
+        mism = compare.compare_profiles(profiles.parse(runs[mode].out),
+                                        plain, compare.Options(events=events))
         problems += ["%s vs plain: %s" % (mode, p)
                      for p in compare.describe(mism, 3)]
     return problems
@@ -72,8 +72,10 @@ def case(geom_name, client):
 
     def run():
         tag = "miss-modes-%s-%s" % (geom_name, client)
+        # shared: cache_compare.py and cache_geometries.py make the same
+        # runs on the host's geometry, A and B
         runs = {m: harness.run_tool(harness.OURS, client, geom + opts, tag,
-                                    "%s.out" % m)
+                                    "%s.out" % m, shared=True)
                 for m, opts in MODES.items()}
         results = [(name, mode_problems(runs))]
         if geom_name == "EPYC":

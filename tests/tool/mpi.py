@@ -30,7 +30,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import annotate_check   # noqa: E402
-from cgbd import cgfile  # noqa: E402
+import profiles         # noqa: E402
 import checks           # noqa: E402
 import conservation     # noqa: E402
 import harness          # noqa: E402
@@ -75,7 +75,7 @@ def rank_problems(files, np):
     if present != sorted(os.path.basename(f) for f in files):
         return ["rank files %s, expected cg.0 .. cg.%d" % (present, np - 1)]
     for rank, f in enumerate(files):
-        descs = cgfile.parse(f).parts[0].descs
+        descs = profiles.parse(f).parts[0].descs
         mine = [d for d in descs if d.startswith("MPI rank: ")]
         if mine != ["MPI rank: %d (OMPI_COMM_WORLD_RANK)" % rank]:
             problems.append("%s: rank desc lines %s" % (f, mine))
@@ -127,10 +127,10 @@ def case(np):
         results = [(name + "/rank-files", rank_problems(files, np)),
                    (name + "/rank-oracle", oracle_problems(files))]
         total = merge(d, "sum", files)
-        parts = [cgfile.parse(f).parts[0] for f in files]
+        parts = [profiles.parse(f).parts[0] for f in files]
         results += [
             (name + "/sum", mergecheck.sum_problems(
-                cgfile.parse(total).parts[0], parts)),
+                profiles.parse(total).parts[0], parts)),
             (name + "/sum/oracle", oracle_problems([total])),
             (name + "/sum/annotate", annotate_check.check_annotate(total))]
         imb = merge(d, "imbalance", files)
@@ -177,7 +177,7 @@ def rank_env_case():
              "--callgrind-out-file=" + out, exe],
             cwd=harness.BUILD, capture_output=True, text=True, timeout=300,
             env=dict(clean, VALGRIND_LIB=harness.vglib(), **env))
-        descs = [x for x in cgfile.parse(out).parts[0].descs
+        descs = [x for x in profiles.parse(out).parts[0].descs
                  if x.startswith("MPI rank")]
         said = [l.split("== ", 1)[-1] for l in p.stderr.splitlines()
                 if "MPI rank" in l]

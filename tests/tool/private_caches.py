@@ -52,7 +52,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-import cgfile           # noqa: E402
+import profiles         # noqa: E402
 import checks           # noqa: E402
 import compare          # noqa: E402
 import harness          # noqa: E402
@@ -127,7 +127,7 @@ def handover_case(pattern):
         probs = harness.run_problems(r)
         if probs:
             return [(name, probs)]
-        part = cgfile.parse(r.out).merged()
+        part = profiles.parse(r.out).merged()
         bump = bump_fn(part)
         if bump is None:
             return [(name, ["no (single) bump function"])]
@@ -141,7 +141,7 @@ def handover_case(pattern):
         mc = want_problems("bump classes", bump.self_cost,
                            {"D1Co": 2, "D1Ca": 0, "D1Cf": 0})
         results.append((name + "/miss-class", mc + class_identity(part)))
-        objs = cgfile.parse(r.out + ".objects").merged()
+        objs = profiles.parse(r.out + ".objects").merged()
         obj = [f for n, f in objs.fns.items() if n.split(" ")[0] == var]
         results.append((name + "/objects",
                         want_problems(var, obj[0].self_cost,
@@ -167,7 +167,7 @@ def separate_threads(client, pattern, per_thread):
         if not os.path.exists(path):
             probs.append("no file %s" % os.path.basename(path))
             continue
-        bump = bump_fn(cgfile.parse(path).merged())
+        bump = bump_fn(profiles.parse(path).merged())
         if bump is None:
             probs.append("thread %d: no bump" % tid)
         else:
@@ -226,8 +226,8 @@ def same_profile(private_path, shared_path, budgets=None, new=NEW):
     (an objects profile, whose functions are objects): the main profile's
     noise budget per part, which any object may use; returns (problems,
     budgets)."""
-    pp = cgfile.parse(private_path)
-    ps = cgfile.parse(shared_path)
+    pp = profiles.parse(private_path)
+    ps = profiles.parse(shared_path)
     if len(pp.parts) != len(ps.parts):
         return ["parts: %d, without the option %d" % (len(pp.parts),
                                                       len(ps.parts))], []
@@ -338,7 +338,7 @@ def threaded_case(client):
         probs = harness.run_problems(r)
         if probs:
             return [(name, probs)]
-        part = cgfile.parse(r.out).merged()
+        part = profiles.parse(r.out).merged()
         return [(name + "/oracle", checks.backdate_arc_problems(r.out)),
                 (name + "/miss-class", class_identity(part)),
                 checks.conservation_result(name + "/conservation", r, NEW,
