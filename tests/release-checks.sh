@@ -154,16 +154,19 @@ fi
 # (VEX IR, options, client requests, the gdbserver monitor, thread,
 # signal, fork and exec events, malloc replacement, guest registers, the
 # tool directory) and the reference Callgrind the output is compared
-# with. Not: the native unit tests, the cache models on fixed geometries,
-# the Python tools. The list and why each script is in or out:
+# with. Not: the native unit tests, our cache models on more geometries
+# and modes, the Python tools. The list and why each script is in or out:
 # tests/README.md, "Against other Valgrind releases".
-vg_scripts="compare_default options_compare options_errors cmd_line users_view
-   clreq collect_off zero_backdate control threads segv faults exec
-   loop_entry backdate_oracle defer_sim real_programs objects objects_dumps
-   private_caches sharing separate_par memory_limit bandwidth missclass
-   install"
+vg_scripts="compare_default cache_compare options_compare options_errors
+   cmd_line users_view clreq collect_off zero_backdate control threads segv
+   faults exec loop_entry backdate_oracle defer_sim real_programs objects
+   objects_dumps sharing separate_par memory_limit bandwidth missclass
+   mpi_rank_env install"
 vg_pattern="tool/($(echo $vg_scripts | tr ' ' '|'))\.(py|sh)\$"
 vg_pattern=${OTHER_VALGRIND_PATTERN-$vg_pattern}
+# of cache_compare.py's option sets, those where the release's IR (data
+# accesses, branches) meets its reference's models
+export CACHE_COMPARE_SETS=${CACHE_COMPARE_SETS-"cache branch"}
 for suite in ${OTHER_VALGRIND:-}; do
    say "the suite's Valgrind-facing scripts against valgrind from $suite"
    CGBD_OTHER_VG=$scratch/valgrind-$suite nice perf/other-valgrind.sh "$suite" \

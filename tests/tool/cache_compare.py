@@ -5,6 +5,9 @@ case per option set x single-threaded client.
 usage: cache_compare.py [OPTION_SET ...]     (default: DEFAULT_SETS; see
                                              OPTION_SETS)
 
+CACHE_COMPARE_SETS (space-separated set names) replaces the default
+(tests/release-checks.sh: the sets run against other Valgrind releases).
+
 Self costs of every event both profiles have, call counts, inclusive
 costs of the immediate events, and totals must be equal. Our profile must
 read cleanly in callgrind_annotate and, when it has back-dated events
@@ -127,7 +130,8 @@ def case(set_name, client):
 
 
 def main(argv):
-    sets = argv or DEFAULT_SETS
+    sets = argv or os.environ.get("CACHE_COMPARE_SETS", "").split() or \
+        DEFAULT_SETS
     unknown = [s for s in sets if s not in OPTION_SETS]
     if unknown:
         print("FAIL cache_compare: unknown option sets %s" % unknown)

@@ -18,7 +18,7 @@ do it once) under `mpirun --oversubscribe -np 2` and `-np 4` (plus
 - the MPI mode (`mpirun -np 3 callgrind-bd_merge` on the 4 rank files,
   `-np 2` for imbalance) writes the same bytes as the serial merge; on
   files of different events it fails with one error line and no output;
-- without a launcher, each rank variable (and none) in desc: and -v.
+(Without a launcher, each rank variable in desc: and -v: mpi_rank_env.py.)
 
 Open MPI (mpirun, mpicc) is installed by setup.sh: a missing one fails."""
 
@@ -155,39 +155,6 @@ def case(np):
     return run
 
 
-def rank_env_case():
-    """Without a launcher: the first of OMPI_COMM_WORLD_RANK, PMI_RANK,
-    SLURM_PROCID holding a number names the rank in desc: and in -v's
-    output; none set, neither appears."""
-    exe = harness.build_client("marker")
-    d = os.path.join(harness.OUT, "mpi-rank-env")
-    os.makedirs(d, exist_ok=True)
-    clean = {k: v for k, v in os.environ.items()
-             if k not in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID")}
-    cases = [({"OMPI_COMM_WORLD_RANK": "5", "PMI_RANK": "6"},
-              "5 (OMPI_COMM_WORLD_RANK)"),
-             ({"PMI_RANK": "x1", "SLURM_PROCID": "12"}, "12 (SLURM_PROCID)"),
-             ({"PMI_RANK": "3"}, "3 (PMI_RANK)"),
-             ({}, None)]
-    problems = []
-    for i, (env, want) in enumerate(cases):
-        out = os.path.join(d, "cg.%d" % i)
-        p = subprocess.run(
-            ["valgrind", "-v", "--tool=" + harness.OURS,
-             "--callgrind-out-file=" + out, exe],
-            cwd=harness.BUILD, capture_output=True, text=True, timeout=300,
-            env=dict(clean, VALGRIND_LIB=harness.vglib(), **env))
-        descs = [x for x in profiles.parse(out).parts[0].descs
-                 if x.startswith("MPI rank")]
-        said = [l.split("== ", 1)[-1] for l in p.stderr.splitlines()
-                if "MPI rank" in l]
-        if descs != (["MPI rank: " + want] if want else []):
-            problems.append("%s: desc lines %s" % (env, descs))
-        if said != (["MPI rank " + want] if want else []):
-            problems.append("%s: -v printed %s" % (env, said))
-    return [("mpi/rank-env", problems)]
-
-
 def tiny_profile(path, events):
     """A two-function profile (main calling work) with these events; its
     totals: are the self costs, 1 + 2 per event, as the tools end a part."""
@@ -224,8 +191,7 @@ def mpi_mode_error_case():
 
 
 def main():
-    return harness.run_cases([("mpi/rank-env", rank_env_case),
-                              ("mpi/mpi-mode/error", mpi_mode_error_case),
+    return harness.run_cases([("mpi/mpi-mode/error", mpi_mode_error_case),
                               ("mpi/np2", case(2)), ("mpi/np4", case(4))])
 
 
