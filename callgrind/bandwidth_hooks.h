@@ -1,8 +1,8 @@
 /* callgrind-bd: the data-path hooks of --bandwidth=yes, inline for
- * sim.c's helpers (the rest of bandwidth.c is declared in global.h's
+ * the simulation's hot path, sim_int.h (the rest of bandwidth.c is declared in global.h's
  * section "bandwidth.c"; the model is cachesim/bandwidth.h).
  *
- * A fetch group (sim.c: a run of instructions in one I1 line, all of
+ * A fetch group (sim_ir.c: a run of instructions in one I1 line, all of
  * which execute) is the batch: cb_bw_fetch opens it, every data access
  * adds its bytes to the open time unit of its own instruction, and the
  * instructions' units close (in order) when a later instruction of the

@@ -78,9 +78,9 @@ void cb_forall_bbccs(bbcc_hash *h, void (*f)(BBCC *))
 }
 
 /* The per-instruction cost array lives in the same allocation, right
- * after the exits, and after it sim.c's histogram: one block instead of
- * three saves the allocator's per-block overhead, which counts in peak
- * memory for large programs. */
+ * after the exits, and after it sim_replay.c's histogram: one block
+ * instead of three saves the allocator's per-block overhead, which counts
+ * in peak memory for large programs. */
 static BBCC *new_bbcc(BB *bb)
 {
    SizeT sz = sizeof(BBCC) + (bb->cjmp_count + 1) * sizeof(jmp_data);

@@ -354,7 +354,7 @@ void setup_bbcc_slow(BB *bb, const void *sim_calls, Addr guest_sp)
 
 VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
 {
-   /* the last block's simulation, before anything moves (sim.c) */
+   /* the last block's simulation, before anything moves (sim_replay.c) */
    if (cb_replay_n) cb_sim_replay();
    if (cb_cur.bbcc && plain_jump(bb, cb_cur.bbcc, sim_calls, guest_sp))
       return;

@@ -1,5 +1,5 @@
 /* callgrind-bd: the data-access hook of --private-caches=yes, inline for
- * sim.c's helper (the rest of cores.c is declared in global.h's section
+ * the simulation's hot path, sim_int.h (the rest of cores.c is declared in global.h's section
  * "cores.c"; the model is cachesim/coherence.h).
  *
  * The running thread's core is switched with the thread (cb_cores_switch
@@ -36,7 +36,7 @@ static inline void cb_cores_count(ULong *slot, unsigned res, cb_obj_ref ref)
    if (cb_clo.objects) cb_obj_count_coherence(ref, res);
 }
 
-/* The hook of the data-access helper (sim.c), after the access of the
+/* The hook of the data access (sim_int.h), after the access of the
  * running core with result r (cachesim bits): coherence, and its events
  * while collecting. Returns the outcome (coherence.h: class and
  * invalidations), 0 when nothing happened. */

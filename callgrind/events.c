@@ -97,7 +97,7 @@ void cb_events_setup(void)
       cb_event_declare(EV_Pfi, NULL);
       if (cb_clo.cacheuse) declare_range(EV_Pfu, EV_Pfx);
    }
-   /* the simulation helpers rely on it (HOT_POS in sim.c); with an L2 the
+   /* the simulation helpers rely on it (HOT_POS in sim_int.h); with an L2 the
     * LL's misses come 3 later and are counted through cb_ev_pos */
    if (cb_clo.simulate_cache)
       for (e = EV_Ir; e <= (cb_clo.l2_set ? EV_D1mw : EV_DLmw); e++)

@@ -353,7 +353,7 @@ typedef struct BB {
    jmp_info   *jmp;
    struct BBCC *bbcc_list;
    struct sim_instr_info *sim_instr; /* per-instruction info for sim helpers */
-   struct sim_call *sim_calls;  /* descriptors of the sim helper calls (sim.c) */
+   struct sim_call *sim_calls;  /* descriptors of the sim helper calls (sim_int.h) */
    UInt       n_sim_calls;
    UChar     *bw_flops;     /* --bandwidth: flops per instruction (bandwidth.c) */
    struct BB *next;         /* hash chain */
@@ -414,13 +414,13 @@ typedef struct BBCC {
    struct BBCC *next_bbcc;    /* all BBCCs of the BB */
    struct BBCC *lru_next_bbcc;
    struct BBCC *next_hash;
-   /* deferred simulation's counts (sim.c): how many runs of the block
+   /* deferred simulation's counts (sim_replay.c): how many runs of the block
     * reached exactly k of the calls in hist_calls, not yet in cost */
    ULong   *hist;
    const struct sim_call *hist_calls;
    UInt     hist_n;
    Bool     hist_own;         /* hist is an allocation of its own, not
-                               * the tail of the BBCC's (sim.c) */
+                               * the tail of the BBCC's (sim_replay.c) */
    jmp_data  jmp[0];
 } BBCC;
 
@@ -648,11 +648,11 @@ void  cb_bd_write_desc(cb_outfile *f);
 void  cb_bd_print_stats(void);
 
 /*------------------------------------------------------------*/
-/*--- sim.c: simulation helpers, instrumentation           ---*/
+/*--- sim.c, sim_replay.c, sim_ir.c: the simulation        ---*/
 /*------------------------------------------------------------*/
 
 /* Per-instruction info handed to the branch simulation helpers (the
- * cache simulation helpers get self-contained descriptors, sim.c). */
+ * cache simulation helpers get self-contained descriptors, sim_int.h). */
 typedef struct sim_instr_info {
    Addr  addr;
    UInt  size;
@@ -683,8 +683,8 @@ static inline void cb_sim_block_starts(const void *sim_calls)
    cb_replay_split = False;
 }
 /* The deferred simulation of the last block, and a late LL fill, are done
- * before anything that could look at or change what they use (sim.c:
- * "Deferred simulation", cb_sim_settle). */
+ * before anything that could look at or change what they use
+ * (sim_replay.c, cb_sim_settle). */
 void cb_sim_settle(void);
 static inline void cb_sim_catch_up(void)
 {

@@ -109,7 +109,7 @@ static inline void count_classes(ULong *slot, event_id l1_first, unsigned cls)
 }
 
 /* Called for every fetch that missed I1 or left the last fetch's line
- * (the helpers in sim.c skip the others, see cb_mc_same_i1_line). */
+ * (the hot path, sim_int.h, skips the others, see cb_mc_same_i1_line). */
 void cb_mc_instr(ULong *slot, Addr a, UInt size, UInt result)
 {
    unsigned cls = mc_access(mc, &mc->i1, a, size, result);

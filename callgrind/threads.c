@@ -194,7 +194,7 @@ void cb_post_signal(ThreadId tid, Int sigNo)
 }
 
 /* The deferred simulation's counts of every thread's cost centres go to
- * their cost slots (sim.c: "Counting by histogram"). */
+ * their cost slots (sim_replay.c: "Counting by histogram"). */
 void cb_settle_sim_counts(void)
 {
    cb_forall_threads(cb_sim_settle_thread);

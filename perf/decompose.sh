@@ -6,7 +6,7 @@
 #
 # Builds the tool six times from a copy of the sources (perf/build/
 # decompose/), with CPPFLAGS=-DCB_SIM_CUT=1..5 and without (see CB_SIM_CUT
-# in callgrind/sim.c: each cut stops the deferred simulation one stage
+# in callgrind/sim_int.h: each cut stops the deferred simulation one stage
 # earlier, so those builds write wrong profiles), then runs COMMAND under
 # each, interleaved, N times (default 3), with --cache-sim=yes (--use: and
 # --cacheuse=yes) and the perf/ cache geometry. Also runs --tool=none, the
@@ -45,7 +45,7 @@ build_cuts() {
    build autoreconf autoreconf -i
    build configure ./configure -q
    for k in 0 1 2 3 4 5; do
-      touch "$work/src/callgrind/sim.c"
+      touch "$work/src/callgrind/sim_int.h"   # (sim.c, sim_replay.c, sim_ir.c)
       build "the build with CB_SIM_CUT=$k" make -s -j"$(nproc)" CPPFLAGS="-DCB_SIM_CUT=$k"
       mkdir -p "$work/cut$k"
       cp -P -r "$work/src/vglib" "$work/cut$k/"

@@ -7,8 +7,9 @@
   of callgrind/README.md leak.
 - declarations: every name a file defines and another file uses is
   declared in the header of the file that defines it: global.h's section
-  for that file ("--- file.c: ..."), or objects.h / objects_int.h for
-  the data objects' files (objects*.c).
+  for that file ("--- file.c: ..."), or the headers of a room of
+  several files (ROOM_HEADERS: objects.h / objects_int.h for the data
+  objects' files objects*.c, sim_int.h for the simulation's sim*.c).
 Needs the built tree (make)."""
 import glob, os, re, subprocess, sys
 
@@ -17,6 +18,10 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 # it is not the source tree)
 BUILDDIR = os.environ.get("CGBD_BUILDDIR") or TOP
 MAX_LOOP = 3
+# Rooms of several files with headers of their own: file-name prefix ->
+# the headers that may declare the names their files share.
+ROOM_HEADERS = {"objects": ("objects.h", "objects_int.h"),
+                "sim": ("sim_int.h",)}
 
 
 def symbols(obj, kinds="TW"):
@@ -49,9 +54,16 @@ def header_sections():
         files = re.findall(r"(\w+\.c)", title.split(":")[0])
         for f in files:
             sections[f] = sections.get(f, "") + body
-    objects_h = "".join(open(os.path.join(TOP, "callgrind", h)).read()
-                        for h in ("objects.h", "objects_int.h"))
-    return sections, objects_h
+    return sections
+
+
+def room_headers(src):
+    """The text of the headers of src's room ("" when it has none)."""
+    for prefix, headers in ROOM_HEADERS.items():
+        if src.startswith(prefix):
+            return "".join(open(os.path.join(TOP, "callgrind", h)).read()
+                           for h in headers)
+    return ""
 
 
 def undeclared():
@@ -59,12 +71,12 @@ def undeclared():
     syms = {src: symbols(o, "TWDBR") for src, o in objects().items()}
     owner = {f: src for src, (d, _) in syms.items() for f in d}
     used = {u for _, (_, us) in syms.items() for u in us}
-    sections, objects_h = header_sections()
+    sections = header_sections()
     missing = []
     for name, src in sorted(owner.items()):
         if name not in used or src == "port.c":   # port.c: for cachesim/, backdate/
             continue
-        text = objects_h if src.startswith("objects") else sections.get(src, "")
+        text = sections.get(src, "") + room_headers(src)
         if not re.search(r"\b%s\b" % re.escape(name), text):
             missing.append("%s (%s)" % (name, src))
     return missing

@@ -1,0 +1,241 @@
+/* callgrind-bd: the deferred simulation (--defer-sim=yes, the default;
+ * =no calls the helpers of sim.c in place).
+ *
+ * The generated code does not call the helpers: where it would call one
+ * (sim_ir.c), it stores the call's data addresses in cb_sim_replay_addr
+ * and the number of calls made so far in cb_replay_n, two or three host
+ * stores. The calls are then made from C, in the same order with the same
+ * arguments, at the tool's next entry: the next block's cb_setup_bbcc, or
+ * any callback that could look at or change what they use (a client
+ * request, a system call, a signal, a thread switch, a dump, the end).
+ * Nothing runs in between that sees the simulator, the counters or the
+ * running cost centre, so the profile is the same byte for byte;
+ * cb_replay_n counts only the calls the block reached, so a side exit or
+ * a fault in the middle of it is handled as before. A guarded access's
+ * address is stored as REPLAY_SKIPPED when its guard is false. One call
+ * per block (the setup it has anyway) instead of one per fetch group or
+ * three accesses, and the loop below keeps the simulator's state in
+ * registers.
+ *
+ * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
+ */
+#include "sim_int.h"
+
+Addr cb_sim_replay_addr[REPLAY_ADDRS];
+UInt cb_replay_n;                   /* calls reached by the pending block */
+const void *cb_replay_calls;        /* the pending block's descriptors */
+Bool cb_sim_defer_on;
+Bool cb_sim_replay_plain_ok;
+Bool cb_replay_split;               /* it was replayed in parts (defer_call) */
+static ULong cut_not_mru;           /* CB_SIM_CUT builds */
+
+static void replay_all(const sim_call *c, const sim_call *end, const Addr *a)
+{
+   Int i;
+   for (; c < end; a += c->n_acc, c++) {
+      if (c->n_fetch) do_fetch(c);
+      if (UNLIKELY(c->guarded) && a[0] == REPLAY_SKIPPED) continue;
+      for (i = 0; i < c->n_acc; i++) do_acc(c, i, a[i]);
+   }
+}
+
+/* Counting by histogram. In the common case (collecting, outside skipped
+ * code, no feature that must see each access) a run of a block adds one
+ * to hist[n] of its cost centre, n being the number of its calls it
+ * reached, instead of adding Ir, Dr and Dw to the cost slot of every
+ * instruction: those slots are spread over the host's caches, and
+ * touching them was much of the simulation's time. The slots get their
+ * counts when they are read or zeroed (cb_settle_sim_counts): call k ran
+ * sum(hist[n], n > k) times. The running counter gets the run's totals at
+ * its end. Misses are counted where they happen, and a
+ * guarded access, which may not run, the old way. */
+
+/* Add x runs of call c to the slots of cost. */
+static void add_call_runs(ULong *cost, const sim_call *c, ULong x)
+{
+   UInt k;
+   for (k = 0; k < c->n_fetch; k++) cost[c->fetch_cost + k * cb_n_events + HOT_POS(EV_Ir)] += x;
+   for (k = 0; k < c->n_acc; k++)
+      cost[c->acc[k].cost + (c->acc[k].write ? HOT_POS(EV_Dw) : HOT_POS(EV_Dr))] += x;
+}
+
+static void settle_bbcc(BBCC *b)
+{
+   ULong runs = 0;
+   UInt k;
+   if (!b->hist) return;
+   for (k = b->hist_n; k-- > 0;) {
+      runs += b->hist[k + 1];
+      if (runs > 0 && !b->hist_calls[k].guarded) add_call_runs(b->cost, &b->hist_calls[k], runs);
+   }
+   VG_(memset)(b->hist, 0, (b->hist_n + 1) * sizeof(ULong));
+}
+
+/* Called for every thread by cb_settle_sim_counts (threads.c). */
+void cb_sim_settle_thread(thread_info *t)
+{
+   if (cb_sim_replay_plain_ok) cb_forall_bbccs(&t->bbccs, settle_bbcc);
+}
+
+/* The number of counters of a new cost centre's histogram, which bbcc.c
+ * puts at the end of the cost centre's allocation (one allocation less
+ * per cost centre): the block's calls are known when its first cost
+ * centre is made, after its instrumentation. */
+UInt cb_sim_hist_len(const BB *bb)
+{
+   return cb_sim_replay_plain_ok && bb->n_sim_calls > 0 ? bb->n_sim_calls + 1 : 0;
+}
+
+/* b's histogram for the block's current calls, when they are not those
+ * it was made with (a retranslation with other calls; rare): the old one
+ * is settled, the new one allocated apart. */
+static void hist_attach(BBCC *b)
+{
+   BB *bb = b->bb;
+   if (b->hist) {
+      settle_bbcc(b);
+      if (b->hist_own) cb_mem_free(CB_MEM_COSTS, b->hist, (b->hist_n + 1) * sizeof(ULong));
+   }
+   b->hist_n = bb->n_sim_calls;
+   b->hist_calls = bb->sim_calls;
+   b->hist = cb_mem_alloc(CB_MEM_COSTS, "cb.bbcc.hist", (b->hist_n + 1) * sizeof(ULong));
+   b->hist_own = True;
+   VG_(memset)(b->hist, 0, (b->hist_n + 1) * sizeof(ULong));
+}
+
+/* Not an L1 MRU hit: simulated, and its misses counted. A hit in
+ * another way of the set (cs_l1_probe) needs no owner and ends in the
+ * *_not_mru function; the rest (a miss, or an access the probe does not
+ * apply to) is *_missed's. A fetch's is a call of its own, so that the
+ * hit path needs no stack frame; a data access's is inlined: programs
+ * that miss D1 at every access (a matrix column, a stream) ran 2% faster
+ * with one call fewer on their way (transpose-naive, stream+reuse), and
+ * the hit path was no slower. */
+static __attribute__((noinline)) void fetch_missed(const sim_call *c, cs_probe p)
+{
+   ULong *slot = cb_cost_base + c->fetch_cost;
+   cs_owner o;
+   unsigned r = cs_l1_finish(cb_sim_cache, &p, c->fetch_addr, c->fetch_size, make_owner(&o, slot), 0);
+   if (r) count_misses(slot, r, EV_I1mr, EV_ILmr, EV_ILdmr);
+}
+
+static __attribute__((noinline)) void fetch_not_mru(const sim_call *c)
+{
+   cs_probe p;
+   if (!cs_l1_probe(cb_sim_cache, &p, 1, c->fetch_addr, c->fetch_size)) fetch_missed(c, p);
+}
+
+/* --private-caches: the coherence of a data access with result r (a hit
+ * is 0), after the running core simulated it. A load hit has nothing to
+ * do: the replay does not call this for one. */
+static inline void data_coherence(const sim_call *c, Int i, Addr a, unsigned r)
+{
+   cb_obj_ref none = { NULL, 0 };
+   cb_cores_data_access(cb_cost_base + c->acc[i].cost, none, a, c->acc[i].size, r,
+                        c->acc[i].write);
+}
+
+static inline __attribute__((always_inline))
+void data_missed(const sim_call *c, Int i, Addr a, cs_probe p)
+{
+   ULong *slot = cb_cost_base + c->acc[i].cost;
+   Bool write = c->acc[i].write;
+   cs_owner o;
+   unsigned r = cs_l1_finish(cb_sim_cache, &p, a, c->acc[i].size, make_owner(&o, slot), write);
+   if (r && write) count_misses(slot, r, EV_D1mw, EV_DLmw, EV_DLdmw);
+   else if (r) count_misses(slot, r, EV_D1mr, EV_DLmr, EV_DLdmr);
+   if (UNLIKELY(cb_cc != NULL)) data_coherence(c, i, a, r);
+}
+
+static __attribute__((noinline)) void data_not_mru(const sim_call *c, Int i, Addr a)
+{
+   cs_probe p;
+   if (CUT_BEFORE(6)) { cut_not_mru++; return; }
+   if (!cs_l1_probe(cb_sim_cache, &p, 0, a, c->acc[i].size)) data_missed(c, i, a, p);
+   else if (UNLIKELY(cb_cc != NULL) && c->acc[i].write) data_coherence(c, i, a, 0);
+}
+
+/* The common case's loop: an L1 MRU hit (almost every fetch group and
+ * access) costs a tag compare here, and with cacheuse the line's use
+ * update; with private caches (cores) a store hit also the coherence
+ * test of a line the core owns (cores.h). Inlined for each combination. */
+static inline __attribute__((always_inline))
+void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool use,
+                    Bool cores)
+{
+   cs_sim *s = cb_sim_cache;
+   BBCC *b = cb_cur.bbcc;
+   ULong *run = cb_cur.cost;
+   UInt n_ir = 0, n_dr = 0, n_dw = 0;
+   Int i;
+   if (UNLIKELY(b->hist_calls != c)) hist_attach(b);
+   b->hist[end - c]++;
+   for (; c < end; a += c->n_acc, c++) {
+      n_ir += c->n_fetch;
+      if (c->n_fetch && !CUT_BEFORE(3)) {
+         /* (one crossing into the next line is one instruction: no other
+          * can join it) */
+         Bool hit = cs__planned_fetch_hit(&s->i1, &c->fplan, c->n_fetch, c->fplan_second, use);
+         if (!hit) {
+            fetch_not_mru(c);
+            if (use && c->n_fetch > 1)
+               cs_instr_hits(s, c->fetch_addr + c->fetch_size,
+                             c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);
+         }
+      }
+      if (UNLIKELY(c->guarded)) {
+         if (a[0] != REPLAY_SKIPPED) do_acc(c, 0, a[0]);
+         continue;
+      }
+      for (i = 0; i < c->n_acc; i++) {
+         Bool write = c->acc[i].write;
+         Bool hit = CUT_BEFORE(4) ? True : write && s->wb ? False
+                    : use ? cs__mru_hit_use(&s->d1, a[i], c->acc[i].size)
+                          : cs__mru_hit(&s->d1, a[i], c->acc[i].size);
+         if (!hit && CUT_BEFORE(5)) cut_not_mru++;   /* (keeps the tests) */
+         else if (!hit) data_not_mru(c, i, a[i]);
+         else if (cores && write) data_coherence(c, i, a[i], 0);
+         n_dw += write;
+         n_dr += !write;
+      }
+   }
+   run[HOT_POS(EV_Ir)] += n_ir;
+   run[HOT_POS(EV_Dr)] += n_dr;
+   run[HOT_POS(EV_Dw)] += n_dw;
+}
+
+/* Whether calls c can be counted in b's histogram: they are the calls
+ * it counts, or the block's current ones (replay_counted attaches them).
+ * Those of an older translation, still running, are not: replay_all.
+ * The histogram's calls are tested first because the cost centre is at
+ * hand, where the block's BB would mostly be a host cache miss. */
+static inline Bool counted_calls(const BBCC *b, const sim_call *c)
+{
+   return c == b->hist_calls || c == b->bb->sim_calls;
+}
+
+void cb_sim_replay(void)
+{
+   const sim_call *c = cb_replay_calls, *end = c + cb_replay_n;
+   cb_replay_n = 0;
+   cb_replay_calls = end;       /* a block replayed in parts goes on from here */
+   if (c == end || CUT_BEFORE(2)) return;
+   if (CB_SIM_STATS) { cb_sim_hot.replays++; cb_sim_hot.replayed += end - c; }
+   if (!cb_sim_replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || cb_replay_split
+       || !counted_calls(cb_cur.bbcc, c))
+      replay_all(c, end, cb_sim_replay_addr);
+   else if (cb_cc && cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, True, True);
+   else if (cb_cc) replay_counted(c, end, cb_sim_replay_addr, False, True);
+   else if (cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, True, False);
+   else replay_counted(c, end, cb_sim_replay_addr, False, False);
+}
+
+/* A block with more data accesses than cb_sim_replay_addr holds: the calls so
+ * far, in the middle of it. */
+void cb_sim_replay_part(void)
+{
+   COUNT_CALL();
+   cb_replay_split = True;
+   cb_sim_replay();
+}
+
