@@ -13,7 +13,8 @@
  *       cost; the code that touched it *calls* it from its source line,
  *       the arc carrying the line's events in proportion to that code's
  *       share of the line's accesses (phi' is a property of the line, not
- *       of single accesses: the split only says who took part).
+ *       of single accesses: the split only says who took part), rounded
+ *       so that the calls add up to the line's self cost (apportion).
  *
  * Both go through the project's buffered writer (outfile.c), so a write
  * error is reported, naming the file.
@@ -241,30 +242,83 @@ static void write_line_fn(const sh_line *l)
    ocosts(c);
 }
 
-/* The arc from code position i of l: the line's costs times its share. */
-static void write_arc(const sh_line *l, UInt i, ULong all)
+/* The line's costs split over its callers in proportion to their
+ * accesses, so that the calls add up to the line's self cost exactly
+ * (largest remainder): the quotas' floors first, then one more to the
+ * callers with the largest remainders, the earlier first on a tie.
+ * w[k] are the callers' accesses, all their sum; share[k][e] the part
+ * of event e. Exact while a remainder times a weight fits 64 bits
+ * (counts below 2^32 per line); beyond, the floors come from doubles. */
+#define FS_CALLERS (SH_MAX_POS + 1)
+static void apportion(const ULong *cost, const ULong *w, UInt n, ULong all,
+                      ULong share[][FS_EVENTS])
+{
+   ULong rem[FS_CALLERS], left;
+   UInt k, j, best;
+   Int e;
+   for (e = 0; e < FS_EVENTS; e++) {
+      ULong whole = cost[e] / all, part = cost[e] % all;
+      left = cost[e];
+      for (k = 0; k < n; k++) {
+         if (w[k] == 0 || part <= ~0ULL / w[k]) {
+            share[k][e] = whole * w[k] + part * w[k] / all;
+            rem[k] = part * w[k] % all;
+         } else {
+            share[k][e] = whole * w[k] + (ULong)((double)part * w[k] / all);
+            rem[k] = 0;
+         }
+         left -= share[k][e];
+      }
+      for (j = 0; j < left && j < n; j++) {
+         best = 0;
+         for (k = 1; k < n; k++)
+            if (rem[k] > rem[best]) best = k;
+         share[best][e]++;
+         rem[best] = 0;
+      }
+   }
+}
+
+/* One caller of line l: code position p (or "(other code)" when p is
+ * NULL, the accesses of the positions not kept), `calls` accesses, the
+ * costs c. */
+static void write_arc(const sh_line *l, const code_pos *p, ULong calls, const ULong *c)
 {
    const cb_fs_data *d = data_of(l);
    HChar fn[700];
-   ULong c[FS_EVENTS];
-   code_pos p;
-   Int e;
-   costs_of(l, c);
-   for (e = 0; e < FS_EVENTS; e++)
-      c[e] = all ? (ULong)((double)c[e] * l->pos[i].count / all) : 0;
-   resolve((Addr)l->pos[i].pos, &p);
+   UInt line = p ? p->line : 0;
    line_fn_name(l, fn, sizeof fn);
-   oprintf("\nob=%s\nfl=%s\nfn=%s\n", p.obj, p.file, p.fn);
-   oprintf("%u 0 0 0 0\n", p.line);
+   if (p) oprintf("\nob=%s\nfl=%s\nfn=%s\n", p->obj, p->file, p->fn);
+   else ostr("\nob=???\nfl=???\nfn=(other code)\n");
+   oprintf("%u 0 0 0 0\n", line);
    oprintf("cob=%s\ncfi=%s\ncfn=%s\ncalls=%llu %u\n%u", d->group,
-           d->file ? d->file : "???", fn, (ULong)l->pos[i].count, d->line, p.line);
+           d->file ? d->file : "???", fn, calls, d->line, line);
    ocosts(c);
+}
+
+/* The arcs into line l, adding up to its self cost. */
+static void write_arcs(const sh_line *l)
+{
+   ULong w[FS_CALLERS], share[FS_CALLERS][FS_EVENTS], cost[FS_EVENTS], all = 0;
+   UInt n = l->npos, k;
+   code_pos p;
+   for (k = 0; k < n; k++) w[k] = l->pos[k].count;
+   if (l->other_pos) w[n++] = l->other_pos;
+   for (k = 0; k < n; k++) all += w[k];
+   if (all == 0) return;
+   costs_of(l, cost);
+   apportion(cost, w, n, all, share);
+   for (k = 0; k < l->npos; k++) {
+      resolve((Addr)l->pos[k].pos, &p);
+      write_arc(l, &p, w[k], share[k]);
+   }
+   if (l->other_pos) write_arc(l, NULL, l->other_pos, share[n - 1]);
 }
 
 static void write_profile(const HChar *name, const sh_line **v, UInt n)
 {
    ULong sum[FS_EVENTS] = { 0 }, c[FS_EVENTS];
-   UInt i, k;
+   UInt i;
    Int e;
    if (!open_report(name, "sharing profile")) return;
    for (i = 0; i < n; i++) {
@@ -286,10 +340,8 @@ static void write_profile(const HChar *name, const sh_line **v, UInt n)
         "events: FSe FSw Xch FScyc\nsummary:");
    ocosts(sum);
    for (i = 0; i < n; i++) {
-      ULong all = v[i]->other_pos;
       write_line_fn(v[i]);
-      for (k = 0; k < v[i]->npos; k++) all += v[i]->pos[k].count;
-      for (k = 0; k < v[i]->npos; k++) write_arc(v[i], k, all);
+      write_arcs(v[i]);
    }
    ostr("\ntotals:");
    ocosts(sum);

@@ -4,6 +4,9 @@
 The formulas themselves are checked against brute force in
 tests/unit/test_sharing.c; here the tool around them:
 
+0. In every run's Callgrind-format report, the calls into a data line
+   add up to the line's self cost, every event (checked on the sieve).
+
 1. clients/sharing_clreq.c (derivation in its comment): two threads store
    to neighbouring words of one line, handing over through a semaphore.
    Without a cut it is one segment: phi = 199, theta = 0, phi' = 199.
@@ -244,6 +247,22 @@ class _as_run:
         return [self.out]
 
 
+def calls_add_up(lines, part):
+    """The calls into every data line add up to its self cost, every
+    event (the line's events apportioned to the code that touched it by
+    largest remainder, "(other code)" for the positions not kept)."""
+    into = {}
+    for (caller, callee), arc in part.arcs.items():
+        if callee in lines:
+            got = into.setdefault(callee, {})
+            for e, v in arc.inclusive.items():
+                got[e] = got.get(e, 0) + v
+    bad = [(n, into.get(n, {}), c) for n, c in lines.items()
+           if any(into.get(n, {}).get(e, 0) != v for e, v in c.items())]
+    return ["%d of %d lines: calls %s, self %s (%s)" % (len(bad), len(lines), bad[0][1],
+                                                       bad[0][2], bad[0][0])] if bad else []
+
+
 def sieve_case(interleaved):
     name = "sharing/sieve-%s" % ("static1" if interleaved else "chunked")
 
@@ -254,6 +273,7 @@ def sieve_case(interleaved):
         if probs:
             return [(name, probs)]
         lines, part = report_lines(r)
+        probs += calls_add_up(lines, part)
         bits = {n: c for n, c in lines_named(lines, "bits").items()
                 if c.get("FSe", 0) > 0}
         if interleaved:
