@@ -12,19 +12,24 @@
  *    translation decrements) to zero, so the next block's check fails, the
  *    scheduler takes the thread off and hands the lock on. No client
  *    register changes, no Valgrind change.
- *  - Handing on goes to the thread that waited longest only with the
- *    ticket lock of --fair-sched=yes (the default pipe lock lets the
- *    releasing thread take the lock straight back), so the tool switches
- *    it on, and refuses an explicit --fair-sched=no.
+ *  - Handing on needs the ticket lock of --fair-sched=yes (the default
+ *    pipe lock lets the releasing thread take the lock straight back), so
+ *    the tool switches it on, and refuses an explicit --fair-sched=no.
+ *  - Whose turn is next is the tool's queue, not the kernel's timing: a
+ *    thread whose turn ended queues; a new thread queues when it is
+ *    created, its creator behind it; the threads a futex wake-up woke
+ *    queue when the waking call returns (cb_il_syscall). A thread that
+ *    gets the lock out of turn gives it back (cb_il_thread_runs).
  *  - A thread that blocks (a futex wait, a read) hands on at once, as
- *    under Valgrind's own schedule; the next thread starts a whole turn.
+ *    under Valgrind's own schedule, and is never waited for; the next
+ *    thread starts a whole turn.
  *  - While one thread exists, no turn ends: a single-threaded program
- *    runs exactly as without the option.
+ *    runs exactly as without the option; a fork's child starts so.
  *
- * What still varies from run to run: when a new thread first asks for the
- * lock (the kernel starts it while its creator runs), and which of several
- * threads woken from a blocking call asks first. Both are wall-clock
- * races; between them the order is fixed.
+ * What still varies from run to run: when a thread comes back from a
+ * system call that blocks for real and was not ended by a futex wake-up
+ * we saw (a read, a sleep, a join woken by the kernel at a thread's
+ * exit): while it is in the kernel, the others take as many turns as fit.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
