@@ -9,7 +9,12 @@ Compared line by line, without the `==pid== ` prefix. Allowed to differ:
   judged by compare.py on the profiles);
 - when the two runs had different events (the reference ran other
   options, e.g. without --cacheuse), the `Events :` line, and `Collected :`
-  is compared on the events both have.
+  is compared on the events both have;
+- a `miss rate:` line whose percentages differ by at most 0.1 in the last
+  digit, the counts above it being equal: a rate is derived from counts
+  compared exactly elsewhere, and Valgrind 3.27's reference was seen
+  printing 1.2% where the same counts round to 1.3% (a one-off in CI, a
+  value at the rounding edge).
 """
 
 import re
@@ -66,6 +71,19 @@ def _collected_text_ok(ours_line, ref_line, ours_events):
         or any(e in TIME_EVENTS for e in ours_events)
 
 
+_PERCENT = re.compile(r"(\d+\.\d)%")
+
+
+def _rates_round_alike(a, b):
+    """Two `miss rate:` lines that differ only in percentages, by at most
+    0.1 each (see the module's docstring)."""
+    if "miss rate:" not in a or _PERCENT.sub("%", a).split() != _PERCENT.sub("%", b).split():
+        return False
+    pa, pb = _PERCENT.findall(a), _PERCENT.findall(b)
+    return len(pa) == len(pb) and all(abs(float(x) - float(y)) <= 0.1 + 1e-9
+                                      for x, y in zip(pa, pb))
+
+
 def summary_problems(ours_stderr, ref_stderr, totals=None):
     """Problems comparing two runs' exit summaries. totals: (ours, ref)
     `totals:` of the profiles, {event: value}, to judge back-dated noise."""
@@ -88,7 +106,7 @@ def summary_problems(ours_stderr, ref_stderr, totals=None):
     for i in range(max(len(rest_o), len(rest_r))):
         a = rest_o[i] if i < len(rest_o) else "(none)"
         b = rest_r[i] if i < len(rest_r) else "(none)"
-        if a != b:
+        if a != b and not _rates_round_alike(a, b):
             problems.append("exit summary line %d: ours %r, ref %r"
                             % (i + 3, a, b))
             break                       # the rest usually follows
