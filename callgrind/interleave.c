@@ -111,6 +111,12 @@ static const HChar *fair_sched_arg(void)
    return last;
 }
 
+/* A table of one zeroed element per thread id. */
+static void *per_thread(SizeT elem)
+{
+   return VG_(calloc)("cb.il.threads", VG_N_THREADS, elem);
+}
+
 void cb_il_post_clo_init(void)
 {
    const HChar *given;
@@ -126,17 +132,13 @@ void cb_il_post_clo_init(void)
     * ask for the ticket lock outright so that cannot happen silently */
    VG_(clo_fair_sched) = FAIR_SCHED_YES;
    VG_(atfork)(NULL, NULL, forked_child);
-   waiting = CB_MALLOC("cb.il.waiting", VG_N_THREADS * sizeof *waiting);
-   is_waiting = CB_MALLOC("cb.il.is_waiting", VG_N_THREADS * sizeof *is_waiting);
-   VG_(memset)(is_waiting, 0, VG_N_THREADS * sizeof *is_waiting);
-   woken_early = CB_MALLOC("cb.il.woken_early", VG_N_THREADS * sizeof *woken_early);
-   woken_early_on = CB_MALLOC("cb.il.woken_early", VG_N_THREADS * sizeof *woken_early_on);
-   waits_on = CB_MALLOC("cb.il.futex", VG_N_THREADS * sizeof *waits_on);
-   wakes_on = CB_MALLOC("cb.il.futex", VG_N_THREADS * sizeof *wakes_on);
-   VG_(memset)(waits_on, 0, VG_N_THREADS * sizeof *waits_on);
-   VG_(memset)(wakes_on, 0, VG_N_THREADS * sizeof *wakes_on);
-   in_syscall = CB_MALLOC("cb.il.in_syscall", VG_N_THREADS * sizeof *in_syscall);
-   VG_(memset)(in_syscall, 0, VG_N_THREADS * sizeof *in_syscall);
+   waiting = per_thread(sizeof *waiting);
+   is_waiting = per_thread(sizeof *is_waiting);
+   woken_early = per_thread(sizeof *woken_early);
+   woken_early_on = per_thread(sizeof *woken_early_on);
+   waits_on = per_thread(sizeof *waits_on);
+   wakes_on = per_thread(sizeof *wakes_on);
+   in_syscall = per_thread(sizeof *in_syscall);
 }
 
 /* At the start of every block: turn_left -= 1, and when it reaches zero
@@ -145,13 +147,17 @@ void cb_il_post_clo_init(void)
 void cb_il_instrument(IRSB *sbOut)
 {
    IRTypeEnv *env = sbOut->tyenv;
-   IRExpr *where = mkIRExpr_HWord((HWord)&turn_left);
+   IRExpr *where;
    Int evc = offsetof(VexGuestArchState, host_EvC_COUNTER);
-   IRTemp old = newIRTemp(env, Ity_I64), left = newIRTemp(env, Ity_I64);
-   IRTemp over = newIRTemp(env, Ity_I1), ctr = newIRTemp(env, Ity_I32);
-   IRTemp next = newIRTemp(env, Ity_I32);
+   IRTemp old, left, over, ctr, next;
 
    if (!cb_il_active()) return;
+   where = mkIRExpr_HWord((HWord)&turn_left);
+   old = newIRTemp(env, Ity_I64);
+   left = newIRTemp(env, Ity_I64);
+   over = newIRTemp(env, Ity_I1);
+   ctr = newIRTemp(env, Ity_I32);
+   next = newIRTemp(env, Ity_I32);
    addStmtToIRSB(sbOut, IRStmt_WrTmp(old, IRExpr_Load(Iend_LE, Ity_I64, where)));
    addStmtToIRSB(sbOut, IRStmt_WrTmp(left, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(old),
                                                         IRExpr_Const(IRConst_U64(1)))));
@@ -319,22 +325,22 @@ void cb_il_thread_runs(ThreadId tid)
    turn_left = live_threads > 1 ? (Long)cb_clo.interleave : NO_TURNS;
 }
 
-static Bool is_futex(UInt sysno, UWord *args, UWord op1, UWord op2, UWord op3)
+/* The operation of a futex call (private and clock flags off), or ~0 for
+ * any other system call. */
+static UWord futex_op(UInt sysno, const UWord *args)
 {
-   UWord op;
-   if (sysno != __NR_futex) return False;
-   op = args[1] & ~(UWord)(VKI_FUTEX_PRIVATE_FLAG | VKI_FUTEX_CLOCK_REALTIME);
-   return op == op1 || op == op2 || op == op3;
+   if (sysno != __NR_futex) return ~(UWord)0;
+   return args[1] & ~(UWord)(VKI_FUTEX_PRIVATE_FLAG | VKI_FUTEX_CLOCK_REALTIME);
 }
 
-static Bool is_wakeup(UInt sysno, UWord *args)
+static Bool is_wakeup(UWord op)
 {
-   return is_futex(sysno, args, VKI_FUTEX_WAKE, VKI_FUTEX_WAKE_BITSET, VKI_FUTEX_WAKE_OP);
+   return op == VKI_FUTEX_WAKE || op == VKI_FUTEX_WAKE_BITSET || op == VKI_FUTEX_WAKE_OP;
 }
 
-static Bool is_wait(UInt sysno, UWord *args)
+static Bool is_wait(UWord op)
 {
-   return is_futex(sysno, args, VKI_FUTEX_WAIT, VKI_FUTEX_WAIT_BITSET, VKI_FUTEX_WAIT);
+   return op == VKI_FUTEX_WAIT || op == VKI_FUTEX_WAIT_BITSET;
 }
 
 static Bool wakeup_under_way_on(Addr word)
@@ -395,9 +401,11 @@ static void wait_done(ThreadId tid, Addr word, Bool woken)
 void cb_il_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res)
 {
    Addr word;
+   UWord op;
    if (!cb_il_active()) return;
    in_syscall[tid] = res == NULL;
-   if (is_wakeup(sysno, args)) {
+   op = futex_op(sysno, args);
+   if (is_wakeup(op)) {
       if (!res) {
          wakes_on[tid] = args[0];
          in_wakeups++;
@@ -406,10 +414,10 @@ void cb_il_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res)
       word = wakes_on[tid];
       wakes_on[tid] = 0;
       in_wakeups--;
-      wakeup_done(word, is_futex(sysno, args, VKI_FUTEX_WAKE_OP, VKI_FUTEX_WAKE_OP,
-                                 VKI_FUTEX_WAKE_OP) ? 0 : (ULong)(UInt)args[2],
+      /* (WAKE_OP's count is spread over two words: taken as unknown) */
+      wakeup_done(word, op == VKI_FUTEX_WAKE_OP ? 0 : (ULong)(UInt)args[2],
                   sr_isError(*res) ? 0 : sr_Res(*res));
-   } else if (is_wait(sysno, args)) {
+   } else if (is_wait(op)) {
       if (!res) {
          waits_on[tid] = args[0];
          return;
