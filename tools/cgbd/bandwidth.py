@@ -647,24 +647,26 @@ def input_name(name):
     return name
 
 
+def _head(name, n):
+    """The first n lines of a file ([] if it cannot be read)."""
+    try:
+        with open(name, encoding="utf-8", errors="replace") as f:
+            return [f.readline() for _ in range(n)]
+    except OSError:
+        return []
+
+
 def _looks_like_profile(name):
     """A Callgrind-format file: its first line as both tools write it, or
     an `events:` line near the top (a bandwidth file has none)."""
-    try:
-        with open(name, encoding="utf-8", errors="replace") as f:
-            head = [f.readline() for _ in range(64)]
-    except OSError:
-        return False
-    return head[0].strip() == "# callgrind format" \
-        or any(line.startswith("events:") for line in head)
+    head = _head(name, 64)
+    return bool(head) and (head[0].strip() == "# callgrind format"
+                           or any(line.startswith("events:") for line in head))
 
 
 def _looks_like_bandwidth(name):
-    try:
-        with open(name, encoding="utf-8", errors="replace") as f:
-            return f.readline().strip() == HEADER
-    except OSError:
-        return False
+    head = _head(name, 1)
+    return bool(head) and head[0].strip() == HEADER
 
 
 def main(argv, version="?"):
