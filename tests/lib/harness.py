@@ -85,6 +85,7 @@ CLIENT_BUILD = {
     "exec": (["exec.c"], "gcc", []),
     "cacheuse": (["cacheuse.c"], "gcc", []),
     "clreq": (["clreq.c"], "gcc", []),
+    "instr_restart": (["instr_restart.c"], "gcc", []),
     "marker": (["marker.c"], "gcc", []),
     "collect_off": (["collect_off.c"], "gcc", []),
     "atomics": (["atomics.c"], "gcc", []),
