@@ -77,6 +77,16 @@
    through the cs__ wrappers. */
 #define MISS_STEP static inline __attribute__((always_inline))
 
+/* A miss step's last argument, a constant: which path it is inlined into.
+   COMMON is the case of s->common_miss (charging, the late LL fill, and
+   nothing else that must see a miss: no write-back, prefetcher, L2,
+   observer or owner side array, so no prefetched lines and no hooks).
+   There the step's tests of what that case excludes fold away at compile
+   time, and common_l1_miss and common_fill are the general steps' code
+   for that case alone: one source for both paths (a change of a step is
+   made once).  GENERAL tests everything at run time. */
+enum { GENERAL = 0, COMMON = 1 };
+
 static void fill_slot_now(cs_sim *s, uint32_t slot);    /* LATE LL FILL */
 
 /* ------------------------------------------------------------------------
@@ -659,14 +669,28 @@ static const cs_owner *owner_view(const cs_cache *c, uint32_t i, cs_owner *o)
    return o;
 }
 
-static void set_owner(cs_cache *c, uint32_t i, const cs_owner *o)
+MISS_STEP void set_owner_in(cs_cache *c, uint32_t i, cs_line *ln,
+                           const cs_owner *o, int common)
 {
-   c->line[i].owner.slot = o->slot;
-   c->line[i].owner.node = o->node;
-   if (c->ext) {
+   ln->owner.slot = o->slot;
+   ln->owner.node = o->node;
+   if (!common && c->ext) {
       c->ext[i].obj = o->obj;
       c->ext[i].obj_off = o->obj_off;
    }
+}
+
+static void set_owner(cs_cache *c, uint32_t i, const cs_owner *o)
+{
+   set_owner_in(c, i, &c->line[i], o, GENERAL);
+}
+
+/* Slot's use: an L1's array indexed without the shift on the common
+   path (cs__l1_use), as the hot paths do. */
+MISS_STEP cs_use *step_use(const cs_cache *c, int level, uint32_t slot,
+                           int common)
+{
+   return common && level == 1 ? cs__l1_use(c, slot) : cs__use(c, slot);
 }
 
 /* Charging's eviction (cs_charging): on_evict's common case, inline. */
@@ -682,15 +706,20 @@ MISS_STEP void charge_evict(const cs_charging *ch, int level, const cs_line *ln,
       bd_evict2(ln->owner.node, ch->pair[level], accost, sploss);
 }
 
+/* Line i (ln: its entry) leaves with the costs given.  (On the common
+   path the slot is loaded at once, which sets owned: the store of 0
+   would be dead.) */
 MISS_STEP void report_evict(cs_sim *s, int level, cs_cache *c, uint32_t i,
-                            uint32_t accost, uint32_t sploss)
+                            cs_line *ln, uint32_t accost, uint32_t sploss,
+                            int common)
 {
    cs_owner o;
-   if (c->line[i].owned & CS_OWNED_PREFETCH)
+   if (!common && (ln->owned & CS_OWNED_PREFETCH))
       cs__spf_line_leaves(s, c, i);
-   c->line[i].owned = 0;
-   if (s->charging)
-      charge_evict(&s->charge, level, &c->line[i], accost, sploss);
+   if (!common)
+      ln->owned = 0;
+   if (common || s->charging)
+      charge_evict(&s->charge, level, ln, accost, sploss);
    else if (s->hooks.on_evict)
       s->hooks.on_evict(s->hooks.ctx, level, owner_view(c, i, &o), accost,
                         sploss);
@@ -730,19 +759,21 @@ static void merge_into(cs_cache *below, uint32_t slot, const cs_use *u)
    m->pending = 1;
 }
 
-MISS_STEP void evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
-                          cs_cache *below)
+/* The steps take a slot's entry and use (ln, u) from their caller, which
+   finds them once: the tool is built with -fno-strict-aliasing, so a
+   step finding them again after a store (the costs charged) would load
+   the cache's arrays again. */
+
+/* An owned line of c leaves (slot; ln, u its entry and use): its use is
+   reported and merged into below, if any.  (Only the stream
+   prefetcher's L1 lines are prefetched.) */
+MISS_STEP void line_leaves(cs_sim *s, int level, cs_cache *c, uint32_t slot,
+                           cs_line *ln, cs_use *u, cs_cache *below, int common)
 {
-   cs_line *ln = &c->line[slot];
-   cs_use *u = cs__use(c, slot);
    uint32_t accost = 0, sploss = 0;
 
-   if (c->merge && c->merge->pending && c->merge->slot == slot)
-      merge_now(c);             /* the entry is read now */
-   if (!ln->owned)
-      return;
-   /* (only L1 lines are prefetched: streampf.c) */
-   if (u->count == 0 && (ln->owned & CS_OWNED_PREFETCH) && s->collect)
+   if (!common && u->count == 0 && (ln->owned & CS_OWNED_PREFETCH)
+       && s->collect)
       sploss = (uint32_t)c->line_size;  /* prefetched, never used */
    if (u->count > 0 && s->collect) {
       accost = access_cost(u->count);
@@ -753,20 +784,39 @@ MISS_STEP void evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
          merge_into(below, ln->ll_slot, u);
       }
    }
-   report_evict(s, level, c, slot, accost, sploss);
+   report_evict(s, level, c, slot, ln, accost, sploss, common);
+}
+
+/* The line in slot leaves, if some access loaded it.  (Only LL has a
+   merge of its own, and on the common path it always has one.) */
+MISS_STEP void evict_entry(cs_sim *s, int level, cs_cache *c, uint32_t slot,
+                           cs_line *ln, cs_use *u, cs_cache *below, int common)
+{
+   if ((common ? level == 2 : c->merge != 0) && c->merge->pending
+       && c->merge->slot == slot)
+      merge_now(c);             /* the entry is read now */
+   if (ln->owned)
+      line_leaves(s, level, c, slot, ln, u, below, common);
+}
+
+MISS_STEP void evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
+                          cs_cache *below, int common)
+{
+   evict_entry(s, level, c, slot, &c->line[slot],
+               step_use(c, level, slot, common), below, common);
 }
 
 void cs__evict_line(cs_sim *s, int level, cs_cache *c, uint32_t slot,
                     cs_cache *below)
 {
-   evict_line(s, level, c, slot, below);
+   evict_line(s, level, c, slot, below, GENERAL);
 }
 
 /* An owned L1 line leaves into LL, or the L2 of l2.c (the reference's
    order: before the new line's lookup there). */
 MISS_STEP void evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
 {
-   evict_line(s, 1, c, slot, s->has_l2 ? &s->l2 : &s->ll);
+   evict_line(s, 1, c, slot, s->has_l2 ? &s->l2 : &s->ll, GENERAL);
 }
 
 void cs__evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
@@ -774,29 +824,33 @@ void cs__evict_l1(cs_sim *s, cs_cache *c, uint32_t slot)
    evict_l1(s, c, slot);
 }
 
-static void evict_ll(cs_sim *s, uint32_t slot)
+MISS_STEP void evict_ll(cs_sim *s, uint32_t slot)
 {
-   evict_line(s, 2, &s->ll, slot, 0);
+   evict_line(s, 2, &s->ll, slot, 0, GENERAL);
 }
 
 /* The hook gets the owner as the line now holds it, built from what was
    stored rather than read back: reading the two fields just written as
-   one wider load stalls the host (its store buffer cannot forward them). */
-MISS_STEP void load_line_ref(cs_sim *s, cs_cache *c, int level,
-                             uint32_t slot, uint32_t count, uint32_t mask,
-                             const cs_owner *owner, int take_ref)
+   one wider load stalls the host (its store buffer cannot forward them).
+   (The common path's owner is never NULL: the tool's, or a waiting fill's.)
+   slot's entry and use are ln and u; take_ref: with charging, the load
+   takes the owner's tree reference (a late fill's was taken at the
+   miss). */
+MISS_STEP void line_loads(cs_sim *s, cs_cache *c, int level, uint32_t slot,
+                          cs_line *ln, cs_use *u, uint32_t count,
+                          uint32_t mask, const cs_owner *owner, int take_ref,
+                          int common)
 {
    static const cs_owner nobody;
-   cs_line *ln = &c->line[slot];
    cs_owner o;
 
-   if (!owner)
+   if (!common && !owner)
       owner = &nobody;
-   cs__use(c, slot)->count = count;
-   cs__use(c, slot)->mask = mask;
-   set_owner(c, slot, owner);
+   u->count = count;
+   u->mask = mask;
+   set_owner_in(c, slot, ln, owner, common);
    ln->owned = CS_OWNED;
-   if (s->charging) {
+   if (common || s->charging) {
       if (owner->node && take_ref)
          bd_ref(owner->node);
    } else if (s->hooks.on_load) {
@@ -808,10 +862,19 @@ MISS_STEP void load_line_ref(cs_sim *s, cs_cache *c, int level,
    }
 }
 
+MISS_STEP void load_line_ref(cs_sim *s, cs_cache *c, int level,
+                             uint32_t slot, uint32_t count, uint32_t mask,
+                             const cs_owner *owner, int take_ref, int common)
+{
+   line_loads(s, c, level, slot, &c->line[slot],
+              step_use(c, level, slot, common), count, mask, owner,
+              take_ref, common);
+}
+
 MISS_STEP void load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
                          uint32_t count, uint32_t mask, const cs_owner *owner)
 {
-   load_line_ref(s, c, level, slot, count, mask, owner, 1);
+   load_line_ref(s, c, level, slot, count, mask, owner, 1, GENERAL);
 }
 
 void cs__load_line(cs_sim *s, cs_cache *c, int level, uint32_t slot,
@@ -908,8 +971,8 @@ static void prefetch(cs_sim *s, uint64_t a, const cs_owner *owner);
    benchmarks 2-3%).  Asking for the set's tags too was no gain: the
    search follows at once, and stream+reuse ran 8% slower with it.  Only a
    hint to the host: the model does not change. */
-static void prefetch_merge_entry(const cs_sim *s, const cs_cache *c,
-                                 uint32_t slot)
+MISS_STEP void prefetch_merge_entry(const cs_sim *s, const cs_cache *c,
+                                    uint32_t slot)
 {
    if (c->line[slot].owned)
       __builtin_prefetch(&s->ll.line[c->line[slot].ll_slot]);
@@ -937,29 +1000,25 @@ static void prefetch_merge_entry(const cs_sim *s, const cs_cache *c,
    more or less at a time).  The tool need not settle before building an
    owner then (cs_settle_hooks). */
 
-/* The common miss's fill (s->common_miss: charging, no side array, no
-   prefetched LL lines): evict_ll and load_line_ref for that case alone. */
-static void common_fill(cs_sim *s, uint32_t slot, const cs_owner *owner)
+/* A waiting fill of LL slot made: the victim leaves, the new line comes
+   in with no use yet.  With charging the owner's tree reference was
+   taken at the miss (fill_later). */
+MISS_STEP void ll_fill(cs_sim *s, uint32_t slot, const cs_owner *owner,
+                       int common)
 {
    cs_cache *ll = &s->ll;
    cs_line *ln = &ll->line[slot];
    cs_use *u = cs__use(ll, slot);
 
-   if (ll->merge->pending && ll->merge->slot == slot)
-      merge_now(ll);            /* the entry is read now */
-   if (ln->owned) {
-      uint32_t accost = 0, sploss = 0;
-      if (u->count > 0 && s->collect) {
-         accost = access_cost(u->count);
-         sploss = cs__spatial_loss(ll, u->mask);
-      }
-      charge_evict(&s->charge, 2, ln, accost, sploss);
-   }
-   u->count = 0;
-   u->mask = 0;
-   ln->owner.slot = owner->slot;
-   ln->owner.node = owner->node;   /* its reference taken at the miss */
-   ln->owned = CS_OWNED;
+   evict_entry(s, 2, ll, slot, ln, u, 0, common);
+   line_loads(s, ll, 2, slot, ln, u, 0, 0, owner, common ? 0 : !s->charging,
+              common);
+}
+
+/* The common miss's fill (s->common_miss). */
+static void common_fill(cs_sim *s, uint32_t slot, const cs_owner *owner)
+{
+   ll_fill(s, slot, owner, COMMON);
 }
 
 static void fill_oldest(cs_sim *s)
@@ -970,12 +1029,10 @@ static void fill_oldest(cs_sim *s)
    s->fill_slot[i] = CS_NO_FILL;
    s->fill_first = (i + 1) % CS_FILL_RING;
    s->fill_pending--;
-   if (s->common_miss) {
+   if (s->common_miss)
       common_fill(s, slot, &s->fill_owner[i]);
-      return;
-   }
-   evict_ll(s, slot);
-   load_line_ref(s, &s->ll, 2, slot, 0, 0, &s->fill_owner[i], !s->charging);
+   else
+      ll_fill(s, slot, &s->fill_owner[i], GENERAL);
 }
 
 void cs__fill_now(cs_sim *s)
@@ -1035,23 +1092,35 @@ static unsigned fill_later(cs_sim *s, uint32_t slot, const cs_owner *owner)
    entry LL is about to evict: ll_settle reads it after the merge, as
    before), and the hooks are called in the same order.  What it gains:
    the LL victim's entry is known early, and its host cache miss overlaps
-   the L1 victim's merge and load instead of following them. */
-static unsigned l1_miss_ll_first(cs_sim *s, cs_cache *c, uint32_t slot,
-                                 uint64_t memline, uint32_t bits,
-                                 const cs_owner *owner, int is_write)
+   the L1 victim's merge and load instead of following them.
+   (The L1 victim's entry is read once, before the search; an L1 has no
+   merge of its own.  On the common path an LL hit has no dirty bits to
+   keep.) */
+MISS_STEP unsigned l1_miss_ll_first(cs_sim *s, cs_cache *c, uint32_t slot,
+                                    uint64_t memline, uint32_t bits,
+                                    const cs_owner *owner, int is_write,
+                                    int common)
 {
+   cs_line *ln = &c->line[slot];
+   cs_use *u = step_use(c, 1, slot, common);
+   uint32_t owned = ln->owned, ll_slot;
    int ll_hit;
-   uint32_t ll_slot;
 
-   cs__observe(s, memline, 1, CS_LL_DEMAND);
+   if (owned)           /* prefetch_merge_entry */
+      __builtin_prefetch(&s->ll.line[ln->ll_slot]);
+   if (!common)
+      cs__observe(s, memline, 1, CS_LL_DEMAND);
    ll_slot = ll_find(s, memline, &ll_hit);
    if (!ll_hit)
       __builtin_prefetch(&s->ll.line[ll_slot]);
-   evict_l1(s, c, slot);
-   load_line(s, c, 1, slot, 1, bits, owner);
-   c->line[slot].ll_slot = ll_slot;
-   if (!ll_hit && s->late_fill)
+   if (owned)
+      line_leaves(s, 1, c, slot, ln, u, &s->ll, common);
+   line_loads(s, c, 1, slot, ln, u, 1, bits, owner, 1, common);
+   ln->ll_slot = ll_slot;
+   if (!ll_hit && (common || s->late_fill))
       return fill_later(s, ll_slot, owner);
+   if (common)
+      return 0;
    return ll_settle(s, ll_slot, ll_hit, owner, is_write);
 }
 
@@ -1087,48 +1156,16 @@ static unsigned use_l1_line(cs_sim *s, cs_cache *c, uint32_t set_no,
    else that must see a miss (no write-back, prefetcher, L2, D1 victim or
    LL observer, no data objects' owner parts: s->common_miss, set by
    cs__probe_update), an L1 miss of one line takes this path from
-   cs_l1_finish: use_l1_missed's steps for that case alone, in the same
-   order (l1_miss_ll_first's), without the other cases' tests on its way
-   and the registers they need saved.  Its owner is never NULL (the
-   tool's, with cacheuse).  matmul-ijk ran 3%, transpose-naive 7% faster
-   for it. */
+   cs_l1_finish: use_l1_missed's steps, the same source inlined with
+   COMMON, without the other cases' tests on its way and the registers
+   they need saved.  Its owner is never NULL (the tool's, with cacheuse).
+   matmul-ijk ran 3%, transpose-naive 7% faster for it. */
 static __attribute__((noinline))
 unsigned common_l1_miss(cs_sim *s, cs_cache *c, uint32_t slot, uint64_t a,
                         uint32_t bits, const cs_owner *owner)
 {
-   cs_cache *ll = &s->ll;
-   cs_line *ln = &c->line[slot];
-   cs_use *u = cs__l1_use(c, slot);
-   uint32_t owned = ln->owned, ll_slot;
-   int ll_hit;
-
-   if (owned)           /* prefetch_merge_entry */
-      __builtin_prefetch(&ll->line[ln->ll_slot]);
-   ll_slot = ll_find(s, a & ~(uint64_t)c->line_mask, &ll_hit);
-   if (!ll_hit)
-      __builtin_prefetch(&ll->line[ll_slot]);
-   if (owned) {         /* evict_l1: no prefetched lines, no merge of its own */
-      uint32_t accost = 0, sploss = 0;
-      if (u->count > 0 && s->collect) {
-         accost = access_cost(u->count);
-         sploss = cs__spatial_loss(c, u->mask);
-         if (s->fill_pending)
-            fill_slot_now(s, ln->ll_slot);   /* the entry is written */
-         merge_into(ll, ln->ll_slot, u);
-      }
-      charge_evict(&s->charge, 1, ln, accost, sploss);
-   }
-   u->count = 1;   /* load_line: no side array */
-   u->mask = bits;
-   ln->owner.slot = owner->slot;
-   ln->owner.node = owner->node;
-   ln->owned = CS_OWNED;
-   if (owner->node)
-      bd_ref(owner->node);
-   ln->ll_slot = ll_slot;
-   if (!ll_hit)
-      return CS_L1_MISS | fill_later(s, ll_slot, owner);
-   return CS_L1_MISS;   /* ll_settle's hit: no dirty bits */
+   return CS_L1_MISS | l1_miss_ll_first(s, c, slot, a & ~(uint64_t)c->line_mask,
+                                        bits, owner, 0, COMMON);
 }
 
 /* The rest of use_l1_line after a miss: the set has made slot (its LRU
@@ -1141,12 +1178,11 @@ static unsigned use_l1_missed(cs_sim *s, cs_cache *c, uint32_t slot,
 
    if (!s->charging)
       cs_settle(s);       /* the hooks hear of a late fill before this miss */
-   if (!s->has_l2) {
+   if (!s->has_l2 && !s->pf_pending)
+      return CS_L1_MISS | l1_miss_ll_first(s, c, slot, memline, bits, owner,
+                                           is_write, GENERAL);
+   if (!s->has_l2)
       prefetch_merge_entry(s, c, slot);
-      if (!s->pf_pending)
-         return CS_L1_MISS | l1_miss_ll_first(s, c, slot, memline, bits,
-                                              owner, is_write);
-   }
    cs_settle(s);
    evict_l1(s, c, slot);
    load_line(s, c, 1, slot, 1, bits, owner);
@@ -1388,7 +1424,7 @@ void cs__drop_owners(cs_sim *s, cs_cache *c, int level)
    unsigned i;
    for (i = 0; i < n_slots(c); i++)
       if (c->line[i].owned)
-         report_evict(s, level, c, i, 0, 0);
+         report_evict(s, level, c, i, &c->line[i], 0, 0, GENERAL);
 }
 
 void cs__forget_in(cs_cache *c, int level,

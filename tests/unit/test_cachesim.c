@@ -1742,9 +1742,13 @@ static unsigned tool_access(cs_sim *s, int instr, uint64_t a, unsigned size,
 }
 
 /* late: LL fills made late (the ring of cs_set_late_ll_fill with
-   charging); *deep counts the accesses after which more than one waited. */
-static void charging_run(int charge, int late, uint64_t slots[2][8],
-                         uint64_t *root, uint64_t *nodes_left, int *deep)
+   charging); *deep counts the accesses after which more than one waited.
+   general: the model's general miss and fill paths even where its common
+   ones (common_l1_miss, common_fill: s->common_miss) would apply;
+   *common tells whether they applied. */
+static void charging_run(int charge, int late, int general,
+                         uint64_t slots[2][8], uint64_t *root,
+                         uint64_t *nodes_left, int *deep, int *common)
 {
    const cs_geometry l1 = { 512, 2, 64 }, ll = { 2048, 4, 64 };
    cs_options o = { 0, 0, 1, 0 };
@@ -1757,6 +1761,9 @@ static void charging_run(int charge, int late, uint64_t slots[2][8],
    if (charge)
       cs_set_charging(s, &charging);
    cs_set_late_ll_fill(s, late);
+   if (general)
+      s->common_miss = 0;
+   *common = s->common_miss;
    *deep = 0;
    memset(ch_arc_total, 0, sizeof ch_arc_total);
    rng = 0x9E3779B97F4A7C15ull;
@@ -1794,19 +1801,25 @@ static void charging_run(int charge, int late, uint64_t slots[2][8],
 /* With late, the charging side makes its LL fills late, several waiting
    at a time, while the tree changes under them (the owners' nodes come
    from bd_active, calls and returns are not settled first): the same
-   totals once cleared, and the same live nodes. */
-static void charging_vs_hooks(int late, const char *name)
+   totals once cleared, and the same live nodes.  With late the charging
+   side takes the model's common miss and fill paths (checked), and
+   general makes it take the general ones instead: with both, the test
+   compares the two paths (one source, cachesim.c's COMMON and GENERAL)
+   through the hooks' results. */
+static void charging_vs_hooks(int late, int general, const char *name)
 {
    static uint64_t by_hooks[2][8], by_charge[2][8];
    uint64_t root_h[CH_N], root_c[CH_N], arcs_h[CH_ARCS][CH_N], left_h, left_c;
-   int i, sums = 1, deep;
+   int i, sums = 1, deep, common;
 
    begin();
    memset(by_hooks, 0, sizeof by_hooks);
    memset(by_charge, 0, sizeof by_charge);
-   charging_run(0, 0, by_hooks, root_h, &left_h, &deep);
+   charging_run(0, 0, 0, by_hooks, root_h, &left_h, &deep, &common);
+   CHECK("hooks: general paths", common, 0);
    memcpy(arcs_h, ch_arc_total, sizeof arcs_h);
-   charging_run(1, late, by_charge, root_c, &left_c, &deep);
+   charging_run(1, late, general, by_charge, root_c, &left_c, &deep, &common);
+   CHECK("charging: common paths", common, late && !general);
    if (late)
       CHECK("fills waiting together", deep > 500, 1);
    CHECK("counters", memcmp(by_hooks, by_charge, sizeof by_hooks), 0);
@@ -1867,7 +1880,8 @@ int main(void)
    probe_vs_miss(0, 0, 0, "probe_vs_miss/plain");
    probe_vs_miss(1, 0, 1, "probe_vs_miss/cacheuse+wb");
    probe_vs_miss(0, 1, 1, "probe_vs_miss/cacheuse+hwpref");
-   charging_vs_hooks(0, "charging_vs_hooks");
-   charging_vs_hooks(1, "charging_vs_hooks/late_fill_ring");
+   charging_vs_hooks(0, 0, "charging_vs_hooks");
+   charging_vs_hooks(1, 0, "charging_vs_hooks/late_fill_ring");
+   charging_vs_hooks(1, 1, "charging_vs_hooks/late_fill_ring_general");
    return failures ? 1 : 0;
 }
