@@ -2,12 +2,19 @@
 ** coherence.c -- the cores and the coherence directory of
 ** --private-caches=yes (the model is stated in coherence.h).
 **
-** The directory is an open-addressing hash table of line entries (linear
-** probing), made by stores: a load miss only looks its line up.  Entries
-** are removed only by a sweep, which rebuilds the table when it is 3/4
-** full: every entry without lost records goes (its owner forgets the
-** line in its filter, so the owner's next store to it takes the slow
-** path and finds the line's copies again), and the table doubles only if
+** The directory is in two parts.  Every line has a 16-bit state: its
+** owner (core + 1, 0 for none) and whether some core has a lost record
+** of it (CC_LOST), in chunks of 64 Ki lines (4 MiB of 64-byte lines),
+** made by the first store to one of their lines and found through a
+** small hash table of chunks with the chunk used last at hand: a load
+** miss or a store of a line nobody else touched reads the one state and
+** is done -- no table of megabytes to search (a host cache miss each).
+** (2 bytes per line of the client's written memory: the state never
+** forgets an owner, so no sweep needs the owners' filters.)  The lost
+** records of a line are in an open-addressing hash table of entries
+** (linear probing), made when a store invalidates a copy.  Entries are
+** removed only by a sweep, which rebuilds the table when it is 3/4 full:
+** every entry without lost records goes, and the table doubles only if
 ** half of it is still in use.
 */
 #include "coherence.h"
@@ -21,20 +28,36 @@ typedef struct {
 
 typedef struct {
    uint64_t line;      /* line number, CC_NO_LINE: unused */
-   int32_t  owner;     /* core that wrote it last and may hold the only
-                          copy, or -1 (another core loaded it since) */
    uint32_t n_lost, cap_lost;
    cc_lost *lost;
 } cc_entry;
+
+/* A line's state: the core that wrote it last and may hold the only copy,
+   + 1 (0: none, another core loaded it since or nobody wrote it), and
+   CC_LOST while its entry has lost records. */
+typedef uint16_t cc_state;
+#define CC_LOST      0x8000u
+#define CC_OWNER     0x7fffu
+#define CHUNK_BITS   16
+#define CHUNK_LINES  (1u << CHUNK_BITS)
+
+typedef struct {
+   uint64_t  key;      /* line >> CHUNK_BITS, CC_NO_LINE: unused */
+   cc_state *state;    /* CHUNK_LINES states */
+} cc_chunk;
 
 struct cc_sys {
    cc_core **cores;
    unsigned  n_cores, cap_cores;
    int       line_bits;       /* D1 line */
    int       gran_shift;      /* bytes per mask bit = 1 << gran_shift */
-   cc_entry *tab;
+   cc_entry *tab;             /* lines with lost records */
    uint64_t  tab_mask;        /* capacity - 1 */
    uint64_t  used;            /* entries in the table */
+   cc_chunk *chunks;          /* the line states' chunks, by key */
+   uint64_t  chunks_mask, n_chunks;
+   uint64_t  last_key;        /* the chunk used last */
+   cc_state *last_state;
    cc_stats  st;
 };
 
@@ -181,20 +204,10 @@ static void sweep(cc_sys *sys)
       cc_entry *e = &sys->tab[i];
       if (e->line == CC_NO_LINE || e->n_lost)
          continue;
-      if (e->owner >= 0)
-         filter_drop(sys->cores[e->owner], e->line);
       free_entry(e);
       sys->used--;
    }
    rehash(sys, sys->used * 2 >= n ? n * 2 : n);
-}
-
-/* The line's entry, or 0 (a line nobody wrote since the last sweep). */
-static cc_entry *entry_if_any(cc_sys *sys, uint64_t line)
-{
-   cc_entry *e = probe(sys, line);
-
-   return e->line == line ? e : 0;
 }
 
 static cc_entry *entry_of(cc_sys *sys, uint64_t line)
@@ -208,11 +221,89 @@ static cc_entry *entry_of(cc_sys *sys, uint64_t line)
       e = probe(sys, line);
    }
    e->line = line;
-   e->owner = -1;
    sys->used++;
    if (sys->used > sys->st.entries_max)
       sys->st.entries_max = sys->used;
    return e;
+}
+
+/* ------------------------------------------------------------------------
+** Line states
+*/
+
+static void alloc_chunks(cc_sys *sys, uint64_t cap)
+{
+   uint64_t i;
+
+   sys->chunks = cs_alloc(sizeof(cc_chunk) * cap);
+   sys->chunks_mask = cap - 1;
+   for (i = 0; i < cap; i++)
+      sys->chunks[i].key = CC_NO_LINE;
+}
+
+static cc_chunk *chunk_slot(cc_sys *sys, uint64_t key)
+{
+   uint64_t i = hash_line(key) & sys->chunks_mask;
+
+   while (sys->chunks[i].key != key && sys->chunks[i].key != CC_NO_LINE)
+      i = (i + 1) & sys->chunks_mask;
+   return &sys->chunks[i];
+}
+
+/* The table of chunks is kept at most half full. */
+static void grow_chunks(cc_sys *sys)
+{
+   cc_chunk *old = sys->chunks;
+   uint64_t i, n = sys->chunks_mask + 1;
+
+   alloc_chunks(sys, n * 2);
+   for (i = 0; i < n; i++)
+      if (old[i].key != CC_NO_LINE)
+         *chunk_slot(sys, old[i].key) = old[i];
+   cs_free(old);
+}
+
+/* The states of chunk key, made (all 0) if make, else 0 when none. */
+static cc_state *chunk_of(cc_sys *sys, uint64_t key, int make)
+{
+   cc_chunk *ch = chunk_slot(sys, key);
+
+   if (ch->key == key)
+      return ch->state;
+   if (!make)
+      return 0;
+   if ((sys->n_chunks + 1) * 2 > sys->chunks_mask + 1) {
+      grow_chunks(sys);
+      ch = chunk_slot(sys, key);
+   }
+   ch->key = key;
+   ch->state = cs_alloc(sizeof(cc_state) * CHUNK_LINES);
+   sys->n_chunks++;
+   return ch->state;
+}
+
+/* The line's state; with make 0, NULL for a line no store reached (its
+   state would be 0). */
+static cc_state *state_of(cc_sys *sys, uint64_t line, int make)
+{
+   uint64_t key = line >> CHUNK_BITS;
+
+   if (key != sys->last_key) {
+      cc_state *st = chunk_of(sys, key, make);
+      if (!st)
+         return 0;
+      sys->last_key = key;
+      sys->last_state = st;
+   }
+   return &sys->last_state[line & (CHUNK_LINES - 1)];
+}
+
+/* The state's owner code of core c: 0 beyond what CC_OWNER holds (then
+   the line has no owner: its stores ask the other cores, which is exact,
+   and the filter does not keep it). */
+static cc_state owner_code(const cc_core *c)
+{
+   return c->id < CC_OWNER - 1 ? (cc_state)(c->id + 1) : 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -261,11 +352,12 @@ static uint64_t byte_bits(const cc_sys *sys, unsigned first, unsigned last)
 
 /* Invalidates the line in every core but c that holds it (each core's D1
    is asked: exact, and no holder list to keep on every load); returns
-   the copies invalidated.  Each loses the line with the store's bytes. */
-static unsigned invalidate_others(cc_sys *sys, cc_entry *e, cc_core *c,
-                                  uint64_t bits)
+   the copies invalidated.  Each loses the line with the store's bytes,
+   in the line's entry *e (made here at the first). */
+static unsigned invalidate_others(cc_sys *sys, uint64_t line, cc_entry **e,
+                                  cc_core *c, uint64_t bits)
 {
-   uint64_t addr = e->line << sys->line_bits;
+   uint64_t addr = line << sys->line_bits;
    unsigned k, n = 0;
 
    for (k = 0; k < sys->n_cores; k++) {
@@ -275,7 +367,9 @@ static unsigned invalidate_others(cc_sys *sys, cc_entry *e, cc_core *c,
       if (o->sim->collect != c->sim->collect)
          cs_set_collect(o->sim, c->sim->collect);
       if (cs_d1_invalidate(o->sim, addr)) {
-         lost_add(e, k, bits);
+         if (!*e)
+            *e = entry_of(sys, line);
+         lost_add(*e, k, bits);
          sys->st.lost_now++;
          n++;
       }
@@ -283,35 +377,43 @@ static unsigned invalidate_others(cc_sys *sys, cc_entry *e, cc_core *c,
    return n;
 }
 
-/* A store of the bytes `bits` by c: c becomes the line's owner, its copy
-   the only one.  The filter may remember the line only while no core has
-   a lost record of it: those records must see every byte written. */
-static unsigned store_line(cc_sys *sys, cc_entry *e, cc_core *c, uint64_t bits)
+/* A store of the bytes `bits` by c, whose state is *st (e: its entry if
+   it has lost records): c becomes the line's owner, its copy the only
+   one.  The filter may remember the line only while no core has a lost
+   record of it (those records must see every byte written), and while
+   the state knows c as its owner (another core's load must find the
+   owner to make it forget). */
+static unsigned store_line(cc_sys *sys, cc_state *st, cc_entry *e,
+                           cc_core *c, uint64_t line, uint64_t bits)
 {
+   cc_state owner = *st & CC_OWNER, mine = owner_code(c);
    unsigned n = 0;
    uint32_t i;
 
-   for (i = 0; i < e->n_lost; i++)
-      e->lost[i].written |= bits;
+   if (e)
+      for (i = 0; i < e->n_lost; i++)
+         e->lost[i].written |= bits;
    /* an owner's copy is the only one: no other core loaded it since */
-   if (e->owner != (int32_t)c->id) {
-      if (e->owner >= 0)
-         filter_drop(sys->cores[e->owner], e->line);
-      n = invalidate_others(sys, e, c, bits);
-      e->owner = (int32_t)c->id;
+   if (!mine || owner != mine) {
+      if (owner)
+         filter_drop(sys->cores[owner - 1], line);
+      n = invalidate_others(sys, line, &e, c, bits);
    }
-   if (!e->n_lost)
-      filter_set(c, e->line);
+   *st = (cc_state)(mine | (e && e->n_lost ? CC_LOST : 0));
+   if (mine && !(*st & CC_LOST))
+      filter_set(c, line);
    return n;
 }
 
 /* A load by c: a modified copy elsewhere becomes shared (the owner's next
    store must look for the copies again). */
-static void load_line(cc_sys *sys, cc_entry *e, cc_core *c)
+static void load_line(cc_sys *sys, cc_state *st, cc_core *c, uint64_t line)
 {
-   if (e->owner >= 0 && e->owner != (int32_t)c->id) {
-      filter_drop(sys->cores[e->owner], e->line);
-      e->owner = -1;
+   cc_state owner = *st & CC_OWNER;
+
+   if (owner && owner != owner_code(c)) {
+      filter_drop(sys->cores[owner - 1], line);
+      *st &= (cc_state)~CC_OWNER;
    }
 }
 
@@ -320,19 +422,25 @@ static void load_line(cc_sys *sys, cc_entry *e, cc_core *c)
 static unsigned line_access(cc_sys *sys, cc_core *c, uint64_t line,
                             unsigned first, unsigned last, int is_write)
 {
-   cc_entry *e = is_write ? entry_of(sys, line) : entry_if_any(sys, line);
+   cc_state *st = state_of(sys, line, is_write);
+   cc_entry *e = 0;
    uint64_t bits = byte_bits(sys, first, last), written;
    unsigned cls = CC_NONE;
 
-   if (!e)
-      return CC_NONE;       /* a load of a line nobody wrote lately */
-   if (e->n_lost && lost_take(sys, e, c->id, &written))
-      cls = (written & bits) ? CC_TRUE : CC_FALSE;
+   if (!st)
+      return CC_NONE;       /* a load of a line nobody wrote */
+   if (*st & CC_LOST) {
+      e = probe(sys, line);
+      if (lost_take(sys, e, c->id, &written))
+         cls = (written & bits) ? CC_TRUE : CC_FALSE;
+      if (!e->n_lost)
+         *st &= (cc_state)~CC_LOST;
+   }
    if (!is_write) {
-      load_line(sys, e, c);
+      load_line(sys, st, c, line);
       return cls;
    }
-   return cls | store_line(sys, e, c, bits) << 2;
+   return cls | store_line(sys, st, e, c, line, bits) << 2;
 }
 
 static unsigned merge_class(unsigned a, unsigned b)
@@ -370,6 +478,7 @@ unsigned cc__data(cc_sys *sys, cc_core *c, uint64_t a, unsigned size,
 */
 
 #define FIRST_TABLE 4096
+#define FIRST_CHUNKS 16
 
 cc_sys *cc_new(cs_sim *first)
 {
@@ -382,6 +491,8 @@ cc_sys *cc_new(cs_sim *first)
    sys->cores[0] = core_new(first, 0);
    sys->n_cores = 1;
    alloc_table(sys, FIRST_TABLE);
+   alloc_chunks(sys, FIRST_CHUNKS);
+   sys->last_key = CC_NO_LINE;
    return sys;
 }
 
@@ -394,6 +505,13 @@ static void forget_all(cc_sys *sys)
       if (sys->tab[i].line != CC_NO_LINE)
          free_entry(&sys->tab[i]);
    sys->used = 0;
+   for (i = 0; i <= sys->chunks_mask; i++)
+      if (sys->chunks[i].key != CC_NO_LINE) {
+         cs_free(sys->chunks[i].state);
+         sys->chunks[i].key = CC_NO_LINE;
+      }
+   sys->n_chunks = 0;
+   sys->last_key = CC_NO_LINE;
    sys->st.lost_now = 0;
    for (k = 0; k < sys->n_cores; k++)
       if (sys->cores[k])
@@ -408,6 +526,7 @@ void cc_delete(cc_sys *sys)
       return;
    forget_all(sys);
    cs_free(sys->tab);
+   cs_free(sys->chunks);
    for (k = 0; k < sys->n_cores; k++) {
       if (!sys->cores[k])
          continue;
@@ -452,4 +571,5 @@ void cc_get_stats(const cc_sys *sys, cc_stats *st)
 {
    *st = sys->st;
    st->entries = sys->used;
+   st->state_bytes = sys->n_chunks * CHUNK_LINES * sizeof(cc_state);
 }

@@ -39,17 +39,20 @@
 **    keep one bit per line_size/64 bytes.
 **  - Instruction fetches are not kept coherent (code is not written while
 **    it runs, except by JIT compilers); I1 lines are never invalidated.
-**  - The directory forgets: when it fills up, a sweep drops every entry
-**    without lost records, and the owners forget those lines in their
-**    filters (their next store to such a line asks the other cores
-**    again).  Entries with lost records stay until their miss.
+**  - The directory keeps 2 bytes per line of each 4 MiB chunk of memory
+**    some core wrote (the owner, and whether lost records exist), and the
+**    lost records in a table of their lines, which a sweep empties of
+**    the lines whose records were all consumed.
 **
 ** Cost: nothing unless enabled.  A load hit costs nothing, a store hit
 ** one compare in the core's filter of lines it owns (CC_FILTER entries,
 ** direct-mapped: an entry is present only while the core is the line's
 ** owner and no core has a lost record of it, whose written bytes every
-** store must reach); a load miss one directory look-up; a store that
-** changes the owner a look-up in each other core's D1.
+** store must reach); a load miss, or a store the filter does not know,
+** reads the line's state (one compare finds its chunk, the one used
+** last, in the common case) and is done unless another core owns the
+** line or lost it; a store that changes the owner a look-up in each
+** other core's D1.
 */
 #ifndef COHERENCE_H
 #define COHERENCE_H
@@ -126,9 +129,10 @@ void cc_clear(cc_sys *);
    from another core's store: the running core's state applies). */
 void cc_set_collect(cc_sys *, int collecting);
 
-/* Statistics: directory entries now and at most, sweeps, lost records. */
+/* Statistics: entries of lines with lost records now and at most, their
+   sweeps, lost records, bytes of line states. */
 typedef struct {
-   uint64_t entries, entries_max, sweeps, lost_now;
+   uint64_t entries, entries_max, sweeps, lost_now, state_bytes;
 } cc_stats;
 void cc_get_stats(const cc_sys *, cc_stats *);
 

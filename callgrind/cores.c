@@ -80,7 +80,8 @@ void cb_cores_print_stats(void)
 {
    cc_stats st;
    cc_get_stats(cb_cc, &st);
-   VG_(dmsg)("Private caches:    cores %u, directory entries now %llu, max %llu, sweeps %llu, lost lines %llu\n",
-             cc_n_cores(cb_cc), (ULong)st.entries, (ULong)st.entries_max,
-             (ULong)st.sweeps, (ULong)st.lost_now);
+   VG_(dmsg)("Private caches:    cores %u, lost lines %llu, their entries now %llu, max %llu, "
+             "sweeps %llu; line states %llu KiB\n",
+             cc_n_cores(cb_cc), (ULong)st.lost_now, (ULong)st.entries, (ULong)st.entries_max,
+             (ULong)st.sweeps, (ULong)st.state_bytes / 1024);
 }

@@ -411,18 +411,58 @@ static void test_brute(const char *name, int n_cores, int n_lines, int wb,
    end(name);
 }
 
-/* Many lines over 3 cores: the directory fills and sweeps (4096 entries
-   to start with); compared with the brute force on the D1 misses and the
-   events, over lines spread so the brute force's 64-line table is not
-   needed: only lines 0..63 are shared, the others are private to core 0
-   and fill the directory. */
+/* Many lines over 3 cores, compared with the brute force on the D1
+   misses and the events where it applies (lines 0..63, shared by all
+   three), mixed with lines far away that it does not hold (only its D1s
+   are kept in step): lines private to core 0, which must cause nothing,
+   and a stream of lines that core 1 loses to core 0 and misses again
+   W lines later (a true sharing miss when it reads the bytes core 0
+   wrote, false otherwise).  Those leave lost records in the directory's
+   table, consumed W lines later, so the table fills and sweeps and its
+   entries stay bounded although ~100000 lines were lost; the line
+   states span hundreds of chunks (the chunk table grows). */
+enum { SWEEP_W = 100 };
+
+static uint64_t lost_line_addr(long n)
+{
+   return BASE + (1ull << 31) + 64ull * 97 * (uint64_t)n;
+}
+
+/* Step n of the stream of lost lines: core 1 reads line n, core 0 writes
+   it (invalidating core 1's copy), core 1 reads line n - W again. */
+static void lose_and_miss(cc_sys *sys, long n)
+{
+   uint64_t a = lost_line_addr(n), b = lost_line_addr(n - SWEEP_W);
+   cc_core *c0 = cc_core_of(sys, 0), *c1 = cc_core_of(sys, 1);
+   unsigned got;
+
+   got = acc(sys, c1, a, 4, 0);
+   CHECK("lost line: core 1's read misses", MISS(got), CS_L1_MISS);
+   CHECK("lost line: no event", got >> 8, 0);
+   bf_ref(&bf[1], a >> 6);
+   got = acc(sys, c0, a, 8, 1);
+   CHECK("lost line: core 0's write invalidates core 1", got >> 8, 1u << 2);
+   bf_ref(&bf[0], a >> 6);
+   bf_remove(&bf[1], a >> 6);
+   if (n < SWEEP_W)
+      return;
+   /* core 0 wrote bytes 0..7 of line n - W: bytes 0..3 are true sharing,
+      bytes 32..35 false */
+   b += (n & 1) ? 32 : 0;
+   got = acc(sys, c1, b, 4, 0);
+   CHECK("lost line again: a miss", MISS(got), CS_L1_MISS);
+   CHECK("lost line again: its class", CLS(got), (n & 1) ? CC_FALSE : CC_TRUE);
+   CHECK("lost line again: no inv", INV(got), 0);
+   bf_ref(&bf[1], b >> 6);
+}
+
 static void test_sweep(void)
 {
    cs_sim *s = mk(0, 0);
    cc_sys *sys = cc_new(s);
    cc_stats st;
    int i;
-   long events = 0;
+   long events = 0, n_lost = 0;
 
    begin();
    memset(bf, 0, sizeof bf);
@@ -431,12 +471,16 @@ static void test_sweep(void)
       int k = (int)rnd(3);
       unsigned got;
       if (k == 0 && rnd(2)) {
-         /* a private line far away: core 0's D1 and the directory only */
+         /* a private line far away: core 0's D1 only */
          uint64_t addr = BASE + (1ull << 30) + 64ull * rnd(1u << 20);
          got = acc(sys, cc_core_of(sys, 0), addr, 8, rnd(2));
          CHECK("private line: no event", got >> 8, 0);
          /* keep the brute force's D1 of core 0 in step */
          bf_ref(&bf[0], addr >> 6);
+         continue;
+      }
+      if (k == 1 && rnd(2)) {
+         lose_and_miss(sys, n_lost++);
          continue;
       }
       {
@@ -454,10 +498,15 @@ static void test_sweep(void)
    }
    cc_get_stats(sys, &st);
    CHECK("events happened", events > 0, 1);
-   CHECK("the directory swept", st.sweeps > 0, 1);
-   /* bounded by the D1 lines of 3 cores plus the 64 shared lines' records,
-      far below the ~150000 private lines touched */
+   CHECK("many lines lost", n_lost > 40000, 1);
+   CHECK("the table swept", st.sweeps > 0, 1);
+   /* the lost lines waiting (W) and the shared lines' records (at most
+      3 x 64), far below the lines lost */
+   CHECK("lost records now", st.lost_now >= SWEEP_W && st.lost_now <= SWEEP_W + 192, 1);
    CHECK("entries stay bounded", st.entries_max < 8192, 1);
+   /* a chunk per 4 MiB: the lost lines span 97 x 64 x n_lost bytes */
+   CHECK("line states in chunks",
+         st.state_bytes / (128 * 1024) >= (97ull * 64 * (uint64_t)n_lost) >> 22, 1);
    cc_delete(sys);
    cs_delete(s);
    end("directory sweeps keep counts exact and memory bounded");
