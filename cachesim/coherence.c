@@ -2,15 +2,14 @@
 ** coherence.c -- the cores and the coherence directory of
 ** --private-caches=yes (the model is stated in coherence.h).
 **
-** The directory is in two parts.  Every line has a 16-bit state: its
-** owner (core + 1, 0 for none) and whether some core has a lost record
-** of it (CC_LOST), in chunks of 64 Ki lines (4 MiB of 64-byte lines),
-** made by the first store to one of their lines and found through a
-** small hash table of chunks with the chunk used last at hand: a load
-** miss or a store of a line nobody else touched reads the one state and
-** is done -- no table of megabytes to search (a host cache miss each).
-** (2 bytes per line of the client's written memory: the state never
-** forgets an owner, so no sweep needs the owners' filters.)  The lost
+** The directory is in two parts.  Every line has a 16-bit state
+** (cc_state: its owner, and whether some core has a lost record of it),
+** in chunks of 64 Ki lines (4 MiB of 64-byte lines) made by the first
+** store to one of their lines, found through a hash table of chunks and,
+** inline (coherence.h), a direct-mapped cache of them: a load miss or a
+** store of a line nobody else touched reads the one state and is done,
+** without a call and without a table of megabytes to search (a host
+** cache miss each).  2 bytes per line of the memory written.  The lost
 ** records of a line are in an open-addressing hash table of entries
 ** (linear probing), made when a store invalidates a copy.  Entries are
 ** removed only by a sweep, which rebuilds the table when it is 3/4 full:
@@ -32,32 +31,23 @@ typedef struct {
    cc_lost *lost;
 } cc_entry;
 
-/* A line's state: the core that wrote it last and may hold the only copy,
-   + 1 (0: none, another core loaded it since or nobody wrote it), and
-   CC_LOST while its entry has lost records. */
-typedef uint16_t cc_state;
-#define CC_LOST      0x8000u
-#define CC_OWNER     0x7fffu
-#define CHUNK_BITS   16
-#define CHUNK_LINES  (1u << CHUNK_BITS)
-
+/* A chunk of line states (coherence.h: cc_state): CC_LOST while the
+   line's entry has lost records. */
 typedef struct {
-   uint64_t  key;      /* line >> CHUNK_BITS, CC_NO_LINE: unused */
-   cc_state *state;    /* CHUNK_LINES states */
+   uint64_t  key;      /* line >> CC_CHUNK_BITS, CC_NO_LINE: unused */
+   cc_state *state;    /* CC_CHUNK_LINES states */
 } cc_chunk;
 
 struct cc_sys {
+   cc_hot    hot;             /* first: the inline test's (coherence.h) */
    cc_core **cores;
    unsigned  n_cores, cap_cores;
-   int       line_bits;       /* D1 line */
    int       gran_shift;      /* bytes per mask bit = 1 << gran_shift */
    cc_entry *tab;             /* lines with lost records */
    uint64_t  tab_mask;        /* capacity - 1 */
    uint64_t  used;            /* entries in the table */
    cc_chunk *chunks;          /* the line states' chunks, by key */
    uint64_t  chunks_mask, n_chunks;
-   uint64_t  last_key;        /* the chunk used last */
-   cc_state *last_state;
    cc_stats  st;
 };
 
@@ -80,34 +70,22 @@ static void *grown(void *old, unsigned n_used, unsigned cap, unsigned long elem)
 ** Cores
 */
 
+/* The state's owner code of core id: 0 beyond what CC_OWNER holds (then
+   the line has no owner: its stores ask the other cores, which is
+   exact). */
+static cc_state owner_code(unsigned id)
+{
+   return id < CC_OWNER - 1 ? (cc_state)(id + 1) : 0;
+}
+
 static cc_core *core_new(cs_sim *sim, unsigned id)
 {
    cc_core *c = cs_alloc(sizeof(cc_core));
-   unsigned i;
 
    c->sim = sim;
    c->id = id;
-   for (i = 0; i < CC_FILTER; i++)
-      c->owned[i] = CC_NO_LINE;
+   c->code = owner_code(id);
    return c;
-}
-
-static void filter_set(cc_core *c, uint64_t line)
-{
-   c->owned[line & (CC_FILTER - 1)] = line;
-}
-
-static void filter_drop(cc_core *c, uint64_t line)
-{
-   if (c->owned[line & (CC_FILTER - 1)] == line)
-      c->owned[line & (CC_FILTER - 1)] = CC_NO_LINE;
-}
-
-static void filter_clear(cc_core *c)
-{
-   unsigned i;
-   for (i = 0; i < CC_FILTER; i++)
-      c->owned[i] = CC_NO_LINE;
 }
 
 static void grow_cores(cc_sys *sys, unsigned n)
@@ -277,33 +255,35 @@ static cc_state *chunk_of(cc_sys *sys, uint64_t key, int make)
       ch = chunk_slot(sys, key);
    }
    ch->key = key;
-   ch->state = cs_alloc(sizeof(cc_state) * CHUNK_LINES);
+   ch->state = cs_alloc(sizeof(cc_state) * CC_CHUNK_LINES);
    sys->n_chunks++;
    return ch->state;
 }
 
-/* The line's state; with make 0, NULL for a line no store reached (its
-   state would be 0). */
-static cc_state *state_of(cc_sys *sys, uint64_t line, int make)
+static void forget_cached_chunks(cc_sys *sys)
 {
-   uint64_t key = line >> CHUNK_BITS;
-
-   if (key != sys->last_key) {
-      cc_state *st = chunk_of(sys, key, make);
-      if (!st)
-         return 0;
-      sys->last_key = key;
-      sys->last_state = st;
+   unsigned k;
+   for (k = 0; k < CC_CHUNK_CACHE; k++) {
+      sys->hot.chunk[k].key = CC_NO_LINE;
+      sys->hot.chunk[k].state = 0;
    }
-   return &sys->last_state[line & (CHUNK_LINES - 1)];
 }
 
-/* The state's owner code of core c: 0 beyond what CC_OWNER holds (then
-   the line has no owner: its stores ask the other cores, which is exact,
-   and the filter does not keep it). */
-static cc_state owner_code(const cc_core *c)
+/* The line's state; with make 0, NULL for a line no store reached (its
+   state would be 0).  The chunk's cache entry is set, also for a chunk
+   that does not exist (NULL), and always when one is made. */
+static cc_state *state_of(cc_sys *sys, uint64_t line, int make)
 {
-   return c->id < CC_OWNER - 1 ? (cc_state)(c->id + 1) : 0;
+   uint64_t key = line >> CC_CHUNK_BITS;
+   unsigned k = (unsigned)key & (CC_CHUNK_CACHE - 1);
+   cc_state *st = sys->hot.chunk[k].state;
+
+   if (sys->hot.chunk[k].key != key || (!st && make)) {
+      st = chunk_of(sys, key, make);
+      sys->hot.chunk[k].key = key;
+      sys->hot.chunk[k].state = st;
+   }
+   return st ? &st[line & (CC_CHUNK_LINES - 1)] : 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -357,7 +337,7 @@ static uint64_t byte_bits(const cc_sys *sys, unsigned first, unsigned last)
 static unsigned invalidate_others(cc_sys *sys, uint64_t line, cc_entry **e,
                                   cc_core *c, uint64_t bits)
 {
-   uint64_t addr = line << sys->line_bits;
+   uint64_t addr = line << sys->hot.line_bits;
    unsigned k, n = 0;
 
    for (k = 0; k < sys->n_cores; k++) {
@@ -379,14 +359,10 @@ static unsigned invalidate_others(cc_sys *sys, uint64_t line, cc_entry **e,
 
 /* A store of the bytes `bits` by c, whose state is *st (e: its entry if
    it has lost records): c becomes the line's owner, its copy the only
-   one.  The filter may remember the line only while no core has a lost
-   record of it (those records must see every byte written), and while
-   the state knows c as its owner (another core's load must find the
-   owner to make it forget). */
+   one. */
 static unsigned store_line(cc_sys *sys, cc_state *st, cc_entry *e,
                            cc_core *c, uint64_t line, uint64_t bits)
 {
-   cc_state owner = *st & CC_OWNER, mine = owner_code(c);
    unsigned n = 0;
    uint32_t i;
 
@@ -394,27 +370,18 @@ static unsigned store_line(cc_sys *sys, cc_state *st, cc_entry *e,
       for (i = 0; i < e->n_lost; i++)
          e->lost[i].written |= bits;
    /* an owner's copy is the only one: no other core loaded it since */
-   if (!mine || owner != mine) {
-      if (owner)
-         filter_drop(sys->cores[owner - 1], line);
+   if (!c->code || (*st & CC_OWNER) != c->code)
       n = invalidate_others(sys, line, &e, c, bits);
-   }
-   *st = (cc_state)(mine | (e && e->n_lost ? CC_LOST : 0));
-   if (mine && !(*st & CC_LOST))
-      filter_set(c, line);
+   *st = (cc_state)(c->code | (e && e->n_lost ? CC_LOST : 0));
    return n;
 }
 
 /* A load by c: a modified copy elsewhere becomes shared (the owner's next
    store must look for the copies again). */
-static void load_line(cc_sys *sys, cc_state *st, cc_core *c, uint64_t line)
+static void load_line(cc_state *st, const cc_core *c)
 {
-   cc_state owner = *st & CC_OWNER;
-
-   if (owner && owner != owner_code(c)) {
-      filter_drop(sys->cores[owner - 1], line);
+   if ((*st & CC_OWNER) != c->code)
       *st &= (cc_state)~CC_OWNER;
-   }
 }
 
 /* One line of an access: [first, last] are the bytes in it.  Returns the
@@ -437,7 +404,7 @@ static unsigned line_access(cc_sys *sys, cc_core *c, uint64_t line,
          *st &= (cc_state)~CC_LOST;
    }
    if (!is_write) {
-      load_line(sys, st, c, line);
+      load_line(st, c);
       return cls;
    }
    return cls | store_line(sys, st, e, c, line, bits) << 2;
@@ -454,8 +421,8 @@ unsigned cc__data(cc_sys *sys, cc_core *c, uint64_t a, unsigned size,
                   unsigned r, int is_write)
 {
    uint64_t end = a + size - 1;
-   uint64_t line1 = a >> sys->line_bits, line2 = end >> sys->line_bits;
-   unsigned mask = (1u << sys->line_bits) - 1;
+   uint64_t line1 = a >> sys->hot.line_bits, line2 = end >> sys->hot.line_bits;
+   unsigned mask = (1u << sys->hot.line_bits) - 1;
    unsigned r1, r2;
 
    if (line1 == line2)
@@ -485,21 +452,20 @@ cc_sys *cc_new(cs_sim *first)
    cc_sys *sys = cs_alloc(sizeof(cc_sys));
    int bits = first->d1.line_bits;
 
-   sys->line_bits = bits;
+   sys->hot.line_bits = bits;
+   forget_cached_chunks(sys);
    sys->gran_shift = bits > 6 ? bits - 6 : 0;
    grow_cores(sys, 1);
    sys->cores[0] = core_new(first, 0);
    sys->n_cores = 1;
    alloc_table(sys, FIRST_TABLE);
    alloc_chunks(sys, FIRST_CHUNKS);
-   sys->last_key = CC_NO_LINE;
    return sys;
 }
 
 static void forget_all(cc_sys *sys)
 {
    uint64_t i, n = sys->tab_mask + 1;
-   unsigned k;
 
    for (i = 0; i < n; i++)
       if (sys->tab[i].line != CC_NO_LINE)
@@ -511,11 +477,8 @@ static void forget_all(cc_sys *sys)
          sys->chunks[i].key = CC_NO_LINE;
       }
    sys->n_chunks = 0;
-   sys->last_key = CC_NO_LINE;
+   forget_cached_chunks(sys);
    sys->st.lost_now = 0;
-   for (k = 0; k < sys->n_cores; k++)
-      if (sys->cores[k])
-         filter_clear(sys->cores[k]);
 }
 
 void cc_delete(cc_sys *sys)
@@ -571,5 +534,5 @@ void cc_get_stats(const cc_sys *sys, cc_stats *st)
 {
    *st = sys->st;
    st->entries = sys->used;
-   st->state_bytes = sys->n_chunks * CHUNK_LINES * sizeof(cc_state);
+   st->state_bytes = sys->n_chunks * CC_CHUNK_LINES * sizeof(cc_state);
 }

@@ -44,14 +44,13 @@
 **    lost records in a table of their lines, which a sweep empties of
 **    the lines whose records were all consumed.
 **
-** Cost: nothing unless enabled.  A load hit costs nothing, a store hit
-** one compare in the core's filter of lines it owns (CC_FILTER entries,
-** direct-mapped: an entry is present only while the core is the line's
-** owner and no core has a lost record of it, whose written bytes every
-** store must reach); a load miss, or a store the filter does not know,
-** reads the line's state (one compare finds its chunk, the one used
-** last, in the common case) and is done unless another core owns the
-** line or lost it; a store that changes the owner a look-up in each
+** Cost: nothing unless enabled.  A load hit costs nothing.  A load miss
+** and a store read the line's state inline (cc_nothing_to_do: its chunk
+** found in a direct-mapped cache of chunks, CC_CHUNK_CACHE entries) and
+** are done -- the common case -- unless some core has a lost record of
+** the line, a load finds another core its owner, or a store finds c not
+** its owner (or the chunk is not in the cache, or the access crosses
+** into the next line); a store that changes the owner a look-up in each
 ** other core's D1.
 */
 #ifndef COHERENCE_H
@@ -59,17 +58,37 @@
 
 #include "cachesim.h"
 
-#define CC_FILTER_BITS 8
-#define CC_FILTER (1u << CC_FILTER_BITS)
 #define CC_NO_LINE (~(uint64_t)0)
+
+/* A line's state: the core that wrote it last and may hold the only copy,
+   + 1 (0: none -- another core loaded it since, nobody wrote it, or a core
+   beyond CC_OWNER - 1 did), and CC_LOST while some core has a lost record
+   of it.  In chunks of CC_CHUNK_LINES lines. */
+typedef uint16_t cc_state;
+#define CC_LOST         0x8000u
+#define CC_OWNER        0x7fffu
+#define CC_CHUNK_BITS   16
+#define CC_CHUNK_LINES  (1u << CC_CHUNK_BITS)
+#define CC_CHUNK_CACHE  64
 
 /* One core.  Callers keep a pointer to the running core (no lookup per
    access) and treat the fields as private, except sim. */
 typedef struct cc_core {
    cs_sim  *sim;                  /* its caches (LL shared) */
    unsigned id;
-   uint64_t owned[CC_FILTER];     /* line numbers it owns, or CC_NO_LINE */
+   cc_state code;                 /* its owner code in a line's state */
 } cc_core;
+
+/* The part of the system the inline test reads: the granule and a
+   direct-mapped cache of the chunks of line states used lately (a chunk
+   nobody wrote has no states: NULL).  Private otherwise. */
+typedef struct {
+   int line_bits;                 /* D1 line */
+   struct {
+      uint64_t  key;              /* line >> CC_CHUNK_BITS, or CC_NO_LINE */
+      cc_state *state;
+   } chunk[CC_CHUNK_CACHE];
+} cc_hot;
 
 typedef struct cc_sys cc_sys;
 
@@ -95,18 +114,35 @@ enum { CC_NONE = 0, CC_TRUE = 1, CC_FALSE = 2 };
 unsigned cc__data(cc_sys *, cc_core *, uint64_t a, unsigned size,
                   unsigned r, int is_write);
 
-/* Whether a data access of core c with result r needs no coherence work
-   (a load hit; a store hit of one line c owns): cc_data would return 0
-   without looking at the directory. */
-static inline int cc_nothing_to_do(const cc_core *c, uint64_t a,
-                                   unsigned size, unsigned r, int is_write)
+/* (cc_sys begins with its cc_hot.) */
+static inline const cc_hot *cc__hot(const cc_sys *sys)
 {
-   uint64_t line = a >> c->sim->d1.line_bits;
+   return (const cc_hot *)(const void *)sys;
+}
 
-   if (r & CS_L1_MISS)
+/* Whether a data access of core c with result r needs no coherence work,
+   which cc_data would find looking at the line's state: a load hit; a
+   load miss of a line nobody else owns; a store of a line c owns -- its
+   copy the only one -- and in both cases no core has a lost record of
+   it.  0 also where it cannot tell at once (a chunk not in the cache, an
+   access crossing into the next line). */
+static inline int cc_nothing_to_do(const cc_sys *sys, const cc_core *c,
+                                   uint64_t a, unsigned size, unsigned r,
+                                   int is_write)
+{
+   const cc_hot *h = cc__hot(sys);
+   uint64_t line = a >> h->line_bits, key = line >> CC_CHUNK_BITS;
+   unsigned k = (unsigned)key & (CC_CHUNK_CACHE - 1);
+   cc_state st;
+
+   if (!is_write && !(r & CS_L1_MISS))
+      return 1;
+   if (h->chunk[k].key != key || line != (a + size - 1) >> h->line_bits)
       return 0;
-   return !is_write || (c->owned[line & (CC_FILTER - 1)] == line
-                        && line == (a + size - 1) >> c->sim->d1.line_bits);
+   st = h->chunk[k].state ? h->chunk[k].state[line & (CC_CHUNK_LINES - 1)] : 0;
+   if (is_write)
+      return st == c->code && c->code != 0;
+   return !(st & CC_LOST) && ((st & CC_OWNER) == 0 || st == c->code);
 }
 
 /* Call after the running core c simulated a data access (cs_read /
@@ -116,7 +152,7 @@ static inline int cc_nothing_to_do(const cc_core *c, uint64_t a,
 static inline unsigned cc_data(cc_sys *sys, cc_core *c, uint64_t a,
                                unsigned size, unsigned r, int is_write)
 {
-   if (cc_nothing_to_do(c, a, size, r, is_write))
+   if (cc_nothing_to_do(sys, c, a, size, r, is_write))
       return 0;
    return cc__data(sys, c, a, size, r, is_write);
 }

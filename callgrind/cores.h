@@ -36,21 +36,29 @@ static inline void cb_cores_count(ULong *slot, unsigned res, cb_obj_ref ref)
    if (cb_clo.objects) cb_obj_count_coherence(ref, res);
 }
 
+/* Whether a store that hit D1 needs no coherence work (a line the
+ * running core owns): the replay's inline test before it calls the hook
+ * below. */
+static inline Bool cb_cores_store_hit_quiet(Addr a, UWord size)
+{
+   return cc_nothing_to_do(cb_cc, cb_cc_core, a, (unsigned)size, 0, 1);
+}
+
+/* The hook's work when the line's state asks for some (cores.c). */
+unsigned cb_cores_data_slow(ULong *slot, cb_obj_ref ref, Addr a, UWord size,
+                            unsigned r, Bool is_write);
+
 /* The hook of the data access (sim_int.h), after the access of the
  * running core with result r (cachesim bits): coherence, and its events
  * while collecting. Returns the outcome (coherence.h: class and
- * invalidations), 0 when nothing happened. */
-static inline unsigned cb_cores_data_access(ULong *slot, cb_obj_ref ref, Addr a,
-                                            UWord size, unsigned r, Bool is_write)
+ * invalidations), 0 when nothing happened. The common case (the line's
+ * state asks for nothing: coherence.h's cc_nothing_to_do) makes no call. */
+static inline __attribute__((always_inline))
+unsigned cb_cores_data_access(ULong *slot, cb_obj_ref ref, Addr a, UWord size, unsigned r,
+                              Bool is_write)
 {
-   cs_sim *sim = cb_cc_core->sim;
-   unsigned res;
-   if (cc_nothing_to_do(cb_cc_core, a, (unsigned)size, r, is_write)) return 0;
-   /* invalidated lines leave other cores under the running context's flag */
-   if (UNLIKELY(sim->collect != cb_cur.collect)) cs_set_collect(sim, cb_cur.collect);
-   res = cc__data(cb_cc, cb_cc_core, a, (unsigned)size, r, is_write);
-   if (res && cb_cur.collect) cb_cores_count(slot, res, ref);
-   return res;
+   if (cc_nothing_to_do(cb_cc, cb_cc_core, a, (unsigned)size, r, is_write)) return 0;
+   return cb_cores_data_slow(slot, ref, a, size, r, is_write);
 }
 
 #endif

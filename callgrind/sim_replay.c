@@ -158,7 +158,8 @@ static __attribute__((noinline)) void data_not_mru(const sim_call *c, Int i, Add
 /* The common case's loop: an L1 MRU hit (almost every fetch group and
  * access) costs a tag compare here, and with cacheuse the line's use
  * update; with private caches (cores) a store hit also the coherence
- * test of a line the core owns (cores.h). Inlined for each combination. */
+ * test of a line the core owns (cores.h), inline: the hook is called
+ * only when it fails. Inlined for each combination. */
 static inline __attribute__((always_inline))
 void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool use,
                     Bool cores)
@@ -194,7 +195,8 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
                           : cs__mru_hit(&s->d1, a[i], c->acc[i].size);
          if (!hit && CUT_BEFORE(5)) cut_not_mru++;   /* (keeps the tests) */
          else if (!hit) data_not_mru(c, i, a[i]);
-         else if (cores && write) data_coherence(c, i, a[i], 0);
+         else if (cores && write && !cb_cores_store_hit_quiet(a[i], c->acc[i].size))
+            data_coherence(c, i, a[i], 0);
          n_dw += write;
          n_dr += !write;
       }
