@@ -120,17 +120,16 @@ static inline const cc_hot *cc__hot(const cc_sys *sys)
    return (const cc_hot *)(const void *)sys;
 }
 
-/* Whether a data access of core c with result r needs no coherence work,
-   which cc_data would find looking at the line's state: a load hit; a
-   load miss of a line nobody else owns; a store of a line c owns -- its
-   copy the only one -- and in both cases no core has a lost record of
-   it.  0 also where it cannot tell at once (a chunk not in the cache, an
-   access crossing into the next line). */
-static inline int cc_nothing_to_do(const cc_sys *sys, const cc_core *c,
-                                   uint64_t a, unsigned size, unsigned r,
-                                   int is_write)
+/* Whether a data access with result r of the core whose owner code is
+   code needs no coherence work, which cc_data would find looking at the
+   line's state: a load hit; a load miss of a line no other core owns; a
+   store of a line the core owns -- its copy the only one -- and in both
+   cases no core has a lost record of it.  0 also where it cannot tell at
+   once (a chunk not in the cache, an access crossing into the next
+   line).  (The running core's code and h can be kept at hand.) */
+static inline int cc__quiet(const cc_hot *h, cc_state code, uint64_t a,
+                            unsigned size, unsigned r, int is_write)
 {
-   const cc_hot *h = cc__hot(sys);
    uint64_t line = a >> h->line_bits, key = line >> CC_CHUNK_BITS;
    unsigned k = (unsigned)key & (CC_CHUNK_CACHE - 1);
    cc_state st;
@@ -141,8 +140,16 @@ static inline int cc_nothing_to_do(const cc_sys *sys, const cc_core *c,
       return 0;
    st = h->chunk[k].state ? h->chunk[k].state[line & (CC_CHUNK_LINES - 1)] : 0;
    if (is_write)
-      return st == c->code && c->code != 0;
-   return !(st & CC_LOST) && ((st & CC_OWNER) == 0 || st == c->code);
+      return st == code && code != 0;
+   return !(st & CC_LOST) && ((st & CC_OWNER) == 0 || st == code);
+}
+
+/* cc__quiet for core c of sys. */
+static inline int cc_nothing_to_do(const cc_sys *sys, const cc_core *c,
+                                   uint64_t a, unsigned size, unsigned r,
+                                   int is_write)
+{
+   return cc__quiet(cc__hot(sys), c->code, a, size, r, is_write);
 }
 
 /* Call after the running core c simulated a data access (cs_read /

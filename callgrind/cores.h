@@ -38,10 +38,12 @@ static inline void cb_cores_count(ULong *slot, unsigned res, cb_obj_ref ref)
 
 /* Whether a store that hit D1 needs no coherence work (a line the
  * running core owns): the replay's inline test before it calls the hook
- * below. */
-static inline Bool cb_cores_store_hit_quiet(Addr a, UWord size)
+ * below, with the system's cc_hot (cc__hot(cb_cc)) and the running
+ * core's code (cb_cc_core->code) read once per block. */
+static inline Bool cb_cores_store_hit_quiet(const cc_hot *hot, cc_state code, Addr a,
+                                            UWord size)
 {
-   return cc_nothing_to_do(cb_cc, cb_cc_core, a, (unsigned)size, 0, 1);
+   return cc__quiet(hot, code, a, (unsigned)size, 0, 1);
 }
 
 /* The hook's work when the line's state asks for some (cores.c). */

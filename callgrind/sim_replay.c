@@ -167,6 +167,9 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    cs_sim *s = cb_sim_cache;
    BBCC *b = cb_cur.bbcc;
    ULong *run = cb_cur.cost;
+   /* (the running core does not change within a block) */
+   const cc_hot *hot = cores ? cc__hot(cb_cc) : NULL;
+   cc_state code = cores ? cb_cc_core->code : 0;
    UInt n_ir = 0, n_dr = 0, n_dw = 0;
    Int i;
    if (UNLIKELY(b->hist_calls != c)) hist_attach(b);
@@ -195,7 +198,7 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
                           : cs__mru_hit(&s->d1, a[i], c->acc[i].size);
          if (!hit && CUT_BEFORE(5)) cut_not_mru++;   /* (keeps the tests) */
          else if (!hit) data_not_mru(c, i, a[i]);
-         else if (cores && write && !cb_cores_store_hit_quiet(a[i], c->acc[i].size))
+         else if (cores && write && !cb_cores_store_hit_quiet(hot, code, a[i], c->acc[i].size))
             data_coherence(c, i, a[i], 0);
          n_dw += write;
          n_dr += !write;
