@@ -30,16 +30,12 @@ void cb_cores_setup(cs_sim *first)
    cb_cc_core = cc_core_of(cb_cc, 0);
 }
 
-unsigned cb_cores_data_slow(ULong *slot, cb_obj_ref ref, Addr a, UWord size, unsigned r,
-                            Bool is_write)
+unsigned cb_cores_coherence(Addr a, UWord size, unsigned r, Bool is_write)
 {
    cs_sim *sim = cb_cc_core->sim;
-   unsigned res;
    /* invalidated lines leave other cores under the running context's flag */
    if (UNLIKELY(sim->collect != cb_cur.collect)) cs_set_collect(sim, cb_cur.collect);
-   res = cc__data(cb_cc, cb_cc_core, a, (unsigned)size, r, is_write);
-   if (res && cb_cur.collect) cb_cores_count(slot, res, ref);
-   return res;
+   return cc__data(cb_cc, cb_cc_core, a, (unsigned)size, r, is_write);
 }
 
 cs_sim *cb_cores_switch(ThreadId tid)

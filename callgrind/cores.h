@@ -46,21 +46,21 @@ static inline Bool cb_cores_store_hit_quiet(const cc_hot *hot, cc_state code, Ad
    return cc__quiet(hot, code, a, (unsigned)size, 0, 1);
 }
 
-/* The hook's work when the line's state asks for some (cores.c). */
-unsigned cb_cores_data_slow(ULong *slot, cb_obj_ref ref, Addr a, UWord size,
-                            unsigned r, Bool is_write);
-
 /* The hook of the data access (sim_int.h), after the access of the
  * running core with result r (cachesim bits): coherence, and its events
  * while collecting. Returns the outcome (coherence.h: class and
  * invalidations), 0 when nothing happened. The common case (the line's
- * state asks for nothing: coherence.h's cc_nothing_to_do) makes no call. */
+ * state asks for nothing: coherence.h's cc_nothing_to_do) makes no call;
+ * the rest is cb_cores_coherence's (cores.c). */
 static inline __attribute__((always_inline))
 unsigned cb_cores_data_access(ULong *slot, cb_obj_ref ref, Addr a, UWord size, unsigned r,
                               Bool is_write)
 {
+   unsigned res;
    if (cc_nothing_to_do(cb_cc, cb_cc_core, a, (unsigned)size, r, is_write)) return 0;
-   return cb_cores_data_slow(slot, ref, a, size, r, is_write);
+   res = cb_cores_coherence(a, size, r, is_write);
+   if (res && cb_cur.collect) cb_cores_count(slot, res, ref);
+   return res;
 }
 
 #endif

@@ -753,6 +753,10 @@ UInt cb_cores_n(void);                  /* core slots */
 struct cs_sim *cb_cores_sim(UInt k);    /* core k's caches, NULL if none */
 void cb_cores_prefetch_counts(ULong *up, ULong *down);
 void cb_cores_print_stats(void);
+/* The coherence of a data access of the running core (result r) whose
+ * line's state asks for work (cores.h's hook calls it): coherence.h's
+ * outcome, not counted. */
+unsigned cb_cores_coherence(Addr a, UWord size, unsigned r, Bool is_write);
 
 /*------------------------------------------------------------*/
 /*--- bandwidth.c: --bandwidth requirements and dominance  ---*/
