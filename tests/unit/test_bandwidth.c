@@ -254,21 +254,22 @@ static void test_constant(void)
 
 /* ---- all cores ----------------------------------------------------------------- */
 
-static void test_series(void)
+/* adds: values added per round, spread: how far ahead of `final`,
+   step: how far a round finalizes at most (sparse adds leave long quiet
+   stretches, which finalization counts 64 or fewer units at once). */
+static void run_series(uint32_t w, uint32_t max_ahead, long adds, long spread, long step)
 {
    bw_series s;
-   uint32_t w = 50;
    static uint64_t per_unit[60000];
    long units = 0, u, i;
    uint64_t V = 0;
 
-   begin();
    memset(per_unit, 0, sizeof per_unit);
-   bw_series_init(&s, w, 20000);
+   bw_series_init(&s, w, max_ahead);
    while (units < 50000) {
       /* some cores add ahead of `final`, then some units become final */
-      for (i = 0; i < 200; i++) {
-         uint64_t at = s.final + rnd(15000);
+      for (i = 0; i < adds; i++) {
+         uint64_t at = s.final + rnd(spread);
          uint32_t v = rnd(100);
          bw_series_add(&s, at, v);
          per_unit[at] += v;
@@ -282,7 +283,9 @@ static void test_series(void)
                               if (k >= 0) x += per_unit[k];
                            x; }));
       }
-      bw_series_final(&s, s.final + rnd(2000));
+      /* (never past the last unit added to: the file's units) */
+      u = (long)s.final + rnd(step);
+      bw_series_final(&s, u < units ? (uint64_t)u : (uint64_t)units);
    }
    bw_series_finish(&s, units);
    memset(want_count, 0, sizeof want_count);
@@ -302,6 +305,16 @@ static void test_series(void)
    CHECK("sum(n) = units + W", (long)hsum_n, units + (long)w);
    CHECK("sum(s*n) = W * V", (long)hsum_sn, (long)(w * V));
    bw_series_free(&s);
+}
+
+static void test_series(void)
+{
+   begin();
+   run_series(50, 20000, 200, 15000, 2000);   /* dense: every unit changes */
+   run_series(50, 20000, 3, 15000, 2000);     /* sparse: long quiet stretches */
+   run_series(64, 20000, 1, 3000, 700);       /* W a multiple of 64 */
+   run_series(37, 200, 2, 150, 100);          /* a small ring (cap 256) */
+   run_series(1, 100, 5, 90, 130);            /* W = 1 */
    end("all cores: aligned sums, ring growth, finalization, identities");
 }
 
