@@ -106,6 +106,7 @@ static void sums(void *ctx, uint64_t v, uint64_t n)
    hsum_sn += v * n;
 }
 
+/* sparse: 1 most units empty, 2 also path p empty before unit 50p + 10 */
 static void run_core(long T, uint32_t w, int sparse)
 {
    bw_core c;
@@ -117,6 +118,8 @@ static void run_core(long T, uint32_t w, int sparse)
    for (t = 0; t < T; t++) {
       for (p = 0; p < BW_PATHS; p++) {
          trace[t][p] = sparse && rnd(5) ? 0 : rnd(p == BW_FLOP ? 9 : 200);
+         if (sparse == 2 && t < 50 * p + 10)
+            trace[t][p] = 0;     /* path p starts late, after a quiet stretch */
          V[p] += trace[t][p];
          if (trace[t][p])
             bw_add(&c, p, trace[t][p]);
@@ -150,6 +153,7 @@ static void test_core(void)
    run_core(4000, 200, 0);
    run_core(4000, 37, 1);
    run_core(100, 1, 1);
+   run_core(2000, 30, 2);       /* paths silent at first */
    end("core: window sums and histograms = brute force; sum(n) = T+W, sum(s*n) = W*V");
 }
 
