@@ -611,19 +611,43 @@ static uint64_t nz_bits(const bw_series *s, uint64_t u)
    return off ? lo | s->nz[(i + 1) & (words - 1)] << (64 - off) : lo;
 }
 
+/* The units from u on that enter or leave a nonzero value, as bits
+   (bit k: unit u + k), for the *n <= 64 units u .. u+*n-1 (u >= W).
+   Only units the ring holds are looked at: *n is cut at its end (at
+   least one unit: u itself is always held). */
+static uint64_t change_bits(const bw_series *s, uint64_t u, uint64_t *n)
+{
+   uint64_t room = series_low(s) + s->cap - u, bits;
+
+   if (*n > room)
+      *n = room ? room : 1;
+   bits = nz_bits(s, u) | nz_bits(s, u - s->w);
+   return *n >= 64 ? bits : bits & ((1ull << *n) - 1);
+}
+
+/* The window sum changes only in a unit that enters or leaves a nonzero
+   value: the units between two such are counted at once (a unit that
+   leaves zero has nothing to clear). */
 void bw_series_final(bw_series *s, uint64_t upto)
 {
    while (s->final < upto) {
-      uint64_t u = s->final;
-      /* 64 units entering and leaving nothing: the sum stays */
-      if (!(u & 63) && upto - u >= 64 && u >= s->w
-          && !nz_bits(s, u) && !nz_bits(s, u - s->w)) {
-         bw_hist_add(&s->hist, s->sum, 64);
-         s->final = u + 64;
+      uint64_t u = s->final, n = upto - u > 64 ? 64 : upto - u, bits;
+      if (u < s->w) {            /* nothing leaves yet */
+         series_step(s, u, 1);
+         s->final = u + 1;
          continue;
       }
-      series_step(s, u, 1);
-      s->final = u + 1;
+      bits = change_bits(s, u, &n);
+      if (!bits) {
+         bw_hist_add(&s->hist, s->sum, n);
+         s->final = u + n;
+         continue;
+      }
+      n = (uint64_t)__builtin_ctzll(bits);
+      if (n)
+         bw_hist_add(&s->hist, s->sum, n);
+      series_step(s, u + n, 1);
+      s->final = u + n + 1;
    }
 }
 

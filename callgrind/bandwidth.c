@@ -331,6 +331,46 @@ static inline void close_unit(cb_bw_thread *t, ULong *slot)
    if (lim) charge(t, slot, c->dom);
 }
 
+/* How many units after the open one may close as quiet units at once
+ * (at most n): none of them ends a 2^16-unit stretch (finalize_all) or
+ * reaches MAX_AHEAD, and no bytes leave a window in them. Byte-less
+ * units only (the caller's): then only the clocks move. */
+static inline ULong quiet_room(const cb_bw_thread *t, ULong n)
+{
+   const bw_core *c = &t->core;
+   ULong to_stretch = 0x10000 - (t->clock & 0xffff) - 1;
+   ULong ahead = t->clock - all[0].final;
+   if (all_matters || c->dirty || c->units >= c->next_out) return 0;
+   if (c->next_out - c->units < n) n = c->next_out - c->units;
+   if (to_stretch < n) n = to_stretch;
+   if (ahead + 1 >= MAX_AHEAD) return 0;
+   if (MAX_AHEAD - 1 - ahead < n) n = MAX_AHEAD - 1 - ahead;
+   return n;
+}
+
+/* Closes the units of the n instructions from k on, which moved no bytes
+ * and made no flop: what close_unit does for each, at once where it can. */
+static void close_byteless(cb_bw_thread *t, UInt k, UInt n)
+{
+   while (n) {
+      ULong m = quiet_room(t, n);
+      UInt i;
+      if (!m) {
+         close_unit(t, t->g_slot0 + k * t->g_stride);
+         k++, n--;
+         continue;
+      }
+      t->core.units += m;
+      t->clock += m;
+      if (lim) {
+         Int pos = t->core.dom >= 0 ? dom_pos[t->core.dom] : peak_pos;
+         for (i = 0; i < m; i++) t->g_slot0[(k + i) * t->g_stride + pos]++;
+         t->g_run[pos] += m;
+      }
+      k += m, n -= m;
+   }
+}
+
 /* Unit flop: the bytes moved after a thread's last flop close one more
  * unit at the end; no instruction runs in it, so its dominance event is
  * not in the profile (only in the file). */
@@ -363,9 +403,38 @@ static inline void retire(cb_bw_thread *t, UInt k)
    }
 }
 
+/* Of the instructions from k on before `end`, how many in a row make no
+ * flop (unit instr only: with unit flop such an instruction closes no
+ * unit, and retire does nothing for it). */
+static inline UInt flopless_run(const cb_bw_thread *t, UInt k, UInt end)
+{
+   UInt n = 0;
+   if (cb_clo.bandwidth_unit != BW_UNIT_INSTR) return 0;
+   if (!t->g_flops) return end - k;
+   while (k + n < end && !t->g_flops[k + n]) n++;
+   return n;
+}
+
+/* The running group's instructions g_done .. end-1 end. The first one
+ * carries the bytes of the accesses so far; after it, a run of
+ * instructions without accesses (none was seen) and without flops closes
+ * byte-less units, at once. */
+static void retire_upto(cb_bw_thread *t, UInt end)
+{
+   while (t->g_done < end) {
+      UInt n;
+      retire(t, t->g_done++);
+      n = flopless_run(t, t->g_done, end);
+      if (n) {
+         close_byteless(t, t->g_done, n);
+         t->g_done += n;
+      }
+   }
+}
+
 static void retire_to(cb_bw_thread *t, UInt k)
 {
-   while (t->g_done < k) retire(t, t->g_done++);
+   retire_upto(t, k);
    t->g_cost_done = t->g_cost0 + k * cb_n_events;
 }
 
@@ -373,10 +442,14 @@ static void retire_to(cb_bw_thread *t, UInt k)
  * have ended (no division: cost offsets are instruction * events). */
 void cb_bw__advance(cb_bw_thread *t, UInt cost)
 {
-   while (t->g_cost_done < cost) {
-      retire(t, t->g_done++);
-      t->g_cost_done += cb_n_events;
+   UInt end = t->g_done;
+   ULong done = t->g_cost_done;
+   while (done < cost) {
+      done += cb_n_events;
+      end++;
    }
+   retire_upto(t, end);
+   t->g_cost_done = done;
    t->g_cur = cost;
 }
 

@@ -106,6 +106,7 @@ static void sums(void *ctx, uint64_t v, uint64_t n)
    hsum_sn += v * n;
 }
 
+/* sparse: 1 most units empty, 2 also path p empty before unit 50p + 10 */
 static void run_core(long T, uint32_t w, int sparse)
 {
    bw_core c;
@@ -117,6 +118,8 @@ static void run_core(long T, uint32_t w, int sparse)
    for (t = 0; t < T; t++) {
       for (p = 0; p < BW_PATHS; p++) {
          trace[t][p] = sparse && rnd(5) ? 0 : rnd(p == BW_FLOP ? 9 : 200);
+         if (sparse == 2 && t < 50 * p + 10)
+            trace[t][p] = 0;     /* path p starts late, after a quiet stretch */
          V[p] += trace[t][p];
          if (trace[t][p])
             bw_add(&c, p, trace[t][p]);
@@ -150,6 +153,7 @@ static void test_core(void)
    run_core(4000, 200, 0);
    run_core(4000, 37, 1);
    run_core(100, 1, 1);
+   run_core(2000, 30, 2);       /* paths silent at first */
    end("core: window sums and histograms = brute force; sum(n) = T+W, sum(s*n) = W*V");
 }
 
@@ -254,21 +258,22 @@ static void test_constant(void)
 
 /* ---- all cores ----------------------------------------------------------------- */
 
-static void test_series(void)
+/* adds: values added per round, spread: how far ahead of `final`,
+   step: how far a round finalizes at most (sparse adds leave long quiet
+   stretches, which finalization counts 64 or fewer units at once). */
+static void run_series(uint32_t w, uint32_t max_ahead, long adds, long spread, long step)
 {
    bw_series s;
-   uint32_t w = 50;
    static uint64_t per_unit[60000];
    long units = 0, u, i;
    uint64_t V = 0;
 
-   begin();
    memset(per_unit, 0, sizeof per_unit);
-   bw_series_init(&s, w, 20000);
+   bw_series_init(&s, w, max_ahead);
    while (units < 50000) {
       /* some cores add ahead of `final`, then some units become final */
-      for (i = 0; i < 200; i++) {
-         uint64_t at = s.final + rnd(15000);
+      for (i = 0; i < adds; i++) {
+         uint64_t at = s.final + rnd(spread);
          uint32_t v = rnd(100);
          bw_series_add(&s, at, v);
          per_unit[at] += v;
@@ -282,7 +287,9 @@ static void test_series(void)
                               if (k >= 0) x += per_unit[k];
                            x; }));
       }
-      bw_series_final(&s, s.final + rnd(2000));
+      /* (never past the last unit added to: the file's units) */
+      u = (long)s.final + rnd(step);
+      bw_series_final(&s, u < units ? (uint64_t)u : (uint64_t)units);
    }
    bw_series_finish(&s, units);
    memset(want_count, 0, sizeof want_count);
@@ -302,6 +309,16 @@ static void test_series(void)
    CHECK("sum(n) = units + W", (long)hsum_n, units + (long)w);
    CHECK("sum(s*n) = W * V", (long)hsum_sn, (long)(w * V));
    bw_series_free(&s);
+}
+
+static void test_series(void)
+{
+   begin();
+   run_series(50, 20000, 200, 15000, 2000);   /* dense: every unit changes */
+   run_series(50, 20000, 3, 15000, 2000);     /* sparse: long quiet stretches */
+   run_series(64, 20000, 1, 3000, 700);       /* W a multiple of 64 */
+   run_series(37, 200, 2, 150, 100);          /* a small ring (cap 256) */
+   run_series(1, 100, 5, 90, 130);            /* W = 1 */
    end("all cores: aligned sums, ring growth, finalization, identities");
 }
 
