@@ -122,6 +122,8 @@ struct sh_model {
    uint32_t  lmask;
    uint64_t  pc_page[PCACHE];   /* direct-mapped cache of pages looked up */
    uint32_t  pc_idx[PCACHE];    /* their first line's index + 1; 0 = none */
+   lpage    *pc_ptr[PCACHE];    /* and the pages themselves (chunks never
+                                   move) */
    chunked   fulls;             /* frec */
    uint32_t *fslot;             /* full record index + 1, by line */
    uint32_t  fmask;
@@ -368,12 +370,18 @@ static void rehash_lines(sh_model *m)
    }
 }
 
+/* (a multiplicative hash: arrays whose sizes are powers of two, as two
+   grids of a stencil, would meet in one slot of a hash of low bits) */
+static uint32_t page_cache_slot(uint64_t page)
+{
+   return (uint32_t)((page * 0x9E3779B97F4A7C15ull) >> 56) & (PCACHE - 1);
+}
+
 static uint32_t line_index(sh_model *m, uint64_t line)
 {
    uint64_t page = line >> PAGE_BITS;
    uint32_t j, first;
-
-   uint32_t d = (uint32_t)(page ^ (page >> 6)) & (PCACHE - 1);
+   uint32_t d = page_cache_slot(page);
 
    if (m->pc_idx[d] && m->pc_page[d] == page)
       return m->pc_idx[d] - 1 + (uint32_t)(line & (PAGE_LINES - 1));
@@ -392,6 +400,7 @@ static uint32_t line_index(sh_model *m, uint64_t line)
    }
    m->pc_page[d] = page;
    m->pc_idx[d] = first + 1;
+   m->pc_ptr[d] = PAGE(m, first >> PAGE_BITS);
    return first + (uint32_t)(line & (PAGE_LINES - 1));
 }
 
@@ -733,7 +742,7 @@ static void note_thread(sh_model *m, lrec *r, uint64_t line, uint32_t tid)
 }
 
 static void access_part(sh_model *m, uint32_t tid, uint64_t line, uint32_t off,
-                        uint32_t size, uint32_t loads, uint32_t stores, uint64_t pos)
+                        uint32_t size, uint32_t loads, uint32_t stores, uint32_t posid)
 {
    uint32_t idx = line_index(m, line);
    lrec *r = rec_at(m, idx);
@@ -745,25 +754,25 @@ static void access_part(sh_model *m, uint32_t tid, uint64_t line, uint32_t off,
       note_thread(m, r, line, tid);
    if (stores)
       r->flags |= F_SEG_STORE;
-   key = KEY(position_id(m, pos), tid, off, size, 0);
+   key = KEY(posid, tid, off, size, 0);
    if (!(r->flags & F_COUNTED)
        && extend_history(m, r, line, key, loads | stores << 1))
       return;
    count_access(m, FULL(m, r->ref), key, loads, stores);
 }
 
+/* (tid already folded: tid & SH_MAX_TID) */
 static void access_parts(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
-                         uint32_t loads, uint32_t stores, uint64_t pos)
+                         uint32_t loads, uint32_t stores, uint32_t posid)
 {
    uint32_t off, part;
 
-   tid &= SH_MAX_TID;
    while (size > 0) {
       off = (uint32_t)(addr & (m->line_size - 1));
       part = m->line_size - off;
       if (part > size)
          part = size;
-      access_part(m, tid, addr >> m->line_bits, off, part, loads, stores, pos);
+      access_part(m, tid, addr >> m->line_bits, off, part, loads, stores, posid);
       addr += part;
       size -= part;
    }
@@ -772,12 +781,67 @@ static void access_parts(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size
 void sh_access(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
                int is_store, uint64_t pos)
 {
-   access_parts(m, tid, addr, size, is_store ? 0 : 1, is_store ? 1 : 0, pos);
+   access_parts(m, tid & SH_MAX_TID, addr, size, is_store ? 0 : 1, is_store ? 1 : 0,
+                position_id(m, pos));
 }
 
 void sh_modify(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size, uint64_t pos)
 {
-   access_parts(m, tid, addr, size, 1, 1, pos);
+   access_parts(m, tid & SH_MAX_TID, addr, size, 1, 1, position_id(m, pos));
+}
+
+uint32_t sh_position(sh_model *m, uint64_t pos)
+{
+   return position_id(m, pos);
+}
+
+/* The common access, done here without a call: its line's page is in
+   the page cache, the access is in one line, its thread alone has
+   touched the line in this segment, and its history goes on the way the
+   last line's went from the same node (the parent's hint).  Exactly what
+   access_part would do then: the history moves to the hint, the store
+   flag is set.  0 if the access is not such.  tkey: the thread's part of
+   the counting key. */
+static inline int history_fast(sh_model *m, uint64_t tkey, uint8_t owner,
+                               const sh_site *s, uint64_t addr)
+{
+   uint32_t off = (uint32_t)(addr & (m->line_size - 1));
+   uint64_t line = addr >> m->line_bits, page = line >> PAGE_BITS, key;
+   uint32_t d = page_cache_slot(page), h;
+   lrec *r;
+   const hnode *n;
+
+   if (off + s->size > m->line_size || !m->pc_idx[d] || m->pc_page[d] != page)
+      return 0;
+   r = &m->pc_ptr[d]->l[line & (PAGE_LINES - 1)];
+   if (r->last_seg != m->seg || (r->flags & (F_COUNTED | F_SEG_MULTI)) || r->owner != owner)
+      return 0;
+   h = m->node[r->ref].hint;
+   n = &m->node[h];
+   key = KEY(s->pos_id, 0, off, s->size, 0) | tkey;
+   if (!h || n->key != key || n->kinds != s->kinds)
+      return 0;
+   r->ref = h;
+   if (s->kinds & 2)
+      r->flags |= F_SEG_STORE;
+   return 1;
+}
+
+void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
+                     const uint64_t *addr, uint32_t n)
+{
+   uint32_t i;
+   uint64_t tkey;
+
+   tid &= SH_MAX_TID;
+   tkey = KEY(0, tid, 0, 1, 0);
+   for (i = 0; i < n; i++) {
+      if (addr[i] == SH_SKIPPED
+          || history_fast(m, tkey, (uint8_t)(tid & 63), &site[i], addr[i]))
+         continue;
+      access_parts(m, tid, addr[i], site[i].size, site[i].kinds & 1, site[i].kinds >> 1,
+                   site[i].pos_id);
+   }
 }
 
 /* ---- end of a segment ------------------------------------------------------ */

@@ -87,6 +87,23 @@ void      sh_access(sh_model *, uint32_t tid, uint64_t addr, uint32_t size,
 void      sh_modify(sh_model *, uint32_t tid, uint64_t addr, uint32_t size,
                     uint64_t pos);
 
+/* The accesses of a run of code handed over at once: the same as
+   sh_access and sh_modify on each, in order, and cheaper.  What an
+   instruction's access is apart from its address is its site, which a
+   caller keeps for each instruction: the code position as its number
+   (sh_position), the size, the kinds (1 a load, 2 a store, 3 a
+   read-modify-write).  An address SH_SKIPPED is an access that did not
+   happen (a guarded one whose guard was false). */
+typedef struct {
+   uint32_t pos_id;
+   uint16_t size;
+   uint16_t kinds;
+} sh_site;
+#define SH_SKIPPED (~(uint64_t)0)
+uint32_t  sh_position(sh_model *, uint64_t pos);
+void      sh_access_block(sh_model *, uint32_t tid, const sh_site *site,
+                          const uint64_t *addr, uint32_t n);
+
 /* Ends the current segment (a barrier); nothing happens if it is empty. */
 void      sh_end_segment(sh_model *);
 
