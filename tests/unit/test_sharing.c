@@ -21,6 +21,8 @@
 **     a shared history until a second thread comes): the results equal
 **     those of a model that counts every access at once, and the loads,
 **     stores and code positions of the raw accesses;
+**   - accesses handed over in blocks (sh_access_block): the same results
+**     as handing them over one by one;
 **   - the happens-before edges of thread creation and join: random
 **     programs of threads that create, end, join and meet at barriers,
 **     their segments found from vector clocks over the whole trace.
@@ -965,6 +967,96 @@ static void test_histories(void)
    end("histories: the first thread's accesses reach the counters");
 }
 
+/* ---- accesses handed over in blocks ------------------------------------------ */
+
+/* A run of accesses as loops make them (threads sweeping lines with the
+   same positions, offsets and kinds, the case sh_access_block's short
+   path takes), with random ones mixed in (read-modify-writes, accesses
+   across a line's end, a second thread on a line, skipped accesses), fed
+   to one model access by access (sh_access, sh_modify) and to another in
+   blocks of random length (sh_access_block): every result alike, the
+   code positions in the same order, and the same tables. */
+#define BL 48           /* lines */
+#define BSEG 5
+
+static void test_blocks(void)
+{
+   sh_model *one, *blk;
+   sh_site site[64];
+   uint64_t addr[64];
+   uint32_t n = 0, j, bad = 0, pos_id[8], bt = 1;
+   int round, s, k, i, t, r;
+
+   begin();
+   rng = 4242;
+   for (round = 0; round < 40; round++) {
+      one = sh_new(LINE);
+      blk = sh_new(LINE);
+      for (i = 0; i < 8; i++) {
+         sh_position(one, 0x2000 + i);       /* numbered alike: unneeded, harmless */
+         pos_id[i] = sh_position(blk, 0x2000 + i);
+      }
+      for (s = 0; s < BSEG; s++) {
+         for (t = 1; t <= 2; t++) {
+            for (k = 0; k < BL; k++) {
+               /* one thread sweeps lines 0..BL-1, the other from BL/2
+                  on (half of them shared), both the same loop body; they
+                  swap in every other segment (lines one thread alone
+                  touched pass to the other across a barrier) */
+               uint64_t line = (uint64_t)((t == 1) ^ (s & 1) ? k : k + BL / 2);
+               for (i = 0; i < 8; i++) {
+                  uint32_t size = 8, kinds = i % 4 == 3 ? 2 : 1, p = (uint32_t)i % 4;
+                  uint64_t a = BASE + line * LINE + (uint64_t)i * 8;
+                  uint32_t who = (uint32_t)t;
+                  r = (int)rnd(40);
+                  if (r == 0) kinds = 3;
+                  if (r == 1) { a += 4; }                  /* the last one crosses */
+                  if (r == 2) size = 2;
+                  if (r == 3) p = 4 + (uint32_t)rnd(4);
+                  if (r == 4) who = 3 - who;               /* the other thread, once */
+                  if (kinds == 3)
+                     sh_modify(one, who, a, size, 0x2000 + p);
+                  else
+                     sh_access(one, who, a, size, kinds == 2, 0x2000 + p);
+                  if (n && (bt != who || n > 60)) {        /* a block is one thread's */
+                     sh_access_block(blk, bt, site, addr, n);
+                     n = 0;
+                  }
+                  bt = who;
+                  site[n] = (sh_site){ pos_id[p], (uint16_t)size, (uint16_t)kinds };
+                  addr[n++] = a;
+                  if (rnd(7) == 0) {                       /* a guard that was false */
+                     site[n] = (sh_site){ pos_id[0], 8, 1 };
+                     addr[n++] = SH_SKIPPED;
+                  }
+                  if (rnd(10) == 0) {
+                     sh_access_block(blk, bt, site, addr, n);
+                     n = 0;
+                  }
+               }
+            }
+         }
+         sh_access_block(blk, bt, site, addr, n);
+         n = 0;
+         sh_end_segment(one);
+         sh_end_segment(blk);
+      }
+      if (sh_nlines(one) != sh_nlines(blk) || sh_memory(one) != sh_memory(blk)
+          || sh_get_stats(one).replays != sh_get_stats(blk).replays
+          || sh_get_stats(one).peak_nodes != sh_get_stats(blk).peak_nodes)
+         bad++;
+      for (j = 0; j < sh_nlines(one) && j < sh_nlines(blk); j++)
+         if (!same_line(sh_line_at(one, j), sh_line_at(blk, j)))
+            bad++;
+      if (round == 0)
+         CHECK("lines shared in the first round", sh_nlines(one) >= BL / 2, 1);
+      sh_delete(one);
+      sh_delete(blk);
+   }
+   CHECK("results alike access by access and in blocks", bad, 0);
+   end("blocks: sh_access_block as sh_access and sh_modify on each");
+}
+
 /* 20000 lines spread over a wide range (pages of lines, rehashing): on
    each, thread 1 stores 4 bytes at offset 0 and thread 2 at offset 8:
    M = min(S=2, N/2=1, N-N_t=1) = 1, phi = 1, theta = 0; every line once. */
@@ -1000,6 +1092,7 @@ int main(void)
    test_hand();
    test_many_lines();
    test_histories();
+   test_blocks();
    test_two_threads();
    test_brute_one_segment();
    test_brute_segments();
