@@ -85,9 +85,13 @@ typedef struct {
 /* A line that two threads touched in a segment, or whose history left
    the trie: its counters (the first INLINE of a segment here, as a loop
    touches few places of a line, the others in an array kept from
-   segment to segment, searched linearly, most recent first), and what
+   segment to segment, searched linearly, most recent first, or past
+   INDEX_FROM of them through a hash table of their indices: lines of a
+   hash table or a heap reused by random code get a hundred), and what
    it keeps for the whole run. */
 #define INLINE 3
+#define INDEX_FROM 32
+#define INDEX_UPTO 65535
 typedef struct {
    uint64_t line;
    uint64_t seg_threads;        /* thread bits of the segment, if MULTI */
@@ -95,6 +99,9 @@ typedef struct {
    uint32_t nmore, more_cap;
    uint32_t ninline;
    counter *more;
+   uint16_t *index;             /* more's index + 1 by key, or 0 (none
+                                   past 65,535 counters: linear again) */
+   uint32_t index_mask;
    void    *tag;                /* from the namer, or 0 */
    counter  c[INLINE];
 } frec;
@@ -331,8 +338,10 @@ void sh_delete(sh_model *m)
 
    if (!m)
       return;
-   for (i = 0; i < m->fulls.n; i++)
+   for (i = 0; i < m->fulls.n; i++) {
       cs_free(FULL(m, i)->more);
+      cs_free(FULL(m, i)->index);
+   }
    chunked_free(&m->pages);
    chunked_free(&m->fulls);
    chunked_free(&m->results);
@@ -439,6 +448,81 @@ static uint32_t full_of(sh_model *m, uint64_t line)
    return i;
 }
 
+/* A line's next counter, zero, in more. */
+static counter *new_counter(sh_model *m, frec *r, uint64_t key)
+{
+   counter *c;
+
+   if (r->nmore == r->more_cap) {
+      r->more = grow(r->more, r->nmore, &r->more_cap, sizeof(counter));
+      m->bytes += r->more_cap * sizeof(counter) / 2;
+   }
+   c = &r->more[r->nmore++];
+   *c = (counter){ key, { 0, 0 } };
+   return c;
+}
+
+/* The slot of key in r's index, or the empty slot where it goes. */
+static uint32_t index_slot(const frec *r, uint64_t key)
+{
+   uint32_t j = hash64(key, r->index_mask);
+
+   while (r->index[j] && r->more[r->index[j] - 1].key != key)
+      j = (j + 1) & r->index_mask;
+   return j;
+}
+
+static void clear_index(frec *r)
+{
+   uint32_t i;
+
+   for (i = 0; i <= r->index_mask; i++)
+      r->index[i] = 0;
+}
+
+/* The index of r's counters in more: two slots per counter more has
+   room for (more_cap, a power of two), so that it is at most half full. */
+static void build_index(sh_model *m, frec *r)
+{
+   uint32_t size = 2 * r->more_cap, i;
+
+   if (r->index && r->index_mask + 1 == size) {
+      clear_index(r);
+   } else {
+      if (r->index)
+         m->bytes -= sizeof(uint16_t) * (r->index_mask + 1);
+      cs_free(r->index);
+      r->index = cs_alloc(sizeof(uint16_t) * size);
+      m->bytes += sizeof(uint16_t) * size;
+      for (i = 0; i < size; i++)
+         r->index[i] = 0;
+      r->index_mask = size - 1;
+   }
+   for (i = 0; i < r->nmore; i++)
+      r->index[index_slot(r, r->more[i].key)] = (uint16_t)(i + 1);
+}
+
+static counter *indexed_counter(sh_model *m, frec *r, uint64_t key)
+{
+   uint32_t j = index_slot(r, key);
+
+   if (r->index[j])
+      return &r->more[r->index[j] - 1];
+   if (r->nmore == INDEX_UPTO) {
+      m->bytes -= sizeof(uint16_t) * (r->index_mask + 1);
+      cs_free(r->index);
+      r->index = 0;
+      new_counter(m, r, key);
+   } else if (r->nmore == r->more_cap) {
+      new_counter(m, r, key);           /* more doubles: so does the index */
+      build_index(m, r);
+   } else {
+      new_counter(m, r, key);
+      r->index[j] = (uint16_t)r->nmore;
+   }
+   return &r->more[r->nmore - 1];
+}
+
 static void count_access(sh_model *m, frec *r, uint64_t key,
                          uint32_t loads, uint32_t stores)
 {
@@ -455,17 +539,18 @@ static void count_access(sh_model *m, frec *r, uint64_t key,
       *c = (counter){ key, { 0, 0 } };
       goto found;
    }
+   if (r->index) {
+      c = indexed_counter(m, r, key);
+      goto found;
+   }
    for (k = r->nmore; k-- > 0; )
       if (r->more[k].key == key) {
          c = &r->more[k];
          goto found;
       }
-   if (r->nmore == r->more_cap) {
-      r->more = grow(r->more, r->nmore, &r->more_cap, sizeof(counter));
-      m->bytes += r->more_cap * sizeof(counter) / 2;
-   }
-   c = &r->more[r->nmore++];
-   *c = (counter){ key, { 0, 0 } };
+   c = new_counter(m, r, key);
+   if (r->nmore == INDEX_FROM)
+      build_index(m, r);
 found:
    c->n[0] += loads;
    c->n[1] += stores;
@@ -579,6 +664,8 @@ static void replay(sh_model *m, frec *f, uint32_t node)
    }
    f->ninline = 0;
    f->nmore = 0;
+   if (f->index)
+      clear_index(f);
    while (n-- > 0) {
       const hnode *h = &m->node[m->path[n]];
       count_access(m, f, h->key, h->kinds & 1, h->kinds >> 1);

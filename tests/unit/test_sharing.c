@@ -1057,6 +1057,60 @@ static void test_blocks(void)
    end("blocks: sh_access_block as sh_access and sh_modify on each");
 }
 
+/* One line that two threads reach from 150 code positions at all 8
+   offsets (a hash table's line: more counters than a short search
+   handles, so they are found through an index that grows, is emptied at
+   every segment and rebuilt): loads, stores, phi and theta of each
+   segment from the raw counts with the thesis' formulas, and every
+   access with a position (kept or "other"). */
+static void test_many_counters(void)
+{
+   sh_model *m = sh_new(LINE);
+   static uint64_t grp[8][2][2];          /* offset / 8, thread, kind */
+   uint64_t ld[2], st[2], want_phi = 0, want_theta = 0, want_ld = 0, want_st = 0, kept = 0;
+   int s, i, o;
+   uint32_t t, j;
+   const sh_line *l;
+
+   begin();
+   rng = 777;
+   for (s = 0; s < 3; s++) {
+      memset(grp, 0, sizeof grp);
+      for (i = 0; i < 6000; i++) {
+         int off = (int)rnd(8), store = (int)rnd(4) == 0;
+         t = (uint32_t)rnd(2);
+         sh_access(m, t + 1, BASE + (uint64_t)off * 8, 8, store, 0x4000 + rnd(150));
+         grp[off][t][store]++;
+      }
+      sh_end_segment(m);
+      for (t = 0; t < 2; t++) {
+         ld[t] = st[t] = 0;
+         for (o = 0; o < 8; o++) {
+            ld[t] += grp[o][t][0];
+            st[t] += grp[o][t][1];
+         }
+         want_ld += ld[t];
+         want_st += st[t];
+      }
+      /* the thesis' (1) and (2) for two threads */
+      want_phi += thesis_phi(st[0], ld[0], st[1], ld[1]);
+      for (o = 0; o < 8; o++)
+         want_theta += 2 * (mn(grp[o][0][1], grp[o][1][0]) + mn(grp[o][1][1], grp[o][0][0]));
+      if (s > 0)
+         want_phi++, want_theta++;        /* (4), (5): stored in both segments */
+   }
+   l = line_of(m, BASE);
+   for (j = 0; j < l->npos; j++)
+      kept += l->pos[j].count;
+   CHECK("loads", l->loads, want_ld);
+   CHECK("stores", l->stores, want_st);
+   CHECK("every access has a position", kept + l->other_pos, want_ld + want_st);
+   CHECK("theta", l->theta, want_theta);
+   CHECK("phi", l->phi, want_phi);
+   sh_delete(m);
+   end("many counters on one line: the index");
+}
+
 /* 20000 lines spread over a wide range (pages of lines, rehashing): on
    each, thread 1 stores 4 bytes at offset 0 and thread 2 at offset 8:
    M = min(S=2, N/2=1, N-N_t=1) = 1, phi = 1, theta = 0; every line once. */
@@ -1093,6 +1147,7 @@ int main(void)
    test_many_lines();
    test_histories();
    test_blocks();
+   test_many_counters();
    test_two_threads();
    test_brute_one_segment();
    test_brute_segments();
