@@ -344,6 +344,8 @@ void sh_delete(sh_model *m)
    }
    chunked_free(&m->pages);
    chunked_free(&m->fulls);
+   for (i = 0; i < m->results.n; i++)
+      cs_free(RESULT(m, i)->touch);
    chunked_free(&m->results);
    cs_free(m->lslot);
    cs_free(m->fslot);
@@ -1106,6 +1108,84 @@ static sh_line *result_of(sh_model *m, frec *f)
    return l;
 }
 
+/* ---- which bytes each thread's code touched -------------------------------- */
+
+/* A line's touches are records of 2 + 2 * words 64-bit words: position,
+   thread, the loaded bytes, the stored bytes. */
+static uint32_t touch_words(const sh_model *m)
+{
+   return m->line_size > 64 ? m->line_size / 64 : 1;
+}
+
+static uint64_t *touch_rec(const sh_model *m, const sh_line *l, uint32_t k)
+{
+   return l->touch + (uint64_t)k * (2 + 2 * touch_words(m));
+}
+
+/* The record of (tid, pos), made if new; past SH_MAX_TOUCH positions the
+   thread's record of SH_OTHER_POS. */
+static uint64_t *touch_of(sh_model *m, sh_line *l, uint32_t tid, uint64_t pos)
+{
+   uint32_t k, rec = 2 + 2 * touch_words(m), i;
+   uint64_t *t;
+
+   for (k = 0; k < l->ntouch; k++) {
+      t = touch_rec(m, l, k);
+      if (t[0] == pos && t[1] == tid)
+         return t;
+   }
+   if (l->ntouch >= SH_MAX_TOUCH && pos != SH_OTHER_POS)
+      return touch_of(m, l, tid, SH_OTHER_POS);
+   if (l->ntouch == l->touch_cap) {
+      uint32_t cap = l->touch_cap, words = l->ntouch * rec;
+      uint64_t *p = cs_alloc(sizeof(uint64_t) * rec * (cap ? cap * 2 : 2));
+      for (i = 0; i < words; i++)
+         p[i] = l->touch[i];
+      cs_free(l->touch);
+      l->touch = p;
+      l->touch_cap = cap ? cap * 2 : 2;
+      m->bytes += sizeof(uint64_t) * rec * (cap ? cap : 2);
+   }
+   t = touch_rec(m, l, l->ntouch++);
+   for (i = 0; i < rec; i++)
+      t[i] = 0;
+   t[0] = pos;
+   t[1] = tid;
+   return t;
+}
+
+/* Bytes [off, off + size) into a bit set of the line. */
+static void set_bytes(uint64_t *set, uint32_t off, uint32_t size)
+{
+   uint32_t b;
+
+   for (b = off; b < off + size; b++)
+      set[b / 64] |= 1ull << (b % 64);
+}
+
+/* A counter's key: its bytes into the touches of its thread and
+   position. */
+static void note_touch(sh_model *m, sh_line *l, uint64_t key)
+{
+   uint64_t *t = touch_of(m, l, KEY_TID(key), m->pos[KEY_POSID(key)]);
+   uint32_t off = (uint32_t)(key >> 9) & 0xff, size = (uint32_t)((key >> 1) & 0xff) + 1;
+
+   set_bytes(t + 2 + (KEY_STORE(key) ? touch_words(m) : 0), off, size);
+}
+
+uint32_t sh_touches(const sh_line *l) { return l->ntouch; }
+
+void sh_touch_at(const sh_model *m, const sh_line *l, uint32_t k, uint64_t *pos,
+                 uint32_t *tid, const uint64_t **loaded, const uint64_t **stored)
+{
+   const uint64_t *t = touch_rec(m, l, k);
+
+   *pos = t[0];
+   *tid = (uint32_t)t[1];
+   *loaded = t + 2;
+   *stored = t + 2 + touch_words(m);
+}
+
 /* phi, theta and the code positions of a segment in which two or more
    threads touched the line (its accesses are all in its counters). */
 static void close_shared(sh_model *m, frec *f, thread_sums *s)
@@ -1129,6 +1209,7 @@ static void close_shared(sh_model *m, frec *f, thread_sums *s)
       else
          l->loads += m->tmp[i].count;
       add_position(l, m->pos[KEY_POSID(m->tmp[i].key)], m->tmp[i].count);
+      note_touch(m, l, m->tmp[i].key);
    }
 }
 

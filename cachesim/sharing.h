@@ -70,6 +70,8 @@ typedef struct {
    uint32_t npos;
    uint32_t first_shared;      /* segment in which it was first shared */
    void    *tag;               /* the caller's (e.g. the data object's name) */
+   uint32_t ntouch, touch_cap; /* which bytes each thread's code touched */
+   uint64_t *touch;            /* (sh_touch_at) */
 } sh_line;
 
 typedef struct sh_model sh_model;
@@ -157,6 +159,19 @@ const sh_line *sh_line_at(const sh_model *, uint32_t i);
 uint64_t       sh_memory(const sh_model *);     /* bytes allocated */
 void           sh_set_tag(sh_model *, uint32_t i, void *tag);
 uint64_t       sh_phi_prime(const sh_line *);
+
+/* The bytes of a shared line that a thread's code position loaded and
+   stored in the segments where the line was shared, as bit sets of the
+   line's bytes (bit b of word b / 64; line size / 64 words, at least
+   one).  One set per (thread, position), at most SH_MAX_TOUCH positions
+   per line; the accesses of further positions go to their thread's set
+   of position SH_OTHER_POS. */
+#define SH_MAX_TOUCH 16
+#define SH_OTHER_POS 0
+uint32_t       sh_touches(const sh_line *);
+void           sh_touch_at(const sh_model *, const sh_line *, uint32_t k,
+                           uint64_t *pos, uint32_t *tid,
+                           const uint64_t **loaded, const uint64_t **stored);
 uint32_t       sh_segments(const sh_model *);   /* non-empty segments ended */
 uint32_t       sh_nthreads(const sh_model *);   /* distinct thread ids seen */
 uint32_t       sh_line_size(const sh_model *);
