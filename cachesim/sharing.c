@@ -1110,8 +1110,11 @@ static sh_line *result_of(sh_model *m, frec *f)
 
 /* ---- which bytes each thread's code touched -------------------------------- */
 
-/* A line's touches are records of 2 + 2 * words 64-bit words: position,
-   thread, the loaded bytes, the stored bytes. */
+/* A line's touches are records of 1 + 2 * words 64-bit words: the
+   position's number and the thread (posid | tid << 32; OTHER_ID for
+   SH_OTHER_POS), the loaded bytes, the stored bytes. */
+#define OTHER_ID 0xffffffffu
+#define TOUCH_WHO(posid, tid) ((uint64_t)(posid) | (uint64_t)(tid) << 32)
 static uint32_t touch_words(const sh_model *m)
 {
    return m->line_size > 64 ? m->line_size / 64 : 1;
@@ -1119,23 +1122,23 @@ static uint32_t touch_words(const sh_model *m)
 
 static uint64_t *touch_rec(const sh_model *m, const sh_line *l, uint32_t k)
 {
-   return l->touch + (uint64_t)k * (2 + 2 * touch_words(m));
+   return l->touch + (uint64_t)k * (1 + 2 * touch_words(m));
 }
 
-/* The record of (tid, pos), made if new; past SH_MAX_TOUCH positions the
-   thread's record of SH_OTHER_POS. */
-static uint64_t *touch_of(sh_model *m, sh_line *l, uint32_t tid, uint64_t pos)
+/* The record of (tid, posid), made if new; past SH_MAX_TOUCH positions
+   the thread's record of other positions. */
+static uint64_t *touch_of(sh_model *m, sh_line *l, uint32_t tid, uint32_t posid)
 {
-   uint32_t k, rec = 2 + 2 * touch_words(m), i;
+   uint32_t k, rec = 1 + 2 * touch_words(m), i;
    uint64_t *t;
 
    for (k = 0; k < l->ntouch; k++) {
       t = touch_rec(m, l, k);
-      if (t[0] == pos && t[1] == tid)
+      if (t[0] == TOUCH_WHO(posid, tid))
          return t;
    }
-   if (l->ntouch >= SH_MAX_TOUCH && pos != SH_OTHER_POS)
-      return touch_of(m, l, tid, SH_OTHER_POS);
+   if (l->ntouch >= SH_MAX_TOUCH && posid != OTHER_ID)
+      return touch_of(m, l, tid, OTHER_ID);
    if (l->ntouch == l->touch_cap) {
       uint32_t cap = l->touch_cap, words = l->ntouch * rec;
       uint64_t *p = cs_alloc(sizeof(uint64_t) * rec * (cap ? cap * 2 : 2));
@@ -1149,8 +1152,7 @@ static uint64_t *touch_of(sh_model *m, sh_line *l, uint32_t tid, uint64_t pos)
    t = touch_rec(m, l, l->ntouch++);
    for (i = 0; i < rec; i++)
       t[i] = 0;
-   t[0] = pos;
-   t[1] = tid;
+   t[0] = TOUCH_WHO(posid, tid);
    return t;
 }
 
@@ -1167,10 +1169,10 @@ static void set_bytes(uint64_t *set, uint32_t off, uint32_t size)
    position. */
 static void note_touch(sh_model *m, sh_line *l, uint64_t key)
 {
-   uint64_t *t = touch_of(m, l, KEY_TID(key), m->pos[KEY_POSID(key)]);
+   uint64_t *t = touch_of(m, l, KEY_TID(key), KEY_POSID(key));
    uint32_t off = (uint32_t)(key >> 9) & 0xff, size = (uint32_t)((key >> 1) & 0xff) + 1;
 
-   set_bytes(t + 2 + (KEY_STORE(key) ? touch_words(m) : 0), off, size);
+   set_bytes(t + 1 + (KEY_STORE(key) ? touch_words(m) : 0), off, size);
 }
 
 uint32_t sh_touches(const sh_line *l) { return l->ntouch; }
@@ -1179,11 +1181,12 @@ void sh_touch_at(const sh_model *m, const sh_line *l, uint32_t k, uint64_t *pos,
                  uint32_t *tid, const uint64_t **loaded, const uint64_t **stored)
 {
    const uint64_t *t = touch_rec(m, l, k);
+   uint32_t posid = (uint32_t)t[0];
 
-   *pos = t[0];
-   *tid = (uint32_t)t[1];
-   *loaded = t + 2;
-   *stored = t + 2 + touch_words(m);
+   *pos = posid == OTHER_ID ? SH_OTHER_POS : m->pos[posid];
+   *tid = (uint32_t)(t[0] >> 32);
+   *loaded = t + 1;
+   *stored = t + 1 + touch_words(m);
 }
 
 /* phi, theta and the code positions of a segment in which two or more

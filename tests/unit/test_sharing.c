@@ -1111,6 +1111,64 @@ static void test_many_counters(void)
    end("many counters on one line: the index");
 }
 
+/* ---- which bytes each thread's code touched -------------------------------- */
+
+/* The bits of bytes [lo, hi] of a 64-byte line. */
+static uint64_t bytes_of(int lo, int hi)
+{
+   return (hi == 63 ? ~0ull : (1ull << (hi + 1)) - 1) & ~((1ull << lo) - 1);
+}
+
+/* Thread 1 at position 0x10 stores 8 bytes at 0 and, at 0x11, loads 2 at
+   20; thread 2 at 0x20 stores 4 at 8 and loads 8 at 0: one segment, the
+   line shared.  Then 20 positions of thread 3 load byte 40 each: the
+   first 16 records are (thread, position) pairs, the rest go to thread
+   3's record of other code.  A line shared in one segment only keeps
+   nothing of a segment where one thread alone touched it. */
+static void test_touches(void)
+{
+   sh_model *m = sh_new(LINE);
+   const sh_line *l;
+   uint32_t k, tid, n3 = 0, other = 0, bad = 0;
+   uint64_t pos;
+   const uint64_t *ld, *st;
+   int i;
+
+   begin();
+   sh_access(m, 5, BASE + 128, 8, 1, 0x50);         /* another line, one thread */
+   sh_access(m, 1, BASE, 8, 1, 0x10);
+   sh_access(m, 1, BASE + 20, 2, 0, 0x11);
+   sh_access(m, 2, BASE + 8, 4, 1, 0x20);
+   sh_access(m, 2, BASE, 8, 0, 0x20);
+   for (i = 0; i < 20; i++)
+      sh_access(m, 3, BASE + 40, 1, 0, 0x30 + i);
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   CHECK("records: 3 of threads 1 and 2, 13 of thread 3's positions, 1 other",
+         sh_touches(l), 16 + 1);
+   for (k = 0; k < sh_touches(l); k++) {
+      sh_touch_at(m, l, k, &pos, &tid, &ld, &st);
+      if (pos == 0x10 && tid == 1)
+         bad += ld[0] != 0 || st[0] != bytes_of(0, 7);
+      else if (pos == 0x11 && tid == 1)
+         bad += ld[0] != bytes_of(20, 21) || st[0] != 0;
+      else if (pos == 0x20 && tid == 2)
+         bad += ld[0] != bytes_of(0, 7) || st[0] != bytes_of(8, 11);
+      else if (tid == 3 && pos == SH_OTHER_POS)
+         other++, bad += ld[0] != bytes_of(40, 40) || st[0] != 0;
+      else if (tid == 3 && pos >= 0x30 && pos < 0x30 + 20)
+         n3++, bad += ld[0] != bytes_of(40, 40) || st[0] != 0;
+      else
+         bad++;
+   }
+   CHECK("thread 3's positions kept", n3, 13);
+   CHECK("thread 3's other code", other, 1);
+   CHECK("bytes of every record", bad, 0);
+   CHECK("the one-thread line", sh_touches(line_of(m, BASE + 128)), 0);
+   sh_delete(m);
+   end("touches: the bytes of each thread and position");
+}
+
 /* 20000 lines spread over a wide range (pages of lines, rehashing): on
    each, thread 1 stores 4 bytes at offset 0 and thread 2 at offset 8:
    M = min(S=2, N/2=1, N-N_t=1) = 1, phi = 1, theta = 0; every line once. */
@@ -1148,6 +1206,7 @@ int main(void)
    test_histories();
    test_blocks();
    test_many_counters();
+   test_touches();
    test_two_threads();
    test_brute_one_segment();
    test_brute_segments();
