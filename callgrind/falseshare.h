@@ -21,8 +21,4 @@ typedef struct {
    UInt line;
 } cb_fs_data;
 
-/* falseshare_bytes.c: for the text report, the bytes of line l each
- * thread and function touched while it was shared. */
-void cb_fs_text_bytes(const sh_line *l, cb_outfile *out);
-
 #endif
