@@ -85,9 +85,13 @@ typedef struct {
 /* A line that two threads touched in a segment, or whose history left
    the trie: its counters (the first INLINE of a segment here, as a loop
    touches few places of a line, the others in an array kept from
-   segment to segment, searched linearly, most recent first), and what
+   segment to segment, searched linearly, most recent first, or past
+   INDEX_FROM of them through a hash table of their indices: lines of a
+   hash table or a heap reused by random code get a hundred), and what
    it keeps for the whole run. */
 #define INLINE 3
+#define INDEX_FROM 32
+#define INDEX_UPTO 65535
 typedef struct {
    uint64_t line;
    uint64_t seg_threads;        /* thread bits of the segment, if MULTI */
@@ -95,6 +99,9 @@ typedef struct {
    uint32_t nmore, more_cap;
    uint32_t ninline;
    counter *more;
+   uint16_t *index;             /* more's index + 1 by key, or 0 (none
+                                   past 65,535 counters: linear again) */
+   uint32_t index_mask;
    void    *tag;                /* from the namer, or 0 */
    counter  c[INLINE];
 } frec;
@@ -122,6 +129,8 @@ struct sh_model {
    uint32_t  lmask;
    uint64_t  pc_page[PCACHE];   /* direct-mapped cache of pages looked up */
    uint32_t  pc_idx[PCACHE];    /* their first line's index + 1; 0 = none */
+   lpage    *pc_ptr[PCACHE];    /* and the pages themselves (chunks never
+                                   move) */
    chunked   fulls;             /* frec */
    uint32_t *fslot;             /* full record index + 1, by line */
    uint32_t  fmask;
@@ -329,10 +338,14 @@ void sh_delete(sh_model *m)
 
    if (!m)
       return;
-   for (i = 0; i < m->fulls.n; i++)
+   for (i = 0; i < m->fulls.n; i++) {
       cs_free(FULL(m, i)->more);
+      cs_free(FULL(m, i)->index);
+   }
    chunked_free(&m->pages);
    chunked_free(&m->fulls);
+   for (i = 0; i < m->results.n; i++)
+      cs_free(RESULT(m, i)->touch);
    chunked_free(&m->results);
    cs_free(m->lslot);
    cs_free(m->fslot);
@@ -368,12 +381,18 @@ static void rehash_lines(sh_model *m)
    }
 }
 
+/* (a multiplicative hash: arrays whose sizes are powers of two, as two
+   grids of a stencil, would meet in one slot of a hash of low bits) */
+static uint32_t page_cache_slot(uint64_t page)
+{
+   return (uint32_t)((page * 0x9E3779B97F4A7C15ull) >> 56) & (PCACHE - 1);
+}
+
 static uint32_t line_index(sh_model *m, uint64_t line)
 {
    uint64_t page = line >> PAGE_BITS;
    uint32_t j, first;
-
-   uint32_t d = (uint32_t)(page ^ (page >> 6)) & (PCACHE - 1);
+   uint32_t d = page_cache_slot(page);
 
    if (m->pc_idx[d] && m->pc_page[d] == page)
       return m->pc_idx[d] - 1 + (uint32_t)(line & (PAGE_LINES - 1));
@@ -392,6 +411,7 @@ static uint32_t line_index(sh_model *m, uint64_t line)
    }
    m->pc_page[d] = page;
    m->pc_idx[d] = first + 1;
+   m->pc_ptr[d] = PAGE(m, first >> PAGE_BITS);
    return first + (uint32_t)(line & (PAGE_LINES - 1));
 }
 
@@ -430,6 +450,81 @@ static uint32_t full_of(sh_model *m, uint64_t line)
    return i;
 }
 
+/* A line's next counter, zero, in more. */
+static counter *new_counter(sh_model *m, frec *r, uint64_t key)
+{
+   counter *c;
+
+   if (r->nmore == r->more_cap) {
+      r->more = grow(r->more, r->nmore, &r->more_cap, sizeof(counter));
+      m->bytes += r->more_cap * sizeof(counter) / 2;
+   }
+   c = &r->more[r->nmore++];
+   *c = (counter){ key, { 0, 0 } };
+   return c;
+}
+
+/* The slot of key in r's index, or the empty slot where it goes. */
+static uint32_t index_slot(const frec *r, uint64_t key)
+{
+   uint32_t j = hash64(key, r->index_mask);
+
+   while (r->index[j] && r->more[r->index[j] - 1].key != key)
+      j = (j + 1) & r->index_mask;
+   return j;
+}
+
+static void clear_index(frec *r)
+{
+   uint32_t i;
+
+   for (i = 0; i <= r->index_mask; i++)
+      r->index[i] = 0;
+}
+
+/* The index of r's counters in more: two slots per counter more has
+   room for (more_cap, a power of two), so that it is at most half full. */
+static void build_index(sh_model *m, frec *r)
+{
+   uint32_t size = 2 * r->more_cap, i;
+
+   if (r->index && r->index_mask + 1 == size) {
+      clear_index(r);
+   } else {
+      if (r->index)
+         m->bytes -= sizeof(uint16_t) * (r->index_mask + 1);
+      cs_free(r->index);
+      r->index = cs_alloc(sizeof(uint16_t) * size);
+      m->bytes += sizeof(uint16_t) * size;
+      for (i = 0; i < size; i++)
+         r->index[i] = 0;
+      r->index_mask = size - 1;
+   }
+   for (i = 0; i < r->nmore; i++)
+      r->index[index_slot(r, r->more[i].key)] = (uint16_t)(i + 1);
+}
+
+static counter *indexed_counter(sh_model *m, frec *r, uint64_t key)
+{
+   uint32_t j = index_slot(r, key);
+
+   if (r->index[j])
+      return &r->more[r->index[j] - 1];
+   if (r->nmore == INDEX_UPTO) {
+      m->bytes -= sizeof(uint16_t) * (r->index_mask + 1);
+      cs_free(r->index);
+      r->index = 0;
+      new_counter(m, r, key);
+   } else if (r->nmore == r->more_cap) {
+      new_counter(m, r, key);           /* more doubles: so does the index */
+      build_index(m, r);
+   } else {
+      new_counter(m, r, key);
+      r->index[j] = (uint16_t)r->nmore;
+   }
+   return &r->more[r->nmore - 1];
+}
+
 static void count_access(sh_model *m, frec *r, uint64_t key,
                          uint32_t loads, uint32_t stores)
 {
@@ -446,17 +541,18 @@ static void count_access(sh_model *m, frec *r, uint64_t key,
       *c = (counter){ key, { 0, 0 } };
       goto found;
    }
+   if (r->index) {
+      c = indexed_counter(m, r, key);
+      goto found;
+   }
    for (k = r->nmore; k-- > 0; )
       if (r->more[k].key == key) {
          c = &r->more[k];
          goto found;
       }
-   if (r->nmore == r->more_cap) {
-      r->more = grow(r->more, r->nmore, &r->more_cap, sizeof(counter));
-      m->bytes += r->more_cap * sizeof(counter) / 2;
-   }
-   c = &r->more[r->nmore++];
-   *c = (counter){ key, { 0, 0 } };
+   c = new_counter(m, r, key);
+   if (r->nmore == INDEX_FROM)
+      build_index(m, r);
 found:
    c->n[0] += loads;
    c->n[1] += stores;
@@ -570,6 +666,8 @@ static void replay(sh_model *m, frec *f, uint32_t node)
    }
    f->ninline = 0;
    f->nmore = 0;
+   if (f->index)
+      clear_index(f);
    while (n-- > 0) {
       const hnode *h = &m->node[m->path[n]];
       count_access(m, f, h->key, h->kinds & 1, h->kinds >> 1);
@@ -733,7 +831,7 @@ static void note_thread(sh_model *m, lrec *r, uint64_t line, uint32_t tid)
 }
 
 static void access_part(sh_model *m, uint32_t tid, uint64_t line, uint32_t off,
-                        uint32_t size, uint32_t loads, uint32_t stores, uint64_t pos)
+                        uint32_t size, uint32_t loads, uint32_t stores, uint32_t posid)
 {
    uint32_t idx = line_index(m, line);
    lrec *r = rec_at(m, idx);
@@ -745,25 +843,25 @@ static void access_part(sh_model *m, uint32_t tid, uint64_t line, uint32_t off,
       note_thread(m, r, line, tid);
    if (stores)
       r->flags |= F_SEG_STORE;
-   key = KEY(position_id(m, pos), tid, off, size, 0);
+   key = KEY(posid, tid, off, size, 0);
    if (!(r->flags & F_COUNTED)
        && extend_history(m, r, line, key, loads | stores << 1))
       return;
    count_access(m, FULL(m, r->ref), key, loads, stores);
 }
 
+/* (tid already folded: tid & SH_MAX_TID) */
 static void access_parts(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
-                         uint32_t loads, uint32_t stores, uint64_t pos)
+                         uint32_t loads, uint32_t stores, uint32_t posid)
 {
    uint32_t off, part;
 
-   tid &= SH_MAX_TID;
    while (size > 0) {
       off = (uint32_t)(addr & (m->line_size - 1));
       part = m->line_size - off;
       if (part > size)
          part = size;
-      access_part(m, tid, addr >> m->line_bits, off, part, loads, stores, pos);
+      access_part(m, tid, addr >> m->line_bits, off, part, loads, stores, posid);
       addr += part;
       size -= part;
    }
@@ -772,12 +870,67 @@ static void access_parts(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size
 void sh_access(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
                int is_store, uint64_t pos)
 {
-   access_parts(m, tid, addr, size, is_store ? 0 : 1, is_store ? 1 : 0, pos);
+   access_parts(m, tid & SH_MAX_TID, addr, size, is_store ? 0 : 1, is_store ? 1 : 0,
+                position_id(m, pos));
 }
 
 void sh_modify(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size, uint64_t pos)
 {
-   access_parts(m, tid, addr, size, 1, 1, pos);
+   access_parts(m, tid & SH_MAX_TID, addr, size, 1, 1, position_id(m, pos));
+}
+
+uint32_t sh_position(sh_model *m, uint64_t pos)
+{
+   return position_id(m, pos);
+}
+
+/* The common access, done here without a call: its line's page is in
+   the page cache, the access is in one line, its thread alone has
+   touched the line in this segment, and its history goes on the way the
+   last line's went from the same node (the parent's hint).  Exactly what
+   access_part would do then: the history moves to the hint, the store
+   flag is set.  0 if the access is not such.  tkey: the thread's part of
+   the counting key. */
+static inline int history_fast(sh_model *m, uint64_t tkey, uint8_t owner,
+                               const sh_site *s, uint64_t addr)
+{
+   uint32_t off = (uint32_t)(addr & (m->line_size - 1));
+   uint64_t line = addr >> m->line_bits, page = line >> PAGE_BITS, key;
+   uint32_t d = page_cache_slot(page), h;
+   lrec *r;
+   const hnode *n;
+
+   if (off + s->size > m->line_size || !m->pc_idx[d] || m->pc_page[d] != page)
+      return 0;
+   r = &m->pc_ptr[d]->l[line & (PAGE_LINES - 1)];
+   if (r->last_seg != m->seg || (r->flags & (F_COUNTED | F_SEG_MULTI)) || r->owner != owner)
+      return 0;
+   h = m->node[r->ref].hint;
+   n = &m->node[h];
+   key = KEY(s->pos_id, 0, off, s->size, 0) | tkey;
+   if (!h || n->key != key || n->kinds != s->kinds)
+      return 0;
+   r->ref = h;
+   if (s->kinds & 2)
+      r->flags |= F_SEG_STORE;
+   return 1;
+}
+
+void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
+                     const uint64_t *addr, uint32_t n)
+{
+   uint32_t i;
+   uint64_t tkey;
+
+   tid &= SH_MAX_TID;
+   tkey = KEY(0, tid, 0, 1, 0);
+   for (i = 0; i < n; i++) {
+      if (addr[i] == SH_SKIPPED
+          || history_fast(m, tkey, (uint8_t)(tid & 63), &site[i], addr[i]))
+         continue;
+      access_parts(m, tid, addr[i], site[i].size, site[i].kinds & 1, site[i].kinds >> 1,
+                   site[i].pos_id);
+   }
 }
 
 /* ---- end of a segment ------------------------------------------------------ */
@@ -955,6 +1108,87 @@ static sh_line *result_of(sh_model *m, frec *f)
    return l;
 }
 
+/* ---- which bytes each thread's code touched -------------------------------- */
+
+/* A line's touches are records of 1 + 2 * words 64-bit words: the
+   position's number and the thread (posid | tid << 32; OTHER_ID for
+   SH_OTHER_POS), the loaded bytes, the stored bytes. */
+#define OTHER_ID 0xffffffffu
+#define TOUCH_WHO(posid, tid) ((uint64_t)(posid) | (uint64_t)(tid) << 32)
+static uint32_t touch_words(const sh_model *m)
+{
+   return m->line_size > 64 ? m->line_size / 64 : 1;
+}
+
+static uint64_t *touch_rec(const sh_model *m, const sh_line *l, uint32_t k)
+{
+   return l->touch + (uint64_t)k * (1 + 2 * touch_words(m));
+}
+
+/* The record of (tid, posid), made if new; past SH_MAX_TOUCH positions
+   the thread's record of other positions. */
+static uint64_t *touch_of(sh_model *m, sh_line *l, uint32_t tid, uint32_t posid)
+{
+   uint32_t k, rec = 1 + 2 * touch_words(m), i;
+   uint64_t *t;
+
+   for (k = 0; k < l->ntouch; k++) {
+      t = touch_rec(m, l, k);
+      if (t[0] == TOUCH_WHO(posid, tid))
+         return t;
+   }
+   if (l->ntouch >= SH_MAX_TOUCH && posid != OTHER_ID)
+      return touch_of(m, l, tid, OTHER_ID);
+   if (l->ntouch == l->touch_cap) {
+      uint32_t cap = l->touch_cap, words = l->ntouch * rec;
+      uint64_t *p = cs_alloc(sizeof(uint64_t) * rec * (cap ? cap * 2 : 2));
+      for (i = 0; i < words; i++)
+         p[i] = l->touch[i];
+      cs_free(l->touch);
+      l->touch = p;
+      l->touch_cap = cap ? cap * 2 : 2;
+      m->bytes += sizeof(uint64_t) * rec * (cap ? cap : 2);
+   }
+   t = touch_rec(m, l, l->ntouch++);
+   for (i = 0; i < rec; i++)
+      t[i] = 0;
+   t[0] = TOUCH_WHO(posid, tid);
+   return t;
+}
+
+/* Bytes [off, off + size) into a bit set of the line. */
+static void set_bytes(uint64_t *set, uint32_t off, uint32_t size)
+{
+   uint32_t b;
+
+   for (b = off; b < off + size; b++)
+      set[b / 64] |= 1ull << (b % 64);
+}
+
+/* A counter's key: its bytes into the touches of its thread and
+   position. */
+static void note_touch(sh_model *m, sh_line *l, uint64_t key)
+{
+   uint64_t *t = touch_of(m, l, KEY_TID(key), KEY_POSID(key));
+   uint32_t off = (uint32_t)(key >> 9) & 0xff, size = (uint32_t)((key >> 1) & 0xff) + 1;
+
+   set_bytes(t + 1 + (KEY_STORE(key) ? touch_words(m) : 0), off, size);
+}
+
+uint32_t sh_touches(const sh_line *l) { return l->ntouch; }
+
+void sh_touch_at(const sh_model *m, const sh_line *l, uint32_t k, uint64_t *pos,
+                 uint32_t *tid, const uint64_t **loaded, const uint64_t **stored)
+{
+   const uint64_t *t = touch_rec(m, l, k);
+   uint32_t posid = (uint32_t)t[0];
+
+   *pos = posid == OTHER_ID ? SH_OTHER_POS : m->pos[posid];
+   *tid = (uint32_t)(t[0] >> 32);
+   *loaded = t + 1;
+   *stored = t + 1 + touch_words(m);
+}
+
 /* phi, theta and the code positions of a segment in which two or more
    threads touched the line (its accesses are all in its counters). */
 static void close_shared(sh_model *m, frec *f, thread_sums *s)
@@ -978,6 +1212,7 @@ static void close_shared(sh_model *m, frec *f, thread_sums *s)
       else
          l->loads += m->tmp[i].count;
       add_position(l, m->pos[KEY_POSID(m->tmp[i].key)], m->tmp[i].count);
+      note_touch(m, l, m->tmp[i].key);
    }
 }
 

@@ -70,6 +70,8 @@ typedef struct {
    uint32_t npos;
    uint32_t first_shared;      /* segment in which it was first shared */
    void    *tag;               /* the caller's (e.g. the data object's name) */
+   uint32_t ntouch, touch_cap; /* which bytes each thread's code touched */
+   uint64_t *touch;            /* (sh_touch_at) */
 } sh_line;
 
 typedef struct sh_model sh_model;
@@ -86,6 +88,23 @@ void      sh_access(sh_model *, uint32_t tid, uint64_t addr, uint32_t size,
    both (one look-up). */
 void      sh_modify(sh_model *, uint32_t tid, uint64_t addr, uint32_t size,
                     uint64_t pos);
+
+/* The accesses of a run of code handed over at once: the same as
+   sh_access and sh_modify on each, in order, and cheaper.  What an
+   instruction's access is apart from its address is its site, which a
+   caller keeps for each instruction: the code position as its number
+   (sh_position), the size, the kinds (1 a load, 2 a store, 3 a
+   read-modify-write).  An address SH_SKIPPED is an access that did not
+   happen (a guarded one whose guard was false). */
+typedef struct {
+   uint32_t pos_id;
+   uint16_t size;
+   uint16_t kinds;
+} sh_site;
+#define SH_SKIPPED (~(uint64_t)0)
+uint32_t  sh_position(sh_model *, uint64_t pos);
+void      sh_access_block(sh_model *, uint32_t tid, const sh_site *site,
+                          const uint64_t *addr, uint32_t n);
 
 /* Ends the current segment (a barrier); nothing happens if it is empty. */
 void      sh_end_segment(sh_model *);
@@ -140,6 +159,19 @@ const sh_line *sh_line_at(const sh_model *, uint32_t i);
 uint64_t       sh_memory(const sh_model *);     /* bytes allocated */
 void           sh_set_tag(sh_model *, uint32_t i, void *tag);
 uint64_t       sh_phi_prime(const sh_line *);
+
+/* The bytes of a shared line that a thread's code position loaded and
+   stored in the segments where the line was shared, as bit sets of the
+   line's bytes (bit b of word b / 64; line size / 64 words, at least
+   one).  One set per (thread, position), at most SH_MAX_TOUCH positions
+   per line; the accesses of further positions go to their thread's set
+   of position SH_OTHER_POS. */
+#define SH_MAX_TOUCH 16
+#define SH_OTHER_POS 0
+uint32_t       sh_touches(const sh_line *);
+void           sh_touch_at(const sh_model *, const sh_line *, uint32_t k,
+                           uint64_t *pos, uint32_t *tid,
+                           const uint64_t **loaded, const uint64_t **stored);
 uint32_t       sh_segments(const sh_model *);   /* non-empty segments ended */
 uint32_t       sh_nthreads(const sh_model *);   /* distinct thread ids seen */
 uint32_t       sh_line_size(const sh_model *);

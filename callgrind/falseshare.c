@@ -149,6 +149,7 @@ static cb_fs_data *new_data(const HChar *group, const HChar *name,
    cb_fs_data *d = CB_MALLOC("cb.fs.data", sizeof *d);
    d->group = group;
    d->name = VG_(strdup)("cb.fs.name", name);
+   d->object = d->name;
    d->file = file ? VG_(strdup)("cb.fs.file", file) : NULL;
    d->line = line;
    return d;
@@ -194,6 +195,7 @@ static cb_fs_data *symbol_data(Addr a)
 
 static void free_data(cb_fs_data *d)
 {
+   if (d->object != d->name) VG_(free)((HChar *)d->object);
    VG_(free)((HChar *)d->name);
    if (d->file) VG_(free)((HChar *)d->file);
    VG_(free)(d);
@@ -222,10 +224,7 @@ static cb_fs_data *data_of_line(Addr a, UInt ls)
       }
       if (!first) first = d; else free_data(d);
    }
-   if (n > 1) {
-      VG_(free)((HChar *)first->name);
-      first->name = VG_(strdup)("cb.fs.name", names);
-   }
+   if (n > 1) first->name = VG_(strdup)("cb.fs.name", names);   /* object keeps the first */
    return first;
 }
 

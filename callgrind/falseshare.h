@@ -13,7 +13,10 @@
  * it (or at the end of the segment where it was first shared). */
 typedef struct {
    const HChar *group;    /* "[heap]", "[static]" or "[other]" */
-   const HChar *name;     /* as the objects profile names objects */
+   const HChar *name;     /* as the objects profile names objects (a line
+                             holding several: up to three, " + ") */
+   const HChar *object;   /* the first of them: the object the line is
+                             counted to when objects are ranked */
    const HChar *file;     /* heap: allocating call's position, or NULL */
    UInt line;
 } cb_fs_data;

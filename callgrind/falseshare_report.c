@@ -75,35 +75,101 @@ static const sh_line **ranked_lines(UInt *n)
 
 static const cb_fs_data *data_of(const sh_line *l)
 {
-   static const cb_fs_data none = { "[other]", "[unknown]", NULL, 0 };
+   static const cb_fs_data none = { "[other]", "[unknown]", "[unknown]", NULL, 0 };
    return l->tag ? (const cb_fs_data *)l->tag : &none;
+}
+
+/*------------------------------------------------------------*/
+/*--- Data objects: the sum over their lines               ---*/
+/*------------------------------------------------------------*/
+
+/* A line is counted to the first object it holds (cb_fs_data.object): a
+ * whole array's share of the estimate, spread over many lines, shows
+ * there where no single line of it ranks high. */
+typedef struct {
+   const cb_fs_data *d;
+   ULong prime, phi, theta;
+   UInt lines;
+} obj_sum;
+
+static Int cmp_str(const HChar *a, const HChar *b)
+{
+   return VG_(strcmp)(a ? a : "", b ? b : "");
+}
+
+static Int cmp_object(const cb_fs_data *a, const cb_fs_data *b)
+{
+   Int c = cmp_str(a->group, b->group);
+   if (c == 0) c = cmp_str(a->object, b->object);
+   if (c == 0) c = cmp_str(a->file, b->file);
+   if (c == 0 && a->line != b->line) c = a->line < b->line ? -1 : 1;
+   return c;
+}
+
+static Int cmp_lines_by_object(const void *pa, const void *pb)
+{
+   const sh_line *a = *(const sh_line *const *)pa, *b = *(const sh_line *const *)pb;
+   Int c = cmp_object(data_of(a), data_of(b));
+   if (c != 0) return c;
+   return a->line < b->line ? -1 : a->line > b->line ? 1 : 0;
+}
+
+static Int cmp_sums(const void *pa, const void *pb)
+{
+   const obj_sum *a = pa, *b = pb;
+   if (a->prime != b->prime) return a->prime > b->prime ? -1 : 1;
+   if (a->phi != b->phi) return a->phi > b->phi ? -1 : 1;
+   return cmp_object(a->d, b->d);
+}
+
+/* The objects of lines v[0..n), best first; *nobj gets their number. */
+static obj_sum *ranked_objects(const sh_line **v, UInt n, UInt *nobj)
+{
+   const sh_line **by = CB_MALLOC("cb.fs.byobj", (n ? n : 1) * sizeof *by);
+   obj_sum *o = CB_MALLOC("cb.fs.objs", (n ? n : 1) * sizeof *o);
+   UInt i, k = 0;
+   VG_(memcpy)(by, v, n * sizeof *by);
+   VG_(ssort)(by, n, sizeof *by, cmp_lines_by_object);
+   for (i = 0; i < n; i++) {
+      if (k == 0 || cmp_object(o[k - 1].d, data_of(by[i])) != 0)
+         o[k++] = (obj_sum){ data_of(by[i]), 0, 0, 0, 0 };
+      o[k - 1].prime += sh_phi_prime(by[i]);
+      o[k - 1].phi += by[i]->phi;
+      o[k - 1].theta += by[i]->theta;
+      o[k - 1].lines++;
+   }
+   VG_(free)(by);
+   VG_(ssort)(o, k, sizeof *o, cmp_sums);
+   *nobj = k;
+   return o;
 }
 
 /*------------------------------------------------------------*/
 /*--- Code positions                                       ---*/
 /*------------------------------------------------------------*/
 
+/* A code position's names, copied: the debug info's lookups return
+ * buffers that the next lookup may reuse (four positions of one line,
+ * resolved in turn, printed with the last one's name). */
 typedef struct {
-   const HChar *obj, *file, *fn;
+   HChar obj[256], file[256], fn[256];
    UInt line;
 } code_pos;
 
 static void resolve(Addr a, code_pos *p)
 {
    DiEpoch ep = VG_(current_DiEpoch)();
-   const HChar *dir;
-   static HChar fnbuf[4][256];
-   static Int which;
-   if (!VG_(get_fnname)(ep, a, &p->fn)) {
-      which = (which + 1) % 4;
-      VG_(snprintf)(fnbuf[which], sizeof fnbuf[which], "0x%lx", (UWord)a);
-      p->fn = fnbuf[which];
-   }
-   if (!VG_(get_filename_linenum)(ep, a, &p->file, &dir, &p->line)) {
-      p->file = "???";
+   const HChar *name, *dir;
+   if (VG_(get_fnname)(ep, a, &name)) VG_(snprintf)(p->fn, sizeof p->fn, "%s", name);
+   else VG_(snprintf)(p->fn, sizeof p->fn, "0x%lx", (UWord)a);
+   if (VG_(get_filename_linenum)(ep, a, &name, &dir, &p->line)) {
+      VG_(snprintf)(p->file, sizeof p->file, "%s", name);
+   } else {
+      VG_(strcpy)(p->file, "???");
       p->line = 0;
    }
-   if (!VG_(get_objname)(ep, a, &p->obj)) p->obj = "???";
+   if (VG_(get_objname)(ep, a, &name)) VG_(snprintf)(p->obj, sizeof p->obj, "%s", name);
+   else VG_(strcpy)(p->obj, "???");
 }
 
 static Bool same_source(const code_pos *a, const code_pos *b)
@@ -146,38 +212,61 @@ static void text_nothing(UInt threads, UInt n)
            "them storing, within one parallel segment or across a barrier.\n");
 }
 
+/* The code positions that touched l: instructions of one source line
+ * are one line of the report, the first of them printing their sum. */
+static void text_positions(const sh_line *l)
+{
+   static code_pos p[SH_MAX_POS];
+   UInt i, k;
+   for (i = 0; i < l->npos; i++) resolve((Addr)l->pos[i].pos, &p[i]);
+   for (i = 0; i < l->npos; i++) {
+      ULong sum = 0;
+      for (k = 0; k < i && !same_source(&p[i], &p[k]); k++)
+         ;
+      if (k < i) continue;
+      for (k = i; k < l->npos; k++)
+         if (same_source(&p[i], &p[k])) sum += l->pos[k].count;
+      oprintf("      %12llu  %s (%s:%u)\n", sum, p[i].fn, p[i].file, p[i].line);
+   }
+   if (l->other_pos) oprintf("      %12llu  (other code)\n", (ULong)l->other_pos);
+}
+
 static void text_line(UInt rank, const sh_line *l)
 {
    const cb_fs_data *d = data_of(l);
-   UInt ls = sh_line_size(cb_fs_model), i;
-   code_pos p;
+   UInt ls = sh_line_size(cb_fs_model);
    oprintf("%4u  %12llu %12llu %12llu %14llu  0x%llx  %s %s",
            rank, (ULong)sh_phi_prime(l), (ULong)l->phi, (ULong)l->theta,
            (ULong)sh_phi_prime(l) * penalty(), (ULong)l->line * ls, d->group, d->name);
    if (d->file) oprintf(" (allocated at %s:%u)", d->file, d->line);
    oprintf("\n      %llu loads, %llu stores in segments where it was shared\n",
            (ULong)l->loads, (ULong)l->stores);
-   for (i = 0; i < l->npos; i++) {
-      /* instructions of one source line are one line of the report: the
-       * first of them prints their sum, the others nothing */
-      ULong sum = 0;
-      UInt k;
-      Bool seen = False;
-      code_pos q;
-      resolve((Addr)l->pos[i].pos, &p);
-      for (k = 0; k < l->npos; k++) {
-         resolve((Addr)l->pos[k].pos, &q);
-         if (!same_source(&p, &q)) continue;
-         if (k < i) seen = True;
-         sum += l->pos[k].count;
-      }
-      if (!seen)
-         oprintf("      %12llu  %s (%s:%u)\n", sum, p.fn, p.file, p.line);
-   }
-   if (l->other_pos) oprintf("      %12llu  (other code)\n", (ULong)l->other_pos);
+   text_positions(l);
+   cb_fs_text_bytes(l, &out);
 }
 
-static void write_text(const HChar *name, const sh_line **v, UInt n)
+#define TEXT_OBJECTS 20          /* objects listed in the text report */
+
+static void text_objects(const obj_sum *o, UInt nobj)
+{
+   UInt i;
+   ostr("Data objects by phi' (the sum over their lines; a line holding several\n"
+        "objects counts to the first):\n\n");
+   oprintf("%4s  %12s %12s %12s %14s %7s  %s\n", "rank", "phi'", "phi", "theta",
+           "cycles", "lines", "data");
+   for (i = 0; i < nobj && i < TEXT_OBJECTS; i++) {
+      oprintf("%4u  %12llu %12llu %12llu %14llu %7u  %s %s", i + 1, o[i].prime,
+              o[i].phi, o[i].theta, o[i].prime * penalty(), o[i].lines, o[i].d->group,
+              o[i].d->object);
+      if (o[i].d->file) oprintf(" (allocated at %s:%u)", o[i].d->file, o[i].d->line);
+      ostr("\n");
+   }
+   if (nobj > i) oprintf("(%u more objects)\n", nobj - i);
+   ostr("\n");
+}
+
+static void write_text(const HChar *name, const sh_line **v, UInt n,
+                       const obj_sum *o, UInt nobj)
 {
    ULong phi, theta, prime;
    UInt i, shown = 0;
@@ -195,6 +284,7 @@ static void write_text(const HChar *name, const sh_line **v, UInt n)
            "over the threads (phi' x %d); worst case (phi): %llu, likely data\n"
            "exchanges (theta): %llu, in %u shared cache lines.\n\n",
            prime, prime * penalty(), cb_clo.sharing_penalty, phi, theta, n);
+   text_objects(o, nobj);
    ostr("Cache lines by phi' (phi' = max(phi - theta, 0), cycles = phi' x penalty),\n"
         "each with the code that touched it while shared (accesses):\n\n");
    oprintf("%4s  %12s %12s %12s %14s  %s\n", "rank", "phi'", "phi", "theta",
@@ -352,22 +442,37 @@ static void write_profile(const HChar *name, const sh_line **v, UInt n)
 /*--- Both, and the summary on the terminal                ---*/
 /*------------------------------------------------------------*/
 
+/* The terminal's line: the total, the object holding most of it (its
+ * share of phi', when there is any), the top line's data. */
+static void summary_line(ULong prime, UInt n, const sh_line *top, const obj_sum *most,
+                         const HChar *text)
+{
+   HChar share[40] = "";
+   if (prime > 0)
+      VG_(snprintf)(share, sizeof share, " (%llu.%llu%%)", most->prime * 100 / prime,
+                    most->prime * 1000 / prime % 10);
+   VG_(umsg)("False sharing: %llu events estimated (%llu cycles) in %u lines, "
+             "most in %s %s%s, top line: %s; see %s\n", prime, prime * penalty(), n,
+             most->d->group, most->d->object, share, data_of(top)->name, text);
+}
+
 void cb_fs_write_reports(const HChar *base)
 {
    HChar text[VG_(strlen)(base) + 16], prof[VG_(strlen)(base) + 16];
    ULong phi, theta, prime;
    UInt n;
    const sh_line **v = ranked_lines(&n);
+   UInt nobj;
+   obj_sum *o = ranked_objects(v, n, &nobj);
    VG_(sprintf)(text, "%s.sharing.txt", base);
    VG_(sprintf)(prof, "%s.sharing", base);
-   write_text(text, v, n);
+   write_text(text, v, n, o, nobj);
    write_profile(prof, v, n);
    totals(v, n, &phi, &theta, &prime);
    if (n == 0)
       VG_(umsg)("False sharing: nothing to share (%s)\n", text);
    else
-      VG_(umsg)("False sharing: %llu events estimated (%llu cycles) in %u lines, "
-                "top: %s; see %s\n", prime, prime * penalty(), n,
-                data_of(v[0])->name, text);
+      summary_line(prime, n, v[0], &o[0], text);
+   VG_(free)(o);
    VG_(free)(v);
 }

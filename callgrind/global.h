@@ -806,7 +806,7 @@ extern ULong *cb_written_total;    /* totals: of every dump so far */
 const HChar *cb_out_base_name(void); /* --callgrind-out-file, expanded */
 
 /*------------------------------------------------------------*/
-/*--- falseshare.c, falseshare_report.c: --sharing         ---*/
+/*--- falseshare.c, falseshare_report.c, falseshare_bytes.c: --sharing ---*/
 /*------------------------------------------------------------*/
 
 /* fn_node.sharing_cut: where a function ends a parallel segment, and
@@ -834,6 +834,9 @@ void cb_fs_post_clo_init(void);
  * base name (main.c passes it: no call into dump.c from here). */
 void cb_fs_fini(const HChar *out_base);
 void cb_fs_write_reports(const HChar *out_base); /* falseshare_report.c */
+/* falseshare_bytes.c: for the text report, the bytes of line l each
+ * thread and function touched while it was shared */
+void cb_fs_text_bytes(const sh_line *l, cb_outfile *out);
 
 /* A data access while collecting (sim.c); instr is the accessing
  * instruction's address. A read-modify-write (one Dw access in the

@@ -50,7 +50,8 @@ void cb_sim_count_l2_prefetch(ULong *slot, unsigned r, event_id l1, event_id ll,
 }
 
 /* --sharing=yes: the access, with its instruction's address (while
- * collecting, as every event). */
+ * collecting, as every event), when the helpers run in place. */
+Bool cb_sim_share_each;
 void cb_sim_share_acc(const sim_call *c, Int i, Addr a)
 {
    const BB *bb = cb_cur.bbcc->bb;
@@ -58,6 +59,93 @@ void cb_sim_share_acc(const sim_call *c, Int i, Addr a)
    if (!cb_cur.collect) return;
    if (c->acc[i].modify) cb_fs_modify(instr, a, c->acc[i].size);
    else cb_fs_access(instr, a, c->acc[i].size, c->acc[i].write);
+}
+
+/* With --sharing=yes a BB's n calls are followed by where each call's
+ * accesses begin among the block's (n + 1 numbers: the last is their
+ * count) and the sites of the accesses (sharing.h: the position number,
+ * size and kinds of each), found at the block's first replay: the
+ * model gets them with the stored addresses, nothing copied. */
+SizeT cb_sim_calls_bytes(const sim_call *calls, UInt n)
+{
+   UInt k, accs = 0;
+   if (!cb_clo.sharing) return n * sizeof(sim_call);
+   for (k = 0; k < n; k++) accs += calls[k].n_acc;
+   return n * sizeof(sim_call) + (n + 1) * sizeof(UInt) + accs * sizeof(sh_site);
+}
+
+static UInt *share_first(const sim_call *calls, UInt n)
+{
+   return (UInt *)(calls + n);
+}
+
+static sh_site *share_sites(const sim_call *calls, UInt n)
+{
+   return (sh_site *)(share_first(calls, n) + n + 1);
+}
+
+/* (the sites are left unknown: kinds 0) */
+void cb_sim_share_calls_made(sim_call *calls, UInt n)
+{
+   UInt k, *first = share_first(calls, n);
+   if (!cb_clo.sharing) return;
+   first[0] = 0;
+   for (k = 0; k < n; k++) first[k + 1] = first[k] + calls[k].n_acc;
+   VG_(memset)(share_sites(calls, n), 0, first[n] * sizeof(sh_site));
+}
+
+/* The site of access i of call c of bb's block. */
+static sh_site share_site(const BB *bb, const sim_call *c, Int i)
+{
+   Addr instr = bb->addr + bb->instr[c->acc[i].cost / cb_n_events].offset;
+   sh_site s;
+   s.pos_id = sh_position(cb_fs_model, instr);
+   s.size = c->acc[i].size;
+   s.kinds = c->acc[i].modify ? 3 : c->acc[i].write ? 2 : 1;
+   return s;
+}
+
+static void fill_sites(const BB *bb, const sim_call *c, const sim_call *end, sh_site *s)
+{
+   Int i;
+   for (; c < end; c++)
+      for (i = 0; i < c->n_acc; i++) *s++ = share_site(bb, c, i);
+}
+
+/* Calls of an older translation of the block (its BB has the new ones):
+ * their sites made for this replay. */
+static void share_block_slow(const BB *bb, const sim_call *c, const sim_call *end, const Addr *a)
+{
+   sh_site s[REPLAY_ADDRS];
+   UInt n = 0;
+   Int i;
+   for (; c < end; c++)
+      for (i = 0; i < c->n_acc; i++) s[n++] = share_site(bb, c, i);
+   sh_access_block(cb_fs_model, cb_cur.tid, s, (const uint64_t *)a, n);
+}
+
+/* The deferred simulation's calls c..end, with their addresses a (a
+ * guarded access not made is REPLAY_SKIPPED, which is sharing.h's
+ * SH_SKIPPED), in the order the helpers would have made them. The cache
+ * model does not see what the sharing model does, nor the other way, so
+ * the block's accesses go to it in one call (before the replay). */
+typedef char skipped_is_sh_skipped[REPLAY_SKIPPED == SH_SKIPPED ? 1 : -1];
+void cb_sim_share_block(const sim_call *c, const sim_call *end, const Addr *a)
+{
+   const BB *bb = cb_cur.bbcc->bb;
+   const sim_call *calls = bb->sim_calls;
+   UInt n = bb->n_sim_calls, *first;
+   sh_site *sites;
+   if (!cb_cur.collect) return;
+   if (c < calls || c >= calls + n) {
+      share_block_slow(bb, c, end, a);
+      return;
+   }
+   first = share_first(calls, n);
+   sites = share_sites(calls, n);
+   if (first[n] > 0 && sites[0].kinds == 0) fill_sites(bb, calls, calls + n, sites);
+   sh_access_block(cb_fs_model, cb_cur.tid, sites + first[c - calls], (const uint64_t *)a,
+                   first[end - calls] - first[c - calls]);
 }
 
 VG_REGPARM(1) void cb_sim_log_F(sim_call *c) { COUNT_CALL(); do_fetch(c); }
@@ -135,8 +223,9 @@ void cb_sim_post_clo_init(void)
       cb_bw_setup(cb_sim_cache);               /* its events last */
       cb_sim_defer_on = cb_clo.defer_sim;
       cb_sim_replay_plain_ok = cb_sim_defer_on && !CB_SIM_STATS && !cb_clo.objects
-                               && !cb_clo.miss_class && !cb_clo.reuse_dist && !cb_clo.sharing
+                               && !cb_clo.miss_class && !cb_clo.reuse_dist
                                && !cb_clo.bandwidth;
+      cb_sim_share_each = cb_clo.sharing && !cb_sim_defer_on;
       /* (--backdate-check's on_load counts at the running counter; the
        * cores share the LL, which another core's fill must find filled) */
       if (cb_sim_replay_plain_ok && !cb_clo.backdate_check && !cb_clo.private_caches)

@@ -224,8 +224,15 @@ static inline sim_instr_info *acc_instr(const sim_call *c, Int i)
    return &cb_cur.bbcc->bb->sim_instr[c->acc[i].cost / cb_n_events];
 }
 
-/* --sharing=yes: the access, with its instruction's address. */
+/* --sharing=yes: the access, with its instruction's address, when the
+ * helpers run in place (cb_sim_share_each); the deferred simulation hands
+ * a block's accesses over at once (cb_sim_share_block). A BB's calls
+ * carry their accesses' sites after them (sim.c). */
+extern Bool cb_sim_share_each;
 void cb_sim_share_acc(const sim_call *c, Int i, Addr a);
+void cb_sim_share_block(const sim_call *c, const sim_call *end, const Addr *a);
+SizeT cb_sim_calls_bytes(const sim_call *calls, UInt n);
+void cb_sim_share_calls_made(struct sim_call *calls, UInt n);
 
 static inline void do_acc(const sim_call *c, Int i, Addr a)
 {
@@ -235,7 +242,7 @@ static inline void do_acc(const sim_call *c, Int i, Addr a)
    else r = do_data_at(slot, acc_instr(c, i), a, c->acc[i].size, False);
    if (UNLIKELY(cb_bw_cur != NULL))
       cb_bw_data(c->acc[i].cost, a, c->acc[i].size, r, c->acc[i].write, c->acc[i].modify);
-   if (UNLIKELY(cb_clo.sharing)) cb_sim_share_acc(c, i, a);
+   if (UNLIKELY(cb_sim_share_each)) cb_sim_share_acc(c, i, a);
 }
 
 /*------------------------------------------------------------*/

@@ -223,8 +223,10 @@ void cb_sim_bb_end(IRSB *sbOut)
    if (cur_block.n_calls == 0) return;
    if (!bb->sim_calls || bb->n_sim_calls != (UInt)cur_block.n_calls
        || VG_(memcmp)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(sim_call)) != 0) {
-      bb->sim_calls = cb_mem_alloc(CB_MEM_BBS, "cb.sim.calls", cur_block.n_calls * sizeof(sim_call));
+      bb->sim_calls = cb_mem_alloc(CB_MEM_BBS, "cb.sim.calls",
+                                   cb_sim_calls_bytes(cur_block.calls, cur_block.n_calls));
       VG_(memcpy)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(sim_call));
+      cb_sim_share_calls_made(bb->sim_calls, cur_block.n_calls);
       bb->n_sim_calls = cur_block.n_calls;
    }
    for (i = 0; i < cur_block.n_calls; i++)

@@ -50,6 +50,22 @@ tests/unit/test_sharing.c; here the tool around them:
    each: no line of the array is shared (no transfer across the region's
    start and end, which fork and join).
 
+3c. The bytes each thread's code touched (clients/sharing_bytes.c, its
+   comment): per (thread, function) the runs of bytes read and written,
+   derived from the offsets and sizes of the struct's fields that the
+   client prints (offsetof, sizeof): thread 2's bump_wide reads `flag`
+   and reads and writes `wide`, thread 3's set_narrow writes `narrow`
+   and `tiny`; with --read-var-info=yes each run carries its member's
+   name (`rec.wide`) and runs are cut where the member changes. Built
+   without symbols (-s), the line's five instructions keep five labels
+   in its code list, none repeated.
+
+3d. Data objects ranked by the sum over their lines
+   (clients/sharing_objects.c): the array `big` (64 lines, phi' 1 each)
+   ranks first among the objects, with phi' 64 in 64 lines, although
+   the top line is `small`'s (phi' 19); the terminal line names it. As a
+   heap block with --objects=yes it is named by its allocation site.
+
 4. A single-threaded client: the report says there was nothing to share,
    and the profile is the one of --cache-sim=yes (the option changes
    nothing else).
@@ -90,12 +106,18 @@ harness.CLIENT_BUILD.update({
     "fork_join_join": _FORK_JOIN,
     "fork_join_overlap": _FORK_JOIN,
     "sharing_omp_init": (["sharing_omp_init.c"], "gcc", ["-O1", "-fopenmp"]),
+    "sharing_bytes": (["sharing_bytes.c"], "gcc", ["-O1", "-pthread"]),
+    "sharing_bytes_members": (["sharing_bytes.c"], "gcc", ["-O1", "-pthread"]),
+    "sharing_bytes_stripped": (["sharing_bytes.c"], "gcc", ["-O1", "-pthread", "-s"]),
+    "sharing_objects": (["sharing_objects.c"], "gcc", ["-O1", "-pthread"]),
+    "sharing_objects_heap": (["sharing_objects.c"], "gcc", ["-O1", "-pthread"]),
 })
 harness.CLIENT_ARGS.update({
     "sharing_clreq_one": ["0"], "sharing_clreq_cut": ["1"],
     "sieve_static1": ["1"], "sieve_chunked": ["0"],
     "fork_join_create": ["create"], "fork_join_join": ["join"],
     "fork_join_overlap": ["overlap"],
+    "sharing_objects_heap": ["heap"],
 })
 
 # libgomp's idle threads spin by default; under Valgrind's one-at-a-time
@@ -309,6 +331,111 @@ def ordered_case(client, data, want):
     return run
 
 
+def text_blocks(txt):
+    """The text report's cache lines: [(header line, [its lines])]."""
+    blocks = []
+    for line in txt.split("Cache lines by phi'", 1)[-1].splitlines():
+        if re.match(r"\s{0,3}\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+0x", line):
+            blocks.append((line, []))
+        elif blocks and line.startswith("      "):
+            blocks[-1][1].append(line.strip())
+    return blocks
+
+
+def field_bytes(stdout):
+    """{field: (first byte, last byte)} from the client's offsets line."""
+    m = re.search(r"offsets (.*)", stdout)
+    words = m.group(1).split() if m else []
+    return {words[i]: (int(words[i + 1]), int(words[i + 1]) + int(words[i + 2]) - 1)
+            for i in range(0, len(words) - 2, 3)}
+
+
+def byte_run(first, last, kind, member=None):
+    text = ("byte %d" % first if first == last else "bytes %d-%d" % (first, last)) \
+        + " " + kind
+    return text + (" (rec.%s)" % member if member else "")
+
+
+def expected_bytes(f, members):
+    """The rec line's two (thread, function) lines, from the layout f."""
+    runs2 = [byte_run(*f["flag"], "read", members and "flag"),
+             byte_run(*f["wide"], "read and written", members and "wide")]
+    if members or f["narrow"][1] + 1 != f["tiny"][0]:
+        runs3 = [byte_run(*f["narrow"], "written", members and "narrow"),
+                 byte_run(*f["tiny"], "written", members and "tiny")]
+    else:           # neighbours written alike: one run without names
+        runs3 = [byte_run(f["narrow"][0], f["tiny"][1], "written")]
+    return ["thread 2, bump_wide: " + "; ".join(runs2),
+            "thread 3, set_narrow: " + "; ".join(runs3)]
+
+
+def bytes_case(client, opts):
+    name = "sharing/" + client.replace("_", "-")
+
+    def run():
+        r = run_sharing(client, opts, name.replace("/", "-"))
+        probs = harness.run_problems(r)
+        if probs:
+            return [(name, probs)]
+        f = field_bytes(r.stdout)
+        if sorted(f) != ["flag", "narrow", "tiny", "wide"]:
+            return [(name, ["no offsets printed: %r" % r.stdout[:200]])]
+        blocks = text_blocks(text_of(r))
+        if not blocks:
+            return [(name, ["no cache line in the text report"])]
+        head, body = blocks[0]          # phi' 399: the struct's line
+        if client.endswith("stripped"):
+            labels = [l.split(None, 1)[1] for l in body
+                      if re.match(r"\d+\s+\S", l) and "(other code)" not in l]
+            if len(labels) < 4 or len(set(labels)) != len(labels):
+                probs.append("code list of %r: %s (want 4 or more, none repeated)"
+                             % (head, labels))
+            return [(name, probs)]
+        if "rec (%s)" % client not in head:
+            probs.append("top line is not rec's: %r" % head)
+        want = expected_bytes(f, "--read-var-info=yes" in opts)
+        got = [l for l in body if l.startswith("thread ")]
+        if got != want:
+            probs.append("byte ranges %s, want %s" % (got, want))
+        return [(name, probs)]
+    return run
+
+
+def objects_case(client, opts):
+    name = "sharing/" + client.replace("_", "-")
+
+    def run():
+        r = run_sharing(client, opts, name.replace("/", "-"))
+        probs = harness.run_problems(r)
+        if probs:
+            return [(name, probs)]
+        txt = text_of(r)
+        if client.endswith("heap"):
+            with open(os.path.join(harness.CLIENTS, "sharing_objects.c")) as fh:
+                line = next(i for i, l in enumerate(fh, 1) if "big's allocation" in l)
+            big = "[heap] main (sharing_objects.c:%d)" % line
+        else:
+            big = "[static] big_static (%s)" % client
+        objs = txt.split("Data objects by phi'", 1)[-1].split("Cache lines by", 1)[0]
+        rows = [l.split() for l in objs.splitlines() if re.match(r"\s{0,3}\d+\s+\d", l)]
+        if not rows or " ".join(rows[0][6:]).find(big) != 0 or rows[0][1] != "64" \
+                or rows[0][5] != "64":
+            probs.append("first object %s, want %s with phi' 64 in 64 lines"
+                         % (rows[0] if rows else None, big))
+        small = [row for row in rows if " ".join(row[6:]).startswith(
+            "[static] small (%s)" % client)]
+        if not small or small[0][1] != "19" or small[0][5] != "1":
+            probs.append("small: %s, want phi' 19 in 1 line" % small)
+        blocks = text_blocks(txt)
+        if not blocks or "small (%s)" % client not in blocks[0][0]:
+            probs.append("top line %r, want small's" % (blocks[0][0] if blocks else None))
+        if "most in %s" % big not in r.stderr:
+            probs.append("terminal line does not name %s: %s" % (
+                big, [l for l in r.stderr.splitlines() if "False sharing" in l]))
+        return [(name, probs)]
+    return run
+
+
 def single_thread_case():
     name = "sharing/single-thread"
 
@@ -391,6 +518,12 @@ def main():
          ordered_case("fork_join_overlap", "line",
                       {"FSe": 199, "FSw": 199, "Xch": 0})),
         ("sharing/omp-init", ordered_case("sharing_omp_init", "data", None)),
+        ("sharing/bytes", bytes_case("sharing_bytes", [])),
+        ("sharing/bytes-members",
+         bytes_case("sharing_bytes_members", ["--read-var-info=yes"])),
+        ("sharing/bytes-stripped", bytes_case("sharing_bytes_stripped", [])),
+        ("sharing/objects", objects_case("sharing_objects", [])),
+        ("sharing/objects-heap", objects_case("sharing_objects_heap", ["--objects=yes"])),
         ("sharing/single-thread", single_thread_case()),
         ("sharing/penalty", penalty_case()),
         ("sharing/bad-value", bad_value_case()),

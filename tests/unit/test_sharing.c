@@ -21,6 +21,8 @@
 **     a shared history until a second thread comes): the results equal
 **     those of a model that counts every access at once, and the loads,
 **     stores and code positions of the raw accesses;
+**   - accesses handed over in blocks (sh_access_block): the same results
+**     as handing them over one by one;
 **   - the happens-before edges of thread creation and join: random
 **     programs of threads that create, end, join and meet at barriers,
 **     their segments found from vector clocks over the whole trace.
@@ -965,6 +967,208 @@ static void test_histories(void)
    end("histories: the first thread's accesses reach the counters");
 }
 
+/* ---- accesses handed over in blocks ------------------------------------------ */
+
+/* A run of accesses as loops make them (threads sweeping lines with the
+   same positions, offsets and kinds, the case sh_access_block's short
+   path takes), with random ones mixed in (read-modify-writes, accesses
+   across a line's end, a second thread on a line, skipped accesses), fed
+   to one model access by access (sh_access, sh_modify) and to another in
+   blocks of random length (sh_access_block): every result alike, the
+   code positions in the same order, and the same tables. */
+#define BL 48           /* lines */
+#define BSEG 5
+
+static void test_blocks(void)
+{
+   sh_model *one, *blk;
+   sh_site site[64];
+   uint64_t addr[64];
+   uint32_t n = 0, j, bad = 0, pos_id[8], bt = 1;
+   int round, s, k, i, t, r;
+
+   begin();
+   rng = 4242;
+   for (round = 0; round < 40; round++) {
+      one = sh_new(LINE);
+      blk = sh_new(LINE);
+      for (i = 0; i < 8; i++) {
+         sh_position(one, 0x2000 + i);       /* numbered alike: unneeded, harmless */
+         pos_id[i] = sh_position(blk, 0x2000 + i);
+      }
+      for (s = 0; s < BSEG; s++) {
+         for (t = 1; t <= 2; t++) {
+            for (k = 0; k < BL; k++) {
+               /* one thread sweeps lines 0..BL-1, the other from BL/2
+                  on (half of them shared), both the same loop body; they
+                  swap in every other segment (lines one thread alone
+                  touched pass to the other across a barrier) */
+               uint64_t line = (uint64_t)((t == 1) ^ (s & 1) ? k : k + BL / 2);
+               for (i = 0; i < 8; i++) {
+                  uint32_t size = 8, kinds = i % 4 == 3 ? 2 : 1, p = (uint32_t)i % 4;
+                  uint64_t a = BASE + line * LINE + (uint64_t)i * 8;
+                  uint32_t who = (uint32_t)t;
+                  r = (int)rnd(40);
+                  if (r == 0) kinds = 3;
+                  if (r == 1) { a += 4; }                  /* the last one crosses */
+                  if (r == 2) size = 2;
+                  if (r == 3) p = 4 + (uint32_t)rnd(4);
+                  if (r == 4) who = 3 - who;               /* the other thread, once */
+                  if (kinds == 3)
+                     sh_modify(one, who, a, size, 0x2000 + p);
+                  else
+                     sh_access(one, who, a, size, kinds == 2, 0x2000 + p);
+                  if (n && (bt != who || n > 60)) {        /* a block is one thread's */
+                     sh_access_block(blk, bt, site, addr, n);
+                     n = 0;
+                  }
+                  bt = who;
+                  site[n] = (sh_site){ pos_id[p], (uint16_t)size, (uint16_t)kinds };
+                  addr[n++] = a;
+                  if (rnd(7) == 0) {                       /* a guard that was false */
+                     site[n] = (sh_site){ pos_id[0], 8, 1 };
+                     addr[n++] = SH_SKIPPED;
+                  }
+                  if (rnd(10) == 0) {
+                     sh_access_block(blk, bt, site, addr, n);
+                     n = 0;
+                  }
+               }
+            }
+         }
+         sh_access_block(blk, bt, site, addr, n);
+         n = 0;
+         sh_end_segment(one);
+         sh_end_segment(blk);
+      }
+      if (sh_nlines(one) != sh_nlines(blk) || sh_memory(one) != sh_memory(blk)
+          || sh_get_stats(one).replays != sh_get_stats(blk).replays
+          || sh_get_stats(one).peak_nodes != sh_get_stats(blk).peak_nodes)
+         bad++;
+      for (j = 0; j < sh_nlines(one) && j < sh_nlines(blk); j++)
+         if (!same_line(sh_line_at(one, j), sh_line_at(blk, j)))
+            bad++;
+      if (round == 0)
+         CHECK("lines shared in the first round", sh_nlines(one) >= BL / 2, 1);
+      sh_delete(one);
+      sh_delete(blk);
+   }
+   CHECK("results alike access by access and in blocks", bad, 0);
+   end("blocks: sh_access_block as sh_access and sh_modify on each");
+}
+
+/* One line that two threads reach from 150 code positions at all 8
+   offsets (a hash table's line: more counters than a short search
+   handles, so they are found through an index that grows, is emptied at
+   every segment and rebuilt): loads, stores, phi and theta of each
+   segment from the raw counts with the thesis' formulas, and every
+   access with a position (kept or "other"). */
+static void test_many_counters(void)
+{
+   sh_model *m = sh_new(LINE);
+   static uint64_t grp[8][2][2];          /* offset / 8, thread, kind */
+   uint64_t ld[2], st[2], want_phi = 0, want_theta = 0, want_ld = 0, want_st = 0, kept = 0;
+   int s, i, o;
+   uint32_t t, j;
+   const sh_line *l;
+
+   begin();
+   rng = 777;
+   for (s = 0; s < 3; s++) {
+      memset(grp, 0, sizeof grp);
+      for (i = 0; i < 6000; i++) {
+         int off = (int)rnd(8), store = (int)rnd(4) == 0;
+         t = (uint32_t)rnd(2);
+         sh_access(m, t + 1, BASE + (uint64_t)off * 8, 8, store, 0x4000 + rnd(150));
+         grp[off][t][store]++;
+      }
+      sh_end_segment(m);
+      for (t = 0; t < 2; t++) {
+         ld[t] = st[t] = 0;
+         for (o = 0; o < 8; o++) {
+            ld[t] += grp[o][t][0];
+            st[t] += grp[o][t][1];
+         }
+         want_ld += ld[t];
+         want_st += st[t];
+      }
+      /* the thesis' (1) and (2) for two threads */
+      want_phi += thesis_phi(st[0], ld[0], st[1], ld[1]);
+      for (o = 0; o < 8; o++)
+         want_theta += 2 * (mn(grp[o][0][1], grp[o][1][0]) + mn(grp[o][1][1], grp[o][0][0]));
+      if (s > 0)
+         want_phi++, want_theta++;        /* (4), (5): stored in both segments */
+   }
+   l = line_of(m, BASE);
+   for (j = 0; j < l->npos; j++)
+      kept += l->pos[j].count;
+   CHECK("loads", l->loads, want_ld);
+   CHECK("stores", l->stores, want_st);
+   CHECK("every access has a position", kept + l->other_pos, want_ld + want_st);
+   CHECK("theta", l->theta, want_theta);
+   CHECK("phi", l->phi, want_phi);
+   sh_delete(m);
+   end("many counters on one line: the index");
+}
+
+/* ---- which bytes each thread's code touched -------------------------------- */
+
+/* The bits of bytes [lo, hi] of a 64-byte line. */
+static uint64_t bytes_of(int lo, int hi)
+{
+   return (hi == 63 ? ~0ull : (1ull << (hi + 1)) - 1) & ~((1ull << lo) - 1);
+}
+
+/* Thread 1 at position 0x10 stores 8 bytes at 0 and, at 0x11, loads 2 at
+   20; thread 2 at 0x20 stores 4 at 8 and loads 8 at 0: one segment, the
+   line shared.  Then 20 positions of thread 3 load byte 40 each: the
+   first 16 records are (thread, position) pairs, the rest go to thread
+   3's record of other code.  A line shared in one segment only keeps
+   nothing of a segment where one thread alone touched it. */
+static void test_touches(void)
+{
+   sh_model *m = sh_new(LINE);
+   const sh_line *l;
+   uint32_t k, tid, n3 = 0, other = 0, bad = 0;
+   uint64_t pos;
+   const uint64_t *ld, *st;
+   int i;
+
+   begin();
+   sh_access(m, 5, BASE + 128, 8, 1, 0x50);         /* another line, one thread */
+   sh_access(m, 1, BASE, 8, 1, 0x10);
+   sh_access(m, 1, BASE + 20, 2, 0, 0x11);
+   sh_access(m, 2, BASE + 8, 4, 1, 0x20);
+   sh_access(m, 2, BASE, 8, 0, 0x20);
+   for (i = 0; i < 20; i++)
+      sh_access(m, 3, BASE + 40, 1, 0, 0x30 + i);
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   CHECK("records: 3 of threads 1 and 2, 13 of thread 3's positions, 1 other",
+         sh_touches(l), 16 + 1);
+   for (k = 0; k < sh_touches(l); k++) {
+      sh_touch_at(m, l, k, &pos, &tid, &ld, &st);
+      if (pos == 0x10 && tid == 1)
+         bad += ld[0] != 0 || st[0] != bytes_of(0, 7);
+      else if (pos == 0x11 && tid == 1)
+         bad += ld[0] != bytes_of(20, 21) || st[0] != 0;
+      else if (pos == 0x20 && tid == 2)
+         bad += ld[0] != bytes_of(0, 7) || st[0] != bytes_of(8, 11);
+      else if (tid == 3 && pos == SH_OTHER_POS)
+         other++, bad += ld[0] != bytes_of(40, 40) || st[0] != 0;
+      else if (tid == 3 && pos >= 0x30 && pos < 0x30 + 20)
+         n3++, bad += ld[0] != bytes_of(40, 40) || st[0] != 0;
+      else
+         bad++;
+   }
+   CHECK("thread 3's positions kept", n3, 13);
+   CHECK("thread 3's other code", other, 1);
+   CHECK("bytes of every record", bad, 0);
+   CHECK("the one-thread line", sh_touches(line_of(m, BASE + 128)), 0);
+   sh_delete(m);
+   end("touches: the bytes of each thread and position");
+}
+
 /* 20000 lines spread over a wide range (pages of lines, rehashing): on
    each, thread 1 stores 4 bytes at offset 0 and thread 2 at offset 8:
    M = min(S=2, N/2=1, N-N_t=1) = 1, phi = 1, theta = 0; every line once. */
@@ -1000,6 +1204,9 @@ int main(void)
    test_hand();
    test_many_lines();
    test_histories();
+   test_blocks();
+   test_many_counters();
+   test_touches();
    test_two_threads();
    test_brute_one_segment();
    test_brute_segments();
