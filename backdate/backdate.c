@@ -381,6 +381,33 @@ void bd_forest_free(bd_forest *f)
 
 int bd_forest_events(const bd_forest *f) { return f->n; }
 
+/* The tag lives after the node's n counters, so a forest without tags
+** pays nothing; a node's slot grows by one pointer with them. */
+static void **tag_slot(const bd_node *nd)
+{
+   return (void **)&((bd_node *)nd)->pending[nd->tree->forest->n];
+}
+
+void bd_forest_tags(bd_forest *f, bd_tag_fn tag, void *ctx)
+{
+   if (f->trees || f->chunks) bd_fail("bd_forest_tags: the forest is in use");
+   if (!tag) bd_fail("bd_forest_tags: no tag function");
+   f->tag = tag;
+   f->tag_ctx = ctx;
+   f->node_size = sizeof(bd_node) + (unsigned long)f->n * 8 + sizeof(void *);
+}
+
+void bd_set_root_tag(bd_tree *t, void *tag)
+{
+   if (t->forest->tag) *tag_slot(t->root) = tag;
+}
+
+void *bd_node_tag(const bd_node *nd)
+{
+   if (!nd || !nd->tree) bd_fail("bd_node_tag: not a live node");
+   return nd->tree->forest->tag ? *tag_slot(nd) : 0;
+}
+
 unsigned long bd_node_bytes(const bd_forest *f) { return f->node_size; }
 
 void bd_forest_root_total(const bd_forest *f, uint64_t *out)
@@ -397,6 +424,7 @@ bd_tree *bd_tree_new(bd_forest *f)
    bd_tree *t = bd_alloc(sizeof(bd_tree));
    t->forest = f;
    t->root = node_alloc(f, t, 0, 0);
+   if (f->tag) *tag_slot(t->root) = 0;
    t->active = t->root;
    t->depth = 0;
    tree_link(f, t);
@@ -426,6 +454,7 @@ static bd_node *child_create(bd_forest *f, bd_tree *t, bd_node *parent,
 {
    bd_node *nd = node_alloc(f, t, parent, arc);
    kid_link(f, parent, nd);
+   if (f->tag) *tag_slot(nd) = f->tag(f->tag_ctx, *tag_slot(parent), arc);
    return nd;
 }
 
@@ -516,6 +545,7 @@ void bd_adopt_root(bd_tree *t, void *arc)
    if (!t->active) bd_fail("bd_adopt_root: tree is closed");
    if (!arc) bd_fail("bd_adopt_root: NULL arc");
    root = node_alloc(f, t, 0, 0);
+   if (f->tag) *tag_slot(root) = 0;
    old->parent = root;
    old->arc = arc;
    kid_link(f, root, old);

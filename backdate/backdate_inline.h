@@ -61,6 +61,9 @@ struct bd_forest {
    unsigned       hash_bits;     /* 2^hash_bits buckets                   */
    uint64_t       hash_count;
 
+   bd_tag_fn      tag;           /* bd_forest_tags, or NULL: the tag is   */
+   void          *tag_ctx;       /*   the pointer after pending[n]         */
+
    bd_tree       *trees;         /* live trees                            */
    uint64_t       root_total[BD_MAX_EVENTS];
 

@@ -262,6 +262,71 @@ static void hand_adopt_root(void)
    bd_forest_free(f);
 }
 
+/* Tags (--paths): a node's tag is made from its parent's and its arc
+** when the node is built.  The test's tag of a child is the parent's tag
+** times 10 plus the arc's index + 1 (a decimal path of arcs), the root's
+** the value set: so every line's node tells the chain it was loaded on,
+** also under a root made later by bd_adopt_root. */
+static void *digit_tag(void *ctx, void *parent_tag, void *arc)
+{
+   world *w = ctx;
+   uintptr_t digit = (uintptr_t)((test_arc *)arc - w->arc) + 1;
+   return (void *)((uintptr_t)parent_tag * 10 + digit);
+}
+
+static void hand_tags(void)
+{
+   world w;
+   bd_forest *f;
+   bd_tree *t;
+   bd_node *at_root, *at_f, *at_ff, *at_g;
+   uint64_t c[2] = { 1, 1 };
+
+   world_init(&w, 2);
+   f = bd_forest_new(2, deliver, &w);
+   bd_forest_tags(f, digit_tag, &w);
+   t = bd_tree_new(f);
+   bd_set_root_tag(t, (void *)9);
+   at_root = bd_active(t);
+   bd_ref(at_root);
+   bd_call(t, &w.arc[A_F]);               /* two calls, one line: the   */
+   bd_call(t, &w.arc[A_FF]);              /* lazy chain builds both     */
+   at_ff = bd_active(t);
+   bd_ref(at_ff);
+   bd_return(t, 1);
+   at_f = bd_active(t);
+   bd_ref(at_f);
+   bd_return(t, 1);
+   bd_call(t, &w.arc[A_G]);
+   at_g = bd_active(t);
+   bd_ref(at_g);
+   bd_return(t, 1);
+   CHECK((uintptr_t)bd_node_tag(at_root) == 9, "root: the tag set");
+   CHECK((uintptr_t)bd_node_tag(at_f) == 9 * 10 + A_F + 1, "f under the root");
+   CHECK((uintptr_t)bd_node_tag(at_ff) == (9 * 10 + A_F + 1) * 10 + A_FF + 1,
+         "ff under f");
+   CHECK((uintptr_t)bd_node_tag(at_g) == 9 * 10 + A_G + 1, "g under the root");
+   bd_adopt_root(t, &w.arc[A_X]);         /* the root was called after all */
+   CHECK(bd_node_tag(t->root) == 0, "a new root's tag is unset");
+   bd_set_root_tag(t, (void *)7);
+   CHECK((uintptr_t)bd_node_tag(t->root) == 7, "the new root's tag set");
+   CHECK((uintptr_t)bd_node_tag(at_root) == 9, "the old root keeps its tag");
+   bd_evict(at_ff, c);
+   bd_evict(at_f, c);
+   bd_evict(at_g, c);
+   bd_evict(at_root, c);
+   bd_finish(f);
+   CHECK(bd_check(f) == 0 && nodes_now(f) == 0, "all pruned");
+   bd_forest_free(f);
+
+   /* without tags a node has none, and its slot no pointer more */
+   f = bd_forest_new(2, deliver, &w);
+   t = bd_tree_new(f);
+   CHECK(bd_node_tag(bd_active(t)) == 0, "no tag without bd_forest_tags");
+   bd_finish(f);
+   bd_forest_free(f);
+}
+
 static void hand_closed_tree(void)
 {
    world w;
@@ -482,6 +547,7 @@ static void test_hand(void)
    hand_recursion_and_multireturn();
    hand_root_line();
    hand_adopt_root();
+   hand_tags();
    hand_closed_tree();
    hand_settle();
    hand_finish_with_held_line();
