@@ -69,6 +69,18 @@ static void on_load(void *ctx, int level, const cs_owner *o)
    }
 }
 
+/* --paths: what on_evict adds to the loading instruction's slot goes to
+ * the path the line was loaded on too, before the tree may prune its
+ * node. */
+static void evicted_on_path(const void *node, const level_events *le, uint32_t accost,
+                            uint32_t sploss, Bool counted)
+{
+   void *path = bd_node_tag(node);
+   cb_paths_add_backdated(path, le->ac, accost);
+   cb_paths_add_backdated(path, le->sp, sploss);
+   if (counted) cb_paths_add_backdated(path, le->ldb, 1);
+}
+
 static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, uint32_t sploss)
 {
    ULong *slot = owner_slot(o);
@@ -78,6 +90,7 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
 
    if (!slot) return;           /* loaded before a zero: see cb_bd_zero */
    if (UNLIKELY(cb_clo.objects)) cb_obj_evict(o, level, accost, sploss);
+   if (UNLIKELY(cb_clo.paths) && o->node) evicted_on_path(o->node, le, accost, sploss, counted);
 
    slot[cb_event_pos(le->ac)] += accost;
    slot[cb_event_pos(le->sp)] += sploss;
@@ -116,6 +129,7 @@ static void on_prefetch_end(void *ctx, const cs_owner *o, int used)
    if (!slot || !((UWord)o->slot & CB_OWNER_COLLECTED)) return;
    slot[cb_event_pos(used ? EV_Pfu : EV_Pfx)]++;
    if (!o->node) return;
+   if (cb_clo.paths) cb_paths_add_backdated(bd_node_tag(o->node), used ? EV_Pfu : EV_Pfx, 1);
    bd[used ? BD_PFU : BD_PFX] = 1;
    bd_ref((bd_node *)o->node);
    bd_evict((bd_node *)o->node, bd);
@@ -132,7 +146,7 @@ void cb_bd_use_charging(struct cs_sim *sim)
 {
    cs_charging ch;
    int level;
-   if (cb_clo.objects || cb_clo.backdate_check) return;
+   if (cb_clo.objects || cb_clo.backdate_check || cb_clo.paths) return;
    VG_(memset)(&ch, 0, sizeof ch);
    for (level = 1; level <= CS_LEVEL_L2; level++) {
       const level_events *le = events_of(level);
@@ -174,8 +188,10 @@ static void deliver(void *ctx, void *arc, const uint64_t *c, int n)
 
 void cb_bd_setup(void)
 {
-   if (cb_clo.backdate)
-      forest = bd_forest_new(forest_events(), deliver, NULL);
+   if (!cb_clo.backdate) return;
+   forest = bd_forest_new(forest_events(), deliver, NULL);
+   /* --paths: every node knows the call path of its chain */
+   if (cb_clo.paths) bd_forest_tags(forest, cb_paths_tag, NULL);
 }
 
 /*------------------------------------------------------------*/
@@ -202,9 +218,11 @@ Int cb_bd_known_so_far(const exec_state *es, void **arcs, ULong *known, Int max)
    return levels;
 }
 
-struct bd_tree *cb_bd_new_tree(void)
+struct bd_tree *cb_bd_new_tree(path_node *root_path)
 {
-   return forest ? bd_tree_new(forest) : NULL;
+   bd_tree *t = forest ? bd_tree_new(forest) : NULL;
+   if (t) bd_set_root_tag(t, root_path);
+   return t;
 }
 
 void cb_bd_close_tree(struct bd_tree *t)
@@ -222,7 +240,7 @@ void cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n)
    Int i;
    if (!es->bd || trees_finished) return;
    bd_tree_close(es->bd);
-   es->bd = bd_tree_new(forest);
+   es->bd = cb_bd_new_tree(es->path_root);
    for (i = 0; i < n; i++)
       if (frames[i].bd_pushed && frames[i].jcc) bd_call(es->bd, frames[i].jcc);
 }
@@ -234,7 +252,9 @@ void cb_bd_call(JCC *jcc)
 
 void cb_bd_adopt_root(JCC *jcc)
 {
-   if (cb_cur.es && cb_cur.es->bd) bd_adopt_root(cb_cur.es->bd, jcc);
+   if (!cb_cur.es || !cb_cur.es->bd) return;
+   bd_adopt_root(cb_cur.es->bd, jcc);
+   bd_set_root_tag(cb_cur.es->bd, cb_cur.es->path_root);   /* --paths */
 }
 
 void cb_bd_return(Int levels)

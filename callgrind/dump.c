@@ -82,18 +82,23 @@ static void out_name_line(const HChar *key, name_space *ns, const HChar *name)
    out_str("\n");
 }
 
-/* The written name of a cost centre's function: fn'level'caller'... */
-static void context_name(const BBCC *bbcc, HChar *buf, SizeT size)
+/* The written name of a function in a context: fn'level'caller'... */
+void cb_context_name(const context *cxt, UInt rec_index, HChar *buf, SizeT size)
 {
-   const context *cxt = bbcc->cxt;
    SizeT used;
    UInt i;
    VG_(snprintf)(buf, size, "%s", cxt->fn[0]->name);
    used = VG_(strlen)(buf);
-   if (bbcc->rec_index > 0 && used < size)
-      used += VG_(snprintf)(buf + used, size - used, "'%u", bbcc->rec_index + 1);
+   if (rec_index > 0 && used < size)
+      used += VG_(snprintf)(buf + used, size - used, "'%u", rec_index + 1);
    for (i = 1; i < cxt->size && used < size; i++)
       used += VG_(snprintf)(buf + used, size - used, "'%s", cxt->fn[i]->name);
+}
+
+/* ... of a cost centre's function */
+static void context_name(const BBCC *bbcc, HChar *buf, SizeT size)
+{
+   cb_context_name(bbcc->cxt, bbcc->rec_index, buf, size);
 }
 
 /*------------------------------------------------------------*/
@@ -690,6 +695,7 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
    cb_add_cost(cb_written_total, dump_total);
    cb_out_finish(&out);
    VG_(deleteXA)(dump_list);
+   cb_paths_dump(name, cb_clo.separate_threads ? only : NULL, trigger, appending);
 }
 
 /* Back-dated events exist only as self costs written at eviction: their
@@ -836,6 +842,7 @@ static void zero_thread(thread_info *t)
    cb_copy_cost(t->underflow_cost, t->states[0]->cost);
    restart_main_tree(t);
    zero_events(t->sighandler_cost, False);
+   cb_paths_zero(t);
 }
 
 void cb_zero_all_cost(Bool only_current_thread)
