@@ -735,6 +735,7 @@ static void add_backdated_totals(ULong *summary)
 static void restart_main_tree(thread_info *t)
 {
    Int end = t->states_sp > 0 ? t->states[1]->call_stack_bottom : t->calls.sp;
+   cb_paths_new_root_at_dump(t, end);
    cb_bd_restart_tree(t->states[0], t->calls.entry, end);
 }
 

@@ -525,6 +525,7 @@ typedef struct exec_state {
     * the running counter when the current path last got its growth */
    struct path_node *path_root, *path_cur;
    ULong   *path_snap;
+   Bool     path_adoptable;   /* its root may yet be found called (paths.c) */
 } exec_state;
 
 typedef struct thread_info {
@@ -661,6 +662,8 @@ void  cb_bd_print_stats(void);
 typedef struct path_node path_node;
 void  cb_paths_new_context(exec_state *es, ThreadId tid);
 void  cb_paths_end_context(exec_state *es);
+void  cb_paths_restart(thread_info *t);
+void  cb_paths_new_root_at_dump(thread_info *t, Int end);
 void  cb_paths_call(call_entry *e, JCC *jcc, Bool faked);
 void  cb_paths_return(call_entry *e);
 void *cb_paths_tag(void *ctx, void *parent_tag, void *arc);

@@ -45,6 +45,7 @@ void cb_set_instrument_state(const HChar *reason, Bool state)
    cb_forall_threads(unwind_thread);
    cb_forall_threads(cb_mark_stacks_emptied);
    cb_sim_clear();
+   cb_forall_threads(cb_paths_restart);   /* after the caches' lines left */
    if (VG_(clo_verbosity) > 1)
       VG_(message)(Vg_DebugMsg, "%s: instrumentation switched %s\n",
                    reason, state ? "ON" : "OFF");

@@ -188,6 +188,47 @@ void cb_paths_new_context(exec_state *es, ThreadId tid)
    es->path_root = es->path_cur = node_new(NULL, NULL, 0, tid);
 }
 
+/* Instrumentation switched (instrument.c): every frame was popped, and
+ * what runs next was called by no call seen. Its costs must not go to
+ * the old root's function: a new root, named by the first function that
+ * runs; the back-dating tree restarts under it (its old nodes keep their
+ * paths). */
+void cb_paths_restart(thread_info *t)
+{
+   exec_state *es = t->states[0];
+   if (!cb_clo.paths || !es->path_cur) return;
+   charge(es, es->bbcc);
+   es->path_root = es->path_cur = node_new(NULL, NULL, 0, t->tid);
+   es->path_adoptable = True;
+   cb_bd_restart_tree(es, NULL, 0);
+}
+
+/* A dump or zero restarts the thread's back-dating tree (backdating.c):
+ * a call faked later covers only what happens from now on, while lines
+ * loaded so far keep their load-time chains. Where such a call can still
+ * come (the root is a function that was running when instrumentation
+ * was switched on, or already found called once), the paths follow: the
+ * running frames' chain is made again under a new root of the same
+ * name, before the tree's restart takes its tag; the old nodes keep the
+ * metrics still to come from lines loaded on them. Elsewhere nothing
+ * changes, so dumps make no nodes. end: the thread's own frames (below
+ * a running signal handler's). */
+void cb_paths_new_root_at_dump(thread_info *t, Int end)
+{
+   exec_state *es = t->states[0];
+   path_node *cur;
+   Int i;
+   if (!cb_clo.paths || !es->path_adoptable) return;
+   cur = node_new(NULL, es->path_root->cxt, es->path_root->rec, t->tid);
+   es->path_root = cur;
+   for (i = 0; i < end; i++) {
+      call_entry *e = &t->calls.entry[i];
+      e->path_node = cur;
+      if (e->jcc) cur = callee_node(cur, e->jcc->to->cxt, e->jcc->to->rec_index);
+   }
+   es->path_cur = cur;
+}
+
 /* The context ends (a handler returns): its last costs to its path. */
 void cb_paths_end_context(exec_state *es)
 {
@@ -206,6 +247,7 @@ static void adopt_root(exec_state *es, const JCC *jcc)
    old->parent = root;
    link_add(root, old->cxt, old->rec, old);
    es->path_root = root;
+   es->path_adoptable = True;
 }
 
 /* A frame is pushed: e remembers the node to go back to; jcc (NULL for

@@ -11,7 +11,11 @@ same run wrote, part by part, every event:
   request (written in the next part). That gap is what the profile's
   arcs into the function have beyond its self cost and arcs out (in a
   function in no cycle of several, which has callers); the totals differ
-  by the sum of the gaps;
+  by the sum of the gaps. Where the block is in a function nobody calls
+  (the root after an instrumentation switch), no arc shows its gap: the
+  rest of the difference between the summary: line (the running
+  counters) and the totals:, over the immediate events, goes to the one
+  root function whose paths differ by it;
 - inclusive: for every function, the paths that pass through it (once
   each, however often it is on the path) add up to its inclusive cost as
   the profile counts it: the sum of the arcs into it (callgrind_annotate's
@@ -34,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 
 from cgbd import cgfile, paths   # noqa: E402
+from compare import immediate_events   # noqa: E402
 from conservation import _sccs   # noqa: E402
 
 
@@ -53,9 +58,16 @@ def _cycles(part):
     return several, direct
 
 
-def profile_figures(part):
+def profile_figures(part, root_cost=None):
     """{fn: self + gap}, {fn: inclusive} (absent: no figure), skipped
-    names, {fn: gap} (non-zero ones)."""
+    names, {fn: gap} (non-zero ones).
+
+    root_cost: {fn: cost of the paths whose root it is}. A function at
+    the bottom of a thread or signal handler was entered by no call (a
+    new thread starts inside clone, which its parent called): no arc
+    holds that activation's inclusive cost, its self cost and arcs out
+    hold it with the called activations'."""
+    root_cost = root_cost or {}
     several, _ = _cycles(part)
     into, out = {}, {}
     for (caller, callee), arc in part.arcs.items():
@@ -69,9 +81,11 @@ def profile_figures(part):
         if name in several:
             continue
         if name in into:
-            inclusive[name] = into[name]
+            inc = dict(into[name])
+            cgfile.add_cost(inc, root_cost.get(name, {}))
+            inclusive[name] = inc
             gap = {e: v - selfs.get(name, {}).get(e, 0) - out.get(name, {}).get(e, 0)
-                   for e, v in into[name].items()}
+                   for e, v in inc.items()}
             gap = {e: v for e, v in gap.items() if v}
             if gap:
                 gaps[name] = gap
@@ -81,6 +95,15 @@ def profile_figures(part):
             cgfile.add_cost(inc, out.get(name, {}))
             inclusive[name] = inc
     return selfs, inclusive, several, gaps
+
+
+def root_costs(part):
+    """{fn: cost of the paths whose root (first frame) it is}"""
+    roots = {}
+    for _thread, frames, costs in part.paths:
+        cgfile.add_cost(roots.setdefault(part.fns[frames[0]][1], {}),
+                        dict(zip(part.events, costs)))
+    return roots
 
 
 def paths_figures(part):
@@ -108,29 +131,52 @@ def _diffs(what, want, got, events):
     return bad
 
 
+def rest_at_root(part, selfs, inclusive, want_total, ends):
+    """The summary's immediate events beyond totals + gaps: to the one
+    root whose paths differ by exactly that (see the docstring)."""
+    rest = {e: part.summary.get(e, 0) - want_total.get(e, 0)
+            for e in immediate_events(part.events)}
+    rest = {e: v for e, v in rest.items() if v}
+    if not rest:
+        return
+    called = {callee for (caller, callee) in part.arcs if caller != callee}
+    fits = [n for n in selfs if n not in called
+            and all(ends.get(n, {}).get(e, 0) - selfs[n].get(e, 0) == v
+                    for e, v in rest.items())]
+    if len(fits) != 1:
+        return
+    for figures in (selfs, inclusive):
+        if fits[0] in figures:
+            cgfile.add_cost(figures[fits[0]], rest)
+    cgfile.add_cost(want_total, rest)
+
+
 def check(profile_path, paths_path=None, events=None):
     """(problems, number of functions checked for inclusive, skipped,
     [(part, function, gap)])."""
     prof = cgfile.parse(profile_path)
     pf = paths.read(paths_path or profile_path + ".paths")
     problems, checked, skipped, all_gaps = [], 0, set(), []
-    if [p.number for p in prof.parts] != [p.number for p in pf.parts]:
-        return ["parts: profile %s, paths %s" % ([p.number for p in prof.parts],
-                                                 [p.number for p in pf.parts])], 0, set(), []
+    if len(prof.parts) != len(pf.parts):
+        return ["parts: profile %d, paths %d" % (len(prof.parts), len(pf.parts))], 0, set(), []
     for pp, qp in zip(prof.parts, pf.parts):
+        if pp.info.get("part") != str(qp.number):
+            problems.append("part %s of the profile is part %d of the paths"
+                            % (pp.info.get("part"), qp.number))
         if pp.events != qp.events:
             problems.append("part %d: events %s != %s" % (pp.number, pp.events, qp.events))
             continue
         evs = events or pp.events
-        selfs, inclusive, several, gaps = profile_figures(pp)
+        selfs, inclusive, several, gaps = profile_figures(pp, root_costs(qp))
         ends, through, total = paths_figures(qp)
-        all_gaps += [(pp.number, n, g) for n, g in sorted(gaps.items())]
+        all_gaps += [(qp.number, n, g) for n, g in sorted(gaps.items())]
         want_total = dict(pp.totals)
         for g in gaps.values():
             cgfile.add_cost(want_total, g)
         skipped |= several
         checked += len(inclusive)
-        tag = "part %d:" % pp.number
+        tag = "part %d:" % qp.number
+        rest_at_root(pp, selfs, inclusive, want_total, ends)
         problems += [tag + " " + d for d in _diffs("totals", {"": want_total}, {"": total}, evs)]
         problems += [tag + " " + d for d in _diffs("self", selfs, ends, evs)]
         problems += [tag + " " + d for d in
