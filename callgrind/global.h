@@ -389,6 +389,9 @@ typedef struct JCC {
    jmp_kind  kind;
    ULong    call_counter;
    ULong   *cost;             /* inclusive, cb_n_events long */
+   /* --paths (paths.c): the call path this arc was last taken from and
+    * the one it led to, tried before the paths' link table */
+   struct path_node *path_from, *path_to;
    struct JCC *next_from;     /* in from->jmp[jmp].jcc_list */
    struct JCC *next_hash;
 } JCC;

@@ -58,6 +58,10 @@ CASES = [
     ("l2-check", "cacheuse", USE + ["--L2=131072,8,64", "--backdate-check=yes"]),
     ("prefetch", "cacheuse", USE + ["--prefetch=stream"]),
     ("every-bb", "recursion", USE + ["--dump-every-bb=200000"]),
+    ("instr-atstart-no", "clreq", USE + ["--instr-atstart=no"]),
+    ("toggle-collect", "calls", USE + ["--toggle-collect=middle"]),
+    ("fn-skip", "calls", USE + ["--fn-skip=leaf_a"]),
+    ("private-caches", "threads", USE + ["--private-caches=yes"]),
 ]
 
 
