@@ -296,9 +296,20 @@ static void tree_unlink(bd_forest *f, bd_tree *t)
 
 /* The root of a closed tree lost its last child and reference: keep what
 ** climbed to it, then free root and tree (I5). */
+static void **tag_slot(const bd_node *nd);
+
+/* nd's pending counters leave it (bd_forest_tags). */
+static void tag_deliver(bd_forest *f, const bd_node *nd)
+{
+   if (f->deliver_tag)
+      f->deliver_tag(f->tag_ctx, *tag_slot(nd), nd->parent ? *tag_slot(nd->parent) : 0,
+                     nd->pending, f->n);
+}
+
 static void root_release(bd_forest *f, bd_node *root)
 {
    bd_tree *t = root->tree;
+   if (pending_nonzero(root->pending, f->n)) tag_deliver(f, root);
    pending_add(f->root_total, root->pending, f->n);
    node_release(f, root);
    tree_unlink(f, t);
@@ -320,6 +331,7 @@ static void node_prune(bd_forest *f, bd_node *nd)
    bd_node *p = nd->parent;
    if (pending_nonzero(nd->pending, f->n)) {
       f->deliver(f->ctx, nd->arc, nd->pending, f->n);
+      tag_deliver(f, nd);
       pending_add(p->pending, nd->pending, f->n);
    }
    kid_unlink(f, p, nd);
@@ -388,11 +400,12 @@ static void **tag_slot(const bd_node *nd)
    return (void **)&((bd_node *)nd)->pending[nd->tree->forest->n];
 }
 
-void bd_forest_tags(bd_forest *f, bd_tag_fn tag, void *ctx)
+void bd_forest_tags(bd_forest *f, bd_tag_fn tag, bd_tag_deliver_fn deliver_tag, void *ctx)
 {
    if (f->trees || f->chunks) bd_fail("bd_forest_tags: the forest is in use");
    if (!tag) bd_fail("bd_forest_tags: no tag function");
    f->tag = tag;
+   f->deliver_tag = deliver_tag;
    f->tag_ctx = ctx;
    f->node_size = sizeof(bd_node) + (unsigned long)f->n * 8 + sizeof(void *);
 }
@@ -587,6 +600,7 @@ static void visit_all(bd_forest *f, visit_fn fn, void *arg)
 static void settle_node(bd_forest *f, bd_node *nd)
 {
    if (!pending_nonzero(nd->pending, f->n)) return;
+   tag_deliver(f, nd);
    if (nd->parent) {
       f->deliver(f->ctx, nd->arc, nd->pending, f->n);
       pending_add(nd->parent->pending, nd->pending, f->n);

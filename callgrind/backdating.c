@@ -69,18 +69,6 @@ static void on_load(void *ctx, int level, const cs_owner *o)
    }
 }
 
-/* --paths: what on_evict adds to the loading instruction's slot goes to
- * the path the line was loaded on too, before the tree may prune its
- * node. */
-static void evicted_on_path(const void *node, const level_events *le, uint32_t accost,
-                            uint32_t sploss, Bool counted)
-{
-   void *path = bd_node_tag(node);
-   cb_paths_add_backdated(path, le->ac, accost);
-   cb_paths_add_backdated(path, le->sp, sploss);
-   if (counted) cb_paths_add_backdated(path, le->ldb, 1);
-}
-
 static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, uint32_t sploss)
 {
    ULong *slot = owner_slot(o);
@@ -90,7 +78,6 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
 
    if (!slot) return;           /* loaded before a zero: see cb_bd_zero */
    if (UNLIKELY(cb_clo.objects)) cb_obj_evict(o, level, accost, sploss);
-   if (UNLIKELY(cb_clo.paths) && o->node) evicted_on_path(o->node, le, accost, sploss, counted);
 
    slot[cb_event_pos(le->ac)] += accost;
    slot[cb_event_pos(le->sp)] += sploss;
@@ -129,7 +116,6 @@ static void on_prefetch_end(void *ctx, const cs_owner *o, int used)
    if (!slot || !((UWord)o->slot & CB_OWNER_COLLECTED)) return;
    slot[cb_event_pos(used ? EV_Pfu : EV_Pfx)]++;
    if (!o->node) return;
-   if (cb_clo.paths) cb_paths_add_backdated(bd_node_tag(o->node), used ? EV_Pfu : EV_Pfx, 1);
    bd[used ? BD_PFU : BD_PFX] = 1;
    bd_ref((bd_node *)o->node);
    bd_evict((bd_node *)o->node, bd);
@@ -146,7 +132,7 @@ void cb_bd_use_charging(struct cs_sim *sim)
 {
    cs_charging ch;
    int level;
-   if (cb_clo.objects || cb_clo.backdate_check || cb_clo.paths) return;
+   if (cb_clo.objects || cb_clo.backdate_check) return;
    VG_(memset)(&ch, 0, sizeof ch);
    for (level = 1; level <= CS_LEVEL_L2; level++) {
       const level_events *le = events_of(level);
@@ -180,6 +166,22 @@ static void add_backdated(ULong *cost, const uint64_t *c, int n)
    }
 }
 
+/* --paths: counters leaving a tree node (backdate.h, bd_forest_tags) are
+ * the self cost of its path and no more of its parent's: each path gets
+ * the metrics of the lines loaded on it, at no cost per eviction (the
+ * cache model keeps charging inline). Complete whenever the trees are
+ * settled: before every dump and zero, and at the end. */
+static void deliver_to_path(void *ctx, void *path, void *parent_path, const uint64_t *c, int n)
+{
+   static const event_id counted_as[BD_MAX] = {
+      EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2, EV_L1ldB, EV_LLldB,
+      EV_AcCostL2, EV_SpLossL2, EV_L2ldB, EV_Pfu, EV_Pfx };
+   Int i;
+   for (i = 0; i < n; i++)
+      if (c[i] && cb_event_pos(counted_as[i]) >= 0)
+         cb_paths_move_backdated(path, parent_path, counted_as[i], c[i]);
+}
+
 /* Back-dated costs reaching a call arc. */
 static void deliver(void *ctx, void *arc, const uint64_t *c, int n)
 {
@@ -191,7 +193,7 @@ void cb_bd_setup(void)
    if (!cb_clo.backdate) return;
    forest = bd_forest_new(forest_events(), deliver, NULL);
    /* --paths: every node knows the call path of its chain */
-   if (cb_clo.paths) bd_forest_tags(forest, cb_paths_tag, NULL);
+   if (cb_clo.paths) bd_forest_tags(forest, cb_paths_tag, deliver_to_path, NULL);
 }
 
 /*------------------------------------------------------------*/

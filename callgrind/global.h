@@ -670,7 +670,7 @@ void  cb_paths_new_root_at_dump(thread_info *t, Int end);
 void  cb_paths_call(call_entry *e, JCC *jcc, Bool faked);
 void  cb_paths_return(call_entry *e);
 void *cb_paths_tag(void *ctx, void *parent_tag, void *arc);
-void  cb_paths_add_backdated(void *tag, event_id ev, ULong value);
+void  cb_paths_move_backdated(void *path, void *parent_path, event_id ev, ULong value);
 void  cb_paths_zero(thread_info *t);
 void  cb_paths_dump(const HChar *profile_name, thread_info *only, const HChar *trigger,
                     Bool appending);

@@ -29,12 +29,19 @@
  */
 #include "global.h"
 
+#define KIDS 4
+
 struct path_node {
    path_node *parent;         /* NULL for a context's root */
    context   *cxt;            /* the function; NULL: a root not named yet */
    UInt       rec;            /* its recursion level index (BBCC rec_index) */
    UInt       tid;            /* the thread whose context it is in */
-   struct path_link *hint;    /* the call from here found last */
+   /* where the first KIDS calls from here go (most paths make few),
+    * in the node the call starts from: no lookup elsewhere */
+   context   *kid_cxt[KIDS];
+   path_node *kid_to[KIDS];
+   UInt       kid_rec[KIDS];
+   struct path_link *hint;    /* the further call found last */
    UInt       name_id;        /* in the file being written, if written_in */
    UInt       written_in;     /*   is that file's number (write_number) */
    ULong      cost[0];        /* self cost of the path, cb_n_events long */
@@ -149,6 +156,15 @@ static path_node *on_path(path_node *parent, context *cxt, UInt rec)
 static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
 {
    path_link *l = parent->hint;
+   UInt k;
+   for (k = 0; k < KIDS && parent->kid_cxt[k]; k++)
+      if (parent->kid_cxt[k] == cxt && parent->kid_rec[k] == rec) return parent->kid_to[k];
+   if (k < KIDS) {
+      parent->kid_to[k] = on_path(parent, cxt, rec);
+      parent->kid_cxt[k] = cxt;
+      parent->kid_rec[k] = rec;
+      return parent->kid_to[k];
+   }
    if (l && l->cxt == cxt && l->rec == rec) return l->to;
    if (!links || links_full()) links_grow();
    l = link_find(parent, cxt, rec);
@@ -177,17 +193,13 @@ static path_node *call_target(JCC *jcc, path_node *parent)
    return jcc->path_to;
 }
 
-/* A new root's link to the old root, its child now (adopt_root). */
+/* A new root's link to the old root, its child now (adopt_root): the
+ * new root has no other. */
 static void callee_link_set(path_node *root, path_node *child)
 {
-   path_link *l;
-   if (!links || links_full()) links_grow();
-   l = link_find(root, child->cxt, child->rec);
-   if (!l->parent) n_links++;
-   l->parent = root;
-   l->cxt = child->cxt;
-   l->rec = child->rec;
-   l->to = child;
+   root->kid_cxt[0] = child->cxt;
+   root->kid_rec[0] = child->rec;
+   root->kid_to[0] = child;
 }
 
 /* The back-dating tree's tag function: a tree node's path node is the
@@ -326,11 +338,15 @@ void cb_paths_return(call_entry *e)
    e->path_node = NULL;
 }
 
-/* Back-dated metrics of a line loaded on tag's path (backdating.c). */
-void cb_paths_add_backdated(void *tag, event_id ev, ULong value)
+/* Back-dated metrics leaving a back-dating node on path's (backdating.c):
+ * path's self cost, no more its parent's (to which they had come from
+ * path's children). Between settles a node's sum may be short (modulo
+ * 2^64); no file is written then. */
+void cb_paths_move_backdated(void *path, void *parent_path, event_id ev, ULong value)
 {
-   path_node *n = tag;
-   if (n) n->cost[cb_event_pos(ev)] += value;
+   Int pos = cb_event_pos(ev);
+   if (path) ((path_node *)path)->cost[pos] += value;
+   if (parent_path) ((path_node *)parent_path)->cost[pos] -= value;
 }
 
 /*------------------------------------------------------------*/
