@@ -82,19 +82,6 @@ static void out_name_line(const HChar *key, name_space *ns, const HChar *name)
    out_str("\n");
 }
 
-/* The written name of a function in a context: fn'level'caller'... */
-void cb_context_name(const context *cxt, UInt rec_index, HChar *buf, SizeT size)
-{
-   SizeT used;
-   UInt i;
-   VG_(snprintf)(buf, size, "%s", cxt->fn[0]->name);
-   used = VG_(strlen)(buf);
-   if (rec_index > 0 && used < size)
-      used += VG_(snprintf)(buf + used, size - used, "'%u", rec_index + 1);
-   for (i = 1; i < cxt->size && used < size; i++)
-      used += VG_(snprintf)(buf + used, size - used, "'%s", cxt->fn[i]->name);
-}
-
 /* ... of a cost centre's function */
 static void context_name(const BBCC *bbcc, HChar *buf, SizeT size)
 {
@@ -695,7 +682,12 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
    cb_add_cost(cb_written_total, dump_total);
    cb_out_finish(&out);
    VG_(deleteXA)(dump_list);
-   cb_paths_dump(name, cb_clo.separate_threads ? only : NULL, trigger, appending);
+   if (cb_clo.paths) {
+      if (only) cb_paths_charge_thread(only);
+      else cb_forall_threads(cb_paths_charge_thread);
+      cb_paths_dump(name, cb_out_counter, cb_clo.separate_threads ? only : NULL, trigger,
+                    appending);
+   }
 }
 
 /* Back-dated events exist only as self costs written at eviction: their

@@ -378,6 +378,8 @@ typedef struct context {
 
 context *cb_get_cxt(fn_node **top, UInt size);
 void     cb_init_cxt_table(void);
+/* The written name of a function in a context: fn'level'caller'... */
+void     cb_context_name(const context *cxt, UInt rec_index, HChar *buf, SizeT size);
 
 /*------------------------------------------------------------*/
 /*--- bbcc.c: cost centres and call arcs                   ---*/
@@ -672,8 +674,9 @@ void  cb_paths_return(call_entry *e);
 void *cb_paths_tag(void *ctx, void *parent_tag, void *arc);
 void  cb_paths_move_backdated(void *path, void *parent_path, event_id ev, ULong value);
 void  cb_paths_zero(thread_info *t);
-void  cb_paths_dump(const HChar *profile_name, thread_info *only, const HChar *trigger,
-                    Bool appending);
+void  cb_paths_charge_thread(thread_info *t);
+void  cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
+                    const HChar *trigger, Bool appending);
 void  cb_paths_print_stats(void);
 
 /*------------------------------------------------------------*/
@@ -829,8 +832,6 @@ void cb_fini_dump(const HChar *trigger);
 extern Int cb_out_counter;
 extern ULong *cb_written_total;    /* totals: of every dump so far */
 const HChar *cb_out_base_name(void); /* --callgrind-out-file, expanded */
-/* The written name of a function in a context: fn'level'caller'... */
-void cb_context_name(const context *cxt, UInt rec_index, HChar *buf, SizeT size);
 
 /*------------------------------------------------------------*/
 /*--- falseshare.c, falseshare_report.c: --sharing         ---*/

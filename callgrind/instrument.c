@@ -28,6 +28,15 @@ static void unwind_thread(thread_info *t)
    cb_fns->top = cb_fns->bottom;
 }
 
+/* --paths: what runs next starts a new root (paths.c), and the thread's
+ * back-dating tree a new tree tagged with it. After the caches' lines
+ * left and the trees were settled (cb_sim_clear). */
+static void restart_paths(thread_info *t)
+{
+   cb_paths_restart(t);
+   cb_bd_restart_tree(t->states[0], NULL, 0);
+}
+
 /* Set at start, before the client runs: nothing to unwind or discard. */
 void cb_instrument_init(Bool state)
 {
@@ -45,7 +54,7 @@ void cb_set_instrument_state(const HChar *reason, Bool state)
    cb_forall_threads(unwind_thread);
    cb_forall_threads(cb_mark_stacks_emptied);
    cb_sim_clear();
-   cb_forall_threads(cb_paths_restart);   /* after the caches' lines left */
+   if (cb_clo.paths) cb_forall_threads(restart_paths);
    if (VG_(clo_verbosity) > 1)
       VG_(message)(Vg_DebugMsg, "%s: instrumentation switched %s\n",
                    reason, state ? "ON" : "OFF");

@@ -250,8 +250,8 @@ void cb_paths_new_context(exec_state *es, ThreadId tid)
 /* Instrumentation switched (instrument.c): every frame was popped, and
  * what runs next was called by no call seen. Its costs must not go to
  * the old root's function: a new root, named by the first function that
- * runs; the back-dating tree restarts under it (its old nodes keep their
- * paths). */
+ * runs (the caller restarts the back-dating tree under it; its old nodes
+ * keep their paths). */
 void cb_paths_restart(thread_info *t)
 {
    exec_state *es = t->states[0];
@@ -259,7 +259,6 @@ void cb_paths_restart(thread_info *t)
    charge(es, es->bbcc);
    es->path_root = es->path_cur = node_new(NULL, NULL, 0, t->tid);
    es->path_adoptable = True;
-   cb_bd_restart_tree(es, NULL, 0);
 }
 
 /* A dump or zero restarts the thread's back-dating tree (backdating.c):
@@ -353,7 +352,9 @@ void cb_paths_move_backdated(void *path, void *parent_path, event_id ev, ULong v
 /*--- Dumps and zeroing                                    ---*/
 /*------------------------------------------------------------*/
 
-static void charge_thread(thread_info *t)
+/* Before a dump (dump.c, for each thread written): the running counters'
+ * growth to the current paths. */
+void cb_paths_charge_thread(thread_info *t)
 {
    Int s;
    for (s = 0; s <= t->states_sp; s++)
@@ -457,7 +458,7 @@ static void write_path(cb_outfile *f, name_ids *ids, path_node *n, ULong *total)
    cb_add_cost(total, n->cost);
 }
 
-static void write_header(cb_outfile *f, thread_info *only, const HChar *trigger,
+static void write_header(cb_outfile *f, Int part, thread_info *only, const HChar *trigger,
                          Bool appending)
 {
    Int i;
@@ -467,7 +468,7 @@ static void write_header(cb_outfile *f, thread_info *only, const HChar *trigger,
       cb_out_printf(f, "pid: %d\n", VG_(getpid)());
       cb_write_cmd_line(f);
    }
-   cb_out_printf(f, "\npart: %d\n", cb_out_counter);
+   cb_out_printf(f, "\npart: %d\n", part);
    if (only) cb_out_printf(f, "thread: %u\n", only->tid);
    cb_out_printf(f, "desc: Trigger: %s\n", trigger ? trigger : "Program termination");
    cb_out_str(f, "events:");
@@ -477,8 +478,8 @@ static void write_header(cb_outfile *f, thread_info *only, const HChar *trigger,
 
 /* Beside the profile file profile_name (a part, a thread's file): the
  * paths of its thread (only) or of all, then they start from zero. */
-void cb_paths_dump(const HChar *profile_name, thread_info *only, const HChar *trigger,
-                   Bool appending)
+void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
+                   const HChar *trigger, Bool appending)
 {
    HChar name[VG_(strlen)(profile_name) + 8];
    cb_outfile *f;
@@ -489,7 +490,6 @@ void cb_paths_dump(const HChar *profile_name, thread_info *only, const HChar *tr
    Int e;
 
    if (!cb_clo.paths) return;
-   if (only) charge_thread(only); else cb_forall_threads(charge_thread);
    VG_(sprintf)(name, "%s.paths", profile_name);
    res = appending ? VG_(open)(name, VKI_O_WRONLY | VKI_O_APPEND, 0)
                    : VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
@@ -503,7 +503,7 @@ void cb_paths_dump(const HChar *profile_name, thread_info *only, const HChar *tr
    VG_(memset)(ids, 0, sizeof *ids);
    cb_out_start(f, sr_Res(res), name, "paths file");
    write_number++;
-   write_header(f, only, trigger, appending);
+   write_header(f, part, only, trigger, appending);
    cb_zero_cost(total);
    for (i = 0; i < n_nodes; i++) {
       path_node *n = nodes[i];
