@@ -18,8 +18,10 @@
  * (AcCost, SpLoss, ...; known when a line leaves the cache) reach the
  * node through the back-dating tree: every tree node carries the path
  * node of its chain as its tag (backdate.h), made from its parent's tag
- * and its arc when the tree builds it; at eviction the line's node
- * tells where its metrics belong (backdating.c).
+ * and its arc when the tree builds it; the metrics leaving a tree node
+ * (pruned, or settled before a dump) are its path's self cost and no
+ * more its parent's (backdating.c), so the cache model's evictions cost
+ * nothing more.
  *
  * Nodes are never freed: their number is that of the distinct paths,
  * counted by --max-memory ("call paths"). A dump writes every node with
@@ -152,7 +154,8 @@ static path_node *on_path(path_node *parent, context *cxt, UInt rec)
 }
 
 /* Where a call from parent's path to (cxt, rec) goes; made once per
- * pair, then found in the link table. */
+ * pair, then found among parent's first KIDS callees or in the link
+ * table (parent's hint: the entry found there last). */
 static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
 {
    path_link *l = parent->hint;
