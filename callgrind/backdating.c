@@ -247,6 +247,13 @@ void cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n)
       if (frames[i].bd_pushed && frames[i].jcc) bd_call(es->bd, frames[i].jcc);
 }
 
+/* --paths: the context's root path changed (instrument.c); the tree's
+ * root takes its tag, the tree is unchanged (the profile too). */
+void cb_bd_retag_root(exec_state *es)
+{
+   if (es->bd) bd_set_root_tag(es->bd, es->path_root);
+}
+
 void cb_bd_call(JCC *jcc)
 {
    if (cb_cur.es && cb_cur.es->bd) bd_call(cb_cur.es->bd, jcc);

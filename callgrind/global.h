@@ -650,6 +650,7 @@ void  cb_bd_setup(void);
 struct bd_tree *cb_bd_new_tree(struct path_node *root_path);
 void  cb_bd_close_tree(struct bd_tree *t);
 void  cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n);
+void  cb_bd_retag_root(exec_state *es);
 void  cb_bd_call(JCC *jcc);
 void  cb_bd_adopt_root(JCC *jcc);
 Int   cb_bd_known_so_far(const exec_state *es, void **arcs, ULong *known, Int max);

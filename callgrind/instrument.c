@@ -28,13 +28,14 @@ static void unwind_thread(thread_info *t)
    cb_fns->top = cb_fns->bottom;
 }
 
-/* --paths: what runs next starts a new root (paths.c), and the thread's
- * back-dating tree a new tree tagged with it. After the caches' lines
- * left and the trees were settled (cb_sim_clear). */
+/* --paths: what runs next starts a new root (paths.c), which the
+ * thread's back-dating tree takes as its root's tag. After the caches'
+ * lines left and the trees were settled (cb_sim_clear): no line
+ * references the tree's root, nothing is pending there. */
 static void restart_paths(thread_info *t)
 {
    cb_paths_restart(t);
-   cb_bd_restart_tree(t->states[0], NULL, 0);
+   cb_bd_retag_root(t->states[0]);
 }
 
 /* Set at start, before the client runs: nothing to unwind or discard. */

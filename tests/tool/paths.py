@@ -210,6 +210,46 @@ def script_case():
     return [("paths/script", probs)]
 
 
+def profile_unchanged_case():
+    """The profile is the same with --paths=yes: its desc: lines (the
+    back-dating trees' statistics among them: the trees do the same work)
+    and the client's own functions' lines (the loader's costs vary from
+    run to run, perf/identical.py), on clreq (dumps, an instrumentation
+    switch, a faked call)."""
+    opts = USE
+    a = harness.run_tool(harness.OURS, "clreq", opts, "paths-unchanged-a", name="a.out")
+    b = harness.run_tool(harness.OURS, "clreq", opts + ["--paths=yes"], "paths-unchanged-b",
+                         name="b.out")
+    probs = harness.run_problems(a) + harness.run_problems(b)
+    if probs:
+        return [("paths/profile-unchanged", probs)]
+
+    def kept(path):
+        """desc: lines, and the lines of functions in clreq.c (fl= names,
+        compressed to "(id)" after their first use)."""
+        out, mine, files = [], False, {}
+        for line in open(path):
+            m = re.match(r"fl=(\((\d+)\))? ?(.*)", line.rstrip("\n"))
+            if m:
+                if m.group(3):
+                    files[m.group(2)] = m.group(3)
+                mine = files.get(m.group(2), m.group(3)).endswith("clients/clreq.c")
+            if line.startswith("desc:") or (mine and not line.startswith(("summary", "totals"))):
+                out.append(line)
+        return out
+    fa = [f for f in a.files() if not f.endswith(".paths")]
+    fb = [f for f in b.files() if not f.endswith(".paths")]
+    if len(fa) != len(fb):
+        return [("paths/profile-unchanged", ["%d files without, %d with" % (len(fa), len(fb))])]
+    for x, y in zip(fa, fb):
+        la, lb = kept(x), kept(y)
+        if la != lb:
+            diff = [(p, q) for p, q in zip(la, lb) if p != q][:2]
+            probs.append("%s: differs with --paths=yes: %s" % (os.path.basename(y), diff
+                                                               or "%d/%d lines" % (len(la), len(lb))))
+    return [("paths/profile-unchanged", probs)]
+
+
 def memory_case():
     """-v names the paths' table among the ones --max-memory counts."""
     r = harness.run_tool(harness.OURS, "recursion", ["--paths=yes", "-v"], "paths-memory")
@@ -225,7 +265,8 @@ def main():
     cases = [("paths/" + label, exactness_case(label, client, opts))
              for label, client, opts in CASES]
     cases += [("paths/off", without_option_case), ("paths/refused", refusal_case),
-              ("paths/script", script_case), ("paths/memory", memory_case)]
+              ("paths/script", script_case), ("paths/memory", memory_case),
+              ("paths/profile-unchanged", profile_unchanged_case)]
     return harness.run_cases(cases)
 
 
