@@ -296,9 +296,20 @@ static void tree_unlink(bd_forest *f, bd_tree *t)
 
 /* The root of a closed tree lost its last child and reference: keep what
 ** climbed to it, then free root and tree (I5). */
+static void **tag_slot(const bd_node *nd);
+
+/* nd's pending counters leave it (bd_forest_tags). */
+static void tag_deliver(bd_forest *f, const bd_node *nd)
+{
+   if (f->deliver_tag)
+      f->deliver_tag(f->tag_ctx, *tag_slot(nd), nd->parent ? *tag_slot(nd->parent) : 0,
+                     nd->pending, f->n);
+}
+
 static void root_release(bd_forest *f, bd_node *root)
 {
    bd_tree *t = root->tree;
+   if (pending_nonzero(root->pending, f->n)) tag_deliver(f, root);
    pending_add(f->root_total, root->pending, f->n);
    node_release(f, root);
    tree_unlink(f, t);
@@ -320,6 +331,7 @@ static void node_prune(bd_forest *f, bd_node *nd)
    bd_node *p = nd->parent;
    if (pending_nonzero(nd->pending, f->n)) {
       f->deliver(f->ctx, nd->arc, nd->pending, f->n);
+      tag_deliver(f, nd);
       pending_add(p->pending, nd->pending, f->n);
    }
    kid_unlink(f, p, nd);
@@ -381,6 +393,34 @@ void bd_forest_free(bd_forest *f)
 
 int bd_forest_events(const bd_forest *f) { return f->n; }
 
+/* The tag lives after the node's n counters, so a forest without tags
+** pays nothing; a node's slot grows by one pointer with them. */
+static void **tag_slot(const bd_node *nd)
+{
+   return (void **)&((bd_node *)nd)->pending[nd->tree->forest->n];
+}
+
+void bd_forest_tags(bd_forest *f, bd_tag_fn tag, bd_tag_deliver_fn deliver_tag, void *ctx)
+{
+   if (f->trees || f->chunks) bd_fail("bd_forest_tags: the forest is in use");
+   if (!tag) bd_fail("bd_forest_tags: no tag function");
+   f->tag = tag;
+   f->deliver_tag = deliver_tag;
+   f->tag_ctx = ctx;
+   f->node_size = sizeof(bd_node) + (unsigned long)f->n * 8 + sizeof(void *);
+}
+
+void bd_set_root_tag(bd_tree *t, void *tag)
+{
+   if (t->forest->tag) *tag_slot(t->root) = tag;
+}
+
+void *bd_node_tag(const bd_node *nd)
+{
+   if (!nd || !nd->tree) bd_fail("bd_node_tag: not a live node");
+   return nd->tree->forest->tag ? *tag_slot(nd) : 0;
+}
+
 unsigned long bd_node_bytes(const bd_forest *f) { return f->node_size; }
 
 void bd_forest_root_total(const bd_forest *f, uint64_t *out)
@@ -397,6 +437,7 @@ bd_tree *bd_tree_new(bd_forest *f)
    bd_tree *t = bd_alloc(sizeof(bd_tree));
    t->forest = f;
    t->root = node_alloc(f, t, 0, 0);
+   if (f->tag) *tag_slot(t->root) = 0;
    t->active = t->root;
    t->depth = 0;
    tree_link(f, t);
@@ -426,6 +467,7 @@ static bd_node *child_create(bd_forest *f, bd_tree *t, bd_node *parent,
 {
    bd_node *nd = node_alloc(f, t, parent, arc);
    kid_link(f, parent, nd);
+   if (f->tag) *tag_slot(nd) = f->tag(f->tag_ctx, *tag_slot(parent), arc);
    return nd;
 }
 
@@ -516,6 +558,7 @@ void bd_adopt_root(bd_tree *t, void *arc)
    if (!t->active) bd_fail("bd_adopt_root: tree is closed");
    if (!arc) bd_fail("bd_adopt_root: NULL arc");
    root = node_alloc(f, t, 0, 0);
+   if (f->tag) *tag_slot(root) = 0;
    old->parent = root;
    old->arc = arc;
    kid_link(f, root, old);
@@ -557,6 +600,7 @@ static void visit_all(bd_forest *f, visit_fn fn, void *arg)
 static void settle_node(bd_forest *f, bd_node *nd)
 {
    if (!pending_nonzero(nd->pending, f->n)) return;
+   tag_deliver(f, nd);
    if (nd->parent) {
       f->deliver(f->ctx, nd->arc, nd->pending, f->n);
       pending_add(nd->parent->pending, nd->pending, f->n);

@@ -39,6 +39,28 @@ bd_forest *bd_forest_new(int n_events, bd_deliver_fn deliver, void *ctx);
 void       bd_forest_free(bd_forest *);   /* release all memory, no delivery */
 int        bd_forest_events(const bd_forest *);
 
+/* ---- tags (optional) ---------------------------------------------------- */
+/* A tag is a pointer of the tool's kept in every node, made from the
+** parent's tag and the node's arc when the node is built (the tool's
+** calling-context node for --paths).  Call bd_forest_tags before the
+** first tree: it adds a pointer to every node.  A root's tag is set by
+** the tool (bd_set_root_tag), also after bd_adopt_root made a new root.
+**
+** Whenever a node's pending counters leave it (to its arc and parent when
+** pruned or settled, to the root total from a root), deliver_tag gets
+** them with the node's tag and its parent's (NULL from a root).  Adding
+** them to tag and taking them from parent_tag gives each tag exactly the
+** metrics evicted from lines referencing its nodes (their self cost):
+** what a node passes up, its parent passes on again.  After bd_settle or
+** bd_finish nothing is pending, and these self costs are complete. */
+typedef void *(*bd_tag_fn)(void *ctx, void *parent_tag, void *arc);
+typedef void (*bd_tag_deliver_fn)(void *ctx, void *tag, void *parent_tag,
+                                  const uint64_t *costs, int n);
+void  bd_forest_tags(bd_forest *, bd_tag_fn tag, bd_tag_deliver_fn deliver_tag,
+                     void *ctx);
+void  bd_set_root_tag(bd_tree *, void *tag);
+void *bd_node_tag(const bd_node *);       /* NULL without tags            */
+
 /* ---- trees (threads, signal-handler invocations) ----------------------- */
 bd_tree *bd_tree_new(bd_forest *);        /* new context, its root active   */
 /* Context ended (thread exit, handler returned).  No node is active any

@@ -61,6 +61,10 @@ struct bd_forest {
    unsigned       hash_bits;     /* 2^hash_bits buckets                   */
    uint64_t       hash_count;
 
+   bd_tag_fn      tag;           /* bd_forest_tags, or NULL: the tag is   */
+   bd_tag_deliver_fn deliver_tag; /*   the pointer after pending[n]        */
+   void          *tag_ctx;
+
    bd_tree       *trees;         /* live trees                            */
    uint64_t       root_total[BD_MAX_EVENTS];
 

@@ -166,6 +166,22 @@ static void add_backdated(ULong *cost, const uint64_t *c, int n)
    }
 }
 
+/* --paths: counters leaving a tree node (backdate.h, bd_forest_tags) are
+ * the self cost of its path and no more of its parent's: each path gets
+ * the metrics of the lines loaded on it, at no cost per eviction (the
+ * cache model keeps charging inline). Complete whenever the trees are
+ * settled: before every dump and zero, and at the end. */
+static void deliver_to_path(void *ctx, void *path, void *parent_path, const uint64_t *c, int n)
+{
+   static const event_id counted_as[BD_MAX] = {
+      EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2, EV_L1ldB, EV_LLldB,
+      EV_AcCostL2, EV_SpLossL2, EV_L2ldB, EV_Pfu, EV_Pfx };
+   Int i;
+   for (i = 0; i < n; i++)
+      if (c[i] && cb_event_pos(counted_as[i]) >= 0)
+         cb_paths_move_backdated(path, parent_path, counted_as[i], c[i]);
+}
+
 /* Back-dated costs reaching a call arc. */
 static void deliver(void *ctx, void *arc, const uint64_t *c, int n)
 {
@@ -174,8 +190,10 @@ static void deliver(void *ctx, void *arc, const uint64_t *c, int n)
 
 void cb_bd_setup(void)
 {
-   if (cb_clo.backdate)
-      forest = bd_forest_new(forest_events(), deliver, NULL);
+   if (!cb_clo.backdate) return;
+   forest = bd_forest_new(forest_events(), deliver, NULL);
+   /* --paths: every node knows the call path of its chain */
+   if (cb_clo.paths) bd_forest_tags(forest, cb_paths_tag, deliver_to_path, NULL);
 }
 
 /*------------------------------------------------------------*/
@@ -202,9 +220,11 @@ Int cb_bd_known_so_far(const exec_state *es, void **arcs, ULong *known, Int max)
    return levels;
 }
 
-struct bd_tree *cb_bd_new_tree(void)
+struct bd_tree *cb_bd_new_tree(path_node *root_path)
 {
-   return forest ? bd_tree_new(forest) : NULL;
+   bd_tree *t = forest ? bd_tree_new(forest) : NULL;
+   if (t) bd_set_root_tag(t, root_path);
+   return t;
 }
 
 void cb_bd_close_tree(struct bd_tree *t)
@@ -222,9 +242,16 @@ void cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n)
    Int i;
    if (!es->bd || trees_finished) return;
    bd_tree_close(es->bd);
-   es->bd = bd_tree_new(forest);
+   es->bd = cb_bd_new_tree(es->path_root);
    for (i = 0; i < n; i++)
       if (frames[i].bd_pushed && frames[i].jcc) bd_call(es->bd, frames[i].jcc);
+}
+
+/* --paths: the context's root path changed (instrument.c); the tree's
+ * root takes its tag, the tree is unchanged (the profile too). */
+void cb_bd_retag_root(exec_state *es)
+{
+   if (es->bd) bd_set_root_tag(es->bd, es->path_root);
 }
 
 void cb_bd_call(JCC *jcc)
@@ -234,7 +261,9 @@ void cb_bd_call(JCC *jcc)
 
 void cb_bd_adopt_root(JCC *jcc)
 {
-   if (cb_cur.es && cb_cur.es->bd) bd_adopt_root(cb_cur.es->bd, jcc);
+   if (!cb_cur.es || !cb_cur.es->bd) return;
+   bd_adopt_root(cb_cur.es->bd, jcc);
+   bd_set_root_tag(cb_cur.es->bd, cb_cur.es->path_root);   /* --paths */
 }
 
 void cb_bd_return(Int levels)

@@ -219,6 +219,7 @@ JCC *cb_get_jcc(BBCC *from, UInt jmp, BBCC *to)
    j->kind = jk_Call;
    j->call_counter = 0;
    j->cost = cb_new_cost(CB_MEM_ARCS);
+   j->path_from = j->path_to = NULL;
    j->next_from = from->jmp[jmp].jcc_list;
    from->jmp[jmp].jcc_list = j;
    j->next_hash = h->table[k];

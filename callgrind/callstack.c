@@ -199,12 +199,14 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
       if (cb_cur.collect) jcc->call_counter++;
       e->counted = cb_cur.collect;
       cb_stat.call_counter++;
+      if (UNLIKELY(cb_clo.paths)) cb_paths_call(e, jcc, faked);
       if (faked) cb_bd_adopt_root(jcc); else cb_bd_call(jcc);
       e->bd_pushed = True;
       if (UNLIKELY(to_fn->base != to_fn)) depth = base_depth(jcc, to_fn, +1);
       if (*depth == 1) entered = to_fn->base;
    }
 
+   if (skip && UNLIKELY(cb_clo.paths)) cb_paths_call(e, NULL, False);
    e->jcc = jcc;
    e->sp = sp;
    e->entry_sp = 0;          /* calltrack.c sets it where it knows it */
@@ -251,6 +253,7 @@ void cb_pop_call_stack(void)
    jcc = e->jcc;
    cb_cur.nonskipped = e->nonskipped;
 
+   if (UNLIKELY(cb_clo.paths)) cb_paths_return(e);
    if (e->bd_pushed) {
       cb_bd_return(1);
       e->bd_pushed = False;

@@ -74,3 +74,16 @@ context *cb_get_cxt(fn_node **top, UInt size)
    if (++cxt_entries > 2 * cxt_table_size) resize_cxt_table();
    return c;
 }
+
+/* The written name of a function in a context: fn'level'caller'... */
+void cb_context_name(const context *cxt, UInt rec_index, HChar *buf, SizeT size)
+{
+   SizeT used;
+   UInt i;
+   VG_(snprintf)(buf, size, "%s", cxt->fn[0]->name);
+   used = VG_(strlen)(buf);
+   if (rec_index > 0 && used < size)
+      used += VG_(snprintf)(buf + used, size - used, "'%u", rec_index + 1);
+   for (i = 1; i < cxt->size && used < size; i++)
+      used += VG_(snprintf)(buf + used, size - used, "'%s", cxt->fn[i]->name);
+}

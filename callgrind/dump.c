@@ -82,18 +82,10 @@ static void out_name_line(const HChar *key, name_space *ns, const HChar *name)
    out_str("\n");
 }
 
-/* The written name of a cost centre's function: fn'level'caller'... */
+/* ... of a cost centre's function */
 static void context_name(const BBCC *bbcc, HChar *buf, SizeT size)
 {
-   const context *cxt = bbcc->cxt;
-   SizeT used;
-   UInt i;
-   VG_(snprintf)(buf, size, "%s", cxt->fn[0]->name);
-   used = VG_(strlen)(buf);
-   if (bbcc->rec_index > 0 && used < size)
-      used += VG_(snprintf)(buf + used, size - used, "'%u", bbcc->rec_index + 1);
-   for (i = 1; i < cxt->size && used < size; i++)
-      used += VG_(snprintf)(buf + used, size - used, "'%s", cxt->fn[i]->name);
+   cb_context_name(bbcc->cxt, bbcc->rec_index, buf, size);
 }
 
 /*------------------------------------------------------------*/
@@ -690,6 +682,12 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
    cb_add_cost(cb_written_total, dump_total);
    cb_out_finish(&out);
    VG_(deleteXA)(dump_list);
+   if (cb_clo.paths) {
+      if (only) cb_paths_charge_thread(only);
+      else cb_forall_threads(cb_paths_charge_thread);
+      cb_paths_dump(name, cb_out_counter, cb_clo.separate_threads ? only : NULL, trigger,
+                    appending);
+   }
 }
 
 /* Back-dated events exist only as self costs written at eviction: their
@@ -729,6 +727,7 @@ static void add_backdated_totals(ULong *summary)
 static void restart_main_tree(thread_info *t)
 {
    Int end = t->states_sp > 0 ? t->states[1]->call_stack_bottom : t->calls.sp;
+   cb_paths_new_root_at_dump(t, end);
    cb_bd_restart_tree(t->states[0], t->calls.entry, end);
 }
 
@@ -836,6 +835,7 @@ static void zero_thread(thread_info *t)
    cb_copy_cost(t->underflow_cost, t->states[0]->cost);
    restart_main_tree(t);
    zero_events(t->sighandler_cost, False);
+   cb_paths_zero(t);
 }
 
 void cb_zero_all_cost(Bool only_current_thread)

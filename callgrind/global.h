@@ -60,6 +60,7 @@ typedef enum {
    CB_MEM_STACKS,     /* shadow call stacks, function stacks, threads */
    CB_MEM_NAMES,      /* objects, files, functions */
    CB_MEM_TREES,      /* back-dating trees */
+   CB_MEM_PATHS,      /* call paths (--paths=yes) */
    CB_MEM_OBJECTS,    /* data objects (--objects=yes) */
    CB_MEM_CACHES,     /* the cache model (fixed at start) */
    CB_MEM_OTHER,      /* instrumentation and everything else */
@@ -118,6 +119,7 @@ typedef struct {
    /* cache and branch simulation */
    Bool   simulate_cache, cacheuse, simulate_wb, simulate_hwpref, branch_sim;
    Bool   backdate, backdate_check;
+   Bool   paths;                  /* --paths: <profile>.paths (paths.c) */
    Bool   defer_sim;              /* debugging: helpers at the block's end (sim.c) */
    Bool   i1_set, d1_set, ll_set;
    Int    i1[3], d1[3], ll[3];     /* size, assoc, line */
@@ -376,6 +378,8 @@ typedef struct context {
 
 context *cb_get_cxt(fn_node **top, UInt size);
 void     cb_init_cxt_table(void);
+/* The written name of a function in a context: fn'level'caller'... */
+void     cb_context_name(const context *cxt, UInt rec_index, HChar *buf, SizeT size);
 
 /*------------------------------------------------------------*/
 /*--- bbcc.c: cost centres and call arcs                   ---*/
@@ -387,6 +391,9 @@ typedef struct JCC {
    jmp_kind  kind;
    ULong    call_counter;
    ULong   *cost;             /* inclusive, cb_n_events long */
+   /* --paths (paths.c): the call path this arc was last taken from and
+    * the one it led to, tried before the paths' link table */
+   struct path_node *path_from, *path_to;
    struct JCC *next_from;     /* in from->jmp[jmp].jcc_list */
    struct JCC *next_hash;
 } JCC;
@@ -468,6 +475,7 @@ typedef struct {
    Int      fn_sp;
    ULong   *enter_cost;
    Bool     bd_pushed;      /* a back-dating node was entered */
+   struct path_node *path_node;  /* --paths: the caller's path, returned to */
    Bool     counted;        /* in jcc's call count: made while collecting,
                              * or collection turned on since (callstack.c) */
    /* data objects (objects.c): the interned call chain up to this frame,
@@ -518,6 +526,11 @@ typedef struct exec_state {
                                * entry SP of the function at the bottom,
                                * which has no frame */
    struct bd_tree *bd;        /* back-dating tree of this context */
+   /* --paths (paths.c): the context's root and current call path, and
+    * the running counter when the current path last got its growth */
+   struct path_node *path_root, *path_cur;
+   ULong   *path_snap;
+   Bool     path_adoptable;   /* its root may yet be found called (paths.c) */
 } exec_state;
 
 typedef struct thread_info {
@@ -634,9 +647,10 @@ void cb_geometry_write_desc(cb_outfile *f);
 extern const cs_hooks cb_bd_cache_hooks;
 void  cb_bd_use_charging(struct cs_sim *sim);
 void  cb_bd_setup(void);
-struct bd_tree *cb_bd_new_tree(void);
+struct bd_tree *cb_bd_new_tree(struct path_node *root_path);
 void  cb_bd_close_tree(struct bd_tree *t);
 void  cb_bd_restart_tree(exec_state *es, const call_entry *frames, Int n);
+void  cb_bd_retag_root(exec_state *es);
 void  cb_bd_call(JCC *jcc);
 void  cb_bd_adopt_root(JCC *jcc);
 Int   cb_bd_known_so_far(const exec_state *es, void **arcs, ULong *known, Int max);
@@ -646,6 +660,25 @@ void  cb_bd_zero(struct cs_sim *sim, thread_info *only);
 void  cb_bd_finish(void);
 void  cb_bd_write_desc(cb_outfile *f);
 void  cb_bd_print_stats(void);
+
+/*------------------------------------------------------------*/
+/*--- paths.c: --paths, costs per full call path           ---*/
+/*------------------------------------------------------------*/
+
+typedef struct path_node path_node;
+void  cb_paths_new_context(exec_state *es, ThreadId tid);
+void  cb_paths_end_context(exec_state *es);
+void  cb_paths_restart(thread_info *t);
+void  cb_paths_new_root_at_dump(thread_info *t, Int end);
+void  cb_paths_call(call_entry *e, JCC *jcc, Bool faked);
+void  cb_paths_return(call_entry *e);
+void *cb_paths_tag(void *ctx, void *parent_tag, void *arc);
+void  cb_paths_move_backdated(void *path, void *parent_path, event_id ev, ULong value);
+void  cb_paths_zero(thread_info *t);
+void  cb_paths_charge_thread(thread_info *t);
+void  cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
+                    const HChar *trigger, Bool appending);
+void  cb_paths_print_stats(void);
 
 /*------------------------------------------------------------*/
 /*--- sim.c, sim_replay.c, sim_ir.c: the simulation        ---*/

@@ -28,6 +28,16 @@ static void unwind_thread(thread_info *t)
    cb_fns->top = cb_fns->bottom;
 }
 
+/* --paths: what runs next starts a new root (paths.c), which the
+ * thread's back-dating tree takes as its root's tag. After the caches'
+ * lines left and the trees were settled (cb_sim_clear): no line
+ * references the tree's root, nothing is pending there. */
+static void restart_paths(thread_info *t)
+{
+   cb_paths_restart(t);
+   cb_bd_retag_root(t->states[0]);
+}
+
 /* Set at start, before the client runs: nothing to unwind or discard. */
 void cb_instrument_init(Bool state)
 {
@@ -45,6 +55,7 @@ void cb_set_instrument_state(const HChar *reason, Bool state)
    cb_forall_threads(unwind_thread);
    cb_forall_threads(cb_mark_stacks_emptied);
    cb_sim_clear();
+   if (cb_clo.paths) cb_forall_threads(restart_paths);
    if (VG_(clo_verbosity) > 1)
       VG_(message)(Vg_DebugMsg, "%s: instrumentation switched %s\n",
                    reason, state ? "ON" : "OFF");

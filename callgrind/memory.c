@@ -31,7 +31,7 @@
 
 static const HChar *kind_name[CB_MEM_KINDS] = {
    "basic blocks", "cost centres", "call arcs", "contexts", "call stacks",
-   "functions and files", "back-dating trees", "data objects",
+   "functions and files", "back-dating trees", "call paths", "data objects",
    "cache model", "other"
 };
 

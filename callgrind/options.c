@@ -515,6 +515,7 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (bool_opt(arg, "--branch-sim", &cb_clo.branch_sim)) {}
    else if (bool_opt(arg, "--backdate", &cb_clo.backdate)) { backdate_given = True; }
    else if (bool_opt(arg, "--backdate-check", &cb_clo.backdate_check)) {}
+   else if (bool_opt(arg, "--paths", &cb_clo.paths)) {}
    else if (bool_opt(arg, "--defer-sim", &cb_clo.defer_sim)) {}
    else if (bool_opt(arg, "--miss-class", &cb_clo.miss_class)) {}
    else if (bool_opt(arg, "--private-caches", &cb_clo.private_caches)) {
@@ -616,6 +617,10 @@ void cb_print_usage(void)
 "                              through the back-dating tree [yes]\n"
 "    --backdate-check=no|yes   Add oracle events L1ld/LLld (lines loaded,\n"
 "                              immediate) and L1ldB/LLldB (back-dated) [no]\n"
+"\n   call path options (callgrind-bd):\n"
+"    --paths=no|yes            Every event per full call path, root first, in\n"
+"                              <callgrind-out-file>.paths beside each profile\n"
+"                              file (flame graphs: callgrind-bd_paths) [no]\n"
 "\n   miss analysis options (callgrind-bd):\n"
 "    --miss-class=no|yes       Classify I1/D1/LL misses as compulsory,\n"
 "                              capacity, conflict (I1Co ... LLCf) [no]\n"
@@ -743,6 +748,9 @@ void cb_options_post(void)
       cb_clo.simulate_cache = True;       /* both are about data accesses */
    if (cb_clo.backdate_check && !cb_clo.cacheuse)
       needs_option("--backdate-check=yes", "--cacheuse=yes");
+   /* the back-dated events reach a path through the trees */
+   if (cb_clo.paths && cb_clo.cacheuse && !cb_clo.backdate)
+      refuse("--paths=yes", "--backdate=no");
    l2_prefetch_refusals();
    if (!cb_clo.objects) {
       if (object_callers_arg) needs_option(object_callers_arg, "--objects=yes");

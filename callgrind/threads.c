@@ -35,7 +35,8 @@ static thread_info *new_thread(ThreadId tid)
    VG_(memset)(t, 0, sizeof *t);
    t->tid = tid;
    t->states[0] = new_exec_state(0);
-   t->states[0]->bd = cb_bd_new_tree();
+   cb_paths_new_context(t->states[0], tid);
+   t->states[0]->bd = cb_bd_new_tree(t->states[0]->path_root);
    cb_init_call_stack(&t->calls);
    cb_init_fn_stack(&t->fns);
    t->lastdump_cost = cb_new_cost(CB_MEM_STACKS);
@@ -148,7 +149,8 @@ void cb_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack)
    es->bbcc = NULL;
    es->nonskipped = NULL;
    es->call_stack_bottom = cb_calls->sp;
-   es->bd = cb_bd_new_tree();
+   cb_paths_new_context(es, tid);
+   es->bd = cb_bd_new_tree(es->path_root);
    exec_state_load(t);
    cb_push_cxt(NULL);
 }
@@ -184,6 +186,7 @@ void cb_post_signal(ThreadId tid, Int sigNo)
       if (cb_fns->top > cb_fns->bottom) cb_fns->top--;
    }
 
+   cb_paths_end_context(es);
    cb_add_cost(t->sighandler_cost, es->cost);
    cb_zero_cost(es->cost);
    cb_bd_close_tree(es->bd);

@@ -14,18 +14,44 @@
 #   docs/bandwidth-jacobi.png    and of the four runs together
 #                                (examples/jacobi-bandwidth.sh; needs only
 #                                matplotlib, no KCachegrind)
+#   docs/paths-example.svg       callgrind-bd_paths --svg: SpLoss1 per call
+#   docs/paths-python.svg        path of the example, and D1mr of python3
+#                                running perf/bench/work.py 1500 (--paths=yes;
+#                                needs nothing else)
 # Needs (Debian): kcachegrind xvfb xdotool imagemagick graphviz dbus
 # (./setup.sh --pictures installs them).  Not part of CI.
 #   docs/make-pictures.sh           all four
 #   docs/make-pictures.sh objects   only docs/kcachegrind-objects.png
 #   docs/make-pictures.sh bandwidth only the three bandwidth pictures
+#   docs/make-pictures.sh paths     only the two flame graphs
 # The KCachegrind clicks are screen positions for a 1400x900 screen and
 # KCachegrind 22.12's default layout; check the result by eye.
 set -eu
 only=${1:-all}
-case "$only" in all|objects|bandwidth) ;; *) echo "usage: $0 [objects|bandwidth]" >&2; exit 2 ;; esac
+case "$only" in all|objects|bandwidth|paths) ;; *) echo "usage: $0 [objects|bandwidth|paths]" >&2; exit 2 ;; esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+
+if [ "$only" = all ] || [ "$only" = paths ]; then
+   mkdir -p examples/build
+   gcc -g -O0 -o examples/build/cacheuse-example examples/cacheuse-example.c
+   (cd examples/build && VALGRIND_LIB=$top/vglib valgrind --tool=callgrind-bd \
+       --cacheuse=yes --paths=yes --callgrind-out-file=paths.out ./cacheuse-example \
+       >/dev/null 2>&1)
+   # from the top: frames name examples/cacheuse-example.c, as
+   # callgrind_annotate run here would
+   tools/callgrind-bd_paths --event=SpLoss1 --svg docs/paths-example.svg \
+       --title "SpLoss1 per call path: examples/cacheuse-example.c" examples/build/paths.out
+   python=$(python3 -c 'import sys; print(sys.executable)')
+   (cd examples/build && VALGRIND_LIB=$top/vglib valgrind --tool=callgrind-bd \
+       --cacheuse=yes --paths=yes --callgrind-out-file=paths-python.out \
+       "$python" "$top/perf/bench/work.py" 1500 >/dev/null 2>&1 &&
+    "$top/tools/callgrind-bd_paths" --event=D1mr --functions-only \
+       --svg "$top/docs/paths-python.svg" \
+       --title "D1mr per call path: python3 perf/bench/work.py 1500" paths-python.out)
+   echo "wrote docs/paths-example.svg docs/paths-python.svg"
+   [ "$only" = all ] || exit 0
+fi
 
 if [ "$only" = all ] || [ "$only" = bandwidth ]; then
    examples/jacobi-bandwidth.sh >/dev/null

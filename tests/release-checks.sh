@@ -137,6 +137,7 @@ fi
 check deb/controller /usr/bin/callgrind-bd_control --version
 check deb/bandwidth-machine grep -q '^clock: 2.7e9' /usr/share/callgrind-bd/machines/ivybridge-thesis.machine
 check deb/bandwidth /usr/bin/callgrind-bd_bandwidth --version
+check deb/paths /usr/bin/callgrind-bd_paths --version
 
 say "removing the package"
 check deb/purge $SUDO dpkg --purge callgrind-bd

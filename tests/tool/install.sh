@@ -4,7 +4,7 @@
 # manual with its pictures under share/doc/callgrind-bd; the man
 # page formats without warnings; the Python tools (callgrind-bd_merge and
 # callgrind-bd_bandwidth with the machine file in share/callgrind-bd/machines,
-# linked into bindir, and cg2dot.py) run from the installed location with
+# callgrind-bd_paths, linked into bindir, and cg2dot.py) run from the installed location with
 # the installed cgbd package on a small profile; `make uninstall` removes
 # them again.
 set -u
@@ -32,7 +32,7 @@ cmp -s "$tool" "$top/callgrind-bd-amd64-linux" || fail "$tool differs from the b
 manual=$dest$prefix/share/doc/callgrind-bd/manual.md
 [ -f "$manual" ] || fail "no manual at $manual"
 # every picture and page the manual links to is installed beside it
-grep -o '([a-z0-9-]*\.\(png\|md\))' "$srcdir/docs/manual.md" | tr -d '()' | while read -r linked; do
+grep -o '([a-z0-9-]*\.\(png\|md\|svg\))' "$srcdir/docs/manual.md" | tr -d '()' | while read -r linked; do
     [ -f "$(dirname "$manual")/$linked" ] || { echo "FAIL $name: manual's $linked not installed"; exit 1; }
 done || exit 1
 header=$dest$prefix/include/valgrind/callgrind-bd.h
@@ -95,10 +95,26 @@ grep -Eq '^1 +core<-L1 +8 +1000 +0 +0 ' <<<"$out" \
     || fail "installed callgrind-bd_bandwidth: no 'core<-L1 limit 8, 0 above, 0 added' line: $out"
 echo "PASS $name"
 
+# callgrind-bd_paths, linked into bindir, on a hand-written file: two
+# paths of thread 1 through main (Ir 5 in main, 7 in main -> work, whose
+# file lies below the working directory /): the folded stacks name
+# file:function, relative, as callgrind_annotate run from / would
+name=install/paths
+paths_link=$dest$prefix/bin/callgrind-bd_paths
+[ -L "$paths_link" ] || fail "no link $paths_link"
+[ -f "$libexec/cgbd/paths.py" ] || fail "cgbd/paths.py not installed in $libexec"
+[ -f "$dest$prefix/share/man/man1/callgrind-bd_paths.1" ] || fail "no callgrind-bd_paths man page"
+printf 'version: 1\npart: 1\nevents: Ir\nfn: 1 /src/a.c\tmain\npath: 1 1 5\nfn: 2 /src/b.c\twork\npath: 1 1;2 7\ntotals: 12\n' \
+    > "$dest/p.paths"
+out=$(cd / && PYTHONPATH= "$paths_link" "$dest/p.paths") || fail "installed callgrind-bd_paths failed"
+[ "$out" = "$(printf 'src/a.c:main 5\nsrc/a.c:main;src/b.c:work 7')" ] \
+    || fail "installed callgrind-bd_paths: folded stacks: $out"
+echo "PASS $name"
+
 name=install/uninstall
 make -C "$top" uninstall DESTDIR="$dest" >/dev/null 2>&1 || fail "make uninstall failed"
 [ ! -e "$tool" ] && [ ! -e "$page" ] && [ ! -e "$manual" ] && [ ! -e "$header" ] \
     && [ ! -e "$merge_link" ] && [ ! -L "$merge_link" ] && [ ! -e "$libexec" ] \
-    && [ ! -L "$bw_link" ] && [ ! -e "$machine" ] \
+    && [ ! -L "$bw_link" ] && [ ! -e "$machine" ] && [ ! -L "$paths_link" ] \
     || fail "files left after uninstall"
 echo "PASS $name"

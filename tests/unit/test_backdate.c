@@ -262,6 +262,103 @@ static void hand_adopt_root(void)
    bd_forest_free(f);
 }
 
+/* Tags (--paths): a node's tag is made from its parent's and its arc
+** when the node is built.  The test's tag of a child is the parent's tag
+** times 10 plus the arc's index + 1 (a decimal path of arcs), the root's
+** the value set: so every line's node tells the chain it was loaded on,
+** also under a root made later by bd_adopt_root. */
+static void *digit_tag(void *ctx, void *parent_tag, void *arc)
+{
+   world *w = ctx;
+   uintptr_t digit = (uintptr_t)((test_arc *)arc - w->arc) + 1;
+   return (void *)((uintptr_t)parent_tag * 10 + digit);
+}
+
+/* Self cost per tag from the tag deliveries: what leaves a node counts
+** for its tag and no more for its parent's (event 0 only). */
+#define MAX_TAGS 8
+static struct { uintptr_t tag; int64_t self; } tag_self[MAX_TAGS];
+
+static int64_t *self_of(uintptr_t tag)
+{
+   int i;
+   for (i = 0; i < MAX_TAGS && tag_self[i].tag && tag_self[i].tag != tag; i++) {}
+   if (i == MAX_TAGS) { CHECK(0, "more than %d tags", MAX_TAGS); return &tag_self[0].self; }
+   tag_self[i].tag = tag;
+   return &tag_self[i].self;
+}
+
+static void deliver_tag(void *ctx, void *tag, void *parent_tag, const uint64_t *costs, int n)
+{
+   (void)ctx; (void)n;
+   *self_of((uintptr_t)tag) += (int64_t)costs[0];
+   if (parent_tag) *self_of((uintptr_t)parent_tag) -= (int64_t)costs[0];
+}
+
+static void hand_tags(void)
+{
+   world w;
+   bd_forest *f;
+   bd_tree *t;
+   bd_node *at_root, *at_f, *at_ff, *at_g;
+   uint64_t c1[2] = { 1, 0 }, c10[2] = { 10, 0 }, c100[2] = { 100, 0 },
+            c1000[2] = { 1000, 0 };
+   uintptr_t f_tag = 9 * 10 + A_F + 1, ff_tag = f_tag * 10 + A_FF + 1,
+             g_tag = 9 * 10 + A_G + 1;
+
+   world_init(&w, 2);
+   memset(tag_self, 0, sizeof tag_self);
+   f = bd_forest_new(2, deliver, &w);
+   bd_forest_tags(f, digit_tag, deliver_tag, &w);
+   t = bd_tree_new(f);
+   bd_set_root_tag(t, (void *)9);
+   at_root = bd_active(t);
+   bd_ref(at_root);
+   bd_call(t, &w.arc[A_F]);               /* two calls, one line: the   */
+   bd_call(t, &w.arc[A_FF]);              /* lazy chain builds both     */
+   at_ff = bd_active(t);
+   bd_ref(at_ff);
+   bd_return(t, 1);
+   at_f = bd_active(t);
+   bd_ref(at_f);
+   bd_return(t, 1);
+   bd_call(t, &w.arc[A_G]);
+   at_g = bd_active(t);
+   bd_ref(at_g);
+   bd_return(t, 1);
+   CHECK((uintptr_t)bd_node_tag(at_root) == 9, "root: the tag set");
+   CHECK((uintptr_t)bd_node_tag(at_f) == f_tag, "f under the root");
+   CHECK((uintptr_t)bd_node_tag(at_ff) == ff_tag, "ff under f");
+   CHECK((uintptr_t)bd_node_tag(at_g) == g_tag, "g under the root");
+   bd_adopt_root(t, &w.arc[A_X]);         /* the root was called after all */
+   CHECK(bd_node_tag(t->root) == 0, "a new root's tag is unset");
+   bd_set_root_tag(t, (void *)7);
+   CHECK((uintptr_t)bd_node_tag(t->root) == 7, "the new root's tag set");
+   CHECK((uintptr_t)bd_node_tag(at_root) == 9, "the old root keeps its tag");
+   bd_evict(at_ff, c1);
+   bd_settle(f);                          /* ff's line reaches every level */
+   CHECK(*self_of(ff_tag) == 1 && *self_of(f_tag) == 0 && *self_of(9) == 0,
+         "after a settle: ff's tag 1, f's and the root's 0");
+   bd_evict(at_f, c10);
+   bd_evict(at_g, c100);
+   bd_evict(at_root, c1000);
+   bd_finish(f);
+   CHECK(bd_check(f) == 0 && nodes_now(f) == 0, "all pruned");
+   /* each tag: the lines loaded on it; the old root (9) got the root's
+   ** line, the new root (7) nothing of its own */
+   CHECK(*self_of(ff_tag) == 1 && *self_of(f_tag) == 10 && *self_of(g_tag) == 100
+         && *self_of(9) == 1000 && *self_of(7) == 0,
+         "self per tag: ff 1, f 10, g 100, old root 1000, new root 0");
+   bd_forest_free(f);
+
+   /* without tags a node has none, and its slot no pointer more */
+   f = bd_forest_new(2, deliver, &w);
+   t = bd_tree_new(f);
+   CHECK(bd_node_tag(bd_active(t)) == 0, "no tag without bd_forest_tags");
+   bd_finish(f);
+   bd_forest_free(f);
+}
+
 static void hand_closed_tree(void)
 {
    world w;
@@ -482,6 +579,7 @@ static void test_hand(void)
    hand_recursion_and_multireturn();
    hand_root_line();
    hand_adopt_root();
+   hand_tags();
    hand_closed_tree();
    hand_settle();
    hand_finish_with_held_line();
