@@ -140,6 +140,8 @@ typedef struct {
    Int    bandwidth_unit;       /* BW_UNIT_* */
    Int    bandwidth_window;     /* W, time units */
    const HChar *bandwidth_limits;  /* machine file, or NULL */
+   /* dependent misses (latency.c) */
+   Bool   latency;
 } cb_options;
 extern cb_options cb_clo;
 
@@ -227,6 +229,9 @@ typedef enum {
    EV_Flop,
    EV_BwCr, EV_BwCw, EV_BwLr, EV_BwLw, EV_BwXr, EV_BwMr, EV_BwMw, EV_BwF,
    EV_BwMrA, EV_BwMwA, EV_BwPk,
+   /* --latency=yes (latency.c): read misses of D1 and LL whose address
+    * came from a value an earlier read miss of that level loaded */
+   EV_D1dep, EV_DLdep,
    EV_COUNT
 } event_id;
 
@@ -356,6 +361,7 @@ typedef struct BB {
    struct sim_call *sim_calls;  /* descriptors of the sim helper calls (sim_int.h) */
    UInt       n_sim_calls;
    UChar     *bw_flops;     /* --bandwidth: flops per instruction (bandwidth.c) */
+   struct lat_block *lat;   /* --latency: the block's dependences (latency.c) */
    struct BB *next;         /* hash chain */
 } BB;
 
@@ -753,6 +759,26 @@ UInt cb_cores_n(void);                  /* core slots */
 struct cs_sim *cb_cores_sim(UInt k);    /* core k's caches, NULL if none */
 void cb_cores_prefetch_counts(ULong *up, ULong *down);
 void cb_cores_print_stats(void);
+
+/*------------------------------------------------------------*/
+/*--- latency.c: dependent misses (--latency)              ---*/
+/*------------------------------------------------------------*/
+
+typedef struct lat_block lat_block;
+void cb_lat_setup(void);
+void cb_lat_bb_begin(IRSB *sbOut);
+void cb_lat_access(UInt idx, Bool write, Bool merged, const IRExpr *addr, const IRExpr *data);
+void cb_lat_other_access(UInt idx, Bool merged);
+void cb_lat_stmt(IRStmt *st, Int idx, IRTypeEnv *env);
+void cb_lat_exit_point(void);
+void cb_lat_bb_end(BB *bb, Bool inverted);
+void cb_lat_block_end(void);
+void cb_lat_clear(void);
+void cb_lat_write_desc(cb_outfile *f);
+void cb_lat_dumped(void);
+void cb_lat_print_summary(const ULong *total, Int width);
+/* The exec state whose block has run and not yet ended (enter_bbcc). */
+extern const void *cb_lat_pending;
 
 /*------------------------------------------------------------*/
 /*--- bandwidth.c: --bandwidth requirements and dominance  ---*/

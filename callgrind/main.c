@@ -166,6 +166,7 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
    cb_sim_flush(sbOut);
    cb_sim_final_jump(sbOut, sbIn);
    cb_sim_bb_end(sbOut);
+   if (cb_clo.latency) cb_lat_bb_end(bb, inverted);
    if (exits > 0) store_jmps_passed(sbOut, inverted ? exits - 1 : exits);
    if (!seen) {
       Bool known = sbIn->next->tag == Iex_Const;

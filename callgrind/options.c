@@ -524,6 +524,7 @@ Bool cb_process_cmd_line_option(const HChar *arg)
       interleave_arg = arg;
    }
    else if (bool_opt(arg, "--reuse-dist", &cb_clo.reuse_dist)) {}
+   else if (bool_opt(arg, "--latency", &cb_clo.latency)) {}
    else if (cache_option(arg, "--I1", cb_clo.i1, &cb_clo.i1_set)) {}
    else if (cache_option(arg, "--D1", cb_clo.d1, &cb_clo.d1_set)) {}
    else if (cache_option(arg, "--LL", cb_clo.ll, &cb_clo.ll_set)) {}
@@ -621,6 +622,9 @@ void cb_print_usage(void)
 "                              capacity, conflict (I1Co ... LLCf) [no]\n"
 "    --reuse-dist=no|yes       LRU reuse distance of data accesses in\n"
 "                              power-of-two buckets of lines (Rd0 ... RdCold) [no]\n"
+"    --latency=no|yes          Count read misses whose address depends on an\n"
+"                              earlier read miss (D1dep, DLdep); longest\n"
+"                              chains per function in desc: lines [no]\n"
 "\n   multi-core options (callgrind-bd):\n"
 "    --private-caches=no|yes   Every thread a core with private I1/D1 over\n"
 "                              the shared LL, kept coherent (MSI): events\n"
@@ -729,7 +733,7 @@ void cb_options_post(void)
    }
    if (cb_clo.bandwidth) bandwidth_implies();
    if ((cb_clo.cacheuse || cb_clo.simulate_wb || cb_clo.simulate_hwpref
-        || cb_clo.miss_class || cb_clo.reuse_dist || cb_clo.private_caches)
+        || cb_clo.miss_class || cb_clo.reuse_dist || cb_clo.private_caches || cb_clo.latency)
        && !cb_clo.simulate_cache)
       cb_clo.simulate_cache = True;
    if (!cb_clo.cacheuse) {

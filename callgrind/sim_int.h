@@ -224,6 +224,10 @@ static inline sim_instr_info *acc_instr(const sim_call *c, Int i)
    return &cb_cur.bbcc->bb->sim_instr[c->acc[i].cost / cb_n_events];
 }
 
+/* --latency=yes: the tags after access i of c at a had outcome r
+ * (latency.c). */
+void cb_lat_after_access(const sim_call *c, Int i, Addr a, unsigned r, ULong *slot);
+
 /* --sharing=yes: the access, with its instruction's address. */
 void cb_sim_share_acc(const sim_call *c, Int i, Addr a);
 
@@ -236,6 +240,7 @@ static inline void do_acc(const sim_call *c, Int i, Addr a)
    if (UNLIKELY(cb_bw_cur != NULL))
       cb_bw_data(c->acc[i].cost, a, c->acc[i].size, r, c->acc[i].write, c->acc[i].modify);
    if (UNLIKELY(cb_clo.sharing)) cb_sim_share_acc(c, i, a);
+   if (UNLIKELY(cb_clo.latency)) cb_lat_after_access(c, i, a, r, slot);
 }
 
 /*------------------------------------------------------------*/
