@@ -142,6 +142,7 @@ typedef struct {
    const HChar *bandwidth_limits;  /* machine file, or NULL */
    /* dependent misses (latency.c) */
    Bool   latency;
+   Int    latency_window;       /* instructions a miss can delay a later one */
 } cb_options;
 extern cb_options cb_clo;
 
@@ -779,6 +780,7 @@ void cb_lat_dumped(void);
 void cb_lat_print_summary(const ULong *total, Int width);
 /* The exec state whose block has run and not yet ended (enter_bbcc). */
 extern const void *cb_lat_pending;
+extern Bool cb_lat_warm;          /* a tag may exist (else hits are skipped) */
 
 /*------------------------------------------------------------*/
 /*--- bandwidth.c: --bandwidth requirements and dominance  ---*/

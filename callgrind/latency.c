@@ -52,7 +52,9 @@
 #define LAT_MEM_SLOTS 4096        /* per thread: tagged stored values */
 #define LAT_DESC_MAX  20          /* functions in the desc: lines */
 
-typedef struct { UInt d1, ll; } lat_tag;
+/* A chain's length at D1 and LL, and when its last miss there happened
+ * (the thread's instruction count, lat_thread.now). */
+typedef struct { UInt d1, ll, t1, tl; } lat_tag;
 /* The sources of a value: registers at the block's entry, accesses. */
 typedef struct { UShort regs; ULong acc[2]; } lat_set;
 
@@ -66,18 +68,21 @@ typedef struct {
 
 typedef struct {
    UShort   changed;     /* registers written before this exit */
-   lat_set *regs;        /* their sources, one per bit of changed, in order */
+   UShort   first;       /* their sources: regs[first ..], one per bit */
 } lat_exit;
 
+/* One allocation (the replay reads it at every block's end: one host
+ * line for a small block, not a pointer chain): the head, then the
+ * arrays below. */
 struct lat_block {
-   const struct sim_call *calls;   /* the translation's calls it describes */
-   UInt        n_calls;
-   UInt       *first_acc;           /* per call: index of its first access */
+   struct lat_block_head h;         /* calls, first_acc, quiet (sim_int.h) */
    UInt        n_acc;
    lat_access *acc;
    UInt        n_exits;             /* side exits + the end */
    Bool        inverted;            /* main.c: the last exit swapped */
    lat_exit   *exit;
+   lat_set    *regs;
+   SizeT       size;                /* of the allocation */
 };
 
 /*------------------------------------------------------------*/
@@ -93,6 +98,8 @@ static struct {
    UInt       n_acc, acc_size;
    lat_exit  *exit;
    UInt       n_exits, exit_size;
+   lat_set   *regs;          /* the exits' register sources */
+   UInt       n_regs, regs_size;
 } ir;
 
 static void set_union(lat_set *d, const lat_set *s)
@@ -184,7 +191,7 @@ void cb_lat_bb_begin(IRSB *sbOut)
       ir.reg[r].regs = 1 << r;
    }
    ir.changed = 0;
-   ir.n_acc = ir.n_exits = 0;
+   ir.n_acc = ir.n_exits = ir.n_regs = 0;
 }
 
 /* Access idx (sim_ir.c's order: the order of the calls' accesses) was
@@ -271,30 +278,47 @@ void cb_lat_stmt(IRStmt *st, Int idx, IRTypeEnv *env)
 void cb_lat_exit_point(void)
 {
    lat_exit *x;
-   Int r, n = 0;
+   Int r;
    if (ir.n_exits == ir.exit_size) {
       ir.exit_size = ir.exit_size ? 2 * ir.exit_size : 8;
       ir.exit = VG_(realloc)("cb.lat.ir", ir.exit, ir.exit_size * sizeof(lat_exit));
    }
+   if (ir.n_regs + LAT_REGS > ir.regs_size) {
+      ir.regs_size = ir.regs_size ? 2 * ir.regs_size : 4 * LAT_REGS;
+      ir.regs = VG_(realloc)("cb.lat.ir", ir.regs, ir.regs_size * sizeof(lat_set));
+   }
    x = &ir.exit[ir.n_exits++];
    x->changed = ir.changed;
-   x->regs = NULL;
-   if (!ir.changed) return;
-   x->regs = cb_mem_alloc(CB_MEM_BBS, "cb.lat.exit", __builtin_popcount(ir.changed) * sizeof(lat_set));
+   x->first = ir.n_regs;
    for (r = 0; r < LAT_REGS; r++)
-      if (ir.changed & (1 << r)) x->regs[n++] = ir.reg[r];
+      if (ir.changed & (1 << r)) ir.regs[ir.n_regs++] = ir.reg[r];
 }
 
-static void free_block(lat_block *b)
+/* A hit of a read whose value nothing in the block uses (no address, no
+ * stored value, no register at any exit) changes no tag: the replay
+ * skips it (quiet). */
+static void mark_quiet(lat_block *b)
 {
-   UInt k;
-   for (k = 0; k < b->n_exits; k++)
-      if (b->exit[k].regs)
-         cb_mem_free(CB_MEM_BBS, b->exit[k].regs, __builtin_popcount(b->exit[k].changed) * sizeof(lat_set));
-   cb_mem_free(CB_MEM_BBS, b->exit, b->n_exits * sizeof(lat_exit));
-   cb_mem_free(CB_MEM_BBS, b->acc, b->n_acc * sizeof(lat_access));
-   cb_mem_free(CB_MEM_BBS, b->first_acc, b->n_calls * sizeof(UInt));
-   cb_mem_free(CB_MEM_BBS, b, sizeof *b);
+   lat_set used = { 0, { 0, 0 } };
+   UInt k, r;
+   for (k = 0; k < b->n_acc; k++) {
+      set_union(&used, &b->acc[k].addr);
+      set_union(&used, &b->acc[k].data);
+   }
+   for (r = 0; r < b->exit[b->n_exits - 1].first + (UInt)__builtin_popcount(b->exit[b->n_exits - 1].changed); r++)
+      set_union(&used, &b->regs[r]);
+   for (k = 0; k < b->n_acc; k++)
+      b->h.quiet[k] = b->acc[k].kind == LAT_OTHER
+                      || (b->acc[k].kind == LAT_LOAD
+                          && (k >= LAT_SRC_ACCS || !(used.acc[k >> 6] & (1ULL << (k & 63)))));
+}
+
+/* Carves n bytes, 8-aligned, from *at. */
+static void *carve(UChar **at, SizeT n)
+{
+   void *p = *at;
+   *at += (n + 7) & ~(SizeT)7;
+   return p;
 }
 
 /* The block's program, for the calls cb_sim_bb_end gave it (an older
@@ -303,25 +327,36 @@ static void free_block(lat_block *b)
 void cb_lat_bb_end(BB *bb, Bool inverted)
 {
    lat_block *b;
-   UInt k, n = 0;
+   UInt k, n = 0, n_calls = bb->n_sim_calls;
+   SizeT size;
+   UChar *at;
    cb_lat_exit_point();
-   if (bb->lat) free_block(bb->lat);
-   bb->lat = b = cb_mem_alloc(CB_MEM_BBS, "cb.lat.block", sizeof *b);
-   b->calls = bb->sim_calls;
-   b->n_calls = bb->n_sim_calls;
-   b->first_acc = cb_mem_alloc(CB_MEM_BBS, "cb.lat.block", b->n_calls * sizeof(UInt));
-   for (k = 0; k < b->n_calls; k++) {
-      b->first_acc[k] = n;
+   if (bb->lat) cb_mem_free(CB_MEM_BBS, bb->lat, bb->lat->size);
+   size = ((sizeof *b + 7) & ~(SizeT)7) + ((n_calls * sizeof(UInt) + 7) & ~(SizeT)7)
+          + ((ir.n_acc + 7) & ~(SizeT)7) + ir.n_acc * sizeof(lat_access)
+          + ir.n_exits * sizeof(lat_exit) + ir.n_regs * sizeof(lat_set) + 8;
+   at = cb_mem_alloc(CB_MEM_BBS, "cb.lat.block", size);
+   bb->lat = b = carve(&at, sizeof *b);
+   b->size = size;
+   b->h.calls = bb->sim_calls;
+   b->h.n_calls = n_calls;
+   b->h.first_acc = carve(&at, n_calls * sizeof(UInt));
+   for (k = 0; k < n_calls; k++) {
+      b->h.first_acc[k] = n;
       n += bb->sim_calls[k].n_acc;
    }
    CB_ASSERT(n == ir.n_acc);
+   b->h.quiet = carve(&at, ir.n_acc);
    b->n_acc = ir.n_acc;
-   b->acc = cb_mem_alloc(CB_MEM_BBS, "cb.lat.block", b->n_acc * sizeof(lat_access));
-   VG_(memcpy)(b->acc, ir.acc, b->n_acc * sizeof(lat_access));
+   b->acc = carve(&at, ir.n_acc * sizeof(lat_access));
+   VG_(memcpy)(b->acc, ir.acc, ir.n_acc * sizeof(lat_access));
    b->n_exits = ir.n_exits;
    b->inverted = inverted;
-   b->exit = cb_mem_alloc(CB_MEM_BBS, "cb.lat.block", b->n_exits * sizeof(lat_exit));
-   VG_(memcpy)(b->exit, ir.exit, b->n_exits * sizeof(lat_exit));
+   b->exit = carve(&at, ir.n_exits * sizeof(lat_exit));
+   VG_(memcpy)(b->exit, ir.exit, ir.n_exits * sizeof(lat_exit));
+   b->regs = carve(&at, ir.n_regs * sizeof(lat_set));
+   VG_(memcpy)(b->regs, ir.regs, ir.n_regs * sizeof(lat_set));
+   mark_quiet(b);
 }
 
 /*------------------------------------------------------------*/
@@ -331,12 +366,30 @@ void cb_lat_bb_end(BB *bb, Bool inverted)
 typedef struct { Addr addr; lat_tag tag; } lat_mem;
 typedef struct {
    lat_tag reg[LAT_REGS];
+   UInt    hot;                  /* the registers whose tag is not 0 */
+   Bool    mem_used;             /* a slot may be in use (else no lookup) */
+   UInt    now;                  /* guest instructions of its blocks so far */
+   UInt    newest;               /* when its last read miss happened */
    lat_mem mem[LAT_MEM_SLOTS];
 } lat_thread;
 
 static lat_thread **lat_threads;        /* VG_N_THREADS, made at setup */
-static lat_tag   scratch[LAT_SRC_ACCS];  /* the running block's loaded values */
+/* The tags of the running block's loaded values. All 0 at a block's
+ * start: a value of tag 0 needs no write (each access runs once per run
+ * of its block), and the others are listed to be cleared at its end. */
+static lat_tag   scratch[LAT_SRC_ACCS];
+static UChar     scratch_set[LAT_SRC_ACCS];
+static UInt      n_scratch_set;
 const void      *cb_lat_pending;         /* the exec state whose block ran */
+/* Some register, memory slot or value of the running block may have a
+ * tag (else a hit changes nothing: the replay skips it); set at a thread
+ * switch until the next block's end looks at the new thread. */
+Bool             cb_lat_warm = True;
+
+static inline void update_warm(const lat_thread *t)
+{
+   cb_lat_warm = t->hot || t->mem_used || n_scratch_set;
+}
 
 /* Per function (by number): the longest chain at D1 and LL in this part. */
 typedef struct { fn_node *fn; UInt longest[2]; } lat_fn;
@@ -344,36 +397,44 @@ static lat_fn *fns;
 static UInt    fns_size;
 static UInt    run_longest[2];           /* over the whole run */
 
+static lat_thread *cur_thread;           /* of thread cur_tid */
+static ThreadId    cur_tid;
+
 static lat_thread *thread_state(void)
 {
    ThreadId tid = cb_cur.tid;
+   if (LIKELY(tid == cur_tid && cur_thread)) return cur_thread;
    if (UNLIKELY(lat_threads[tid] == NULL)) {
       lat_threads[tid] = CB_MALLOC("cb.lat.thread", sizeof(lat_thread));
       VG_(memset)(lat_threads[tid], 0, sizeof(lat_thread));
    }
-   return lat_threads[tid];
+   cur_tid = tid;
+   return cur_thread = lat_threads[tid];
 }
 
-static inline void tag_max(lat_tag *d, lat_tag s)
+/* d gets s's chains where they are longer and still within the window:
+ * a miss more than --latency-window instructions ago delays nothing. */
+static inline void tag_max(lat_tag *d, const lat_tag *s, UInt now)
 {
-   if (s.d1 > d->d1) d->d1 = s.d1;
-   if (s.ll > d->ll) d->ll = s.ll;
+   if (s->d1 > d->d1 && now - s->t1 <= (UInt)cb_clo.latency_window) { d->d1 = s->d1; d->t1 = s->t1; }
+   if (s->ll > d->ll && now - s->tl <= (UInt)cb_clo.latency_window) { d->ll = s->ll; d->tl = s->tl; }
 }
 
-static lat_tag eval(const lat_set *s, const lat_thread *t)
+static inline lat_tag eval(const lat_set *s, const lat_thread *t)
 {
-   lat_tag v = { 0, 0 };
-   UInt regs = s->regs;
+   lat_tag v = { 0, 0, 0, 0 };
+   UInt regs = s->regs & t->hot;
    Int w;
    while (regs) {
       Int r = __builtin_ctz(regs);
-      tag_max(&v, t->reg[r]);
+      tag_max(&v, &t->reg[r], t->now);
       regs &= regs - 1;
    }
+   if (n_scratch_set == 0) return v;
    for (w = 0; w < 2; w++) {
       ULong m = s->acc[w];
       while (m) {
-         tag_max(&v, scratch[w * 64 + __builtin_ctzll(m)]);
+         tag_max(&v, &scratch[w * 64 + __builtin_ctzll(m)], t->now);
          m &= m - 1;
       }
    }
@@ -387,9 +448,23 @@ static inline lat_mem *mem_slot(lat_thread *t, Addr a)
 
 static void mem_store(lat_thread *t, Addr a, lat_tag v)
 {
-   lat_mem *m = mem_slot(t, a);
-   if (v.d1 | v.ll) { m->addr = a; m->tag = v; }
-   else if (m->addr == a) m->addr = 0;
+   lat_mem *m;
+   if (!(v.d1 | v.ll) && !t->mem_used) return;
+   m = mem_slot(t, a);
+   if (v.d1 | v.ll) {
+      t->mem_used = True;
+      m->addr = a;
+      m->tag = v;
+   } else if (m->addr == a) m->addr = 0;
+}
+
+static lat_tag mem_load(lat_thread *t, Addr a, lat_tag v)
+{
+   lat_mem *m;
+   if (!t->mem_used) return v;
+   m = mem_slot(t, a);
+   if (m->addr == a) tag_max(&v, &m->tag, t->now);
+   return v;
 }
 
 static void note_longest(lat_tag v)
@@ -412,44 +487,56 @@ static void note_longest(lat_tag v)
 }
 
 /* A read with outcome r: its value's tag, and its dependent misses. */
-static lat_tag read_value(lat_tag at, unsigned r, ULong *slot)
+static lat_tag read_value(lat_thread *t, lat_tag at, unsigned r, ULong *slot)
 {
    lat_tag v = at;
    Bool collect = cb_cur.collect;
    if (!(r & CS_L1_MISS)) return v;
    v.d1++;
+   v.t1 = t->newest = t->now;
    if (at.d1 && collect) { slot[cb_event_pos(EV_D1dep)]++; cb_cur.cost[cb_event_pos(EV_D1dep)]++; }
    if (r & CS_LL_MISS) {
       v.ll++;
+      v.tl = t->now;
       if (at.ll && collect) { slot[cb_event_pos(EV_DLdep)]++; cb_cur.cost[cb_event_pos(EV_DLdep)]++; }
    }
-   if (collect) note_longest(v);
+   if (!collect) return v;
+   if (v.d1 > 1) note_longest(v);        /* (an LL tag is at most the D1 tag) */
+   else {
+      if (!run_longest[0]) run_longest[0] = 1;
+      if (v.ll && !run_longest[1]) run_longest[1] = 1;
+   }
    return v;
 }
 
-/* After access i of call c, at address a, was simulated with outcome r. */
-void cb_lat_after_access(const sim_call *c, Int i, Addr a, unsigned r, ULong *slot)
+/* After the block's access idx, at address a, was simulated with
+ * outcome r (its instruction's cost slot: slot). */
+void cb_lat_after_index(UInt idx, Addr a, unsigned r, ULong *slot)
 {
-   const lat_block *b = cb_cur.bbcc->bb->lat;
-   const lat_access *la;
+   const lat_access *la = &cb_cur.bbcc->bb->lat->acc[idx];
    lat_thread *t;
    lat_tag v;
-   UInt k, idx;
-   if (UNLIKELY(b == NULL)) return;
-   k = c - b->calls;
-   if (UNLIKELY(k >= b->n_calls)) return;     /* an older translation's calls */
-   idx = b->first_acc[k] + i;
-   la = &b->acc[idx];
    if (la->kind == LAT_OTHER) return;
    t = thread_state();
    v = eval(&la->addr, t);
-   if (la->kind == LAT_LOAD) v = read_value(v, r, slot);
-   if (la->kind != LAT_STORE) {
-      lat_mem *m = mem_slot(t, a);
-      if (m->addr == a) tag_max(&v, m->tag);
-      if (idx < LAT_SRC_ACCS) scratch[idx] = v;
+   if (la->kind == LAT_LOAD) v = read_value(t, v, r, slot);
+   if (la->kind != LAT_STORE && idx < LAT_SRC_ACCS) {
+      v = mem_load(t, a, v);
+      if (v.d1 | v.ll) {
+         scratch[idx] = v;
+         scratch_set[n_scratch_set++] = idx;
+      }
    }
    if (la->kind != LAT_LOAD) mem_store(t, a, eval(&la->data, t));
+   update_warm(t);
+}
+
+/* The same by call and access (the helpers, the full replay). */
+void cb_lat_after_access(const sim_call *c, Int i, Addr a, unsigned r, ULong *slot)
+{
+   UInt idx;
+   const UChar *quiet;
+   if (cb_lat_first(c, &idx, &quiet)) cb_lat_after_index(idx + i, a, r, slot);
 }
 
 /* The exit point a block left by, from what main.c stored in
@@ -464,23 +551,54 @@ static UInt exit_taken(const lat_block *b)
 
 /* The pending block has ended: its registers get the tags of what was
  * written to them before the exit it took. */
+static void clear_scratch(void)
+{
+   UInt k;
+   for (k = 0; k < n_scratch_set; k++) scratch[scratch_set[k]] = (lat_tag){ 0, 0, 0, 0 };
+   n_scratch_set = 0;
+}
+
+/* No miss of the thread is within the window any more: no tag counts,
+ * none needs to be looked at. */
+static void all_expired(lat_thread *t)
+{
+   UInt r;
+   for (r = 0; r < LAT_REGS; r++) t->reg[r] = (lat_tag){ 0, 0, 0, 0 };
+   t->hot = 0;
+   t->mem_used = False;
+}
+
 void cb_lat_block_end(void)
 {
    const lat_block *b;
    const lat_exit *x;
-   lat_thread *t;
+   lat_thread *t = thread_state();
    lat_tag next[LAT_REGS];
-   Int r, n = 0;
-   if (cb_lat_pending != cb_cur.es || cb_cur.es == NULL) return;
+   UInt m, n;
+   if (cb_lat_pending != cb_cur.es || !cb_cur.es || !cb_cur.bbcc) {
+      cb_lat_pending = NULL;
+      if (n_scratch_set) clear_scratch();
+      update_warm(t);
+      return;
+   }
    cb_lat_pending = NULL;
-   if (!cb_cur.bbcc || !(b = cb_cur.bbcc->bb->lat)) return;
-   x = &b->exit[exit_taken(b)];
-   if (!x->changed) return;
-   t = thread_state();
-   for (r = 0; r < LAT_REGS; r++)
-      if (x->changed & (1 << r)) next[r] = eval(&x->regs[n++], t);
-   for (r = 0; r < LAT_REGS; r++)
-      if (x->changed & (1 << r)) t->reg[r] = next[r];
+   /* no register has a tag, no value of the block had one: every
+    * register written gets tag 0, which it has */
+   if ((n_scratch_set || t->hot) && (b = cb_cur.bbcc->bb->lat) != NULL) {
+      x = &b->exit[exit_taken(b)];
+      for (m = x->changed, n = 0; m; m &= m - 1, n++) next[n] = eval(&b->regs[x->first + n], t);
+      for (m = x->changed, n = 0; m; m &= m - 1, n++) {
+         UInt r = __builtin_ctz(m);
+         t->reg[r] = next[n];
+         if (next[n].d1 | next[n].ll) t->hot |= 1u << r;
+         else t->hot &= ~(1u << r);
+      }
+   }
+   if (n_scratch_set) clear_scratch();
+   t->now += cb_cur.bbcc->bb->instr_count;
+   if ((t->hot || t->mem_used) && t->now - t->newest > (UInt)cb_clo.latency_window)
+      all_expired(t);
+   update_warm(t);
 }
 
 /* Instrumentation switched: the tags of the past are forgotten, as the
@@ -490,6 +608,8 @@ void cb_lat_clear(void)
    ThreadId tid;
    for (tid = 0; lat_threads && tid < VG_N_THREADS; tid++)
       if (lat_threads[tid]) VG_(memset)(lat_threads[tid], 0, sizeof(lat_thread));
+   VG_(memset)(scratch, 0, sizeof scratch);
+   n_scratch_set = 0;
    cb_lat_pending = NULL;
 }
 

@@ -136,8 +136,7 @@ void cb_sim_post_clo_init(void)
       if (cb_clo.latency) cb_lat_setup();      /* these */
       cb_sim_defer_on = cb_clo.defer_sim && !cb_clo.bandwidth;
       cb_sim_replay_plain_ok = cb_sim_defer_on && !CB_SIM_STATS && !cb_clo.objects
-                               && !cb_clo.miss_class && !cb_clo.reuse_dist && !cb_clo.sharing
-                               && !cb_clo.latency;
+                               && !cb_clo.miss_class && !cb_clo.reuse_dist && !cb_clo.sharing;
       /* (--backdate-check's on_load counts at the running counter; the
        * cores share the LL, which another core's fill must find filled) */
       if (cb_sim_replay_plain_ok && !cb_clo.backdate_check && !cb_clo.private_caches)

@@ -224,9 +224,32 @@ static inline sim_instr_info *acc_instr(const sim_call *c, Int i)
    return &cb_cur.bbcc->bb->sim_instr[c->acc[i].cost / cb_n_events];
 }
 
-/* --latency=yes: the tags after access i of c at a had outcome r
- * (latency.c). */
+/* --latency=yes (latency.c): the tags after access i of c at a had
+ * outcome r; the same by the access's index in its block. */
 void cb_lat_after_access(const sim_call *c, Int i, Addr a, unsigned r, ULong *slot);
+void cb_lat_after_index(UInt idx, Addr a, unsigned r, ULong *slot);
+/* What the replay's loop sees of a block's program (latency.c): per
+ * access, whether a hit leaves every tag as it is (quiet: a read whose
+ * value no address, stored value or register depends on). */
+struct lat_block_head {
+   const struct sim_call *calls;   /* the translation's calls it describes */
+   UInt   n_calls;
+   UInt  *first_acc;               /* per call: index of its first access */
+   UChar *quiet;
+};
+/* The index of c's first access, and the block's quiet flags; False if
+ * c is not the block's (an older translation's calls). */
+static inline Bool cb_lat_first(const struct sim_call *c, UInt *idx, const UChar **quiet)
+{
+   const struct lat_block_head *h = (const struct lat_block_head *)cb_cur.bbcc->bb->lat;
+   UInt k;
+   if (!h) return False;
+   k = c - h->calls;
+   if (k >= h->n_calls) return False;
+   *idx = h->first_acc[k];
+   *quiet = h->quiet;
+   return True;
+}
 
 /* --sharing=yes: the access, with its instruction's address. */
 void cb_sim_share_acc(const sim_call *c, Int i, Addr a);
