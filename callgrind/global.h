@@ -775,6 +775,7 @@ void cb_lat_exit_point(void);
 void cb_lat_bb_end(BB *bb, Bool inverted);
 void cb_lat_block_end(void);
 void cb_lat_clear(void);
+void cb_lat_thread_created(ThreadId tid);
 void cb_lat_write_desc(cb_outfile *f);
 void cb_lat_dumped(void);
 void cb_lat_print_summary(const ULong *total, Int width);

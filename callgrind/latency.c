@@ -391,8 +391,9 @@ static inline void update_warm(const lat_thread *t)
    cb_lat_warm = t->hot || t->mem_used || n_scratch_set;
 }
 
-/* Per function (by number): the longest chain at D1 and LL in this part. */
-typedef struct { fn_node *fn; UInt longest[2]; } lat_fn;
+/* Per function (by number), in this part: the longest chain at D1 and
+ * LL, and the dependent D1 misses (which order the desc: lines). */
+typedef struct { fn_node *fn; UInt longest[2]; ULong dep; } lat_fn;
 static lat_fn *fns;
 static UInt    fns_size;
 static UInt    run_longest[2];           /* over the whole run */
@@ -480,6 +481,7 @@ static void note_longest(lat_tag v)
    }
    f = &fns[fn->number];
    f->fn = fn;
+   f->dep++;                       /* (called for dependent misses only) */
    if (v.d1 > f->longest[0]) f->longest[0] = v.d1;
    if (v.ll > f->longest[1]) f->longest[1] = v.ll;
    if (v.d1 > run_longest[0]) run_longest[0] = v.d1;
@@ -601,6 +603,15 @@ void cb_lat_block_end(void)
    update_warm(t);
 }
 
+/* A new thread (Valgrind reuses the ids of threads that ended): its
+ * registers start without tags. */
+void cb_lat_thread_created(ThreadId tid)
+{
+   if (lat_threads && tid < VG_N_THREADS && lat_threads[tid])
+      VG_(memset)(lat_threads[tid], 0, sizeof(lat_thread));
+   cb_lat_warm = True;
+}
+
 /* Instrumentation switched: the tags of the past are forgotten, as the
  * caches are. */
 void cb_lat_clear(void)
@@ -629,14 +640,16 @@ void cb_lat_setup(void)
 static Int cmp_longest(const void *a, const void *b)
 {
    const lat_fn *x = *(const lat_fn *const *)a, *y = *(const lat_fn *const *)b;
+   if (x->dep != y->dep) return x->dep > y->dep ? -1 : 1;
    if (x->longest[0] != y->longest[0]) return x->longest[0] > y->longest[0] ? -1 : 1;
    if (x->longest[1] != y->longest[1]) return x->longest[1] > y->longest[1] ? -1 : 1;
    return x->fn->number < y->fn->number ? -1 : x->fn->number > y->fn->number;
 }
 
-/* `desc: Longest chain:` lines: the functions whose read misses ended
- * the longest chains in this part (at most LAT_DESC_MAX, longest D1
- * chain first; a chain of 1 is a miss no other one delayed). */
+/* `desc: Longest chain:` lines: the functions with the most dependent
+ * D1 misses in this part (at most LAT_DESC_MAX; then the longest chain
+ * first), with the longest chains their read misses ended (a chain of 1
+ * is a miss no other one delayed). */
 void cb_lat_write_desc(cb_outfile *f)
 {
    lat_fn **order;
@@ -656,7 +669,10 @@ void cb_lat_write_desc(cb_outfile *f)
 void cb_lat_dumped(void)
 {
    UInt k;
-   for (k = 0; k < fns_size; k++) fns[k].longest[0] = fns[k].longest[1] = 0;
+   for (k = 0; k < fns_size; k++) {
+      fns[k].longest[0] = fns[k].longest[1] = 0;
+      fns[k].dep = 0;
+   }
 }
 
 /* The exit summary's line (summary.c). */

@@ -433,6 +433,7 @@ static void cb_thread_created(ThreadId parent, ThreadId child)
    cb_bw_thread_created(parent, child);
    cb_il_thread_created(parent, child);
    cb_fs_thread_created(parent, child);
+   if (cb_clo.latency) cb_lat_thread_created(child);
 }
 
 static void cb_thread_exit(ThreadId tid)

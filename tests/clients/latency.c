@@ -27,6 +27,9 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#ifdef THREADS
+#include <pthread.h>
+#endif
 
 #define N 32
 #define LINE 64
@@ -40,7 +43,7 @@ static char buf_d[N * LINE] __attribute__((aligned(4096)));
 static char table_e[N * LINE] __attribute__((aligned(4096)));
 static char targets_e[N * LINE] __attribute__((aligned(4096)));
 static char nodes_f[N * 2 * LINE] __attribute__((aligned(4096)));
-static char flush_buf[2048 * LINE] __attribute__((aligned(4096)));
+char flush_buf[2048 * LINE] __attribute__((aligned(4096)));   /* (asm) */
 static void *slot_d;
 
 void *chase_reg(void *p, long n);
@@ -50,12 +53,15 @@ void indep(void *base, long n);
 void hitdep(void **slot, void *base, long n);
 void two_level(void *table, long n);
 void touch_lines(void *base, long lines);   /* one read per line */
+void flush_chase(void *p, long n);
 
 __asm__(
 "    .text\n"
 "    .globl chase_reg\n"
 "    .type chase_reg, @function\n"
 "chase_reg:\n"                  /* rdi = p, rsi = n */
+"    xorl %eax, %eax\n"         /* (a loop head at the entry would be a
+                                 * recursion to the reference) */
 "1:  movq (%rdi), %rdi\n"
 "    decq %rsi\n"
 "    jnz 1b\n"
@@ -65,6 +71,7 @@ __asm__(
 "    .globl ll_chain\n"
 "    .type ll_chain, @function\n"
 "ll_chain:\n"                   /* the same, another function */
+"    xorl %eax, %eax\n"
 "7:  movq (%rdi), %rdi\n"
 "    decq %rsi\n"
 "    jnz 7b\n"
@@ -125,9 +132,27 @@ __asm__(
 "    jne 5b\n"
 "    ret\n"
 "    .size two_level, .-two_level\n"
+"    .globl flush_chase\n"
+"    .type flush_chase, @function\n"
+"flush_chase:\n"                /* rdi = p, rsi = n: flush_ll, chase_reg */
+"    pushq %rbx\n"
+"    pushq %r12\n"
+"    movq %rdi, %rbx\n"          /* (registers keep their tag 0: a */
+"    movq %rsi, %r12\n"          /* pointer reloaded would have missed) */
+"    leaq flush_buf(%rip), %rdi\n"
+"    movl $2048, %esi\n"
+"    call touch_lines\n"
+"    movq %rbx, %rdi\n"
+"    movq %r12, %rsi\n"
+"    call chase_reg\n"
+"    popq %r12\n"
+"    popq %rbx\n"
+"    ret\n"
+"    .size flush_chase, .-flush_chase\n"
 "    .globl touch_lines\n"
 "    .type touch_lines, @function\n"
 "touch_lines:\n"                /* rdi = base, rsi = lines */
+"    xorl %eax, %eax\n"
 "6:  movzbl (%rdi), %eax\n"
 "    addq $64, %rdi\n"
 "    decq %rsi\n"
@@ -147,6 +172,32 @@ static void link_nodes(char *base, long stride)
 static void flush_ll(void) { touch_lines(flush_buf, 2048); }
 static void flush_d1(void) { touch_lines(flush_buf, 128); }
 
+#ifdef THREADS
+/* Built with -DTHREADS (latency_threads): two threads, each links its
+ * own nodes, flushes and chases them with chase_reg (flush_chase: the
+ * pointer stays in a register; reloaded from the stack after the flush
+ * it would have missed and started the chain). Whatever the
+ * threads' interleaving, nothing touches a thread's nodes between its
+ * flush and its chase: 31 dependent misses per thread and level (62 in
+ * chase_reg), each thread's tags its own. */
+static char nodes_t[2][N * 2 * LINE] __attribute__((aligned(4096)));
+
+static void *chaser(void *arg)
+{
+   link_nodes(arg, 2 * LINE);
+   flush_chase(arg, N);
+   return NULL;
+}
+
+int main(void)
+{
+   pthread_t t[2];
+   int k;
+   for (k = 0; k < 2; k++) pthread_create(&t[k], NULL, chaser, nodes_t[k]);
+   for (k = 0; k < 2; k++) pthread_join(t[k], NULL);
+   return 0;
+}
+#else
 int main(void)
 {
    long k;
@@ -171,3 +222,4 @@ int main(void)
    ll_chain(nodes_f, N);
    return 0;
 }
+#endif
