@@ -781,7 +781,11 @@ void cb_lat_dumped(void);
 void cb_lat_print_summary(const ULong *total, Int width);
 /* The exec state whose block has run and not yet ended (enter_bbcc). */
 extern const void *cb_lat_pending;
-extern Bool cb_lat_warm;          /* a tag may exist (else hits are skipped) */
+/* The running thread's tags, as the replay tests them (sim_int.h): hot
+ * registers (all when not known), values of the block with a tag,
+ * stored values with a tag. */
+typedef struct { UInt hot; Bool block, mem; } lat_state;
+extern lat_state cb_lat_now;
 
 /*------------------------------------------------------------*/
 /*--- bandwidth.c: --bandwidth requirements and dominance  ---*/

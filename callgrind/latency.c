@@ -288,15 +288,22 @@ void cb_lat_exit_point(void)
       ir.regs = VG_(realloc)("cb.lat.ir", ir.regs, ir.regs_size * sizeof(lat_set));
    }
    x = &ir.exit[ir.n_exits++];
-   x->changed = ir.changed;
+   x->changed = 0;
    x->first = ir.n_regs;
-   for (r = 0; r < LAT_REGS; r++)
-      if (ir.changed & (1 << r)) ir.regs[ir.n_regs++] = ir.reg[r];
+   for (r = 0; r < LAT_REGS; r++) {
+      const lat_set *s = &ir.reg[r];
+      /* a register computed from itself alone (a counter, a pointer
+       * moved by a constant) keeps its tag: nothing to do */
+      if (!(ir.changed & (1 << r)) || (s->regs == (1 << r) && !s->acc[0] && !s->acc[1]))
+         continue;
+      x->changed |= 1 << r;
+      ir.regs[ir.n_regs++] = *s;
+   }
 }
 
-/* A hit of a read whose value nothing in the block uses (no address, no
- * stored value, no register at any exit) changes no tag: the replay
- * skips it (quiet). */
+/* What a hit's tags depend on (lat_watch, sim_int.h): a read whose value
+ * nothing in the block uses (no address, no stored value, no register at
+ * any exit) changes no tag (quiet). */
 static void mark_quiet(lat_block *b)
 {
    lat_set used = { 0, { 0, 0 } };
@@ -307,10 +314,15 @@ static void mark_quiet(lat_block *b)
    }
    for (r = 0; r < b->exit[b->n_exits - 1].first + (UInt)__builtin_popcount(b->exit[b->n_exits - 1].changed); r++)
       set_union(&used, &b->regs[r]);
-   for (k = 0; k < b->n_acc; k++)
-      b->h.quiet[k] = b->acc[k].kind == LAT_OTHER
-                      || (b->acc[k].kind == LAT_LOAD
-                          && (k >= LAT_SRC_ACCS || !(used.acc[k >> 6] & (1ULL << (k & 63)))));
+   for (k = 0; k < b->n_acc; k++) {
+      const lat_access *a = &b->acc[k];
+      lat_watch *w = &b->h.watch[k];
+      w->quiet = a->kind == LAT_OTHER
+                 || (a->kind == LAT_LOAD
+                     && (k >= LAT_SRC_ACCS || !(used.acc[k >> 6] & (1ULL << (k & 63)))));
+      w->regs = a->addr.regs | a->data.regs;
+      w->accs = (a->addr.acc[0] | a->addr.acc[1] | a->data.acc[0] | a->data.acc[1]) != 0;
+   }
 }
 
 /* Carves n bytes, 8-aligned, from *at. */
@@ -333,7 +345,7 @@ void cb_lat_bb_end(BB *bb, Bool inverted)
    cb_lat_exit_point();
    if (bb->lat) cb_mem_free(CB_MEM_BBS, bb->lat, bb->lat->size);
    size = ((sizeof *b + 7) & ~(SizeT)7) + ((n_calls * sizeof(UInt) + 7) & ~(SizeT)7)
-          + ((ir.n_acc + 7) & ~(SizeT)7) + ir.n_acc * sizeof(lat_access)
+          + ir.n_acc * (sizeof(lat_watch) + sizeof(lat_access))
           + ir.n_exits * sizeof(lat_exit) + ir.n_regs * sizeof(lat_set) + 8;
    at = cb_mem_alloc(CB_MEM_BBS, "cb.lat.block", size);
    bb->lat = b = carve(&at, sizeof *b);
@@ -346,7 +358,7 @@ void cb_lat_bb_end(BB *bb, Bool inverted)
       n += bb->sim_calls[k].n_acc;
    }
    CB_ASSERT(n == ir.n_acc);
-   b->h.quiet = carve(&at, ir.n_acc);
+   b->h.watch = carve(&at, ir.n_acc * sizeof(lat_watch));
    b->n_acc = ir.n_acc;
    b->acc = carve(&at, ir.n_acc * sizeof(lat_access));
    VG_(memcpy)(b->acc, ir.acc, ir.n_acc * sizeof(lat_access));
@@ -381,14 +393,16 @@ static lat_tag   scratch[LAT_SRC_ACCS];
 static UChar     scratch_set[LAT_SRC_ACCS];
 static UInt      n_scratch_set;
 const void      *cb_lat_pending;         /* the exec state whose block ran */
-/* Some register, memory slot or value of the running block may have a
- * tag (else a hit changes nothing: the replay skips it); set at a thread
- * switch until the next block's end looks at the new thread. */
-Bool             cb_lat_warm = True;
+/* The running thread's tags as the replay tests them (sim_int.h): all
+ * registers hot after a thread switch, until the next block's end looks
+ * at the new thread. */
+lat_state        cb_lat_now = { ~0u, True, True };
 
 static inline void update_warm(const lat_thread *t)
 {
-   cb_lat_warm = t->hot || t->mem_used || n_scratch_set;
+   cb_lat_now.hot = t->hot;
+   cb_lat_now.block = n_scratch_set != 0;
+   cb_lat_now.mem = t->mem_used;
 }
 
 /* Per function (by number), in this part: the longest chain at D1 and
@@ -401,7 +415,7 @@ static UInt    run_longest[2];           /* over the whole run */
 static lat_thread *cur_thread;           /* of thread cur_tid */
 static ThreadId    cur_tid;
 
-static lat_thread *thread_state(void)
+static inline lat_thread *thread_state(void)
 {
    ThreadId tid = cb_cur.tid;
    if (LIKELY(tid == cur_tid && cur_thread)) return cur_thread;
@@ -537,8 +551,8 @@ void cb_lat_after_index(UInt idx, Addr a, unsigned r, ULong *slot)
 void cb_lat_after_access(const sim_call *c, Int i, Addr a, unsigned r, ULong *slot)
 {
    UInt idx;
-   const UChar *quiet;
-   if (cb_lat_first(c, &idx, &quiet)) cb_lat_after_index(idx + i, a, r, slot);
+   const lat_watch *watch;
+   if (cb_lat_first(c, &idx, &watch)) cb_lat_after_index(idx + i, a, r, slot);
 }
 
 /* The exit point a block left by, from what main.c stored in
@@ -609,7 +623,7 @@ void cb_lat_thread_created(ThreadId tid)
 {
    if (lat_threads && tid < VG_N_THREADS && lat_threads[tid])
       VG_(memset)(lat_threads[tid], 0, sizeof(lat_thread));
-   cb_lat_warm = True;
+   cb_lat_now.hot = ~0u;
 }
 
 /* Instrumentation switched: the tags of the past are forgotten, as the
@@ -654,7 +668,9 @@ void cb_lat_write_desc(cb_outfile *f)
 {
    lat_fn **order;
    UInt k, n = 0;
-   if (!cb_clo.latency || fns_size == 0) return;
+   if (!cb_clo.latency) return;
+   cb_out_printf(f, "desc: Latency window: %d\n", cb_clo.latency_window);
+   if (fns_size == 0) return;
    order = VG_(malloc)("cb.lat.desc", fns_size * sizeof(lat_fn *));
    for (k = 0; k < fns_size; k++)
       if (fns[k].fn && fns[k].longest[0] > 1) order[n++] = &fns[k];

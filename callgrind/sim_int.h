@@ -229,17 +229,30 @@ static inline sim_instr_info *acc_instr(const sim_call *c, Int i)
 void cb_lat_after_access(const sim_call *c, Int i, Addr a, unsigned r, ULong *slot);
 void cb_lat_after_index(UInt idx, Addr a, unsigned r, ULong *slot);
 /* What the replay's loop sees of a block's program (latency.c): per
- * access, whether a hit leaves every tag as it is (quiet: a read whose
- * value no address, stored value or register depends on). */
+ * access, what a hit's tags depend on. A hit changes no tag when it is
+ * quiet (a read whose value no address, stored value or register
+ * depends on), or when its address and stored value come from registers
+ * without a tag, from no access of the block with one, and no stored
+ * value has a tag (cb_lat_now). */
+typedef struct {
+   UShort regs;           /* the registers its address, stored value come from */
+   UChar  accs;           /* and whether accesses of the block too */
+   UChar  quiet;
+} lat_watch;
 struct lat_block_head {
    const struct sim_call *calls;   /* the translation's calls it describes */
    UInt   n_calls;
    UInt  *first_acc;               /* per call: index of its first access */
-   UChar *quiet;
+   lat_watch *watch;
 };
-/* The index of c's first access, and the block's quiet flags; False if
+static inline Bool cb_lat_hit_matters(const lat_watch *w)
+{
+   return !w->quiet && ((w->regs & cb_lat_now.hot) || (w->accs && cb_lat_now.block)
+                        || cb_lat_now.mem);
+}
+/* The index of c's first access, and the block's watch list; False if
  * c is not the block's (an older translation's calls). */
-static inline Bool cb_lat_first(const struct sim_call *c, UInt *idx, const UChar **quiet)
+static inline Bool cb_lat_first(const struct sim_call *c, UInt *idx, const lat_watch **watch)
 {
    const struct lat_block_head *h = (const struct lat_block_head *)cb_cur.bbcc->bb->lat;
    UInt k;
@@ -247,7 +260,7 @@ static inline Bool cb_lat_first(const struct sim_call *c, UInt *idx, const UChar
    k = c - h->calls;
    if (k >= h->n_calls) return False;
    *idx = h->first_acc[k];
-   *quiet = h->quiet;
+   *watch = h->watch;
    return True;
 }
 

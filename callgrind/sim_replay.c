@@ -163,7 +163,7 @@ static __attribute__((noinline)) unsigned data_not_mru(const sim_call *c, Int i,
  * update; with private caches (cores) a store hit also the coherence
  * test of a line the core owns (cores.h). Inlined for each combination.
  * With --latency (lat) each access's outcome goes to latency.c, but for
- * a hit that changes no tag (a quiet read). */
+ * a hit that changes no tag (cb_lat_hit_matters). */
 static inline __attribute__((always_inline))
 void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool use,
                     Bool cores, Bool lat)
@@ -172,9 +172,9 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    BBCC *b = cb_cur.bbcc;
    ULong *run = cb_cur.cost;
    UInt n_ir = 0, n_dr = 0, n_dw = 0, li = 0;
-   const UChar *quiet = NULL;
+   const lat_watch *watch = NULL;
    Int i;
-   if (lat && !cb_lat_first(c, &li, &quiet)) lat = False;
+   if (lat && !cb_lat_first(c, &li, &watch)) lat = False;
    if (UNLIKELY(b->hist_calls != c)) hist_attach(b);
    b->hist[end - c]++;
    for (; c < end; a += c->n_acc, c++) {
@@ -204,7 +204,8 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
          if (!hit && CUT_BEFORE(5)) cut_not_mru++;   /* (keeps the tests) */
          else if (!hit) r = data_not_mru(c, i, a[i]);
          else if (cores && write) data_coherence(c, i, a[i], 0);
-         if (lat && (r || (!quiet[li] && cb_lat_warm))) cb_lat_after_index(li, a[i], r, cb_cost_base + c->acc[i].cost);
+         if (lat && (r || cb_lat_hit_matters(&watch[li])))
+            cb_lat_after_index(li, a[i], r, cb_cost_base + c->acc[i].cost);
          n_dw += write;
          n_dr += !write;
       }
