@@ -380,6 +380,7 @@ typedef struct {
    lat_tag reg[LAT_REGS];
    UInt    hot;                  /* the registers whose tag is not 0 */
    Bool    mem_used;             /* a slot may be in use (else no lookup) */
+   UInt    mem_newest;           /* when the last tagged value was stored */
    UInt    now;                  /* guest instructions of its blocks so far */
    UInt    newest;               /* when its last read miss happened */
    lat_mem mem[LAT_MEM_SLOTS];
@@ -468,6 +469,7 @@ static void mem_store(lat_thread *t, Addr a, lat_tag v)
    m = mem_slot(t, a);
    if (v.d1 | v.ll) {
       t->mem_used = True;
+      t->mem_newest = t->now;
       m->addr = a;
       m->tag = v;
    } else if (m->addr == a) m->addr = 0;
@@ -584,6 +586,23 @@ static void all_expired(lat_thread *t)
    t->mem_used = False;
 }
 
+/* Tags older than the window are 0 (tag_max): the registers holding
+ * only such tags are no longer hot, and stored values older than it no
+ * longer need a lookup. */
+static void expire(lat_thread *t)
+{
+   UInt w = cb_clo.latency_window, m;
+   if (t->now - t->newest > w) { all_expired(t); return; }
+   if (t->mem_used && t->now - t->mem_newest > w) t->mem_used = False;
+   for (m = t->hot; m; m &= m - 1) {
+      UInt r = __builtin_ctz(m);
+      if (t->now - t->reg[r].t1 > w && t->now - t->reg[r].tl > w) {
+         t->reg[r] = (lat_tag){ 0, 0, 0, 0 };
+         t->hot &= ~(1u << r);
+      }
+   }
+}
+
 void cb_lat_block_end(void)
 {
    const lat_block *b;
@@ -612,8 +631,7 @@ void cb_lat_block_end(void)
    }
    if (n_scratch_set) clear_scratch();
    t->now += cb_cur.bbcc->bb->instr_count;
-   if ((t->hot || t->mem_used) && t->now - t->newest > (UInt)cb_clo.latency_window)
-      all_expired(t);
+   if (t->hot || t->mem_used) expire(t);
    update_warm(t);
 }
 
