@@ -781,10 +781,17 @@ void cb_lat_dumped(void);
 void cb_lat_print_summary(const ULong *total, Int width);
 /* The exec state whose block has run and not yet ended (enter_bbcc). */
 extern const void *cb_lat_pending;
+/* A chain's length at D1 and LL, and when its last miss there happened
+ * (the thread's instruction count). */
+typedef struct { UInt d1, ll, t1, tl; } lat_tag;
+/* A thread's stored values with a tag: direct-mapped by 8-byte slot. */
+#define LAT_MEM_SLOTS 4096
+typedef struct { Addr addr; lat_tag tag; } lat_mem;
 /* The running thread's tags, as the replay tests them (sim_int.h): hot
- * registers (all when not known), values of the block with a tag,
- * stored values with a tag. */
-typedef struct { UInt hot; Bool block, mem; } lat_state;
+ * registers, values of the block with a tag, its table of stored values
+ * (NULL: none within the window); after a thread switch, unknown (all
+ * registers hot, every lookup made) until the next block's end. */
+typedef struct { UInt hot; Bool block, unknown; const lat_mem *mem; } lat_state;
 extern lat_state cb_lat_now;
 
 /*------------------------------------------------------------*/

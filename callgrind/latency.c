@@ -49,12 +49,9 @@
 
 #define LAT_REGS      16          /* RAX .. R15 */
 #define LAT_SRC_ACCS  128         /* accesses of a block that can be sources */
-#define LAT_MEM_SLOTS 4096        /* per thread: tagged stored values */
 #define LAT_DESC_MAX  20          /* functions in the desc: lines */
 
-/* A chain's length at D1 and LL, and when its last miss there happened
- * (the thread's instruction count, lat_thread.now). */
-typedef struct { UInt d1, ll, t1, tl; } lat_tag;
+/* (lat_tag, lat_mem: global.h; a tag's time is lat_thread.now) */
 /* The sources of a value: registers at the block's entry, accesses. */
 typedef struct { UShort regs; ULong acc[2]; } lat_set;
 
@@ -375,7 +372,6 @@ void cb_lat_bb_end(BB *bb, Bool inverted)
 /*--- Run time: the tags                                   ---*/
 /*------------------------------------------------------------*/
 
-typedef struct { Addr addr; lat_tag tag; } lat_mem;
 typedef struct {
    lat_tag reg[LAT_REGS];
    UInt    hot;                  /* the registers whose tag is not 0 */
@@ -397,13 +393,14 @@ const void      *cb_lat_pending;         /* the exec state whose block ran */
 /* The running thread's tags as the replay tests them (sim_int.h): all
  * registers hot after a thread switch, until the next block's end looks
  * at the new thread. */
-lat_state        cb_lat_now = { ~0u, True, True };
+lat_state        cb_lat_now = { ~0u, True, True, NULL };
 
 static inline void update_warm(const lat_thread *t)
 {
    cb_lat_now.hot = t->hot;
    cb_lat_now.block = n_scratch_set != 0;
-   cb_lat_now.mem = t->mem_used;
+   cb_lat_now.unknown = False;
+   cb_lat_now.mem = t->mem_used ? t->mem : NULL;
 }
 
 /* Per function (by number), in this part: the longest chain at D1 and
@@ -620,12 +617,25 @@ void cb_lat_block_end(void)
    /* no register has a tag, no value of the block had one: every
     * register written gets tag 0, which it has */
    if ((n_scratch_set || t->hot) && (b = cb_cur.bbcc->bb->lat) != NULL) {
+      UInt set = 0;               /* the registers whose tag changes */
       x = &b->exit[exit_taken(b)];
-      for (m = x->changed, n = 0; m; m &= m - 1, n++) next[n] = eval(&b->regs[x->first + n], t);
       for (m = x->changed, n = 0; m; m &= m - 1, n++) {
+         const lat_set *s = &b->regs[x->first + n];
+         UInt r = __builtin_ctz(m), hot_src = s->regs & t->hot;
+         /* without a tagged value of the block among its sources: no
+          * hot source gives 0 (nothing to do unless it is hot), itself
+          * as the only hot one leaves it as it is (a sum, a counter) */
+         if (!(n_scratch_set && (s->acc[0] | s->acc[1]))) {
+            if (hot_src == 0 && !(t->hot & (1u << r))) continue;
+            if (hot_src == (1u << r)) continue;
+         }
+         next[r] = eval(s, t);
+         set |= 1u << r;
+      }
+      for (m = set; m; m &= m - 1) {
          UInt r = __builtin_ctz(m);
-         t->reg[r] = next[n];
-         if (next[n].d1 | next[n].ll) t->hot |= 1u << r;
+         t->reg[r] = next[r];
+         if (next[r].d1 | next[r].ll) t->hot |= 1u << r;
          else t->hot &= ~(1u << r);
       }
    }
@@ -641,7 +651,7 @@ void cb_lat_thread_created(ThreadId tid)
 {
    if (lat_threads && tid < VG_N_THREADS && lat_threads[tid])
       VG_(memset)(lat_threads[tid], 0, sizeof(lat_thread));
-   cb_lat_now.hot = ~0u;
+   cb_lat_now.unknown = True;
 }
 
 /* Instrumentation switched: the tags of the past are forgotten, as the

@@ -232,8 +232,8 @@ void cb_lat_after_index(UInt idx, Addr a, unsigned r, ULong *slot);
  * access, what a hit's tags depend on. A hit changes no tag when it is
  * quiet (a read whose value no address, stored value or register
  * depends on), or when its address and stored value come from registers
- * without a tag, from no access of the block with one, and no stored
- * value has a tag (cb_lat_now). */
+ * without a tag, from no access of the block with one, and the address
+ * holds no stored value with a tag (cb_lat_now). */
 typedef struct {
    UShort regs;           /* the registers its address, stored value come from */
    UChar  accs;           /* and whether accesses of the block too */
@@ -245,10 +245,12 @@ struct lat_block_head {
    UInt  *first_acc;               /* per call: index of its first access */
    lat_watch *watch;
 };
-static inline Bool cb_lat_hit_matters(const lat_watch *w)
+static inline Bool cb_lat_hit_matters(const lat_watch *w, Addr a)
 {
+   const lat_mem *m = cb_lat_now.mem;
    return !w->quiet && ((w->regs & cb_lat_now.hot) || (w->accs && cb_lat_now.block)
-                        || cb_lat_now.mem);
+                        || cb_lat_now.unknown
+                        || (m && m[(a >> 3) & (LAT_MEM_SLOTS - 1)].addr == a));
 }
 /* The index of c's first access, and the block's watch list; False if
  * c is not the block's (an older translation's calls). */

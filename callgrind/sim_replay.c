@@ -204,7 +204,7 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
          if (!hit && CUT_BEFORE(5)) cut_not_mru++;   /* (keeps the tests) */
          else if (!hit) r = data_not_mru(c, i, a[i]);
          else if (cores && write) data_coherence(c, i, a[i], 0);
-         if (lat && (r || cb_lat_hit_matters(&watch[li])))
+         if (lat && (r || cb_lat_hit_matters(&watch[li], a[i])))
             cb_lat_after_index(li, a[i], r, cb_cost_base + c->acc[i].cost);
          n_dw += write;
          n_dr += !write;

@@ -29,9 +29,17 @@
    new events come last, and their inclusive costs are conserved.
 
 4. Bad values stop before the client runs.
+
+5. callgrind-bd_bandwidth --latency on the oracle's profile, with a
+   machine file of round numbers: chase_reg's three times follow from
+   its counts by the formulas of the manual, and it is latency-bound;
+   a machine file without latencies, a profile without D1dep are
+   refused in one line. --bandwidth-limits accepts a machine file with
+   the latency lines.
 """
 
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -191,6 +199,84 @@ def bad_value_case():
     return run
 
 
+SCRIPT = os.path.join(harness.BUILDDIR, "tools", "callgrind-bd_bandwidth")
+MACHINE = """name: round numbers
+clock: 1e9
+instr-per-cycle: 1
+L1<-LL: 64e9
+LL<-mem: 6.4e9
+latency L1<-LL: 1e-8
+latency LL<-mem: 1e-6
+"""
+
+
+def _script(args):
+    return subprocess.run([SCRIPT] + args, capture_output=True, text=True,
+                          timeout=120)
+
+
+def script_case():
+    name = "latency/script"
+
+    def run():
+        ours = harness.run_tool(harness.OURS, "latency",
+                                GEOM + ["--latency=yes"], "latency-script")
+        probs = harness.run_problems(ours)
+        if probs:
+            return [(name, probs)]
+        d = os.path.dirname(ours.out)
+        machine = os.path.join(d, "round.machine")
+        with open(machine, "w") as f:
+            f.write(MACHINE)
+        r = _script(["--latency", machine, ours.out])
+        if r.returncode != 0:
+            return [(name, ["exit %d: %s" % (r.returncode, r.stderr)])]
+        c = cgfile.parse(ours.out).merged().fns["chase_reg"].self_cost
+        ir, d1mr, dlmr = c["Ir"], c["D1mr"], c["DLmr"]
+        # by the manual's formulas, line size 64: a line takes 1 ns over
+        # L1<-LL and 10 ns over LL<-mem; instructions 1 ns each
+        overlap = max(1.0, 256.0 * (dlmr - 31) / ir)
+        want = {"instr s": ir * 1e-9,
+                "bandwidth s": max((d1mr + c.get("D1mw", 0)) * 1e-9,
+                                   (dlmr + c.get("DLmw", 0)) * 1e-8),
+                "latency s": 31 * 1e-6 / overlap}
+        lines = r.stdout.splitlines()
+        head = lines[1].split("  ")
+        head = [h.strip() for h in head if h.strip()]
+        row = next((l.split() for l in lines if l.startswith("chase_reg ")),
+                   None)
+        if not row:
+            return [(name, ["no chase_reg row in:\n" + r.stdout])]
+        for key, value in want.items():
+            got = float(row[head.index(key)])
+            if abs(got - value) > 1e-5 * value:
+                probs.append("%s %s, want %g" % (key, got, value))
+        if row[-1] != "latency":
+            probs.append("bound %s, want latency" % row[-1])
+        # refusals
+        bare = os.path.join(d, "bare.machine")
+        with open(bare, "w") as f:
+            f.write("clock: 1e9\ninstr-per-cycle: 1\nL1<-LL: 1e9\n"
+                    "LL<-mem: 1e9\n")
+        r = _script(["--latency", bare, ours.out])
+        if r.returncode != 1 or "latency L1<-LL" not in r.stderr \
+                or len(r.stderr.splitlines()) != 1:
+            probs.append("no latencies: exit %d, %r" % (r.returncode, r.stderr))
+        plain = harness.run_tool(harness.OURS, "calls", ["--cache-sim=yes"],
+                                 "latency-script")
+        r = _script(["--latency", machine, plain.out])
+        if r.returncode != 1 or "D1dep" not in r.stderr:
+            probs.append("no D1dep: exit %d, %r" % (r.returncode, r.stderr))
+        bwrun = harness.run_tool(harness.OURS, "calls",
+                                 ["--bandwidth=yes",
+                                  "--bandwidth-limits=" + machine],
+                                 "latency-script-bw")
+        probs += ["--bandwidth-limits: " + p
+                  for p in harness.run_problems(bwrun)]
+        return [(name, probs)]
+    return run
+
+
 def main():
     cases = [
         ("latency/derive/default", derive_case("default", [])),
@@ -210,6 +296,7 @@ def main():
         ("latency/unchanged/recursion", compared_case("recursion")),
         ("latency/order", order_case()),
         ("latency/bad-value", bad_value_case()),
+        ("latency/script", script_case()),
     ]
     return harness.run_cases(cases)
 
