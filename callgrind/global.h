@@ -776,6 +776,12 @@ void cb_lat_bb_end(BB *bb, Bool inverted);
 void cb_lat_block_end(void);
 void cb_lat_clear(void);
 void cb_lat_thread_created(ThreadId tid);
+/* After a data access was simulated with outcome r (sim_int.h's do_acc,
+ * the replay): access i of call c at address a, or the block's access
+ * idx; slot: its instruction's cost slot. */
+struct sim_call;
+void cb_lat_after_access(const struct sim_call *c, Int i, Addr a, unsigned r, ULong *slot);
+void cb_lat_after_index(UInt idx, Addr a, unsigned r, ULong *slot);
 void cb_lat_write_desc(cb_outfile *f);
 void cb_lat_dumped(void);
 void cb_lat_print_summary(const ULong *total, Int width);

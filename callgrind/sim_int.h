@@ -224,10 +224,6 @@ static inline sim_instr_info *acc_instr(const sim_call *c, Int i)
    return &cb_cur.bbcc->bb->sim_instr[c->acc[i].cost / cb_n_events];
 }
 
-/* --latency=yes (latency.c): the tags after access i of c at a had
- * outcome r; the same by the access's index in its block. */
-void cb_lat_after_access(const sim_call *c, Int i, Addr a, unsigned r, ULong *slot);
-void cb_lat_after_index(UInt idx, Addr a, unsigned r, ULong *slot);
 /* What the replay's loop sees of a block's program (latency.c): per
  * access, what a hit's tags depend on. A hit changes no tag when it is
  * quiet (a read whose value no address, stored value or register
