@@ -8,7 +8,9 @@
  *
  *   - every value carries a TAG per level (D1, LL): the length of the
  *     longest chain of read misses at that level it was computed from
- *     (0: none);
+ *     (0: none), and when that chain's last miss happened; a tag older
+ *     than --latency-window guest instructions counts as 0 (the miss was
+ *     served before the reorder window reached the later access);
  *   - an operation's result gets the largest tag of its operands (every
  *     operand: a condition of a select and a helper's arguments too);
  *     constants have tag 0;
@@ -26,6 +28,8 @@
  *     one instruction (counted as a write, Dw) is never dependent;
  *   - a conditional load (LoadG), a helper's result, and the value
  *     a read that is a block's 129th access or later loads have tag 0.
+ *   Time is the thread's count of guest instructions, advanced by a
+ *   block's instructions when a run of it ends.
  *
  * How: at instrumentation time every IR temporary and register gets the
  * SET of its sources (the block's earlier accesses by index, the
@@ -37,6 +41,10 @@
  * evaluated from the access's hit or miss; when the block has ended
  * (the next block's setup, a thread switch), the registers written
  * before the exit it took (cb_cur.jmps_passed) get their new tags.
+ * Most accesses are hits that change no tag: the replay skips them
+ * (cb_lat_hit_matters, sim_int.h), and a block's end skips registers
+ * whose tag cannot change; tags that left the window stop being looked
+ * at (expire).
  *
  * Per function the longest chain (the largest tag of a read miss in its
  * code) is written as `desc: Longest chain:` lines; the number of
