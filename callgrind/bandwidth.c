@@ -101,12 +101,32 @@ static HChar *read_machine_file(const HChar *name, SizeT *len)
    return buf;
 }
 
+/* The `latency ...:` lines of a machine file are callgrind-bd_bandwidth
+ * --latency's (docs/bandwidth-format.md), not limits: made comments here
+ * (line numbers of messages unchanged). */
+static void hide_latency_lines(HChar *text, SizeT len)
+{
+   SizeT i = 0, k;
+   static const HChar key[] = "latency ";
+   while (i < len) {
+      SizeT start = i;
+      while (i < len && (text[i] == ' ' || text[i] == '\t')) i++;
+      for (k = 0; key[k] && i + k < len && text[i + k] == key[k]; k++)
+         ;
+      if (!key[k]) text[start] = '#';
+      while (i < len && text[i] != '\n') i++;
+      i++;
+   }
+}
+
 static void load_limits(void)
 {
    const HChar *name = cb_clo.bandwidth_limits, *msg = NULL;
    SizeT len;
    HChar *text = read_machine_file(name, &len);
-   Int line = bw_parse_machine(text, len, cb_clo.bandwidth_unit == BW_UNIT_FLOP,
+   Int line;
+   hide_latency_lines(text, len);
+   line = bw_parse_machine(text, len, cb_clo.bandwidth_unit == BW_UNIT_FLOP,
                                &limits, &msg);
    CB_FREE(text);
    if (line > 0) {

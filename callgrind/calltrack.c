@@ -192,6 +192,7 @@ static inline void enter_bbcc(BBCC *bbcc, const void *sim_calls)
    cb_cur.bbcc = bbcc;
    cb_cur.jmps_passed = 0;
    cb_cost_base = bbcc->cost;
+   if (UNLIKELY(cb_clo.latency)) cb_lat_pending = cb_cur.es;
    cb_stat.bb_executions++;
    cb_sim_block_starts(sim_calls);
 }
@@ -356,6 +357,7 @@ VG_REGPARM(3) void cb_setup_bbcc(BB *bb, const void *sim_calls, Addr guest_sp)
 {
    /* the last block's simulation, before anything moves (sim_replay.c) */
    if (cb_replay_n) cb_sim_replay();
+   if (UNLIKELY(cb_clo.latency)) cb_lat_block_end();   /* (after its replay) */
    if (cb_cur.bbcc && plain_jump(bb, cb_cur.bbcc, sim_calls, guest_sp))
       return;
    setup_bbcc_slow(bb, sim_calls, guest_sp);

@@ -591,6 +591,7 @@ static void write_header(Int tid, const HChar *trigger, Bool appending, const UL
    cb_out_printf(&out, "\ndesc: Timerange: Basic block %llu - %llu\n",
               bbs_done_at_last_dump, cb_stat.bb_executions);
    cb_out_printf(&out, "desc: Trigger: %s\n", trigger ? trigger : "Program termination");
+   cb_lat_write_desc(&out);
    cb_out_printf(&out, "\npositions:%s%s\n", cb_clo.dump_instr ? " instr" : "",
               cb_clo.dump_line ? " line" : "");
    cb_write_event_names(NULL, 0, out_str);
@@ -862,6 +863,7 @@ void cb_dump_profile(const HChar *trigger, Bool current_thread_only)
    cb_sim_catch_up();
    if (cb_clo.bandwidth) cb_bw_sync();   /* the running units' events */
    dump_profile(trigger, current_thread_only, False);
+   if (cb_clo.latency) cb_lat_dumped();
 }
 
 /* The last dump, under the plain file name: at the program's end

@@ -57,6 +57,8 @@ const HChar *cb_ev_long[EV_COUNT] = {
    [EV_BwMrA]   = "Time units bound by LL<-mem all (memory read bandwidth, all cores)",
    [EV_BwMwA]   = "Time units bound by LL->mem all (memory write bandwidth, all cores)",
    [EV_BwPk]    = "Time units at peak (no bandwidth limit exceeded)",
+   [EV_D1dep]   = "D1 read misses whose address depends on an earlier D1 read miss",
+   [EV_DLdep]   = "LL read misses whose address depends on an earlier LL read miss",
 };
 
 /* Calls emit(line) with "event: <name> : <long name>\n" for every active

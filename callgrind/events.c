@@ -35,6 +35,8 @@ const HChar *cb_ev_name[EV_COUNT] = {
    [EV_I2mr] = "I2mr", "D2mr", "D2mw",
    "AcCostL2", "SpLossL2", "L2ld", "L2ldB",
    "Pfi", "Pfu", "Pfx", "L2Co", "L2Ca", "L2Cf",
+   /* --latency (latency.c) */
+   [EV_D1dep] = "D1dep", "DLdep",
 };
 
 /* Count event e from now on: it takes the next position in cost arrays.

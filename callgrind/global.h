@@ -142,6 +142,9 @@ typedef struct {
    Int    bandwidth_unit;       /* BW_UNIT_* */
    Int    bandwidth_window;     /* W, time units */
    const HChar *bandwidth_limits;  /* machine file, or NULL */
+   /* dependent misses (latency.c) */
+   Bool   latency;
+   Int    latency_window;       /* instructions a miss can delay a later one */
 } cb_options;
 extern cb_options cb_clo;
 
@@ -229,6 +232,9 @@ typedef enum {
    EV_Flop,
    EV_BwCr, EV_BwCw, EV_BwLr, EV_BwLw, EV_BwXr, EV_BwMr, EV_BwMw, EV_BwF,
    EV_BwMrA, EV_BwMwA, EV_BwPk,
+   /* --latency=yes (latency.c): read misses of D1 and LL whose address
+    * came from a value an earlier read miss of that level loaded */
+   EV_D1dep, EV_DLdep,
    EV_COUNT
 } event_id;
 
@@ -358,6 +364,7 @@ typedef struct BB {
    struct sim_call *sim_calls;  /* descriptors of the sim helper calls (sim_int.h) */
    UInt       n_sim_calls;
    UChar     *bw_flops;     /* --bandwidth: flops per instruction (bandwidth.c) */
+   struct lat_block *lat;   /* --latency: the block's dependences (latency.c) */
    struct BB *next;         /* hash chain */
 } BB;
 
@@ -790,6 +797,45 @@ void cb_cores_print_stats(void);
  * line's state asks for work (cores.h's hook calls it): coherence.h's
  * outcome, not counted. */
 unsigned cb_cores_coherence(Addr a, UWord size, unsigned r, Bool is_write);
+
+/*------------------------------------------------------------*/
+/*--- latency.c: dependent misses (--latency)              ---*/
+/*------------------------------------------------------------*/
+
+typedef struct lat_block lat_block;
+void cb_lat_setup(void);
+void cb_lat_bb_begin(IRSB *sbOut);
+void cb_lat_access(UInt idx, Bool write, Bool merged, const IRExpr *addr, const IRExpr *data);
+void cb_lat_other_access(UInt idx, Bool merged);
+void cb_lat_stmt(IRStmt *st, Int idx, IRTypeEnv *env);
+void cb_lat_exit_point(void);
+void cb_lat_bb_end(BB *bb, Bool inverted);
+void cb_lat_block_end(void);
+void cb_lat_clear(void);
+void cb_lat_thread_created(ThreadId tid);
+/* After a data access was simulated with outcome r (sim_int.h's do_acc,
+ * the replay): access i of call c at address a, or the block's access
+ * idx; slot: its instruction's cost slot. */
+struct sim_call;
+void cb_lat_after_access(const struct sim_call *c, Int i, Addr a, unsigned r, ULong *slot);
+void cb_lat_after_index(UInt idx, Addr a, unsigned r, ULong *slot);
+void cb_lat_write_desc(cb_outfile *f);
+void cb_lat_dumped(void);
+void cb_lat_print_summary(const ULong *total, Int width);
+/* The exec state whose block has run and not yet ended (enter_bbcc). */
+extern const void *cb_lat_pending;
+/* A chain's length at D1 and LL, and when its last miss there happened
+ * (the thread's instruction count). */
+typedef struct { UInt d1, ll, t1, tl; } lat_tag;
+/* A thread's stored values with a tag: direct-mapped by 8-byte slot. */
+#define LAT_MEM_SLOTS 4096
+typedef struct { Addr addr; lat_tag tag; } lat_mem;
+/* The running thread's tags, as the replay tests them (sim_int.h): hot
+ * registers, values of the block with a tag, its table of stored values
+ * (NULL: none within the window); after a thread switch, unknown (all
+ * registers hot, every lookup made) until the next block's end. */
+typedef struct { UInt hot; Bool block, unknown; const lat_mem *mem; } lat_state;
+extern lat_state cb_lat_now;
 
 /*------------------------------------------------------------*/
 /*--- bandwidth.c: --bandwidth requirements and dominance  ---*/

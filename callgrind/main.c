@@ -166,6 +166,7 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
    cb_sim_flush(sbOut);
    cb_sim_final_jump(sbOut, sbIn);
    cb_sim_bb_end(sbOut);
+   if (cb_clo.latency) cb_lat_bb_end(bb, inverted);
    if (exits > 0) store_jmps_passed(sbOut, inverted ? exits - 1 : exits);
    if (!seen) {
       Bool known = sbIn->next->tag == Iex_Const;
@@ -433,6 +434,7 @@ static void cb_thread_created(ThreadId parent, ThreadId child)
    cb_bw_thread_created(parent, child);
    cb_il_thread_created(parent, child);
    cb_fs_thread_created(parent, child);
+   if (cb_clo.latency) cb_lat_thread_created(child);
 }
 
 static void cb_thread_exit(ThreadId tid)

@@ -26,6 +26,7 @@ cb_options cb_clo = {
    .backdate = True, .backdate_check = False, .defer_sim = True,
    .objects = False, .object_callers = 1, .object_granularity = 0,
    .sharing = False, .sharing_penalty = FS_DEFAULT_PENALTY,
+   .latency = False, .latency_window = 256,
    .bandwidth = False, .bandwidth_unit = BW_UNIT_INSTR, .bandwidth_window = 200,
    .bandwidth_limits = NULL,
    .interleave = CB_DEFAULT_INTERLEAVE,
@@ -40,6 +41,7 @@ static Bool backdate_given;
  * as given */
 static const HChar *object_callers_arg, *object_granularity_arg;
 static const HChar *sharing_penalty_arg;
+static const HChar *latency_window_arg;
 /* options that mean something only with --bandwidth=yes, as given */
 static const HChar *bandwidth_unit_arg, *bandwidth_window_arg, *bandwidth_limits_arg;
 /* explicitly given (--bandwidth=yes turns them on, refuses "no") */
@@ -525,6 +527,10 @@ Bool cb_process_cmd_line_option(const HChar *arg)
       interleave_arg = arg;
    }
    else if (bool_opt(arg, "--reuse-dist", &cb_clo.reuse_dist)) {}
+   else if (bool_opt(arg, "--latency", &cb_clo.latency)) {}
+   else if (int_opt(arg, "--latency-window", &cb_clo.latency_window, 1, 1 << 30)) {
+      latency_window_arg = arg;
+   }
    else if (cache_option(arg, "--I1", cb_clo.i1, &cb_clo.i1_set)) {}
    else if (cache_option(arg, "--D1", cb_clo.d1, &cb_clo.d1_set)) {}
    else if (cache_option(arg, "--LL", cb_clo.ll, &cb_clo.ll_set)) {}
@@ -626,6 +632,11 @@ void cb_print_usage(void)
 "                              capacity, conflict (I1Co ... LLCf) [no]\n"
 "    --reuse-dist=no|yes       LRU reuse distance of data accesses in\n"
 "                              power-of-two buckets of lines (Rd0 ... RdCold) [no]\n"
+"    --latency=no|yes          Count read misses whose address depends on an\n"
+"                              earlier read miss (D1dep, DLdep); longest\n"
+"                              chains per function in desc: lines [no]\n"
+"    --latency-window=<n>      A miss delays the misses it feeds within <n>\n"
+"                              guest instructions (the reorder window) [256]\n"
 "\n   multi-core options (callgrind-bd):\n"
 "    --private-caches=no|yes   Every thread a core with private I1/D1 over\n"
 "                              the shared LL, kept coherent (MSI): events\n"
@@ -735,7 +746,7 @@ void cb_options_post(void)
    }
    if (cb_clo.bandwidth) bandwidth_implies();
    if ((cb_clo.cacheuse || cb_clo.simulate_wb || cb_clo.simulate_hwpref
-        || cb_clo.miss_class || cb_clo.reuse_dist || cb_clo.private_caches)
+        || cb_clo.miss_class || cb_clo.reuse_dist || cb_clo.private_caches || cb_clo.latency)
        && !cb_clo.simulate_cache)
       cb_clo.simulate_cache = True;
    if (!cb_clo.cacheuse) {
@@ -758,6 +769,8 @@ void cb_options_post(void)
    }
    if (!cb_clo.private_caches && interleave_arg)
       needs_option(interleave_arg, "--private-caches=yes");
+   if (!cb_clo.latency && latency_window_arg)
+      needs_option(latency_window_arg, "--latency=yes");
    if (!cb_clo.sharing && sharing_penalty_arg)
       needs_option(sharing_penalty_arg, "--sharing=yes");
    if (!cb_clo.bandwidth) {

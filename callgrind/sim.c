@@ -220,7 +220,8 @@ void cb_sim_post_clo_init(void)
       if (cb_clo.miss_class) cb_mc_setup(cb_sim_cache, &g->i1, &g->d1, &g->ll);
       if (cb_clo.reuse_dist) cb_rd_setup(&g->ll);
       if (cb_clo.private_caches) cb_cores_setup(cb_sim_cache);
-      cb_bw_setup(cb_sim_cache);               /* its events last */
+      cb_bw_setup(cb_sim_cache);               /* its events last, but for */
+      if (cb_clo.latency) cb_lat_setup();      /* these */
       cb_sim_defer_on = cb_clo.defer_sim;
       cb_sim_replay_plain_ok = cb_sim_defer_on && !CB_SIM_STATS && !cb_clo.objects
                                && !cb_clo.miss_class && !cb_clo.reuse_dist
@@ -282,6 +283,7 @@ void cb_sim_finish(void)
 void cb_sim_clear(void)
 {
    cb_bw_caches_cleared();
+   if (cb_clo.latency) cb_lat_clear();
    if (cb_sim_cache && cb_cc) {
       if (cb_clo.cacheuse) cb_cores_flush();
       cb_cores_clear();

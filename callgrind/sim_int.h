@@ -224,6 +224,44 @@ static inline sim_instr_info *acc_instr(const sim_call *c, Int i)
    return &cb_cur.bbcc->bb->sim_instr[c->acc[i].cost / cb_n_events];
 }
 
+/* What the replay's loop sees of a block's program (latency.c): per
+ * access, what a hit's tags depend on. A hit changes no tag when it is
+ * quiet (a read whose value no address, stored value or register
+ * depends on), or when its address and stored value come from registers
+ * without a tag, from no access of the block with one, and the address
+ * holds no stored value with a tag (cb_lat_now). */
+typedef struct {
+   UShort regs;           /* the registers its address, stored value come from */
+   UChar  accs;           /* and whether accesses of the block too */
+   UChar  quiet;
+} lat_watch;
+struct lat_block_head {
+   const struct sim_call *calls;   /* the translation's calls it describes */
+   UInt   n_calls;
+   UInt  *first_acc;               /* per call: index of its first access */
+   lat_watch *watch;
+};
+static inline Bool cb_lat_hit_matters(const lat_watch *w, Addr a)
+{
+   const lat_mem *m = cb_lat_now.mem;
+   return !w->quiet && ((w->regs & cb_lat_now.hot) || (w->accs && cb_lat_now.block)
+                        || cb_lat_now.unknown
+                        || (m && m[(a >> 3) & (LAT_MEM_SLOTS - 1)].addr == a));
+}
+/* The index of c's first access, and the block's watch list; False if
+ * c is not the block's (an older translation's calls). */
+static inline Bool cb_lat_first(const struct sim_call *c, UInt *idx, const lat_watch **watch)
+{
+   const struct lat_block_head *h = (const struct lat_block_head *)cb_cur.bbcc->bb->lat;
+   UInt k;
+   if (!h) return False;
+   k = c - h->calls;
+   if (k >= h->n_calls) return False;
+   *idx = h->first_acc[k];
+   *watch = h->watch;
+   return True;
+}
+
 /* --sharing=yes: the access, with its instruction's address, when the
  * helpers run in place (cb_sim_share_each); the deferred simulation hands
  * a block's accesses over at once (cb_sim_share_block). A BB's calls
@@ -243,6 +281,7 @@ static inline void do_acc(const sim_call *c, Int i, Addr a)
    if (UNLIKELY(cb_bw_cur != NULL))
       cb_bw_data(c->acc[i].cost, a, c->acc[i].size, r, c->acc[i].write, c->acc[i].modify);
    if (UNLIKELY(cb_sim_share_each)) cb_sim_share_acc(c, i, a);
+   if (UNLIKELY(cb_clo.latency)) cb_lat_after_access(c, i, a, r, slot);
 }
 
 /*------------------------------------------------------------*/

@@ -29,7 +29,9 @@
  * of the block. Their descriptors (sim_call) are collected per block and
  * copied to the BB at its end (cb_sim_bb_end), where the helpers'
  * arguments are pointed at the copy. */
-typedef struct { Bool write, modify; Int size; IRExpr *addr; IRExpr *guard; UInt instr; } data_access;
+/* idx: the access's index in the block (the order of the calls'
+ * accesses), for --latency (latency.c) */
+typedef struct { Bool write, modify; Int size; IRExpr *addr; IRExpr *guard; UInt instr; Int idx; } data_access;
 
 #define MAX_ACCESSES 64
 #define MAX_GROUP    32        /* instructions per fetch group */
@@ -42,7 +44,7 @@ static struct {
    Addr     grp_addr;       /* its first instruction's address and size */
    UInt     grp_size;
    Bool     grp_open;       /* further instructions may join it */
-   Int      n_acc;
+   Int      n_acc, n_acc_block;  /* pending; in the block so far */
    data_access   acc[MAX_ACCESSES];
    /* the block's calls and the argument expressions to point at them */
    sim_call *calls;
@@ -194,7 +196,7 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
    cur_block.sb = sbOut;
    cur_block.bb = bb;
    cur_block.cur = -1;
-   cur_block.n_acc = 0;
+   cur_block.n_acc = cur_block.n_acc_block = 0;
    cur_block.grp_first = cur_block.grp_n = 0;
    cur_block.grp_open = False;
    cur_block.n_calls = 0;
@@ -203,6 +205,7 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
    cur_block.n_addr = cur_block.seg_first = 0;
    cur_block.setup_arg = mkIRExpr_HWord(0);
    if (cb_clo.bandwidth) cb_bw_bb_begin(bb);
+   if (cb_clo.latency) cb_lat_bb_begin(sbOut);
    /* per-instruction info: only the branch predictor's and the bus event's
     * helpers, and the data objects' cells, need it */
    if (!cb_clo.branch_sim && !cb_clo.collect_bus && !cb_clo.objects) return;
@@ -284,20 +287,36 @@ static Bool same_atom(IRExpr *a, IRExpr *b)
    return eqIRAtom(a, b);
 }
 
-static void add_access(Bool write, IRExpr *addr, Int size, IRExpr *guard)
+/* --latency: what the access reads or writes, for the tags (latency.c);
+ * data: the value a store writes; followed: whether a read's value is
+ * followed (not a helper's). */
+static void note_latency(const data_access *a, Bool merged, IRExpr *data, Bool followed)
+{
+   if (!cb_clo.latency) return;
+   if (followed) cb_lat_access(a->idx, a->write, merged, a->addr, data);
+   else if (merged) cb_lat_other_access(a->idx, True);
+   else cb_lat_other_access(a->idx, False);
+}
+
+/* The access's index in the block, or -1 when none is simulated. */
+static Int add_access(Bool write, IRExpr *addr, Int size, IRExpr *guard, IRExpr *data, Bool followed)
 {
    data_access *last = cur_block.n_acc > 0 ? &cur_block.acc[cur_block.n_acc - 1] : NULL;
-   if (!cb_clo.simulate_cache || cur_block.cur < 0) return;
+   if (!cb_clo.simulate_cache || cur_block.cur < 0) return -1;
    if (size > cb_geom.min_line_size) size = cb_geom.min_line_size;
    /* read-modify-write by one instruction: one access, counted as a write */
    if (write && !guard && last && last->instr == (UInt)cur_block.cur && !last->write && !last->guard
        && last->size == size && same_atom(last->addr, addr)) {
       last->write = True;
       last->modify = True;              /* --sharing: a load and a store */
-      return;
+      note_latency(last, True, data, followed);
+      return last->idx;
    }
    if (cur_block.n_acc == MAX_ACCESSES) cb_sim_flush(cur_block.sb);
-   cur_block.acc[cur_block.n_acc++] = (data_access){ write, False, size, addr, guard, cur_block.cur };
+   cur_block.acc[cur_block.n_acc++] = (data_access){ write, False, size, addr, guard, cur_block.cur,
+                                                     cur_block.n_acc_block++ };
+   note_latency(&cur_block.acc[cur_block.n_acc - 1], False, data, followed);
+   return cur_block.acc[cur_block.n_acc - 1].idx;
 }
 
 static void add_bus_event(void)
@@ -309,61 +328,64 @@ static void add_bus_event(void)
 void cb_sim_stmt(IRSB *sbOut, IRStmt *st)
 {
    IRTypeEnv *env = sbOut->tyenv;
+   Int idx = -1;         /* the access whose loaded value st assigns */
    if (UNLIKELY(cb_clo.bandwidth)) cb_bw_stmt(cur_block.bb, cur_block.cur, st);
    switch (st->tag) {
    case Ist_WrTmp: {
       IRExpr *e = st->Ist.WrTmp.data;
       if (e->tag == Iex_Load)
-         add_access(False, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), NULL);
+         idx = add_access(False, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), NULL, NULL, True);
       break;
    }
    case Ist_Store:
-      add_access(True, st->Ist.Store.addr,
-                 sizeofIRType(typeOfIRExpr(env, st->Ist.Store.data)), NULL);
+      add_access(True, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(env, st->Ist.Store.data)),
+                 NULL, st->Ist.Store.data, True);
       break;
    case Ist_StoreG: {
       IRStoreG *sg = st->Ist.StoreG.details;
-      add_access(True, sg->addr, sizeofIRType(typeOfIRExpr(env, sg->data)), sg->guard);
+      add_access(True, sg->addr, sizeofIRType(typeOfIRExpr(env, sg->data)), sg->guard, sg->data, True);
       break;
    }
    case Ist_LoadG: {
       IRLoadG *lg = st->Ist.LoadG.details;
       IRType wide = Ity_INVALID, narrow = Ity_INVALID;
       typeOfIRLoadGOp(lg->cvt, &wide, &narrow);
-      add_access(False, lg->addr, sizeofIRType(narrow), lg->guard);
+      add_access(False, lg->addr, sizeofIRType(narrow), lg->guard, NULL, True);
       break;
    }
    case Ist_Dirty: {
       IRDirty *d = st->Ist.Dirty.details;
       if (d->mFx != Ifx_None) {
          if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-            add_access(False, d->mAddr, d->mSize, NULL);
+            add_access(False, d->mAddr, d->mSize, NULL, NULL, False);
          if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-            add_access(True, d->mAddr, d->mSize, NULL);
+            add_access(True, d->mAddr, d->mSize, NULL, NULL, False);
       }
       break;
    }
    case Ist_CAS: {
       IRCAS *cas = st->Ist.CAS.details;
       Int size = sizeofIRType(typeOfIRExpr(env, cas->dataLo)) * (cas->dataHi ? 2 : 1);
-      add_access(False, cas->addr, size, NULL);
-      add_access(True, cas->addr, size, NULL);
+      idx = add_access(False, cas->addr, size, NULL, NULL, True);
+      add_access(True, cas->addr, size, NULL, cas->dataLo, True);
       add_bus_event();
       break;
    }
    case Ist_LLSC:
       if (st->Ist.LLSC.storedata == NULL)
-         add_access(False, st->Ist.LLSC.addr,
-                    sizeofIRType(typeOfIRTemp(env, st->Ist.LLSC.result)), NULL);
+         idx = add_access(False, st->Ist.LLSC.addr,
+                          sizeofIRType(typeOfIRTemp(env, st->Ist.LLSC.result)), NULL, NULL, True);
       else {
          add_access(True, st->Ist.LLSC.addr,
-                    sizeofIRType(typeOfIRExpr(env, st->Ist.LLSC.storedata)), NULL);
+                    sizeofIRType(typeOfIRExpr(env, st->Ist.LLSC.storedata)), NULL,
+                    st->Ist.LLSC.storedata, True);
          add_bus_event();
       }
       break;
    default:
       break;
    }
+   if (UNLIKELY(cb_clo.latency)) cb_lat_stmt(st, idx, env);
 }
 
 /* A conditional branch: taken when the exit is taken, unless VEX inverted
@@ -373,6 +395,7 @@ void cb_sim_exit(IRSB *sbOut, IRStmt *st)
    IRTemp t1, t2;
    IRExpr *taken;
    Addr next, dst;
+   if (cb_clo.latency) cb_lat_exit_point();
    if (!cb_clo.branch_sim || cur_block.cur < 0 || st->Ist.Exit.jk != Ijk_Boring) return;
    next = cur_block.ii[cur_block.cur].addr + cur_block.ii[cur_block.cur].size;
    dst = (Addr)st->Ist.Exit.dst->Ico.U64;

@@ -136,7 +136,7 @@ static inline void data_coherence(const sim_call *c, Int i, Addr a, unsigned r)
 }
 
 static inline __attribute__((always_inline))
-void data_missed(const sim_call *c, Int i, Addr a, cs_probe p)
+unsigned data_missed(const sim_call *c, Int i, Addr a, cs_probe p)
 {
    ULong *slot = cb_cost_base + c->acc[i].cost;
    Bool write = c->acc[i].write;
@@ -145,24 +145,29 @@ void data_missed(const sim_call *c, Int i, Addr a, cs_probe p)
    if (r && write) count_misses(slot, r, EV_D1mw, EV_DLmw, EV_DLdmw);
    else if (r) count_misses(slot, r, EV_D1mr, EV_DLmr, EV_DLdmr);
    if (UNLIKELY(cb_cc != NULL)) data_coherence(c, i, a, r);
+   return r;
 }
 
-static __attribute__((noinline)) void data_not_mru(const sim_call *c, Int i, Addr a)
+/* Its outcome (0: a hit in another way). */
+static __attribute__((noinline)) unsigned data_not_mru(const sim_call *c, Int i, Addr a)
 {
    cs_probe p;
-   if (CUT_BEFORE(6)) { cut_not_mru++; return; }
-   if (!cs_l1_probe(cb_sim_cache, &p, 0, a, c->acc[i].size)) data_missed(c, i, a, p);
-   else if (UNLIKELY(cb_cc != NULL) && c->acc[i].write) data_coherence(c, i, a, 0);
+   if (CUT_BEFORE(6)) { cut_not_mru++; return 0; }
+   if (!cs_l1_probe(cb_sim_cache, &p, 0, a, c->acc[i].size)) return data_missed(c, i, a, p);
+   if (UNLIKELY(cb_cc != NULL) && c->acc[i].write) data_coherence(c, i, a, 0);
+   return 0;
 }
 
 /* The common case's loop: an L1 MRU hit (almost every fetch group and
  * access) costs a tag compare here, and with cacheuse the line's use
  * update; with private caches (cores) a store hit also the coherence
  * test of a line the core owns (cores.h), inline: the hook is called
- * only when it fails. Inlined for each combination. */
+ * only when it fails. Inlined for each combination.
+ * With --latency (lat) each access's outcome goes to latency.c, but for
+ * a hit that changes no tag (cb_lat_hit_matters). */
 static inline __attribute__((always_inline))
 void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool use,
-                    Bool cores)
+                    Bool cores, Bool lat)
 {
    cs_sim *s = cb_sim_cache;
    BBCC *b = cb_cur.bbcc;
@@ -170,8 +175,10 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    /* (the running core does not change within a block) */
    const cc_hot *hot = cores ? cc__hot(cb_cc) : NULL;
    cc_state code = cores ? cb_cc_core->code : 0;
-   UInt n_ir = 0, n_dr = 0, n_dw = 0;
+   UInt n_ir = 0, n_dr = 0, n_dw = 0, li = 0;
+   const lat_watch *watch = NULL;
    Int i;
+   if (lat && !cb_lat_first(c, &li, &watch)) lat = False;
    if (UNLIKELY(b->hist_calls != c)) hist_attach(b);
    b->hist[end - c]++;
    for (; c < end; a += c->n_acc, c++) {
@@ -189,17 +196,21 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
       }
       if (UNLIKELY(c->guarded)) {
          if (a[0] != REPLAY_SKIPPED) do_acc(c, 0, a[0]);
+         li += c->n_acc;
          continue;
       }
-      for (i = 0; i < c->n_acc; i++) {
+      for (i = 0; i < c->n_acc; i++, li++) {
          Bool write = c->acc[i].write;
+         unsigned r = 0;
          Bool hit = CUT_BEFORE(4) ? True : write && s->wb ? False
                     : use ? cs__mru_hit_use(&s->d1, a[i], c->acc[i].size)
                           : cs__mru_hit(&s->d1, a[i], c->acc[i].size);
          if (!hit && CUT_BEFORE(5)) cut_not_mru++;   /* (keeps the tests) */
-         else if (!hit) data_not_mru(c, i, a[i]);
+         else if (!hit) r = data_not_mru(c, i, a[i]);
          else if (cores && write && !cb_cores_store_hit_quiet(hot, code, a[i], c->acc[i].size))
             data_coherence(c, i, a[i], 0);
+         if (lat && (r || cb_lat_hit_matters(&watch[li], a[i])))
+            cb_lat_after_index(li, a[i], r, cb_cost_base + c->acc[i].cost);
          n_dw += write;
          n_dr += !write;
       }
@@ -230,10 +241,12 @@ void cb_sim_replay(void)
    if (!cb_sim_replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || cb_replay_split
        || !counted_calls(cb_cur.bbcc, c))
       replay_all(c, end, cb_sim_replay_addr);
-   else if (cb_cc && cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, True, True);
-   else if (cb_cc) replay_counted(c, end, cb_sim_replay_addr, False, True);
-   else if (cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, True, False);
-   else replay_counted(c, end, cb_sim_replay_addr, False, False);
+   else if (UNLIKELY(cb_clo.latency))
+      replay_counted(c, end, cb_sim_replay_addr, cb_sim_cache->use, cb_cc != NULL, True);
+   else if (cb_cc && cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, True, True, False);
+   else if (cb_cc) replay_counted(c, end, cb_sim_replay_addr, False, True, False);
+   else if (cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, True, False, False);
+   else replay_counted(c, end, cb_sim_replay_addr, False, False, False);
 }
 
 /* A block with more data accesses than cb_sim_replay_addr holds: the calls so

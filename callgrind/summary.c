@@ -179,6 +179,7 @@ void cb_print_summary(void)
    else
       print_cache_summary(total, l1, l2, l3);
    if (cb_clo.prefetch_distance > 0) print_prefetch_summary(l1);
+   if (cb_clo.latency) cb_lat_print_summary(total, l1);
    if (cb_clo.branch_sim)
       print_branch_summary(total, l1, l2, l3);
 }

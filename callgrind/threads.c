@@ -89,6 +89,7 @@ void cb_switch_thread(ThreadId tid)
    thread_info *t;
    if (tid == cb_cur.tid) return;
    cb_sim_catch_up();            /* the last block ran on the old thread */
+   if (cb_clo.latency) { cb_lat_block_end(); cb_lat_now.unknown = True; }
    cb_exec_state_save();
    cb_cur.tid = tid;
    if (tid == VG_INVALID_THREADID) { cb_cur.es = NULL; cb_cur.thread = NULL; return; }

@@ -5,7 +5,7 @@
  * docs/bandwidth-format.md).
  *
  *   gcc -O3 -pthread -o bandwidth-bench perf/bandwidth-bench.c
- *   ./bandwidth-bench [--quick] [--threads=N] [--mem-mb=M] > this.machine
+ *   ./bandwidth-bench [--quick] [--threads=N] [--mem-mb=M] [--ll-kb=K] > this.machine
  *
  * What each path's figure is: the best of three timings of plain C loops
  * streaming through a buffer sized for that level (the byte counts the
@@ -21,6 +21,15 @@
  *   L1<-L1              two threads on two CPUs take turns: one writes a
  *                       buffer of half L1, the other reads it (its lines come
  *                       from the writer's cache); only the reads are timed.
+ * And the latencies of --latency's estimate (callgrind-bd_bandwidth
+ * --latency): seconds per step of a chase through 64-byte nodes in
+ * random order (each step's address is the last step's value), best of
+ * three:
+ *   latency L1<-LL      on the LL buffer above;
+ *   latency LL<-mem     on the memory buffer (M MB): with 4 kB pages this
+ *                       includes the TLB misses such a chase has.
+ * LL is the last-level cache sysconf reports (L3, else L2); --ll-kb=K
+ * sets it (on a virtual machine whose L3 is not what it says, the L2).
  * The clock is the CPU's maximal frequency (cpufreq) or /proc/cpuinfo's
  * "cpu MHz". instr-per-cycle and flop-per-cycle are not measured: the
  * output says 4 and 4 (the thesis' Ivy Bridge); set them to the core's
@@ -76,6 +85,38 @@ static void write_pass(uint64_t *p, size_t words, uint64_t value)
 
 /* Bytes per second of passes over buf (reading or writing), repeated for
  * at least min_seconds; the best of three. */
+/* Seconds per step of a chase through the buffer's 64-byte lines in a
+ * random cyclic order, best of three timings of at least min_seconds. */
+static double chase_latency(char *buf, size_t bytes, double min_seconds)
+{
+   size_t n = bytes / 64, *order = malloc(n * sizeof *order);
+   uint64_t r = 88172645463325252ULL;
+   double best = 0;
+   for (size_t i = 0; i < n; i++) order[i] = i;
+   for (size_t i = n - 1; i > 0; i--) {
+      r ^= r << 13; r ^= r >> 7; r ^= r << 17;
+      size_t j = r % (i + 1), t = order[i];
+      order[i] = order[j];
+      order[j] = t;
+   }
+   for (size_t i = 0; i < n; i++) *(void **)(buf + order[i] * 64) = buf + order[(i + 1) % n] * 64;
+   free(order);
+   void *p = buf;
+   for (size_t i = 0; i < n; i++) p = *(void **)p;          /* warm */
+   for (int k = 0; k < 3; k++) {
+      long steps = 0;
+      double t0 = now(), t;
+      do {
+         for (int i = 0; i < 100000; i++) p = *(void **)p;
+         steps += 100000;
+      } while ((t = now()) - t0 < min_seconds);
+      double per = (t - t0) / steps;
+      if (k == 0 || per < best) best = per;
+   }
+   sink += (uint64_t)(uintptr_t)p;
+   return best;
+}
+
 static double stream(uint64_t *buf, size_t bytes, int writing, double min_seconds)
 {
    double best = 0;
@@ -262,23 +303,35 @@ static size_t cache_size(int name, size_t fallback)
    return v > 0 ? (size_t)v : fallback;
 }
 
-static int configure(bench_config *c, int argc, char **argv)
+/* The LL buffer (a quarter of LL, at most 8 MB) and, unless --mem-mb
+ * was given, the memory buffer (4 x LL, 64 to 256 MB). */
+static void set_ll(bench_config *c, size_t ll, int mem_given)
 {
-   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-   size_t ll = cache_size(_SC_LEVEL3_CACHE_SIZE, 0);
-   if (!ll)
-      ll = cache_size(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
-   c->min_seconds = 0.2;
-   c->threads = cpus > 0 ? (int)cpus : 1;
-   c->l1 = cache_size(_SC_LEVEL1_DCACHE_SIZE, 32768) / 2;
    c->ll = ll / 4 > (8u << 20) ? (8u << 20) : ll / 4;
    if (c->ll < 4 * c->l1)
       c->ll = 4 * c->l1;
+   if (mem_given)
+      return;
    c->mem = 4 * ll;
    if (c->mem < (64u << 20))
       c->mem = 64u << 20;
    if (c->mem > (256u << 20))
       c->mem = 256u << 20;
+}
+
+static int configure(bench_config *c, int argc, char **argv)
+{
+   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+   size_t ll = cache_size(_SC_LEVEL3_CACHE_SIZE, 0);
+   int mem_given = 0;
+   if (!ll)
+      ll = cache_size(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
+   c->min_seconds = 0.2;
+   c->threads = cpus > 0 ? (int)cpus : 1;
+   c->l1 = cache_size(_SC_LEVEL1_DCACHE_SIZE, 32768) / 2;
+   for (int i = 1; i < argc; i++)
+      mem_given |= !strncmp(argv[i], "--mem-mb=", 9);
+   set_ll(c, ll, mem_given);
    for (int i = 1; i < argc; i++) {
       if (!strcmp(argv[i], "--quick"))
          c->min_seconds = 0.02;
@@ -286,9 +339,12 @@ static int configure(bench_config *c, int argc, char **argv)
          c->threads = atoi(argv[i] + 10);
       else if (!strncmp(argv[i], "--mem-mb=", 9) && atoi(argv[i] + 9) > 0)
          c->mem = (size_t)atoi(argv[i] + 9) << 20;
+      else if (!strncmp(argv[i], "--ll-kb=", 8) && atoi(argv[i] + 8) > 0)
+         set_ll(c, (size_t)atoi(argv[i] + 8) << 10, mem_given);
       else {
          fprintf(stderr, "bandwidth-bench: bad argument '%s'\n"
-                 "usage: bandwidth-bench [--quick] [--threads=N] [--mem-mb=M]\n", argv[i]);
+                 "usage: bandwidth-bench [--quick] [--threads=N] [--mem-mb=M] [--ll-kb=K]\n",
+                 argv[i]);
          return 2;
       }
    }
@@ -314,6 +370,10 @@ int main(int argc, char **argv)
    free(big);
    double r_all = stream_all(&c, 0), w_all = stream_all(&c, 1);
    double c2c = core_to_core(&c);
+   char *lat_buf = (char *)buffer(c.mem);
+   double lat_ll = chase_latency(lat_buf, c.ll, c.min_seconds / 2);
+   double lat_mem = chase_latency(lat_buf, c.mem, c.min_seconds / 2);
+   free(lat_buf);
 
    printf("# measured by perf/bandwidth-bench.c (%s): buffers L1 %zu kB, LL %zu kB,\n"
           "# memory %zu MB; %d thread(s) for the 'all' paths. Bytes per second.\n"
@@ -329,5 +389,7 @@ int main(int argc, char **argv)
    printf("L1<-L1: %.4g\n", c2c);
    printf("LL<-mem: %.4g\nLL->mem: %.4g\n", r_mem, w_mem);
    printf("LL<-mem all: %.4g\nLL->mem all: %.4g\n", r_all, w_all);
+   printf("# seconds per dependent miss (a chase): served by LL, by memory\n");
+   printf("latency L1<-LL: %.4g\nlatency LL<-mem: %.4g\n", lat_ll, lat_mem);
    return 0;
 }

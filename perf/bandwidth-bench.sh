@@ -2,7 +2,7 @@
 # This machine's bandwidth per data path, as a machine file for
 # --bandwidth-limits and callgrind-bd_bandwidth --limits (see
 # perf/bandwidth-bench.c for what is measured and how):
-#   perf/bandwidth-bench.sh [--quick] [--threads=N] [--mem-mb=M] > this.machine
+#   perf/bandwidth-bench.sh [--quick] [--threads=N] [--mem-mb=M] [--ll-kb=K] > this.machine
 # then set instr-per-cycle and flop-per-cycle in it to the core's peak.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)

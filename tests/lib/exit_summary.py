@@ -10,6 +10,8 @@ Compared line by line, without the `==pid== ` prefix. Allowed to differ:
 - when the two runs had different events (the reference ran other
   options, e.g. without --cacheuse), the `Events :` line, and `Collected :`
   is compared on the events both have;
+- ours may end with the `D1 dep misses:` / `LL dep misses:` lines of
+  --latency=yes (after an empty line), which the reference has not;
 - a `miss rate:` line whose percentages differ by at most 0.1 in the last
   digit, the counts above it being equal: a rate is derived from counts
   compared exactly elsewhere, and Valgrind 3.27's reference was seen
@@ -84,6 +86,18 @@ def _rates_round_alike(a, b):
                                       for x, y in zip(pa, pb))
 
 
+_LATENCY = ("D1 dep misses:", "LL dep misses:")
+
+
+def _without_latency_lines(lines):
+    """lines without the trailing --latency block (an empty line, then
+    the dependent misses of D1 and LL)."""
+    if len(lines) >= 3 and lines[-3] == "" \
+            and all(l.startswith(p) for l, p in zip(lines[-2:], _LATENCY)):
+        return lines[:-3]
+    return lines
+
+
 def summary_problems(ours_stderr, ref_stderr, totals=None):
     """Problems comparing two runs' exit summaries. totals: (ours, ref)
     `totals:` of the profiles, {event: value}, to judge back-dated noise."""
@@ -102,7 +116,7 @@ def summary_problems(ours_stderr, ref_stderr, totals=None):
     if same_events and not problems and o[1] != r[1] \
             and not _collected_text_ok(o[1], r[1], co):
         problems.append("Collected line: ours %r, ref %r" % (o[1], r[1]))
-    rest_o, rest_r = o[2:], r[2:]
+    rest_o, rest_r = _without_latency_lines(o[2:]), r[2:]
     for i in range(max(len(rest_o), len(rest_r))):
         a = rest_o[i] if i < len(rest_o) else "(none)"
         b = rest_r[i] if i < len(rest_r) else "(none)"

@@ -126,6 +126,11 @@ CLIENT_BUILD = {
     # function is its asm and a ret
     "long_block": (["long_block.c"], "gcc", ["-O2"]),
     "long_block_fault": (["long_block.c"], "gcc", ["-O2"]),
+    # --latency: assembly kernels (tests/tool/latency.py), one build with
+    # two threads
+    "latency": (["latency.c"], "gcc", []),
+    "latency_threads": (["latency.c"], "gcc",
+                        ["-DTHREADS", "-pthread", "-Wl,-z,now"]),
     # MPI (Open MPI's wrapper compiler; tests/tool/mpi.py)
     "mpi_stencil": (["mpi_stencil.c"], "mpicc", []),
 }

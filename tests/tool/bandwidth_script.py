@@ -21,7 +21,7 @@ hand:
   with several files, one comparison picture; several files' tables
   follow each other;
 - perf/bandwidth-bench.c prints a machine file the script reads, with
-  every path;
+  every path and the two latencies;
 - the tool's own file (--bandwidth=yes with the thesis' limits, a
   threaded client) is read cleanly: every path of every thread, every
   unit at peak or dominated.
@@ -301,7 +301,7 @@ def case_bench(tmp):
             if line and not line.startswith("#")}
     want = {"name", "clock", "instr-per-cycle", "flop-per-cycle", "core<-L1",
             "core->L1", "L1<-LL", "L1->LL", "L1<-L1", "LL<-mem", "LL->mem",
-            "LL<-mem all", "LL->mem all"}
+            "LL<-mem all", "LL->mem all", "latency L1<-LL", "latency LL<-mem"}
     problems = [] if keys == want else ["keys %r" % sorted(keys ^ want)]
     rr = run(["--limits", machine, bf.write(tmp, "c.bandwidth", bf.CONSTANT)])
     problems += ok_run(rr, "--limits with the measured machine file")

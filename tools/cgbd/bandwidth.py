@@ -53,12 +53,14 @@ CORE_PATHS = ("core<-L1", "core->L1", "L1<-LL", "L1->LL", "L1<-L1",
 SHARED_PATHS = ("LL<-mem all", "LL->mem all")
 FLOP = "flop"
 ALL_PATHS = CORE_PATHS + SHARED_PATHS + (FLOP,)
+LATENCY_KEYS = ("latency L1<-LL", "latency LL<-mem")
 MACHINE_KEYS = ("name", "clock", "instr-per-cycle", "flop-per-cycle") \
-    + CORE_PATHS + SHARED_PATHS
+    + CORE_PATHS + SHARED_PATHS + LATENCY_KEYS
 UNIT_RATE_KEY = {"instr": "instr-per-cycle", "flop": "flop-per-cycle"}
 
 USAGE = """\
 usage: %(prog)s [--summary] [--limits MACHINE] [--plot OUT.png] FILE...
+       %(prog)s --latency MACHINE PROFILE...
 
 Reads the bandwidth requirements a run with --bandwidth=yes wrote
 (FILE: <profile>.bandwidth, or the profile itself). Several FILEs: the
@@ -74,6 +76,11 @@ path, one bar per file).
                      --bandwidth-limits, the dominance breakdown per thread
   --plot OUT.png     draw the bandwidth curves (with --limits: the limit
                      lines and the stacked dominance bars); needs matplotlib
+  --latency MACHINE  profiles of runs with --latency=yes: per function the
+                     time its instructions, its bandwidth and its dependent
+                     misses' latency would take on the machine (which needs
+                     'latency L1<-LL:' and 'latency LL<-mem:' lines), and
+                     which of them bounds it
   -h, --help         this text
   --version          the version
 """
@@ -601,7 +608,7 @@ def _close(a, b):
 # ------------------------------------------------------------ the command
 
 def parse_args(argv):
-    opts = {"summary": False, "limits": None, "plot": None}
+    opts = {"summary": False, "limits": None, "plot": None, "latency": None}
     files = []
     i = 0
     while i < len(argv):
@@ -612,7 +619,7 @@ def parse_args(argv):
             return "version", []
         if arg == "--summary":
             opts["summary"] = True
-        elif arg.split("=", 1)[0] in ("--limits", "--plot"):
+        elif arg.split("=", 1)[0] in ("--limits", "--plot", "--latency"):
             name, eq, value = arg.partition("=")
             if not eq:
                 i += 1
@@ -629,7 +636,11 @@ def parse_args(argv):
         i += 1
     if not files:
         raise BandwidthError("no FILE given (see --help)")
-    if not opts["limits"] and not opts["plot"]:
+    if opts["latency"] and (opts["summary"] or opts["limits"]
+                            or opts["plot"]):
+        raise BandwidthError("--latency reads profiles: it cannot be combined"
+                             " with --summary, --limits or --plot")
+    if not opts["limits"] and not opts["plot"] and not opts["latency"]:
         opts["summary"] = True
     return opts, files
 
@@ -677,6 +688,14 @@ def main(argv, version="?"):
             return 0
         if opts == "version":
             print("%s-%s" % (PROG, version))
+            return 0
+        if opts["latency"]:
+            from cgbd import latency
+            machine = parse_machine(opts["latency"])
+            lines = []
+            for name in names:
+                lines += latency.latency_lines(name, machine)
+            sys.stdout.write("".join(line + "\n" for line in lines))
             return 0
         if opts["plot"]:
             from cgbd import bandwidth_plot
