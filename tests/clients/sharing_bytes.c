@@ -10,10 +10,9 @@
    segment), so both are alive at once and have different thread ids.
    Five instructions touch the line: built without symbols, each must
    keep a label of its own in the report's code list. */
-#include <pthread.h>
-#include <semaphore.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "two_threads.h"
 
 static struct rec {
    int flag;
@@ -22,7 +21,6 @@ static struct rec {
    char tiny;
    char pad[64 - 19];                /* the line holds nothing else */
 } rec __attribute__((aligned(64)));
-static sem_t started, go;
 
 __attribute__((noinline)) static void bump_wide(void)
 {
@@ -43,8 +41,7 @@ __attribute__((noinline)) static void set_narrow(void)
 
 static void *worker(void *arg)
 {
-   sem_post(&started);
-   sem_wait(&go);
+   wait_for_go();
    if (arg) set_narrow();
    else bump_wide();
    return NULL;
@@ -52,18 +49,7 @@ static void *worker(void *arg)
 
 int main(void)
 {
-   pthread_t t[2];
-   long id;
-   sem_init(&started, 0, 0);
-   sem_init(&go, 0, 0);
-   for (id = 0; id < 2; id++)
-      pthread_create(&t[id], NULL, worker, (void *)id);
-   for (id = 0; id < 2; id++)
-      sem_wait(&started);
-   for (id = 0; id < 2; id++)
-      sem_post(&go);
-   for (id = 0; id < 2; id++)
-      pthread_join(t[id], NULL);
+   run_two_together(worker);
    printf("offsets flag %zu %zu wide %zu %zu narrow %zu %zu tiny %zu %zu\n",
           offsetof(struct rec, flag), sizeof rec.flag, offsetof(struct rec, wide),
           sizeof rec.wide, offsetof(struct rec, narrow), sizeof rec.narrow,

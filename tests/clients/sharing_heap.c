@@ -7,18 +7,15 @@
    The threads wait for each other at a semaphore gate before storing (a
    semaphore is no barrier for --sharing): both are alive at once, so
    they have different thread ids (Valgrind reuses a finished thread's). */
-#include <pthread.h>
-#include <semaphore.h>
 #include <stdlib.h>
+#include "two_threads.h"
 
 static long *counts;
-static sem_t started, go;
 
 static void *count(void *arg)
 {
    long id = (long)arg, i;
-   sem_post(&started);
-   sem_wait(&go);
+   wait_for_go();
    for (i = 0; i < 100; i++)
       ((volatile long *)counts)[id] = i;
    return NULL;
@@ -26,19 +23,8 @@ static void *count(void *arg)
 
 int main(void)
 {
-   pthread_t t[2];
-   long id;
    if (posix_memalign((void **)&counts, 64, 64) != 0)   /* the allocation site */
       return 1;
-   sem_init(&started, 0, 0);
-   sem_init(&go, 0, 0);
-   for (id = 0; id < 2; id++)
-      pthread_create(&t[id], NULL, count, (void *)id);
-   for (id = 0; id < 2; id++)
-      sem_wait(&started);
-   for (id = 0; id < 2; id++)
-      sem_post(&go);
-   for (id = 0; id < 2; id++)
-      pthread_join(t[id], NULL);
+   run_two_together(count);
    return 0;            /* no free: its bookkeeping would write the line */
 }

@@ -11,23 +11,20 @@
    (64 against 19): the report must rank big first among the objects.
    With the argument "heap", big is a heap block (the allocation site:
    the posix_memalign call marked below). */
-#include <pthread.h>
-#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
+#include "two_threads.h"
 
 #define LINES 64
 
 static long big_static[LINES * 8] __attribute__((aligned(64)));
 static long *big;
 static long small[8] __attribute__((aligned(64)));
-static sem_t started, go;
 
 static void *worker(void *arg)
 {
    long id = (long)arg;
-   sem_post(&started);
-   sem_wait(&go);
+   wait_for_go();
    for (int line = 0; line < LINES; line++)
       ((volatile long *)big)[8 * line + id] = 1;
    for (int i = 0; i < 10; i++)
@@ -37,21 +34,10 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-   pthread_t t[2];
-   long id;
    big = big_static;
    if (argc > 1 && strcmp(argv[1], "heap") == 0
        && posix_memalign((void **)&big, 64, sizeof big_static) != 0)   /* big's allocation */
       return 1;
-   sem_init(&started, 0, 0);
-   sem_init(&go, 0, 0);
-   for (id = 0; id < 2; id++)
-      pthread_create(&t[id], NULL, worker, (void *)id);
-   for (id = 0; id < 2; id++)
-      sem_wait(&started);
-   for (id = 0; id < 2; id++)
-      sem_post(&go);
-   for (id = 0; id < 2; id++)
-      pthread_join(t[id], NULL);
+   run_two_together(worker);
    return 0;            /* no free: its bookkeeping would write a line */
 }
