@@ -131,23 +131,57 @@ static uint64_t hash_line(uint64_t line)
    return line ^ (line >> 32);
 }
 
-static void alloc_table(cc_sys *sys, uint64_t cap)
+/* Both of the directory's tables (lines with lost records, chunks of
+   line states) are open-addressed by a 64-bit key with linear probing;
+   an entry's first member is its key, CC_NO_LINE in a free slot. These
+   three serve both; always inline, so that with the entry's size a
+   constant each call is the typed loop it stands for. */
+static void *table_new(uint64_t cap, unsigned long size)
 {
+   unsigned char *tab = cs_alloc(size * cap);
    uint64_t i;
 
-   sys->tab = cs_alloc(sizeof(cc_entry) * cap);
-   sys->tab_mask = cap - 1;
    for (i = 0; i < cap; i++)
-      sys->tab[i].line = CC_NO_LINE;
+      *(uint64_t *)(tab + i * size) = CC_NO_LINE;
+   return tab;
+}
+
+/* key's slot, or the free one where it would go. */
+static inline __attribute__((always_inline))
+void *table_slot(void *tab, uint64_t mask, unsigned long size, uint64_t key)
+{
+   uint64_t i = hash_line(key) & mask;
+
+   for (;;) {
+      uint64_t *slot_key = (uint64_t *)((unsigned char *)tab + i * size);
+      if (*slot_key == key || *slot_key == CC_NO_LINE)
+         return slot_key;
+      i = (i + 1) & mask;
+   }
+}
+
+/* A table of cap slots holding old's entries (old_mask + 1 slots); old
+   is freed. */
+static inline __attribute__((always_inline))
+void *table_moved(void *old, uint64_t old_mask, uint64_t cap,
+                  unsigned long size)
+{
+   unsigned char *tab = table_new(cap, size);
+   uint64_t i;
+
+   for (i = 0; i <= old_mask; i++) {
+      unsigned char *e = (unsigned char *)old + i * size;
+      if (*(uint64_t *)e != CC_NO_LINE)
+         __builtin_memcpy(table_slot(tab, cap - 1, size, *(uint64_t *)e),
+                          e, size);
+   }
+   cs_free(old);
+   return tab;
 }
 
 static cc_entry *probe(cc_sys *sys, uint64_t line)
 {
-   uint64_t i = hash_line(line) & sys->tab_mask;
-
-   while (sys->tab[i].line != line && sys->tab[i].line != CC_NO_LINE)
-      i = (i + 1) & sys->tab_mask;
-   return &sys->tab[i];
+   return table_slot(sys->tab, sys->tab_mask, sizeof(cc_entry), line);
 }
 
 static void free_entry(cc_entry *e)
@@ -161,14 +195,8 @@ static void free_entry(cc_entry *e)
 
 static void rehash(cc_sys *sys, uint64_t cap)
 {
-   cc_entry *old = sys->tab;
-   uint64_t i, n = sys->tab_mask + 1;
-
-   alloc_table(sys, cap);
-   for (i = 0; i < n; i++)
-      if (old[i].line != CC_NO_LINE)
-         *probe(sys, old[i].line) = old[i];
-   cs_free(old);
+   sys->tab = table_moved(sys->tab, sys->tab_mask, cap, sizeof(cc_entry));
+   sys->tab_mask = cap - 1;
 }
 
 /* The table is 3/4 full: only the entries with lost records stay (they
@@ -209,36 +237,19 @@ static cc_entry *entry_of(cc_sys *sys, uint64_t line)
 ** Line states
 */
 
-static void alloc_chunks(cc_sys *sys, uint64_t cap)
-{
-   uint64_t i;
-
-   sys->chunks = cs_alloc(sizeof(cc_chunk) * cap);
-   sys->chunks_mask = cap - 1;
-   for (i = 0; i < cap; i++)
-      sys->chunks[i].key = CC_NO_LINE;
-}
-
 static cc_chunk *chunk_slot(cc_sys *sys, uint64_t key)
 {
-   uint64_t i = hash_line(key) & sys->chunks_mask;
-
-   while (sys->chunks[i].key != key && sys->chunks[i].key != CC_NO_LINE)
-      i = (i + 1) & sys->chunks_mask;
-   return &sys->chunks[i];
+   return table_slot(sys->chunks, sys->chunks_mask, sizeof(cc_chunk), key);
 }
 
 /* The table of chunks is kept at most half full. */
 static void grow_chunks(cc_sys *sys)
 {
-   cc_chunk *old = sys->chunks;
-   uint64_t i, n = sys->chunks_mask + 1;
+   uint64_t cap = (sys->chunks_mask + 1) * 2;
 
-   alloc_chunks(sys, n * 2);
-   for (i = 0; i < n; i++)
-      if (old[i].key != CC_NO_LINE)
-         *chunk_slot(sys, old[i].key) = old[i];
-   cs_free(old);
+   sys->chunks = table_moved(sys->chunks, sys->chunks_mask, cap,
+                             sizeof(cc_chunk));
+   sys->chunks_mask = cap - 1;
 }
 
 /* The states of chunk key, made (all 0) if make, else 0 when none. */
@@ -458,8 +469,10 @@ cc_sys *cc_new(cs_sim *first)
    grow_cores(sys, 1);
    sys->cores[0] = core_new(first, 0);
    sys->n_cores = 1;
-   alloc_table(sys, FIRST_TABLE);
-   alloc_chunks(sys, FIRST_CHUNKS);
+   sys->tab = table_new(FIRST_TABLE, sizeof(cc_entry));
+   sys->tab_mask = FIRST_TABLE - 1;
+   sys->chunks = table_new(FIRST_CHUNKS, sizeof(cc_chunk));
+   sys->chunks_mask = FIRST_CHUNKS - 1;
    return sys;
 }
 
