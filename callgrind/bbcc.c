@@ -212,14 +212,14 @@ JCC *cb_get_jcc(BBCC *from, UInt jmp, BBCC *to)
    for (j = h->table[k]; j; j = j->next_hash)
       if (j->from == from && j->jmp == jmp && j->to == to) return j;
 
-   j = cb_mem_alloc(CB_MEM_ARCS, "cb.jcc", sizeof *j);
+   j = cb_mem_alloc(CB_MEM_ARCS, "cb.jcc", sizeof *j + cb_paths_jcc_bytes());
    j->from = from;
    j->to = to;
    j->jmp = jmp;
    j->kind = jk_Call;
    j->call_counter = 0;
    j->cost = cb_new_cost(CB_MEM_ARCS);
-   j->path_from = j->path_to = NULL;
+   if (cb_clo.paths) VG_(memset)(j + 1, 0, cb_paths_jcc_bytes());
    j->next_from = from->jmp[jmp].jcc_list;
    from->jmp[jmp].jcc_list = j;
    j->next_hash = h->table[k];

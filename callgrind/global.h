@@ -398,11 +398,10 @@ typedef struct JCC {
    jmp_kind  kind;
    ULong    call_counter;
    ULong   *cost;             /* inclusive, cb_n_events long */
-   /* --paths (paths.c): the call path this arc was last taken from and
-    * the one it led to, tried before the paths' link table */
-   struct path_node *path_from, *path_to;
    struct JCC *next_from;     /* in from->jmp[jmp].jcc_list */
    struct JCC *next_hash;
+   /* with --paths, paths.c's memo of the arc follows (cb_paths_jcc_bytes):
+    * runs without the option do not pay for it */
 } JCC;
 
 typedef struct {
@@ -686,6 +685,8 @@ void  cb_paths_charge_thread(thread_info *t);
 void  cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
                     const HChar *trigger, Bool appending);
 void  cb_paths_print_stats(void);
+SizeT cb_paths_jcc_bytes(void);       /* what a JCC carries for paths.c */
+void  cb_paths_thread_exit(thread_info *t);
 
 /*------------------------------------------------------------*/
 /*--- sim.c, sim_replay.c, sim_ir.c: the simulation        ---*/

@@ -449,6 +449,11 @@ static void cb_thread_exit(ThreadId tid)
    cb_switch_thread(tid);
    while (cb_calls->sp > 0) cb_pop_call_stack();
    t->states[0]->entry_sp = 0;           /* the next thread's is unknown */
+   /* the next thread with the id is another context: a call path root
+    * and a back-dating tree of its own (lines loaded so far keep the
+    * old tree's nodes, whose arcs get their metrics as before) */
+   cb_paths_thread_exit(t);
+   cb_bd_restart_tree(t->states[0], NULL, 0);
    cb_switch_thread(orig);
 }
 

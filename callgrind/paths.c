@@ -31,178 +31,234 @@
  */
 #include "global.h"
 
-#define KIDS 4
-
 struct path_node {
-   path_node *parent;         /* NULL for a context's root */
-   context   *cxt;            /* the function; NULL: a root not named yet */
-   UInt       rec;            /* its recursion level index (BBCC rec_index) */
-   UInt       tid;            /* the thread whose context it is in */
-   /* where the first KIDS calls from here go (most paths make few),
-    * in the node the call starts from: no lookup elsewhere */
-   context   *kid_cxt[KIDS];
-   path_node *kid_to[KIDS];
-   UInt       kid_rec[KIDS];
-   struct path_link *hint;    /* the further call found last */
-   UInt       name_id;        /* in the file being written, if written_in */
-   UInt       written_in;     /*   is that file's number (write_number) */
-   ULong      cost[0];        /* self cost of the path, cb_n_events long */
+   UInt       id;            /* 1, 2, ... in the order made: its id in the files */
+   UInt       parent;        /* its caller's node's id; 0 for a context's root */
+   context   *cxt;           /* the function; NULL: a root not named yet */
+   UInt       rec;           /* its recursion level index (BBCC rec_index) */
+   UInt       tid;           /* the thread whose context it is in */
+   UInt       next;          /* the next node of its hash chain (an id; 0 ends) */
+   UInt       written_in;    /* the last file part that has its line */
+   ULong      cost[0];       /* self cost of the path, cb_n_events long */
 };
 
-/* (parent, function) -> the node a call from parent's path goes to: a
- * child, or the ancestor of that name (a recursion). Open addressing,
- * the entries inline: a lookup is mostly one host cache line. */
-typedef struct path_link {
-   path_node *parent;         /* NULL: a free entry */
+/* Nodes are carved from chunks of CHUNK_NODES (never freed): no allocator
+ * header each, and an id is enough to find a node (an id is half a
+ * pointer, in the nodes and in the hash). Id 0 names no node. */
+#define CHUNK_BITS  12
+#define CHUNK_NODES (1U << CHUNK_BITS)
+static UChar **chunks;
+static UInt n_chunks, chunks_size;
+static UInt n_nodes;                /* the last id given */
+static SizeT node_bytes;
+
+/* The nodes with a parent, by (parent, function): chains through their
+ * `next`, at most one node per bucket on average. */
+static UInt *buckets;
+static UInt bucket_bits, n_children;
+
+/* A call from a node to a function already on its path goes back to that
+ * ancestor (a recursion): (from, function) -> ancestor, open addressing. */
+typedef struct path_alias {
+   UInt       from;          /* 0: a free entry */
+   UInt       to;
    context   *cxt;
-   path_node *to;
    UInt       rec;
-} path_link;
+} path_alias;
+static path_alias *aliases;
+static UWord alias_bits, n_aliases;
 
-static path_link *links;
-static UWord link_bits, n_links;
+/* With --paths a JCC is followed by its memo (cb_paths_jcc_bytes): the
+ * call path the arc was last taken from and the node it led to. An arc
+ * is mostly taken from the same path again (its caller runs in one
+ * context), which spares the hash lookup, a host cache miss in a large
+ * table. */
+typedef struct { path_node *from, *to; } jcc_memo;
 
-static path_node **nodes;      /* every node, for the dump and zeroing */
-static UWord n_nodes, nodes_size;
+SizeT cb_paths_jcc_bytes(void)
+{
+   return cb_clo.paths ? sizeof(jcc_memo) : 0;
+}
+
+static inline jcc_memo *memo_of(JCC *jcc)
+{
+   return (jcc_memo *)(jcc + 1);
+}
 
 /*------------------------------------------------------------*/
 /*--- The tree                                             ---*/
 /*------------------------------------------------------------*/
 
-static UWord link_slot(const path_node *parent, const context *cxt, UInt rec)
+static inline path_node *node_at(UInt id)
 {
-   UWord h = ((UWord)parent >> 4) * 0x9E3779B97F4A7C15ULL
-           ^ ((UWord)cxt >> 3) * 0xC2B2AE3D27D4EB4FULL ^ rec;
-   return (h * 0x9E3779B97F4A7C15ULL) >> (64 - link_bits);
+   return (path_node *)(chunks[id >> CHUNK_BITS] + (SizeT)(id & (CHUNK_NODES - 1)) * node_bytes);
 }
 
-/* The entry of (parent, cxt, rec), or the free one where it would go. */
-static path_link *link_find(const path_node *parent, const context *cxt, UInt rec)
+static UWord key_hash(UInt parent, const context *cxt, UInt rec, UInt bits)
 {
-   UWord mask = (1UL << link_bits) - 1, s = link_slot(parent, cxt, rec);
-   for (;; s = (s + 1) & mask) {
-      path_link *l = &links[s];
-      if (!l->parent || (l->parent == parent && l->cxt == cxt && l->rec == rec))
-         return l;
+   UWord h = (UWord)parent * 0x9E3779B97F4A7C15ULL
+           ^ ((UWord)cxt >> 3) * 0xC2B2AE3D27D4EB4FULL ^ rec;
+   return (h * 0x9E3779B97F4A7C15ULL) >> (64 - bits);
+}
+
+static void bucket_link(path_node *n)
+{
+   UWord s = key_hash(n->parent, n->cxt, n->rec, bucket_bits);
+   n->next = buckets[s];
+   buckets[s] = n->id;
+}
+
+/* Twice the buckets (4096 at first), every node with a parent linked
+ * again (n among them). */
+static void buckets_grow(void)
+{
+   UWord old_size = buckets ? 1UL << bucket_bits : 0, size;
+   UInt id;
+   if (buckets) cb_mem_free(CB_MEM_PATHS, buckets, old_size * sizeof *buckets);
+   bucket_bits = buckets ? bucket_bits + 1 : 12;
+   size = 1UL << bucket_bits;
+   buckets = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.hash", size * sizeof *buckets);
+   VG_(memset)(buckets, 0, size * sizeof *buckets);
+   n_children = 0;
+   for (id = 1; id <= n_nodes; id++) {
+      path_node *n = node_at(id);
+      if (n->parent) { bucket_link(n); n_children++; }
    }
 }
 
-/* At most 3/4 of the entries used: a lookup probes few. */
-static Bool links_full(void)
+/* n got its parent: findable from now on. */
+static void child_insert(path_node *n)
 {
-   return 4 * (n_links + 1) > 3 * (1UL << link_bits);
+   if (!buckets || n_children >= (1U << bucket_bits)) {
+      buckets_grow();                 /* links n too */
+      return;
+   }
+   bucket_link(n);
+   n_children++;
 }
 
-/* Twice the entries (they move: a node's hint is dropped). */
-static void links_grow(void)
+static path_node *child_find(UInt parent, const context *cxt, UInt rec)
 {
-   UWord old_size = links ? 1UL << link_bits : 0, i;
-   path_link *old = links;
-   link_bits = links ? link_bits + 1 : 12;
-   links = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.links", (1UL << link_bits) * sizeof *links);
-   VG_(memset)(links, 0, (1UL << link_bits) * sizeof *links);
+   UInt id;
+   if (!buckets) return NULL;
+   for (id = buckets[key_hash(parent, cxt, rec, bucket_bits)]; id; ) {
+      path_node *n = node_at(id);
+      if (n->parent == parent && n->cxt == cxt && n->rec == rec) return n;
+      id = n->next;
+   }
+   return NULL;
+}
+
+/* The alias of (from, cxt, rec), or the free entry where it would go. */
+static path_alias *alias_find(UInt from, const context *cxt, UInt rec)
+{
+   UWord mask = (1UL << alias_bits) - 1, s = key_hash(from, cxt, rec, alias_bits);
+   for (;; s = (s + 1) & mask) {
+      path_alias *a = &aliases[s];
+      if (!a->from || (a->from == from && a->cxt == cxt && a->rec == rec)) return a;
+   }
+}
+
+/* Twice the entries (1024 at first) when 3/4 would be used. */
+static void aliases_make_room(void)
+{
+   UWord old_size = aliases ? 1UL << alias_bits : 0, i;
+   path_alias *old = aliases;
+   if (aliases && 4 * (n_aliases + 1) <= 3 * old_size) return;
+   alias_bits = aliases ? alias_bits + 1 : 10;
+   aliases = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.aliases", (1UL << alias_bits) * sizeof *aliases);
+   VG_(memset)(aliases, 0, (1UL << alias_bits) * sizeof *aliases);
    for (i = 0; i < old_size; i++)
-      if (old[i].parent) *link_find(old[i].parent, old[i].cxt, old[i].rec) = old[i];
-   for (i = 0; i < n_nodes; i++) nodes[i]->hint = NULL;
+      if (old[i].from) *alias_find(old[i].from, old[i].cxt, old[i].rec) = old[i];
    if (old) cb_mem_free(CB_MEM_PATHS, old, old_size * sizeof *old);
 }
 
-/* Nodes are carved from chunks (never freed): no allocator header each. */
-static path_node *node_alloc(void)
+static void alias_add(const path_node *from, context *cxt, UInt rec, const path_node *to)
 {
-   static UChar *chunk;
-   static SizeT left;
-   SizeT bytes = sizeof(path_node) + cb_n_events * sizeof(ULong);
+   path_alias *a;
+   aliases_make_room();
+   a = alias_find(from->id, cxt, rec);
+   a->from = from->id;
+   a->to = to->id;
+   a->cxt = cxt;
+   a->rec = rec;
+   n_aliases++;
+}
+
+/* A fresh node, zeroed but for its id and thread. */
+static path_node *node_alloc(UInt tid)
+{
+   UInt id = n_nodes + 1;
    path_node *n;
-   if (left < bytes) {
-      SizeT size = 256 * 1024;
-      chunk = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.nodes", size);
-      left = size;
+   if (n_nodes == 0) node_bytes = sizeof(path_node) + cb_n_events * sizeof(ULong);
+   if ((id >> CHUNK_BITS) == n_chunks) {
+      if (n_chunks == chunks_size) {
+         UInt size = chunks_size ? 2 * chunks_size : 64;
+         chunks = cb_mem_realloc(CB_MEM_PATHS, "cb.paths.chunks", chunks,
+                                 chunks_size * sizeof *chunks, size * sizeof *chunks);
+         chunks_size = size;
+      }
+      chunks[n_chunks++] = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.nodes", CHUNK_NODES * node_bytes);
    }
-   n = (path_node *)chunk;
-   chunk += bytes;
-   left -= bytes;
-   VG_(memset)(n, 0, bytes);
+   n_nodes = id;
+   n = node_at(id);
+   VG_(memset)(n, 0, node_bytes);
+   n->id = id;
+   n->tid = tid;
    return n;
 }
 
-static path_node *node_new(path_node *parent, context *cxt, UInt rec, UInt tid)
+static path_node *root_new(context *cxt, UInt rec, UInt tid)
 {
-   path_node *n = node_alloc();
-   n->parent = parent;
+   path_node *n = node_alloc(tid);
    n->cxt = cxt;
    n->rec = rec;
-   n->tid = tid;
-   if (n_nodes == nodes_size) {
-      UWord size = nodes_size ? 2 * nodes_size : 1024;
-      nodes = cb_mem_realloc(CB_MEM_PATHS, "cb.paths.nodes", nodes,
-                             nodes_size * sizeof *nodes, size * sizeof *nodes);
-      nodes_size = size;
-   }
-   nodes[n_nodes++] = n;
    return n;
 }
 
-/* The node on parent's path of function (cxt, rec): parent itself or an
- * ancestor when the function is running already, else a child. */
-static path_node *on_path(path_node *parent, context *cxt, UInt rec)
+/* Where a call from parent's path to (cxt, rec) goes the first time:
+ * parent itself or an ancestor when the function is running already (an
+ * alias from now on), else a new child. */
+static path_node *new_call(path_node *parent, context *cxt, UInt rec)
 {
-   path_node *a;
-   for (a = parent; a; a = a->parent)
-      if (a->cxt == cxt && a->rec == rec) return a;
-   return node_new(parent, cxt, rec, parent->tid);
+   path_node *a, *n;
+   for (a = parent;; a = node_at(a->parent)) {
+      if (a->cxt == cxt && a->rec == rec) {
+         alias_add(parent, cxt, rec, a);
+         return a;
+      }
+      if (!a->parent) break;
+   }
+   n = node_alloc(parent->tid);
+   n->parent = parent->id;
+   n->cxt = cxt;
+   n->rec = rec;
+   child_insert(n);
+   return n;
 }
 
-/* Where a call from parent's path to (cxt, rec) goes; made once per
- * pair, then found among parent's first KIDS callees or in the link
- * table (parent's hint: the entry found there last). */
+/* Where a call from parent's path to (cxt, rec) goes: a child, an
+ * ancestor (an alias), or a node made now. */
 static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
 {
-   path_link *l = parent->hint;
-   UInt k;
-   for (k = 0; k < KIDS && parent->kid_cxt[k]; k++)
-      if (parent->kid_cxt[k] == cxt && parent->kid_rec[k] == rec) return parent->kid_to[k];
-   if (k < KIDS) {
-      parent->kid_to[k] = on_path(parent, cxt, rec);
-      parent->kid_cxt[k] = cxt;
-      parent->kid_rec[k] = rec;
-      return parent->kid_to[k];
+   path_node *n = child_find(parent->id, cxt, rec);
+   if (n) return n;
+   if (n_aliases) {
+      path_alias *a = alias_find(parent->id, cxt, rec);
+      if (a->from) return node_at(a->to);
    }
-   if (l && l->cxt == cxt && l->rec == rec) return l->to;
-   if (!links || links_full()) links_grow();
-   l = link_find(parent, cxt, rec);
-   if (!l->parent) {
-      path_node *to = on_path(parent, cxt, rec);   /* may not grow links */
-      l->parent = parent;
-      l->cxt = cxt;
-      l->rec = rec;
-      l->to = to;
-      n_links++;
-   }
-   parent->hint = l;
-   return l->to;
+   return new_call(parent, cxt, rec);
 }
 
-/* Where jcc's call from parent's path goes. An arc is mostly taken from
- * the same path again (its caller runs in one context): the arc keeps
- * the last answer, which spares the link table's lookup, a host cache
- * miss in a large table (8% of a Python run's samples without). */
+/* Where jcc's call from parent's path goes: the arc's memo first. */
 static path_node *call_target(JCC *jcc, path_node *parent)
 {
-   if (jcc->path_from != parent) {
-      jcc->path_to = callee_node(parent, jcc->to->cxt, jcc->to->rec_index);
-      jcc->path_from = parent;
+   jcc_memo *m = memo_of(jcc);
+   if (m->from != parent) {
+      m->to = callee_node(parent, jcc->to->cxt, jcc->to->rec_index);
+      m->from = parent;
    }
-   return jcc->path_to;
-}
-
-/* A new root's link to the old root, its child now (adopt_root): the
- * new root has no other. */
-static void callee_link_set(path_node *root, path_node *child)
-{
-   root->kid_cxt[0] = child->cxt;
-   root->kid_rec[0] = child->rec;
-   root->kid_to[0] = child;
+   return m->to;
 }
 
 /* The back-dating tree's tag function: a tree node's path node is the
@@ -247,7 +303,7 @@ void cb_paths_new_context(exec_state *es, ThreadId tid)
    if (!cb_clo.paths) return;
    if (!es->path_snap) es->path_snap = cb_new_cost(CB_MEM_PATHS);
    cb_copy_cost(es->path_snap, es->cost);
-   es->path_root = es->path_cur = node_new(NULL, NULL, 0, tid);
+   es->path_root = es->path_cur = root_new(NULL, 0, tid);
 }
 
 /* Instrumentation switched (instrument.c): every frame was popped, and
@@ -260,8 +316,22 @@ void cb_paths_restart(thread_info *t)
    exec_state *es = t->states[0];
    if (!cb_clo.paths || !es->path_cur) return;
    charge(es, es->bbcc);
-   es->path_root = es->path_cur = node_new(NULL, NULL, 0, t->tid);
+   es->path_root = es->path_cur = root_new(NULL, 0, t->tid);
    es->path_adoptable = True;
+}
+
+/* A thread ended and its frames were popped (main.c); the next thread
+ * Valgrind gives its id is another flow: a root of its own, as for a new
+ * thread (the caller gives it a new back-dating tree: lines the old one
+ * loaded keep their paths). Its profile is the old one's, as the
+ * reference's with --separate-threads=yes, and so is its paths file. */
+void cb_paths_thread_exit(thread_info *t)
+{
+   exec_state *es = t->states[0];
+   if (!cb_clo.paths || !es->path_cur) return;
+   charge(es, es == cb_cur.es ? cb_cur.bbcc : es->bbcc);
+   es->path_root = es->path_cur = root_new(NULL, 0, t->tid);
+   es->path_adoptable = False;
 }
 
 /* A dump or zero restarts the thread's back-dating tree (backdating.c):
@@ -280,7 +350,7 @@ void cb_paths_new_root_at_dump(thread_info *t, Int end)
    path_node *cur;
    Int i;
    if (!cb_clo.paths || !es->path_adoptable) return;
-   cur = node_new(NULL, es->path_root->cxt, es->path_root->rec, t->tid);
+   cur = root_new(es->path_root->cxt, es->path_root->rec, t->tid);
    es->path_root = cur;
    for (i = 0; i < end; i++) {
       call_entry *e = &t->calls.entry[i];
@@ -302,11 +372,11 @@ void cb_paths_end_context(exec_state *es)
 static void adopt_root(exec_state *es, const JCC *jcc)
 {
    path_node *old = es->path_root;
-   path_node *root = node_new(NULL, jcc->from->cxt, jcc->from->rec_index, old->tid);
+   path_node *root = root_new(jcc->from->cxt, jcc->from->rec_index, old->tid);
    old->cxt = jcc->to->cxt;
    old->rec = jcc->to->rec_index;
-   old->parent = root;
-   callee_link_set(root, old);
+   old->parent = root->id;
+   child_insert(old);
    es->path_root = root;
    es->path_adoptable = True;
 }
@@ -373,22 +443,24 @@ static Bool of_thread(const path_node *n, const thread_info *only)
 /* Zeroing: the costs so far are discarded, those to come count. */
 void cb_paths_zero(thread_info *t)
 {
-   UWord i;
+   UInt id;
    Int s;
    if (!cb_clo.paths) return;
    for (s = 0; s <= t->states_sp; s++)
       if (t->states[s] && t->states[s]->path_snap)
          cb_copy_cost(t->states[s]->path_snap, t->states[s]->cost);
-   for (i = 0; i < n_nodes; i++)
-      if (nodes[i]->tid == t->tid) cb_zero_cost(nodes[i]->cost);
+   for (id = 1; id <= n_nodes; id++) {
+      path_node *n = node_at(id);
+      if (n->tid == t->tid) cb_zero_cost(n->cost);
+   }
 }
 
-/* Function names of one file: (context, level) -> id, written with the
- * name at its first use. */
+/* Function names of one file part: (context, level) -> id, written with
+ * the name at its first use. */
 typedef struct name_id { const context *cxt; UInt rec, id; struct name_id *next; } name_id;
 #define NAME_SLOTS 4093
 typedef struct { name_id *slot[NAME_SLOTS]; UInt next_id; } name_ids;
-static UInt write_number;      /* of the file being written: 1, 2, ... */
+static UInt write_number;      /* of the file part being written: 1, 2, ... */
 
 static UInt function_id(cb_outfile *f, name_ids *ids, const path_node *n)
 {
@@ -414,16 +486,6 @@ static UInt function_id(cb_outfile *f, name_ids *ids, const path_node *n)
    return e->id;
 }
 
-/* Paths share their first frames: a node's id is looked up once per file. */
-static UInt name_of(cb_outfile *f, name_ids *ids, path_node *n)
-{
-   if (n->written_in != write_number) {
-      n->name_id = function_id(f, ids, n);
-      n->written_in = write_number;
-   }
-   return n->name_id;
-}
-
 static void free_name_ids(name_ids *ids)
 {
    UInt s;
@@ -433,32 +495,47 @@ static void free_name_ids(name_ids *ids)
    }
 }
 
-/* path: <thread> <id>;<id>;... <costs>, root first; trailing zero
- * events left out as in the profile. */
-static void write_path(cb_outfile *f, name_ids *ids, path_node *n, ULong *total)
+/* root: <id> <thread> <fn> <costs> or node: <id> <parent id> <fn>
+ * <costs>; trailing zero events left out as in the profile (all of them
+ * for a node written only as a parent). Its cost is then written: zero
+ * for the next part. */
+static void write_node(cb_outfile *f, name_ids *ids, path_node *n, ULong *total)
 {
-   path_node *a;
-   UInt depth = 0, i;
+   UInt fn = function_id(f, ids, n);
    Int e, last = cb_n_events;
-   for (a = n; a; a = a->parent) depth++;
-   {
-      UInt frames[depth];
-      i = depth;
-      for (a = n; a; a = a->parent) frames[--i] = name_of(f, ids, a);
-      cb_out_str(f, "path: ");
-      cb_out_u64(f, n->tid);
-      for (i = 0; i < depth; i++) {
-         cb_out_str(f, i ? ";" : " ");
-         cb_out_u64(f, frames[i]);
-      }
-   }
-   while (last > 1 && n->cost[last - 1] == 0) last--;
+   cb_out_str(f, n->parent ? "node: " : "root: ");
+   cb_out_u64(f, n->id);
+   cb_out_str(f, " ");
+   cb_out_u64(f, n->parent ? n->parent : n->tid);
+   cb_out_str(f, " ");
+   cb_out_u64(f, fn);
+   while (last > 0 && n->cost[last - 1] == 0) last--;
    for (e = 0; e < last; e++) {
       cb_out_str(f, " ");
       cb_out_u64(f, n->cost[e]);
    }
    cb_out_str(f, "\n");
    cb_add_cost(total, n->cost);
+   cb_zero_cost(n->cost);
+   n->written_in = write_number;
+}
+
+/* n's line, after those of its ancestors not written in this part yet
+ * (a reader meets every parent before its children). */
+static void write_with_ancestors(cb_outfile *f, name_ids *ids, path_node *n, ULong *total)
+{
+   static UInt *stack;
+   static UInt stack_size;
+   UInt depth = 0, id;
+   for (id = n->id; id && node_at(id)->written_in != write_number; id = node_at(id)->parent) {
+      if (depth == stack_size) {
+         UInt size = stack_size ? 2 * stack_size : 256;
+         stack = VG_(realloc)("cb.paths.stack", stack, size * sizeof *stack);
+         stack_size = size;
+      }
+      stack[depth++] = id;
+   }
+   while (depth > 0) write_node(f, ids, node_at(stack[--depth]), total);
 }
 
 static void write_header(cb_outfile *f, Int part, thread_info *only, const HChar *trigger,
@@ -467,7 +544,7 @@ static void write_header(cb_outfile *f, Int part, thread_info *only, const HChar
    Int i;
    if (!appending) {
       cb_out_str(f, "# callgrind-bd paths: costs per full call path (--paths=yes)\n"
-                    "version: 1\ncreator: callgrind-bd-" CB_VERSION "\n");
+                    "version: 2\ncreator: callgrind-bd-" CB_VERSION "\n");
       cb_out_printf(f, "pid: %d\n", VG_(getpid)());
       cb_write_cmd_line(f);
    }
@@ -489,8 +566,8 @@ void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
    name_ids *ids;
    ULong total[cb_n_events];
    SysRes res;
-   UWord i;
-   Int e;
+   UInt id;
+   Int e, i;
 
    if (!cb_clo.paths) return;
    VG_(sprintf)(name, "%s.paths", profile_name);
@@ -508,16 +585,15 @@ void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
    write_number++;
    write_header(f, part, only, trigger, appending);
    cb_zero_cost(total);
-   for (i = 0; i < n_nodes; i++) {
-      path_node *n = nodes[i];
-      if (!of_thread(n, only) || cb_is_zero_cost(n->cost)) continue;
-      write_path(f, ids, n, total);
-      cb_zero_cost(n->cost);
+   for (id = 1; id <= n_nodes; id++) {
+      path_node *n = node_at(id);
+      if (of_thread(n, only) && n->written_in != write_number && !cb_is_zero_cost(n->cost))
+         write_with_ancestors(f, ids, n, total);
    }
    cb_out_str(f, "totals:");
    e = cb_n_events;
    while (e > 1 && total[e - 1] == 0) e--;
-   for (i = 0; i < (UWord)e; i++) { cb_out_str(f, " "); cb_out_u64(f, total[i]); }
+   for (i = 0; i < e; i++) { cb_out_str(f, " "); cb_out_u64(f, total[i]); }
    cb_out_str(f, "\n");
    cb_out_finish(f);
    free_name_ids(ids);
@@ -528,5 +604,5 @@ void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
 void cb_paths_print_stats(void)
 {
    if (cb_clo.paths)
-      VG_(dmsg)("Call paths:        %lu nodes, %lu links\n", n_nodes, n_links);
+      VG_(dmsg)("Call paths:        %u nodes, %lu aliases (recursions)\n", n_nodes, n_aliases);
 }

@@ -31,6 +31,7 @@ class Part:
         self.fns = {}               # id -> (file, function)
         self.paths = []             # (thread, [fn id, ...] root first, [costs])
         self.totals = None
+        self.nodes = {}             # version 2: node id -> (thread, [fn id, ...])
 
     def cost(self, costs, event):
         i = self.events.index(event)
@@ -44,6 +45,9 @@ class PathsFile:
         self.parts = []
 
 
+VERSIONS = (1, 2)
+
+
 def _ints(path, lineno, toks):
     try:
         return [int(t) for t in toks]
@@ -51,10 +55,53 @@ def _ints(path, lineno, toks):
         raise FormatError(path, lineno, "a number expected in %r" % " ".join(toks))
 
 
+def _fn_ids(part, path, lineno, ids):
+    unknown = [i for i in ids if i not in part.fns]
+    if unknown:
+        raise FormatError(path, lineno, "function id %d not defined" % unknown[0])
+    return ids
+
+
+def _path_v1(part, path, lineno, value):
+    """path: <thread> <fn>;<fn>;... <costs> (version 1: every frame)"""
+    toks = value.split()
+    if len(toks) < 3:
+        raise FormatError(path, lineno, "path: needs a thread, frames and costs")
+    frames = _fn_ids(part, path, lineno, _ints(path, lineno, toks[1].split(";")))
+    part.paths.append((_ints(path, lineno, toks[:1])[0], frames,
+                       _ints(path, lineno, toks[2:])))
+
+
+def _node_v2(part, path, lineno, key, value):
+    """root: <id> <thread> <fn> [costs] / node: <id> <parent> <fn> [costs]
+    (version 2: a node once, after its parent; its path is the parent's
+    and its function)"""
+    toks = _ints(path, lineno, value.split())
+    if len(toks) < 3:
+        raise FormatError(path, lineno, "%s: needs an id, a %s and a function"
+                          % (key, "thread" if key == "root" else "parent"))
+    ident, up, fn = toks[:3]
+    if ident in part.nodes:
+        raise FormatError(path, lineno, "node %d defined twice in the part" % ident)
+    _fn_ids(part, path, lineno, [fn])
+    if key == "root":
+        thread, frames = up, [fn]
+    else:
+        if up not in part.nodes:
+            raise FormatError(path, lineno, "node %d: parent %d not defined before it"
+                              % (ident, up))
+        thread, above = part.nodes[up]
+        frames = above + [fn]
+    part.nodes[ident] = (thread, frames)
+    if any(toks[3:]):
+        part.paths.append((thread, frames, toks[3:]))
+
+
 def read(path):
     """Parse one .paths file (every part); FormatError if malformed."""
     pf = PathsFile(path)
     part = None
+    version = None
     with open(path, encoding="utf-8", errors="replace") as f:
         for lineno, line in enumerate(f, 1):
             line = line.rstrip("\n")
@@ -64,6 +111,13 @@ def read(path):
             if not sep:
                 raise FormatError(path, lineno, "not a 'key: value' line")
             value = value[1:] if value.startswith(" ") else value
+            if key == "version":
+                version = int(value) if value.strip().isdigit() else value
+                if version not in VERSIONS:
+                    raise FormatError(path, lineno, "format version %s, this reader knows %s"
+                                      % (value, " and ".join(map(str, VERSIONS))))
+            elif version is None:
+                raise FormatError(path, lineno, "no version: line before %r" % key)
             if key == "part":
                 part = Part(int(value))
                 pf.parts.append(part)
@@ -82,20 +136,15 @@ def read(path):
                 if not tab:
                     raise FormatError(path, lineno, "fn: without a tab between file and function")
                 part.fns[int(ident)] = (file_name, fn)
-            elif key == "path":
-                toks = value.split()
-                if len(toks) < 3:
-                    raise FormatError(path, lineno, "path: needs a thread, frames and costs")
-                frames = _ints(path, lineno, toks[1].split(";"))
-                unknown = [i for i in frames if i not in part.fns]
-                if unknown:
-                    raise FormatError(path, lineno, "function id %d not defined" % unknown[0])
-                part.paths.append((_ints(path, lineno, toks[:1])[0], frames,
-                                   _ints(path, lineno, toks[2:])))
+            elif key == "path" and version == 1:
+                _path_v1(part, path, lineno, value)
+            elif key in ("root", "node") and version == 2:
+                _node_v2(part, path, lineno, key, value)
             elif key == "totals":
                 part.totals = _ints(path, lineno, value.split())
             else:
-                raise FormatError(path, lineno, "unknown key %r" % key)
+                raise FormatError(path, lineno, "unknown key %r in a version %s file"
+                                  % (key, version))
     if not pf.parts or pf.parts[-1].totals is None:
         raise FormatError(path, 0, "truncated: no totals: line at its end")
     return pf
