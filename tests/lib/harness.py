@@ -82,6 +82,8 @@ CLIENT_BUILD = {
     "abort": (["abort.c"], "gcc", []),
     "fork": (["fork.c"], "gcc", []),
     "thread_exit": (["thread_exit.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
+    # a thread created after the first was joined: the same thread id
+    "thread_reuse": (["thread_reuse.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
     "exec": (["exec.c"], "gcc", []),
     "cacheuse": (["cacheuse.c"], "gcc", []),
     "clreq": (["clreq.c"], "gcc", []),

@@ -11,7 +11,7 @@ has its own gap (the block running at the end, or the dump request's)
 by exactly that gap. On clients with direct and mutual recursion
 (--separate-recs default, 1 and deep enough to name every level),
 --separate-callers, threads (one file, and --separate-threads' file per
-thread), dumps (a .paths per part, and --combine-dumps' one file),
+thread; a thread id reused by a later thread: a root of its own), dumps (a .paths per part, and --combine-dumps' one file),
 zeroing, collection toggled, signals, longjmp, C++ exceptions, tail
 calls, data objects, the L2 and prefetcher's back-dated events and the
 oracle's line counts.
@@ -62,6 +62,8 @@ CASES = [
     ("toggle-collect", "calls", USE + ["--toggle-collect=middle"]),
     ("fn-skip", "calls", USE + ["--fn-skip=leaf_a"]),
     ("private-caches", "threads", USE + ["--private-caches=yes"]),
+    ("thread-reuse", "thread_reuse", USE),
+    ("thread-reuse-separate", "thread_reuse", USE + ["--separate-threads=yes"]),
 ]
 
 
@@ -250,6 +252,52 @@ def profile_unchanged_case():
     return [("paths/profile-unchanged", probs)]
 
 
+def roots_of(path, function):
+    """{(thread, root id)} of the nodes of function in a .paths file,
+    read from its root:/node: lines here (not through the reader): a
+    node's root is its parent's, up to a root: line."""
+    fns, up, found = {}, {}, set()
+    for line in open(path):
+        key, _, value = line.rstrip("\n").partition(": ")
+        if key == "part":
+            fns, up = {}, {}
+        elif key == "fn":
+            ident, _, rest = value.partition(" ")
+            fns[ident] = rest.partition("\t")[2]
+        elif key in ("root", "node"):
+            ident, parent, fn = value.split()[:3]
+            up[ident] = ("root", parent, ident) if key == "root" else up[parent]
+            if fns[fn] == function:
+                found.add((int(up[ident][1]), int(up[ident][2])))
+    return found
+
+
+def thread_reuse_case():
+    """A thread created after another was joined gets its thread id
+    (Valgrind reuses it): its calls hang under a root of their own, in the
+    thread's one file with --separate-threads=yes as its profile is one."""
+    probs = []
+    for sep in ("no", "yes"):
+        r = harness.run_tool(harness.OURS, "thread_reuse", ["--paths=yes",
+                             "--separate-threads=" + sep], "paths-reuse-" + sep)
+        probs += harness.run_problems(r)
+        files = [q for _p, q in pairs(r) if os.path.exists(q)]
+        first = set().union(*[roots_of(q, "first_work") for q in files])
+        second = set().union(*[roots_of(q, "second_work") for q in files])
+        if len(first) != 1 or len(second) != 1:
+            probs.append("--separate-threads=%s: roots of first_work %s, of second_work %s"
+                         % (sep, sorted(first), sorted(second)))
+        elif first == second:
+            probs.append("--separate-threads=%s: the second thread under the first one's "
+                         "root %s" % (sep, first))
+        elif [t for t, _ in first] != [t for t, _ in second]:
+            probs.append("--separate-threads=%s: threads %s and %s, the id not reused?"
+                         % (sep, first, second))
+        if sep == "yes" and len([q for q in files if roots_of(q, "second_work")]) != 1:
+            probs.append("--separate-threads=yes: the reused id's paths not in one file")
+    return [("paths/thread-reuse", probs)]
+
+
 def memory_case():
     """-v names the paths' table among the ones --max-memory counts."""
     r = harness.run_tool(harness.OURS, "recursion", ["--paths=yes", "-v"], "paths-memory")
@@ -266,6 +314,7 @@ def main():
              for label, client, opts in CASES]
     cases += [("paths/off", without_option_case), ("paths/refused", refusal_case),
               ("paths/script", script_case), ("paths/memory", memory_case),
+              ("paths/thread-reuse", thread_reuse_case),
               ("paths/profile-unchanged", profile_unchanged_case)]
     return harness.run_cases(cases)
 
