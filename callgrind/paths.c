@@ -31,6 +31,8 @@
  */
 #include "global.h"
 
+#define KIDS 2
+
 struct path_node {
    UInt       id;            /* 1, 2, ... in the order made: its id in the files */
    UInt       parent;        /* its caller's node's id; 0 for a context's root */
@@ -38,7 +40,11 @@ struct path_node {
    UInt       rec;           /* its recursion level index (BBCC rec_index) */
    UInt       tid;           /* the thread whose context it is in */
    UInt       next;          /* the next node of its hash chain (an id; 0 ends) */
-   UInt       written_in;    /* the last file part that has its line */
+   /* where the first KIDS calls from here went (a child or an ancestor),
+    * by a tag of the function: found in the node the call starts from,
+    * hot already, where the hash's bucket would be a host cache miss */
+   UInt       kid_tag[KIDS];
+   UInt       kid_id[KIDS];  /* 0: a free entry */
    ULong      cost[0];       /* self cost of the path, cb_n_events long */
 };
 
@@ -218,13 +224,13 @@ static path_node *root_new(context *cxt, UInt rec, UInt tid)
 
 /* Where a call from parent's path to (cxt, rec) goes the first time:
  * parent itself or an ancestor when the function is running already (an
- * alias from now on), else a new child. */
-static path_node *new_call(path_node *parent, context *cxt, UInt rec)
+ * alias, in the alias table unless parent keeps it), else a new child. */
+static path_node *new_call(path_node *parent, context *cxt, UInt rec, Bool kept)
 {
    path_node *a, *n;
    for (a = parent;; a = node_at(a->parent)) {
       if (a->cxt == cxt && a->rec == rec) {
-         alias_add(parent, cxt, rec, a);
+         if (!kept) alias_add(parent, cxt, rec, a);
          return a;
       }
       if (!a->parent) break;
@@ -237,17 +243,34 @@ static path_node *new_call(path_node *parent, context *cxt, UInt rec)
    return n;
 }
 
-/* Where a call from parent's path to (cxt, rec) goes: a child, an
- * ancestor (an alias), or a node made now. */
+static inline UInt kid_tag(const context *cxt, UInt rec)
+{
+   return (UInt)((UWord)cxt >> 3) ^ (rec * 0x9E3779B9U);
+}
+
+/* Where a call from parent's path to (cxt, rec) goes: one of the calls
+ * parent keeps, a child in the hash, an ancestor in the alias table, or
+ * a node made now; parent keeps it while it has room. */
 static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
 {
-   path_node *n = child_find(parent->id, cxt, rec);
-   if (n) return n;
-   if (n_aliases) {
+   UInt tag = kid_tag(cxt, rec), k;
+   path_node *n = NULL;
+   for (k = 0; k < KIDS && parent->kid_id[k]; k++)
+      if (parent->kid_tag[k] == tag) {
+         n = node_at(parent->kid_id[k]);
+         if (n->cxt == cxt && n->rec == rec) return n;
+      }
+   n = child_find(parent->id, cxt, rec);
+   if (!n && n_aliases) {
       path_alias *a = alias_find(parent->id, cxt, rec);
-      if (a->from) return node_at(a->to);
+      if (a->from) n = node_at(a->to);
    }
-   return new_call(parent, cxt, rec);
+   if (!n) n = new_call(parent, cxt, rec, k < KIDS);
+   if (k < KIDS) {
+      parent->kid_tag[k] = tag;
+      parent->kid_id[k] = n->id;
+   }
+   return n;
 }
 
 /* Where jcc's call from parent's path goes: the arc's memo first. */
@@ -460,7 +483,10 @@ void cb_paths_zero(thread_info *t)
 typedef struct name_id { const context *cxt; UInt rec, id; struct name_id *next; } name_id;
 #define NAME_SLOTS 4093
 typedef struct { name_id *slot[NAME_SLOTS]; UInt next_id; } name_ids;
-static UInt write_number;      /* of the file part being written: 1, 2, ... */
+/* While a part is written: a bit per node id, set once its line is. */
+static UChar *written;
+
+static Bool is_written(UInt id) { return (written[id >> 3] >> (id & 7)) & 1; }
 
 static UInt function_id(cb_outfile *f, name_ids *ids, const path_node *n)
 {
@@ -517,7 +543,7 @@ static void write_node(cb_outfile *f, name_ids *ids, path_node *n, ULong *total)
    cb_out_str(f, "\n");
    cb_add_cost(total, n->cost);
    cb_zero_cost(n->cost);
-   n->written_in = write_number;
+   written[n->id >> 3] |= 1 << (n->id & 7);
 }
 
 /* n's line, after those of its ancestors not written in this part yet
@@ -527,7 +553,7 @@ static void write_with_ancestors(cb_outfile *f, name_ids *ids, path_node *n, ULo
    static UInt *stack;
    static UInt stack_size;
    UInt depth = 0, id;
-   for (id = n->id; id && node_at(id)->written_in != write_number; id = node_at(id)->parent) {
+   for (id = n->id; id && !is_written(id); id = node_at(id)->parent) {
       if (depth == stack_size) {
          UInt size = stack_size ? 2 * stack_size : 256;
          stack = VG_(realloc)("cb.paths.stack", stack, size * sizeof *stack);
@@ -582,12 +608,12 @@ void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
    ids = CB_MALLOC("cb.paths.ids", sizeof *ids);
    VG_(memset)(ids, 0, sizeof *ids);
    cb_out_start(f, sr_Res(res), name, "paths file");
-   write_number++;
+   written = VG_(calloc)("cb.paths.written", n_nodes / 8 + 1, 1);
    write_header(f, part, only, trigger, appending);
    cb_zero_cost(total);
    for (id = 1; id <= n_nodes; id++) {
       path_node *n = node_at(id);
-      if (of_thread(n, only) && n->written_in != write_number && !cb_is_zero_cost(n->cost))
+      if (of_thread(n, only) && !is_written(id) && !cb_is_zero_cost(n->cost))
          write_with_ancestors(f, ids, n, total);
    }
    cb_out_str(f, "totals:");
@@ -597,6 +623,7 @@ void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
    cb_out_str(f, "\n");
    cb_out_finish(f);
    free_name_ids(ids);
+   VG_(free)(written);
    CB_FREE(ids);
    CB_FREE(f);
 }
