@@ -23,9 +23,15 @@
  * more its parent's (backdating.c), so the cache model's evictions cost
  * nothing more.
  *
+ * Finding the callee's node is the per-call work that costs: the arc's
+ * memo (the last path it was taken from), the node's first calls kept
+ * in it, a hash of the children, an alias table of the recursions.
+ *
  * Nodes are never freed: their number is that of the distinct paths,
  * counted by --max-memory ("call paths"). A dump writes every node with
- * a cost since the last dump, then zeroes them, like the profile.
+ * a cost since the last dump, and the nodes on its path, each once and a
+ * parent first (docs/paths-format.md, version 2), then zeroes them, like
+ * the profile.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */

@@ -10,6 +10,12 @@
 # most paths are new); python3 running perf/bench/work.py (a real
 # program, calls everywhere). Prints a table; the aim is a ratio of at
 # most 1.1. Timings are never asserted in tests.
+#
+# Before/after a change in the same run: OLD_VGLIB=/tmp/A/vglib
+# NEW_VGLIB=/tmp/B/vglib perf/paths.sh N (the two at paths of the same
+# length: the client's environment moves the loader's addresses; make
+# them with `cp -as $PWD/vglib/. DIR/` and a copy of the tool binary in
+# place of its symlink). Each build's ratio is its own with/without.
 set -eu
 cd "$(dirname "$0")/.."
 N=${1:-3}
@@ -17,7 +23,8 @@ N=${1:-3}
 mkdir -p perf/build
 gcc -g -O0 -o perf/build/cacheuse-example examples/cacheuse-example.c
 gcc -g -O2 -o perf/build/calltree perf/bench/calltree.c
-export VALGRIND_LIB=$PWD/vglib
+builds=("new|${NEW_VGLIB:-$PWD/vglib}")
+[ -n "${OLD_VGLIB:-}" ] && builds=("old|$OLD_VGLIB" "${builds[@]}")
 out=perf/build/paths-perf.out
 python=$(python3 -c 'import sys; print(sys.executable)')
 workloads=("cacheuse-example|perf/build/cacheuse-example"
@@ -28,18 +35,36 @@ configs=("use|--cache-sim=yes --cacheuse=yes"
          "nosim|--cache-sim=no"
          "nosim+paths|--cache-sim=no --paths=yes")
 declare -A cpu mem
-cgbd_rounds "$N" "$out"
-printf "%-17s %-6s %9s %9s %7s %9s %9s %7s\n" workload sim "s w/o" "s with" ratio \
+# interleaved: every round runs every build, workload and configuration
+for _ in $(seq "$N"); do
+   for w in "${workloads[@]}"; do
+      for b in "${builds[@]}"; do
+         export VALGRIND_LIB=${b#*|}
+         for c in "${configs[@]}"; do
+            key="${b%%|*}/${w%%|*}/${c%%|*}"
+            # shellcheck disable=SC2086
+            read -r t m <<< "$(cgbd_cpu_rss "$out" ${c#*|} -- ${w#*|})"
+            cpu[$key]="${cpu[$key]:-} $t"
+            mem[$key]="${mem[$key]:-} $m"
+         done
+      done
+   done
+done
+printf "%-17s %-6s %-5s %9s %9s %7s %9s %9s %7s\n" workload sim build "s w/o" "s with" ratio \
        "MB w/o" "MB with" ratio
 for w in "${workloads[@]}"; do
    for s in use nosim; do
-      a=$(echo "${cpu[${w%%|*}/$s]}" | median)
-      b=$(echo "${cpu[${w%%|*}/$s+paths]}" | median)
-      ma=$(echo "${mem[${w%%|*}/$s]}" | median)
-      mb=$(echo "${mem[${w%%|*}/$s+paths]}" | median)
-      printf "%-17s %-6s %8.2fs %8.2fs %7.3f %9d %9d %7.3f\n" "${w%%|*}" "$s" "$a" "$b" \
-             "$(echo "$b / $a" | bc -l)" $((ma / 1024)) $((mb / 1024)) "$(echo "$mb / $ma" | bc -l)"
+      for b in "${builds[@]}"; do
+         k="${b%%|*}/${w%%|*}/$s"
+         a=$(echo "${cpu[$k]}" | median)
+         bb=$(echo "${cpu[$k+paths]}" | median)
+         ma=$(echo "${mem[$k]}" | median)
+         mb=$(echo "${mem[$k+paths]}" | median)
+         printf "%-17s %-6s %-5s %8.2fs %8.2fs %7.3f %9d %9d %7.3f\n" "${w%%|*}" "$s" "${b%%|*}" \
+                "$a" "$bb" "$(echo "$bb / $a" | bc -l)" $((ma / 1024)) $((mb / 1024)) \
+                "$(echo "$mb / $ma" | bc -l)"
+      done
    done
 done
-wc -l "$out.paths" | awk '{print "paths written by the last run:", $1 - 9, "lines"}'
+ls -l "$out.paths" | awk '{print "the last run'"'"'s .paths:", $5, "bytes"}'
 rm -f "$out" "$out.paths"

@@ -298,6 +298,55 @@ def thread_reuse_case():
     return [("paths/thread-reuse", probs)]
 
 
+HEADER = "version: %d\ncreator: hand\ncmd: ./app\n\npart: 1\nevents: Ir\n"
+FNS = "fn: 1 /src/app.c\tmain\nfn: 2 /src/app.c\tf\nfn: 3 /src/app.c\tg\n"
+# the same tree in both versions, written by hand: main 10, main;f 20,
+# main;f;g 30, main;g 40 (node 7: main;f written only as a parent in
+# version 2 would have no cost; here every node has one)
+HAND = {
+    "v2": (HEADER % 2) + FNS + "root: 1 1 1 10\nnode: 5 1 2 20\nnode: 9 5 3 30\n"
+                               "node: 6 1 3 40\nnode: 12 6 2\ntotals: 100\n",
+    "v1": (HEADER % 1) + FNS + "path: 1 1 10\npath: 1 1;2 20\npath: 1 1;2;3 30\n"
+                               "path: 1 1;3 40\ntotals: 100\n",
+}
+HAND_STACKS = {"main": 10, "main;f": 20, "main;f;g": 30, "main;g": 40}
+BAD = {
+    "a version not known": ((HEADER % 3) + FNS + "totals: 0\n", "version"),
+    "a parent not defined": ((HEADER % 2) + FNS + "root: 1 1 1 10\nnode: 5 4 2 20\n"
+                             "totals: 30\n", "parent 4"),
+    "a version 1 line in version 2": ((HEADER % 2) + FNS + "path: 1 1 10\ntotals: 10\n",
+                                      "path"),
+}
+
+
+def format_case():
+    """callgrind-bd_paths on files written by hand: version 2 (a node
+    after its parent, ids not contiguous, a node without costs) and
+    version 1 give the stacks derived by hand; an unknown version, a
+    node before its parent and a version 1 line in a version 2 file are
+    refused in one line naming the problem."""
+    probs = []
+    work = os.path.join(harness.BUILD, "paths-format")
+    os.makedirs(work, exist_ok=True)
+    for name, text in HAND.items():
+        path = os.path.join(work, name + ".paths")
+        with open(path, "w") as f:
+            f.write(text)
+        out = script(["--functions-only", path])
+        got = {l.rpartition(" ")[0]: int(l.rpartition(" ")[2]) for l in out.stdout.splitlines()}
+        if out.returncode != 0 or got != HAND_STACKS:
+            probs.append("%s: %s%s" % (name, got, out.stderr.strip()))
+    for what, (text, word) in BAD.items():
+        path = os.path.join(work, "bad.paths")
+        with open(path, "w") as f:
+            f.write(text)
+        out = script([path])
+        lines = out.stderr.strip().splitlines()
+        if out.returncode != 1 or len(lines) != 1 or word not in lines[0]:
+            probs.append("%s: exit %d, %r" % (what, out.returncode, out.stderr))
+    return [("paths/format", probs)]
+
+
 def memory_case():
     """-v names the paths' table among the ones --max-memory counts."""
     r = harness.run_tool(harness.OURS, "recursion", ["--paths=yes", "-v"], "paths-memory")
@@ -314,7 +363,7 @@ def main():
              for label, client, opts in CASES]
     cases += [("paths/off", without_option_case), ("paths/refused", refusal_case),
               ("paths/script", script_case), ("paths/memory", memory_case),
-              ("paths/thread-reuse", thread_reuse_case),
+              ("paths/thread-reuse", thread_reuse_case), ("paths/format", format_case),
               ("paths/profile-unchanged", profile_unchanged_case)]
     return harness.run_cases(cases)
 
