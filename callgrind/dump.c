@@ -20,7 +20,6 @@ static ULong bbs_done_at_last_dump;
 static ULong *dump_total;             /* sum of written self costs */
 ULong *cb_written_total;              /* the same over all dumps so far */
 static void add_backdated_totals(ULong *summary);
-static Bool is_backdated_event(Int e);
 static Bool backdated_only(const BBCC *bbcc);
 static void mask_immediate(ULong *c);
 static Bool written_when_idle(Int e);
@@ -433,7 +432,7 @@ static Bool nonzero_costs(const BBCC *bbcc)
  * held back forever by a cost centre that never runs again. */
 static Bool written_when_idle(Int e)
 {
-   return is_backdated_event(e) || e == EV_L1ld || e == EV_LLld || e == EV_L2ld;
+   return cb_event_backdated(e) || e == EV_L1ld || e == EV_LLld || e == EV_L2ld;
 }
 
 static void mask_immediate(ULong *c)
@@ -692,22 +691,15 @@ static void dump_one(thread_info *only, const HChar *trigger, Bool final)
 }
 
 /* Back-dated events exist only as self costs written at eviction: their
- * summary is the sum of what this dump is about to write. */
-static Bool is_backdated_event(Int e)
-{
-   return e == EV_AcCost1 || e == EV_SpLoss1 || e == EV_AcCost2 || e == EV_SpLoss2
-       || e == EV_L1ldB || e == EV_LLldB || e == EV_AcCostL2 || e == EV_SpLossL2
-       || e == EV_L2ldB || e == EV_Pfu || e == EV_Pfx;
-}
-
-/* One pass over the cost centres for all such events (a pass each went
- * over every cost array of a large profile several times). */
+ * summary is the sum of what this dump is about to write. One pass over
+ * the cost centres for all such events (a pass each went over every cost
+ * array of a large profile several times). */
 static void add_backdated_totals(ULong *summary)
 {
    Word i, n = VG_(sizeXA)(dump_list);
    Int e, pos[EV_COUNT], n_pos = 0, j;
    for (e = 0; e < EV_COUNT; e++)
-      if (cb_ev_pos[e] >= 0 && is_backdated_event(e)) pos[n_pos++] = cb_ev_pos[e];
+      if (cb_ev_pos[e] >= 0 && cb_event_backdated(e)) pos[n_pos++] = cb_ev_pos[e];
    if (n_pos == 0) return;
    for (i = 0; i < n; i++) {
       const BBCC *b = *(BBCC **)VG_(indexXA)(dump_list, i);
@@ -789,7 +781,7 @@ static void zero_events(ULong *c, Bool idle)
    Int e;
    for (e = 0; e < EV_COUNT; e++)
       if (cb_ev_pos[e] >= 0
-          && (!idle || is_backdated_event(e) || is_oracle_event(e)))
+          && (!idle || cb_event_backdated(e) || is_oracle_event(e)))
          c[cb_ev_pos[e]] = 0;
 }
 

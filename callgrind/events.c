@@ -108,6 +108,16 @@ void cb_events_setup(void)
 
 /* Whether cost centres keep a cost per instruction (else only Ir is
  * counted, per block, by the call tracker). */
+/* Known at eviction, charged to the cost centre that loaded the line
+ * (and through the back-dating trees to arcs and paths), never to the
+ * running counters. */
+Bool cb_event_backdated(event_id e)
+{
+   return e == EV_AcCost1 || e == EV_SpLoss1 || e == EV_AcCost2 || e == EV_SpLoss2
+       || e == EV_L1ldB || e == EV_LLldB || e == EV_AcCostL2 || e == EV_SpLossL2
+       || e == EV_L2ldB || e == EV_Pfu || e == EV_Pfx;
+}
+
 Bool cb_events_per_instr(void)
 {
    return cb_clo.simulate_cache || cb_clo.branch_sim || cb_clo.collect_bus;

@@ -249,6 +249,7 @@ static inline Int cb_event_pos(event_id e) { return cb_ev_pos[e]; }
 void   cb_event_declare(event_id e, const HChar *name);
 void   cb_events_setup(void);
 Bool   cb_events_per_instr(void);
+Bool   cb_event_backdated(event_id e);   /* AcCost1, SpLoss1, ... Pfx */
 ULong *cb_new_cost(cb_mem_kind k);   /* zeroed, cb_n_events long */
 
 /* Small cost-array helpers. */

@@ -312,6 +312,20 @@ static void name_root(path_node *n, const BBCC *running)
    }
 }
 
+/* The running counters never hold a back-dated event (those reach the
+ * paths through the trees): a charge covers the positions up to the
+ * last other event's, which are the first ones unless --latency's
+ * follow (set with the first context). */
+static Int n_charged;
+
+static void count_charged(void)
+{
+   Int e;
+   n_charged = 0;
+   for (e = 0; e < EV_COUNT; e++)
+      if (cb_ev_pos[e] >= n_charged && !cb_event_backdated(e)) n_charged = cb_ev_pos[e] + 1;
+}
+
 /* The running counter's growth since the last move, to the current node. */
 static void charge(exec_state *es, const BBCC *running)
 {
@@ -319,7 +333,7 @@ static void charge(exec_state *es, const BBCC *running)
    Int i;
    if (!n) return;
    name_root(n, running);
-   for (i = 0; i < cb_n_events; i++) {
+   for (i = 0; i < n_charged; i++) {
       n->cost[i] += es->cost[i] - es->path_snap[i];
       es->path_snap[i] = es->cost[i];
    }
@@ -330,6 +344,7 @@ static void charge(exec_state *es, const BBCC *running)
 void cb_paths_new_context(exec_state *es, ThreadId tid)
 {
    if (!cb_clo.paths) return;
+   if (!n_charged) count_charged();
    if (!es->path_snap) es->path_snap = cb_new_cost(CB_MEM_PATHS);
    cb_copy_cost(es->path_snap, es->cost);
    es->path_root = es->path_cur = root_new(NULL, 0, tid);
