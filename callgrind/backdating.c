@@ -77,7 +77,14 @@ static void on_evict(void *ctx, int level, const cs_owner *o, uint32_t accost, u
    Int pair = le->bd_pair;      /* this level's AcCost, SpLoss */
 
    if (!slot) return;           /* loaded before a zero: see cb_bd_zero */
-   if (UNLIKELY(cb_clo.objects)) cb_obj_evict(o, level, accost, sploss);
+   if (UNLIKELY(cb_clo.objects)) {
+      cb_obj_evict(o, level, accost, sploss);
+      /* --paths: the object as the last frame of the line's path, which
+       * gets the metrics from the line's node (deliver_to_path) */
+      if (cb_clo.paths && o->node)
+         cb_paths_object_cost(bd_node_tag((bd_node *)o->node), cb_obj_of_owner(o),
+                              le->ac, accost, le->sp, sploss);
+   }
 
    slot[cb_event_pos(le->ac)] += accost;
    slot[cb_event_pos(le->sp)] += sploss;

@@ -681,6 +681,9 @@ void  cb_paths_call(call_entry *e, JCC *jcc, Bool faked);
 void  cb_paths_return(call_entry *e);
 void *cb_paths_tag(void *ctx, void *parent_tag, void *arc);
 void  cb_paths_move_backdated(void *path, void *parent_path, event_id ev, ULong value);
+struct cb_obj;
+void  cb_paths_object_cost(void *path, struct cb_obj *obj, event_id ac, UInt accost,
+                           event_id sp, UInt sploss);
 void  cb_paths_zero(thread_info *t);
 void  cb_paths_charge_thread(thread_info *t);
 void  cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,

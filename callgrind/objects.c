@@ -858,6 +858,28 @@ void cb_obj_count_hist(cb_obj_ref r, unsigned res, Bool is_write)
    if (res & CS_LL_DIRTY_MISS) add(c, chain, r.gran, is_write ? OE_DLdmw : OE_DLdmr, 1);
 }
 
+const HChar *cb_obj_kind_name(const cb_obj *o)
+{
+   return o->kind == OK_HEAP ? "[heap]" : o->kind == OK_STATIC ? "[static]" : "[other]";
+}
+
+/* Here, not in objects_dump.c: paths.c calls it, and the writer's file
+ * reaches the call tracking and with it paths.c. */
+void cb_obj_write_frame(cb_outfile *f, const HChar *prefix, const cb_obj *o)
+{
+   cb_out_str(f, prefix);
+   cb_out_str(f, cb_obj_kind_name(o));
+   cb_out_str(f, o->kind == OK_HEAP ? "\tobject allocated at " : "\t");
+   cb_out_str(f, o->name);
+   cb_out_str(f, "\n");
+}
+
+struct cb_obj *cb_obj_of_owner(const cs_owner *o)
+{
+   if (!o->obj) return NULL;
+   return (cb_obj_hist ? ((const cb_pair *)o->obj)->cell : (const cb_cell *)o->obj)->obj;
+}
+
 void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss)
 {
    cb_cell *c;

@@ -202,6 +202,12 @@ void cb_obj_count_coherence(cb_obj_ref r, unsigned cc);
 
 /* A line loaded by an object access leaves a cache. */
 void cb_obj_evict(const cs_owner *o, int level, UInt accost, UInt sploss);
+/* The object of the access that loaded a line (--paths: the object as
+ * the last frame of the back-dated events' paths), or NULL. */
+struct cb_obj *cb_obj_of_owner(const cs_owner *o);
+/* An object as the .objects profile names it: its ob= ("[heap]", ...), a
+ * tab and the name of its fn= line, after prefix (paths.c). */
+void cb_obj_write_frame(cb_outfile *f, const HChar *prefix, const struct cb_obj *o);
 
 /* Instruction lines belong to [code], per call chain, so that the objects
  * profile's inclusive costs are those of the profile itself. */

@@ -212,7 +212,7 @@ static Int cmp_arc(const void *pa, const void *pb)
 
 static const HChar *obj_ob(const cb_obj *o)
 {
-   return o->kind == OK_HEAP ? "[heap]" : o->kind == OK_STATIC ? "[static]" : "[other]";
+   return cb_obj_kind_name(o);
 }
 
 /* With a histogram, the file names the granule size of the object (it may

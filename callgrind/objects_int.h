@@ -47,6 +47,7 @@ extern ULong cb_obj_slow_found[4];
 extern cb_chain *cb_obj_chains;
 
 cb_obj   *cb_obj_new(obj_kind kind, const HChar *name);
+const HChar *cb_obj_kind_name(const cb_obj *o);   /* ob=: [heap], [static], [other] */
 void      cb_obj_heap_add(Addr start, SizeT len, cb_obj *o);
 void      cb_obj_heap_remove(Addr start);
 void      cb_obj_heap_remove_range(Addr start, SizeT len);

@@ -36,8 +36,12 @@
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "global.h"
+#include "objects.h"
 
 #define KIDS 2
+/* The rec of an object leaf (--objects=yes): a data object as the last
+ * frame of a path, its cxt the object (struct cb_obj *), never a call's. */
+#define OBJECT_REC 0xFFFFFFFFU
 
 struct path_node {
    UInt       id;            /* 1, 2, ... in the order made: its id in the files */
@@ -465,6 +469,30 @@ void cb_paths_move_backdated(void *path, void *parent_path, event_id ev, ULong v
    if (parent_path) ((path_node *)parent_path)->cost[pos] -= value;
 }
 
+/* With --objects=yes, a line's back-dated metrics at its eviction: from
+ * its load-time path (which gets them from the line's back-dating node,
+ * cb_paths_move_backdated) to the path's leaf of the object the loading
+ * access touched. */
+void cb_paths_object_cost(void *path, struct cb_obj *obj, event_id ac, UInt accost,
+                          event_id sp, UInt sploss)
+{
+   path_node *p = path, *leaf;
+   Int pa = cb_event_pos(ac), ps = cb_event_pos(sp);
+   if (!p || !obj || (accost == 0 && sploss == 0)) return;
+   leaf = child_find(p->id, (context *)obj, OBJECT_REC);
+   if (!leaf) {
+      leaf = node_alloc(p->tid);
+      leaf->parent = p->id;
+      leaf->cxt = (context *)obj;
+      leaf->rec = OBJECT_REC;
+      child_insert(leaf);
+   }
+   p->cost[pa] -= accost;
+   leaf->cost[pa] += accost;
+   p->cost[ps] -= sploss;
+   leaf->cost[ps] += sploss;
+}
+
 /*------------------------------------------------------------*/
 /*--- Dumps and zeroing                                    ---*/
 /*------------------------------------------------------------*/
@@ -522,7 +550,10 @@ static UInt function_id(cb_outfile *f, name_ids *ids, const path_node *n)
    e->id = ++ids->next_id;
    e->next = ids->slot[s];
    ids->slot[s] = e;
-   if (n->cxt) {
+   if (n->rec == OBJECT_REC) {
+      cb_out_printf(f, "object: %u ", e->id);
+      cb_obj_write_frame(f, "", (const struct cb_obj *)n->cxt);
+   } else if (n->cxt) {
       cb_context_name(n->cxt, n->rec, name, sizeof name);
       cb_out_printf(f, "fn: %u %s\t", e->id, n->cxt->fn[0]->file->name);
       cb_out_str(f, name);

@@ -97,10 +97,20 @@ def profile_figures(part, root_cost=None):
     return selfs, inclusive, several, gaps
 
 
+def function_paths(part):
+    """(thread, frames, costs) of every path, a data object's frame at the
+    end (--objects=yes) dropped: the function's cost, as the profile has
+    it, split by object."""
+    for thread, frames, costs in part.paths:
+        if frames[-1] in part.objects:
+            frames = frames[:-1]
+        yield thread, frames, costs
+
+
 def root_costs(part):
     """{fn: cost of the paths whose root (first frame) it is}"""
     roots = {}
-    for _thread, frames, costs in part.paths:
+    for _thread, frames, costs in function_paths(part):
         cgfile.add_cost(roots.setdefault(part.fns[frames[0]][1], {}),
                         dict(zip(part.events, costs)))
     return roots
@@ -110,7 +120,7 @@ def paths_figures(part):
     """{fn: cost of paths ending in it}, {fn: cost of paths through it},
     totals, every event by name."""
     ends, through, total = {}, {}, {}
-    for _thread, frames, costs in part.paths:
+    for _thread, frames, costs in function_paths(part):
         cost = dict(zip(part.events, costs))
         names = [part.fns[i][1] for i in frames]
         cgfile.add_cost(ends.setdefault(names[-1], {}), cost)

@@ -55,6 +55,7 @@ CASES = [
     ("exception", "exception", USE),
     ("tailcall", "tailcall", USE),
     ("objects", "objects", USE + ["--objects=yes"]),
+    ("objects-l2-dumps", "clreq", USE + ["--objects=yes", "--L2=131072,8,64"]),
     ("l2-check", "cacheuse", USE + ["--L2=131072,8,64", "--backdate-check=yes"]),
     ("prefetch", "cacheuse", USE + ["--prefetch=stream"]),
     ("every-bb", "recursion", USE + ["--dump-every-bb=200000"]),
@@ -87,6 +88,38 @@ def recursion_problems(path):
     return bad
 
 
+BACKDATED = ("AcCost1", "SpLoss1", "AcCost2", "SpLoss2", "AcCostL2", "SpLossL2")
+
+
+def object_problems(profile, paths_file, gaps):
+    """--objects=yes: the paths ending in a data object add up, per
+    object, to its back-dated self cost in the .objects profile (read as
+    a profile: an object is a fn= there); [code] (the lines of
+    instructions) also holds the block running at the end, which no
+    self cost has (the profile's gaps, pathscheck)."""
+    from cgbd import cgfile, paths
+    probs = []
+    objs = cgfile.parse(profile + ".objects").parts
+    for prof, part in zip(objs, paths.read(paths_file).parts):
+        got = {}
+        for _t, frames, costs in part.paths:
+            if frames[-1] in part.objects:
+                name = part.fns[frames[-1]][1]
+                cgfile.add_cost(got.setdefault(name, {}), dict(zip(part.events, costs)))
+        if not got:
+            probs.append("part %d: no path ends in an object" % part.number)
+        for name in sorted(set(prof.fns) | set(got)):
+            for e in BACKDATED:
+                want = prof.fns[name].self_cost.get(e, 0) if name in prof.fns else 0
+                if name == "[code]":
+                    want += sum(g.get(e, 0) for p, _f, g in gaps if p == part.number)
+                have = got.get(name, {}).get(e, 0)
+                if have != want:
+                    probs.append("part %d: object %r %s: .objects %d, paths %d"
+                                 % (part.number, name, e, want, have))
+    return probs[:10]
+
+
 def exactness_case(label, client, opts):
     def run():
         name = "paths/" + label
@@ -104,8 +137,10 @@ def exactness_case(label, client, opts):
         for prof, p in files:
             if not os.path.exists(p):
                 continue
-            got, n, sk, _gaps = pathscheck.check(prof, p)
+            got, n, sk, gaps = pathscheck.check(prof, p)
             probs += ["%s: %s" % (os.path.basename(prof), g) for g in got]
+            if "--objects=yes" in opts:
+                probs += object_problems(prof, p, gaps)
             probs += recursion_problems(p)
             checked += n
             skipped |= sk

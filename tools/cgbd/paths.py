@@ -32,6 +32,7 @@ class Part:
         self.paths = []             # (thread, [fn id, ...] root first, [costs])
         self.totals = None
         self.nodes = {}             # version 2: node id -> (thread, [fn id, ...])
+        self.objects = set()        # the ids of fns that are data objects
 
     def cost(self, costs, event):
         i = self.events.index(event)
@@ -84,6 +85,10 @@ def _node_v2(part, path, lineno, key, value):
     if ident in part.nodes:
         raise FormatError(path, lineno, "node %d defined twice in the part" % ident)
     _fn_ids(part, path, lineno, [fn])
+    if key == "root" and fn in part.objects:
+        raise FormatError(path, lineno, "root %d: an object is a last frame, not a root" % ident)
+    if up in part.nodes and part.nodes[up][1][-1] in part.objects:
+        raise FormatError(path, lineno, "node %d: under an object's node" % ident)
     if key == "root":
         thread, frames = up, [fn]
     else:
@@ -130,12 +135,15 @@ def read(path):
                     part.trigger = value[len("Trigger: "):]
             elif key == "events":
                 part.events = value.split()
-            elif key == "fn":
+            elif key == "fn" or (key == "object" and version == 2):
                 ident, _, rest = value.partition(" ")
                 file_name, tab, fn = rest.partition("\t")
                 if not tab:
-                    raise FormatError(path, lineno, "fn: without a tab between file and function")
+                    raise FormatError(path, lineno, "%s: without a tab between %s and name"
+                                      % (key, "file" if key == "fn" else "kind"))
                 part.fns[int(ident)] = (file_name, fn)
+                if key == "object":
+                    part.objects.add(int(ident))
             elif key == "path" and version == 1:
                 _path_v1(part, path, lineno, value)
             elif key in ("root", "node") and version == 2:
