@@ -21,7 +21,9 @@
  * and its arc when the tree builds it; the metrics leaving a tree node
  * (pruned, or settled before a dump) are its path's self cost and no
  * more its parent's (backdating.c), so the cache model's evictions cost
- * nothing more.
+ * nothing more. With --objects=yes a line's metrics go on at its eviction
+ * from its path to the path's leaf of the line's data object (a node
+ * whose "function" is the object: the object as the last frame).
  *
  * Finding the callee's node is the per-call work that costs: the arc's
  * memo (the last path it was taken from), the node's first calls kept
