@@ -43,20 +43,22 @@
 #define KIDS 2
 /* The rec of an object leaf (--objects=yes): a data object as the last
  * frame of a path, its cxt the object (struct cb_obj *), never a call's. */
-#define OBJECT_REC 0xFFFFFFFFU
+#define OBJECT_REC 0xFFFFU
 
+/* 40 bytes and the costs: 16-bit fields where they suffice (a recursion
+ * level is below --separate-recs' maximum of 1000) */
 struct path_node {
+   context   *cxt;           /* the function; NULL: a root not named yet */
    UInt       id;            /* 1, 2, ... in the order made: its id in the files */
    UInt       parent;        /* its caller's node's id; 0 for a context's root */
-   context   *cxt;           /* the function; NULL: a root not named yet */
-   UInt       rec;           /* its recursion level index (BBCC rec_index) */
    UInt       tid;           /* the thread whose context it is in */
    UInt       next;          /* the next node of its hash chain (an id; 0 ends) */
    /* where the first KIDS calls from here went (a child or an ancestor),
     * by a tag of the function: found in the node the call starts from,
     * hot already, where the hash's bucket would be a host cache miss */
-   UInt       kid_tag[KIDS];
    UInt       kid_id[KIDS];  /* 0: a free entry */
+   UShort     kid_tag[KIDS];
+   UShort     rec;           /* its recursion level index (BBCC rec_index) */
    ULong      cost[0];       /* self cost of the path, cb_n_events long */
 };
 
@@ -255,9 +257,9 @@ static path_node *new_call(path_node *parent, context *cxt, UInt rec, Bool kept)
    return n;
 }
 
-static inline UInt kid_tag(const context *cxt, UInt rec)
+static inline UShort kid_tag(const context *cxt, UInt rec)
 {
-   return (UInt)((UWord)cxt >> 3) ^ (rec * 0x9E3779B9U);
+   return (UShort)((((UWord)cxt >> 3) ^ (rec * 0x9E3779B9U)) * 0x9E3779B9U >> 16);
 }
 
 /* Where a call from parent's path to (cxt, rec) goes: one of the calls
@@ -265,7 +267,8 @@ static inline UInt kid_tag(const context *cxt, UInt rec)
  * a node made now; parent keeps it while it has room. */
 static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
 {
-   UInt tag = kid_tag(cxt, rec), k;
+   UShort tag = kid_tag(cxt, rec);
+   UInt k;
    path_node *n = NULL;
    for (k = 0; k < KIDS && parent->kid_id[k]; k++)
       if (parent->kid_tag[k] == tag) {
