@@ -498,16 +498,96 @@ void bw_dirty_clear(bw_dirty *d)
 ** All cores
 */
 
-static uint32_t pow2_at_least(uint64_t x)
+static uint64_t pow2_at_least(uint64_t x)
 {
-   uint32_t n = 1;
+   uint64_t n = 1;
 
-   while (n < x && n < (1u << 31))
+   while (n < x)
       n *= 2;
    return n;
 }
 
-void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead)
+/* ---- the overflow table: units holding BW_OVERFLOW granules or more ---- */
+
+#define OV_EMPTY (~(uint64_t)0)
+
+static uint32_t ov_slot(const bw_series *s, uint64_t u)
+{
+   return hash_slot(u, s->ov_cap);
+}
+
+static uint32_t ov_find(const bw_series *s, uint64_t u)
+{
+   uint32_t i = ov_slot(s, u);
+
+   while (s->ov_u[i] != u && s->ov_u[i] != OV_EMPTY)
+      i = (i + 1) & (s->ov_cap - 1);
+   return i;
+}
+
+uint64_t bw_series__overflow(const bw_series *s, uint64_t u)
+{
+   return s->ov_n[ov_find(s, u)];
+}
+
+static void ov_set(bw_series *s, uint64_t u, uint64_t n);
+
+static void ov_grow(bw_series *s)
+{
+   uint64_t *keys = s->ov_u, *vals = s->ov_n;
+   uint32_t i, cap = s->ov_cap;
+
+   s->ov_cap = cap ? 2 * cap : 16;
+   s->ov_used = 0;
+   s->ov_u = cs_alloc(s->ov_cap * sizeof(uint64_t));
+   s->ov_n = cs_alloc(s->ov_cap * sizeof(uint64_t));
+   for (i = 0; i < s->ov_cap; i++)
+      s->ov_u[i] = OV_EMPTY;
+   for (i = 0; i < cap; i++)
+      if (keys[i] != OV_EMPTY)
+         ov_set(s, keys[i], vals[i]);
+   if (keys) {
+      cs_free(keys);
+      cs_free(vals);
+   }
+}
+
+static void ov_set(bw_series *s, uint64_t u, uint64_t n)
+{
+   uint32_t i;
+
+   if (2 * (s->ov_used + 1) > s->ov_cap)
+      ov_grow(s);
+   i = ov_find(s, u);
+   if (s->ov_u[i] == OV_EMPTY) {
+      s->ov_u[i] = u;
+      s->ov_used++;
+   }
+   s->ov_n[i] = n;
+}
+
+/* Deletion by shifting back the entries that probed past the slot. */
+static void ov_del(bw_series *s, uint64_t u)
+{
+   uint32_t i = ov_find(s, u), j, m = s->ov_cap - 1;
+
+   if (s->ov_u[i] == OV_EMPTY)
+      return;
+   s->ov_used--;
+   for (j = (i + 1) & m; s->ov_u[j] != OV_EMPTY; j = (j + 1) & m) {
+      uint32_t home = ov_slot(s, s->ov_u[j]);
+      if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+         s->ov_u[i] = s->ov_u[j];
+         s->ov_n[i] = s->ov_n[j];
+         i = j;
+      }
+   }
+   s->ov_u[i] = OV_EMPTY;
+}
+
+/* ---- chunks ------------------------------------------------------------ */
+
+void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead, uint32_t granule)
 {
    char *p = (char *)s;
    unsigned long i;
@@ -515,64 +595,144 @@ void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead)
    for (i = 0; i < sizeof *s; i++)
       p[i] = 0;
    s->w = w;
-   s->max_cap = pow2_at_least((uint64_t)max_ahead + w);
-   s->cap = pow2_at_least(2 * (uint64_t)w + 4096);
-   if (s->cap > s->max_cap)
-      s->cap = s->max_cap;
-   if (s->cap < 64)
-      s->cap = 64;
-   s->ring = cs_alloc((unsigned long)s->cap * sizeof(uint32_t));
-   s->nz = cs_alloc((unsigned long)s->cap / 8);
+   s->granule = granule ? granule : 1;
+   /* (a power of two: the bound of the ring this replaces) */
+   s->max_span = pow2_at_least((uint64_t)max_ahead + w);
+   s->ntab = 4;
+   s->tab = cs_alloc(s->ntab * sizeof(bw_chunk *));
 }
 
 void bw_series_free(bw_series *s)
 {
-   cs_free(s->ring);
-   cs_free(s->nz);
-   s->ring = 0;
-   s->nz = 0;
+   uint32_t i;
+
+   for (i = 0; i < s->ntab; i++)
+      if (s->tab[i])
+         cs_free(s->tab[i]);
+   while (s->spare) {
+      bw_chunk *c = s->spare;
+      s->spare = c->next;
+      cs_free(c);
+   }
+   cs_free(s->tab);
+   s->tab = 0;
+   if (s->ov_u) {
+      cs_free(s->ov_u);
+      cs_free(s->ov_n);
+      s->ov_u = s->ov_n = 0;
+   }
    bw_hist_free(&s->hist);
 }
 
-/* The first unit the ring holds: the window before `final`. */
+/* The first unit held: the window before `final`. */
 static uint64_t series_low(const bw_series *s)
 {
    return s->final > s->w ? s->final - s->w : 0;
 }
 
-static void series_grow(bw_series *s, uint64_t u)
+/* The chunk holding unit u, or NULL (all zero). */
+static bw_chunk *chunk_of(const bw_series *s, uint64_t u)
 {
-   uint64_t low = series_low(s), x, *nz;
-   uint32_t cap = s->cap, *ring;
+   uint64_t k = u / BW_CHUNK;
 
-   while (u - low >= cap) {
-      if (cap >= s->max_cap)
-         cs_fail("bandwidth: all-cores unit beyond the ring");
-      cap *= 2;
+   if (k < s->low_k || k - s->low_k >= s->ntab)
+      return 0;
+   return s->tab[k & (s->ntab - 1)];
+}
+
+/* The table holds chunks low_k .. k. */
+static void table_grow(bw_series *s, uint64_t k)
+{
+   uint32_t n = s->ntab, i;
+   bw_chunk **tab;
+
+   while (k - s->low_k >= n)
+      n *= 2;
+   tab = cs_alloc(n * sizeof(bw_chunk *));
+   for (i = 0; i < s->ntab; i++) {
+      uint64_t kk = s->low_k + i;
+      tab[kk & (n - 1)] = s->tab[kk & (s->ntab - 1)];
    }
-   ring = cs_alloc((unsigned long)cap * sizeof(uint32_t));
-   nz = cs_alloc((unsigned long)cap / 8);
-   for (x = low; x < low + s->cap; x++) {
-      uint32_t v = s->ring[x & (s->cap - 1)];
-      ring[x & (cap - 1)] = v;
-      if (v)
-         nz[(x & (cap - 1)) >> 6] |= 1ull << (x & 63);
+   cs_free(s->tab);
+   s->tab = tab;
+   s->ntab = n;
+}
+
+/* The chunk of unit u, made if missing. */
+static bw_chunk *chunk_made(bw_series *s, uint64_t u)
+{
+   uint64_t k = u / BW_CHUNK;
+   bw_chunk **slot;
+
+   if (k - s->low_k >= s->ntab)
+      table_grow(s, k);
+   slot = &s->tab[k & (s->ntab - 1)];
+   if (!*slot) {
+      if (s->spare) {
+         *slot = s->spare;
+         s->spare = s->spare->next;
+         (*slot)->next = 0;
+      } else
+         *slot = cs_alloc(sizeof(bw_chunk));
    }
-   cs_free(s->ring);
-   cs_free(s->nz);
-   s->ring = ring;
-   s->nz = nz;
-   s->cap = cap;
+   return *slot;
+}
+
+/* The chunks before the one holding series_low are out of the window
+   (all zero: every nonzero unit was cleared when it left): spare. */
+static void release_chunks(bw_series *s)
+{
+   uint64_t low_k = series_low(s) / BW_CHUNK, k;
+
+   for (k = s->low_k; k < low_k && k - s->low_k < s->ntab; k++) {
+      bw_chunk **slot = &s->tab[k & (s->ntab - 1)];
+      if (*slot) {
+         (*slot)->next = s->spare;
+         s->spare = *slot;
+         *slot = 0;
+      }
+   }
+   if (low_k > s->low_k)
+      s->low_k = low_k;
 }
 
 void bw_series_add(bw_series *s, uint64_t u, uint32_t v)
 {
-   if (u - series_low(s) >= s->cap)
-      series_grow(s, u);
+   bw_chunk *c;
+   uint32_t i = (uint32_t)(u % BW_CHUNK), cur;
+   uint64_t n;
+
+   if (u - series_low(s) >= s->max_span)
+      cs_fail("bandwidth: all-cores unit beyond the ring");
    if (!v)
       return;
-   s->ring[u & (s->cap - 1)] += v;
-   s->nz[(u & (s->cap - 1)) >> 6] |= 1ull << (u & 63);
+   if (v % s->granule)
+      cs_fail("bandwidth: all-cores value not a multiple of the line size");
+   n = v / s->granule;
+   c = chunk_made(s, u);
+   cur = c->n[i];
+   if (cur == BW_OVERFLOW)
+      ov_set(s, u, bw_series__overflow(s, u) + n);
+   else if (cur + n >= BW_OVERFLOW) {
+      ov_set(s, u, cur + n);
+      c->n[i] = BW_OVERFLOW;
+   } else
+      c->n[i] = (uint8_t)(cur + n);
+   c->nz[i / 64] |= 1ull << (i % 64);
+}
+
+/* Unit u is zero again. */
+static void series_clear(bw_series *s, uint64_t u)
+{
+   bw_chunk *c = chunk_of(s, u);
+   uint32_t i = (uint32_t)(u % BW_CHUNK);
+
+   if (!c)
+      return;
+   if (c->n[i] == BW_OVERFLOW)
+      ov_del(s, u);
+   c->n[i] = 0;
+   c->nz[i / 64] &= ~(1ull << (i % 64));
 }
 
 uint64_t bw_series_window(const bw_series *s, uint64_t u)
@@ -584,17 +744,15 @@ uint64_t bw_series_window(const bw_series *s, uint64_t u)
    return sum;
 }
 
-/* Unit u becomes final: it enters the window, unit u - W leaves it (its
-   slot is cleared: it will hold unit u - W + cap). */
+/* Unit u becomes final: it enters the window, unit u - W leaves it (and
+   is cleared). */
 static void series_step(bw_series *s, uint64_t u, int count)
 {
-   uint32_t v = s->ring[u & (s->cap - 1)];
+   uint64_t v = bw_series_at(s, u);
 
    if (u >= s->w) {
-      uint64_t o = (u - s->w) & (s->cap - 1);
-      s->sum -= s->ring[o];
-      s->ring[o] = 0;
-      s->nz[o >> 6] &= ~(1ull << (o & 63));
+      s->sum -= bw_series_at(s, u - s->w);
+      series_clear(s, u - s->w);
    }
    s->sum += v;
    if (count)
@@ -602,27 +760,30 @@ static void series_step(bw_series *s, uint64_t u, int count)
    hist_one(&s->hist, s->sum);
 }
 
+/* The not-zero bits of the 64 units from x on (x a multiple of 64). */
+static uint64_t nz_word(const bw_series *s, uint64_t x)
+{
+   const bw_chunk *c = chunk_of(s, x);
+
+   return c ? c->nz[(x % BW_CHUNK) / 64] : 0;
+}
+
 /* The 64 bits of nz from unit u on (any alignment). */
 static uint64_t nz_bits(const bw_series *s, uint64_t u)
 {
-   uint64_t i = (u & (s->cap - 1)) >> 6, words = s->cap >> 6;
    unsigned off = (unsigned)(u & 63);
-   uint64_t lo = s->nz[i] >> off;
-   return off ? lo | s->nz[(i + 1) & (words - 1)] << (64 - off) : lo;
+   uint64_t lo = nz_word(s, u - off) >> off;
+
+   return off ? lo | nz_word(s, u - off + 64) << (64 - off) : lo;
 }
 
 /* The units from u on that enter or leave a nonzero value, as bits
-   (bit k: unit u + k), for the *n <= 64 units u .. u+*n-1 (u >= W).
-   Only units the ring holds are looked at: *n is cut at its end (at
-   least one unit: u itself is always held). */
-static uint64_t change_bits(const bw_series *s, uint64_t u, uint64_t *n)
+   (bit k: unit u + k), for the n <= 64 units u .. u+n-1 (u >= W). */
+static uint64_t change_bits(const bw_series *s, uint64_t u, uint64_t n)
 {
-   uint64_t room = series_low(s) + s->cap - u, bits;
+   uint64_t bits = nz_bits(s, u) | nz_bits(s, u - s->w);
 
-   if (*n > room)
-      *n = room ? room : 1;
-   bits = nz_bits(s, u) | nz_bits(s, u - s->w);
-   return *n >= 64 ? bits : bits & ((1ull << *n) - 1);
+   return n >= 64 ? bits : bits & ((1ull << n) - 1);
 }
 
 /* The window sum changes only in a unit that enters or leaves a nonzero
@@ -637,7 +798,7 @@ void bw_series_final(bw_series *s, uint64_t upto)
          s->final = u + 1;
          continue;
       }
-      bits = change_bits(s, u, &n);
+      bits = change_bits(s, u, n);
       if (!bits) {
          bw_hist_add(&s->hist, s->sum, n);
          s->final = u + n;
@@ -649,6 +810,7 @@ void bw_series_final(bw_series *s, uint64_t upto)
       series_step(s, u + n, 1);
       s->final = u + n + 1;
    }
+   release_chunks(s);
 }
 
 void bw_series_finish(bw_series *s, uint64_t units)
@@ -658,7 +820,7 @@ void bw_series_finish(bw_series *s, uint64_t units)
    bw_series_final(s, units);
    /* the drain: units after the last, with nothing added */
    for (u = s->final; u < s->final + s->w; u++) {
-      s->ring[u & (s->cap - 1)] = 0;
+      series_clear(s, u);
       series_step(s, u, 0);
    }
 }

@@ -210,33 +210,65 @@ void bw_dirty_clear(bw_dirty *d);
 /* A series of per-unit values summed over cores at aligned units, and
    its window sums.  The caller adds each core's bytes at the core's
    aligned unit and finalizes units in order (bw_series_final) once no
-   core can add to them any more.  The ring holds the W final units
-   before `final` and the units from `final` on that were added to; it
-   grows (doubling) up to a capacity of at least max_ahead + W units: the
-   caller never adds max_ahead or more units after `final`. */
+   core can add to them any more.  It holds the W final units before
+   `final` and the units from `final` on that were added to: the caller
+   never adds max_ahead or more units after `final`.
+   Memory follows what is in flight, not the largest span: the units are
+   kept in chunks of BW_CHUNK (allocated when a value lands in one,
+   reused once every unit of it is out of the window), one byte per unit
+   counting the value in granules (every value added is a multiple of
+   the granule: a cache line), 255 meaning "in the overflow table", and
+   a bit per unit saying "not zero" (finalization skips 64 quiet units
+   at once).  A thread blocked in a system call holds `final` back while
+   another runs up to max_ahead units on: a byte per unit then, not
+   four. */
+#define BW_CHUNK 4096u
+#define BW_OVERFLOW 255u
+typedef struct bw_chunk {
+   uint64_t nz[BW_CHUNK / 64];   /* bit u % BW_CHUNK: not zero */
+   uint8_t  n[BW_CHUNK];         /* granules; BW_OVERFLOW: see the table */
+   struct bw_chunk *next;        /* in the spare list */
+} bw_chunk;
+
 typedef struct {
-   uint32_t  w, cap, max_cap;    /* cap: a power of two */
-   uint32_t *ring;               /* per aligned unit u: ring[u & (cap - 1)] */
-   uint64_t *nz;                 /* bit u & (cap - 1): ring entry not zero
-                                    (finalization skips 64 quiet units at once) */
+   uint32_t  w, granule;
+   uint64_t  max_span;           /* max_ahead + W: units held at most */
+   bw_chunk **tab;               /* chunk k at tab[k & (ntab - 1)], for */
+   uint32_t  ntab;               /*   k from low_k on (a power of two) */
+   uint64_t  low_k;              /* the first chunk held */
+   bw_chunk *spare;              /* chunks out of the window, all zero */
+   uint64_t *ov_u, *ov_n;        /* overflow: unit -> granules (open */
+   uint32_t  ov_cap, ov_used;    /*   addressing; unit ~0 = empty) */
    uint64_t  final;              /* units 0 .. final-1 are final */
    uint64_t  sum;                /* window sum ending at unit final-1 */
    uint64_t  total;
    bw_hist   hist;
 } bw_series;
 
-void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead);
+/* max_ahead: see above; granule: what every value added is a multiple of
+   (values are kept as counts of it). */
+void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead, uint32_t granule);
 void bw_series_free(bw_series *s);
-/* v more at aligned unit u (u >= final, u < final + max_ahead). */
+/* v more at aligned unit u (u >= final, u < final + max_ahead; v a
+   multiple of the granule). */
 void bw_series_add(bw_series *s, uint64_t u, uint32_t v);
-/* The value at unit u so far (0 outside the ring). */
-static inline uint32_t bw_series_at(const bw_series *s, uint64_t u)
+uint64_t bw_series__overflow(const bw_series *s, uint64_t u);
+/* The value at unit u so far (0 outside what is held). */
+static inline uint64_t bw_series_at(const bw_series *s, uint64_t u)
 {
-   uint64_t low = s->final > s->w ? s->final - s->w : 0;
+   uint64_t k = u / BW_CHUNK;
+   const bw_chunk *c;
+   uint32_t n;
 
-   if (u < low || u - low >= s->cap)
+   if (k < s->low_k || k - s->low_k >= s->ntab)
       return 0;
-   return s->ring[u & (s->cap - 1)];
+   c = s->tab[k & (s->ntab - 1)];
+   if (!c)
+      return 0;
+   n = c->n[u % BW_CHUNK];
+   if (n == BW_OVERFLOW)
+      return bw_series__overflow(s, u) * s->granule;
+   return (uint64_t)n * s->granule;
 }
 /* Window sum ending at aligned unit u as known now (O(W)). */
 uint64_t bw_series_window(const bw_series *s, uint64_t u);

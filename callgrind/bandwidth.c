@@ -27,7 +27,8 @@
  *    units ahead of the first unit not final, units are finalized up to
  *    MAX_AHEAD / 2 behind it, and a thread left behind continues at the
  *    first unit not final when it runs again (it was idle meanwhile). So
- *    the ring holds at most MAX_AHEAD + W units per shared path.
+ *    the series hold at most MAX_AHEAD + W units per shared path, a
+ *    byte each (bandwidth.h).
  *  - Dominance of a shared path in a thread's unit uses the all-cores
  *    window sum known when that unit closes: the other cores' bytes at
  *    the same aligned units if they have run them already.
@@ -179,8 +180,9 @@ void cb_bw_setup(cs_sim *first)
    cs_set_d1_victim_observer(first, d1_victim, NULL);
    threads = CB_MALLOC("cb.bw.threads", VG_N_THREADS * sizeof(cb_bw_thread));
    VG_(memset)(threads, 0, VG_N_THREADS * sizeof(cb_bw_thread));
-   bw_series_init(&all[0], cb_clo.bandwidth_window, MAX_AHEAD);
-   bw_series_init(&all[1], cb_clo.bandwidth_window, MAX_AHEAD);
+   /* (the shared paths move whole LL lines) */
+   bw_series_init(&all[0], cb_clo.bandwidth_window, MAX_AHEAD, cb_bw_ll_line);
+   bw_series_init(&all[1], cb_clo.bandwidth_window, MAX_AHEAD, cb_bw_ll_line);
 }
 
 /*------------------------------------------------------------*/

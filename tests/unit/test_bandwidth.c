@@ -261,7 +261,8 @@ static void test_constant(void)
 /* adds: values added per round, spread: how far ahead of `final`,
    step: how far a round finalizes at most (sparse adds leave long quiet
    stretches, which finalization counts 64 or fewer units at once). */
-static void run_series(uint32_t w, uint32_t max_ahead, long adds, long spread, long step)
+static void run_series(uint32_t w, uint32_t max_ahead, long adds, long spread, long step,
+                       uint32_t granule)
 {
    bw_series s;
    static uint64_t per_unit[60000];
@@ -269,12 +270,12 @@ static void run_series(uint32_t w, uint32_t max_ahead, long adds, long spread, l
    uint64_t V = 0;
 
    memset(per_unit, 0, sizeof per_unit);
-   bw_series_init(&s, w, max_ahead);
+   bw_series_init(&s, w, max_ahead, granule);
    while (units < 50000) {
       /* some cores add ahead of `final`, then some units become final */
       for (i = 0; i < adds; i++) {
          uint64_t at = s.final + rnd(spread);
-         uint32_t v = rnd(100);
+         uint32_t v = rnd(100) * granule;
          bw_series_add(&s, at, v);
          per_unit[at] += v;
          V += v;
@@ -290,6 +291,9 @@ static void run_series(uint32_t w, uint32_t max_ahead, long adds, long spread, l
       /* (never past the last unit added to: the file's units) */
       u = (long)s.final + rnd(step);
       bw_series_final(&s, u < units ? (uint64_t)u : (uint64_t)units);
+      /* the chunks held follow what is in flight, not the whole run */
+      if (s.ntab > 2 * (spread + step + w + 2 * BW_CHUNK) / BW_CHUNK + 4)
+         CHECK("chunk table small", (long)s.ntab, 0);
    }
    bw_series_finish(&s, units);
    memset(want_count, 0, sizeof want_count);
@@ -314,12 +318,16 @@ static void run_series(uint32_t w, uint32_t max_ahead, long adds, long spread, l
 static void test_series(void)
 {
    begin();
-   run_series(50, 20000, 200, 15000, 2000);   /* dense: every unit changes */
-   run_series(50, 20000, 3, 15000, 2000);     /* sparse: long quiet stretches */
-   run_series(64, 20000, 1, 3000, 700);       /* W a multiple of 64 */
-   run_series(37, 200, 2, 150, 100);          /* a small ring (cap 256) */
-   run_series(1, 100, 5, 90, 130);            /* W = 1 */
-   end("all cores: aligned sums, ring growth, finalization, identities");
+   run_series(50, 20000, 200, 15000, 2000, 1);   /* dense: every unit changes */
+   run_series(50, 20000, 3, 15000, 2000, 1);     /* sparse: long quiet stretches */
+   run_series(64, 20000, 1, 3000, 700, 64);      /* W a multiple of 64, lines */
+   run_series(37, 200, 2, 150, 100, 1);          /* a small span (256) */
+   run_series(1, 100, 5, 90, 130, 64);           /* W = 1 */
+   /* many adds on few units: most past 254 granules (the overflow
+      table: inserts, sums, deletes when the units leave) */
+   run_series(37, 20000, 300, 40, 30, 1);
+   run_series(300, 20000, 40, 9000, 5000, 1);    /* spans of several chunks */
+   end("all cores: aligned sums, chunks, overflow, finalization, identities");
 }
 
 /* ---- dirty lines ------------------------------------------------------------------ */
