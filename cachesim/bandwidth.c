@@ -371,6 +371,10 @@ void bw_core_free(bw_core *c)
    int p;
 
    for (p = 0; p < BW_PATHS; p++) {
+      if (c->ring[p]) {
+         cs_free(c->ring[p]);
+         cs_free(c->ring_nz[p]);
+      }
       cs_free(c->win[p].qu);
       cs_free(c->win[p].qr);
       bw_hist_free(&c->hist[p]);
@@ -391,6 +395,123 @@ void bw_finish(bw_core *c)
    bw__leave(c, end);
    for (p = 0; p < BW_PATHS; p++)
       bw__window_change(&c->hist[p], &c->win[p], end);
+}
+
+/* ------------------------------------------------------------------------
+** One core, batched
+*/
+
+static uint64_t pow2_at_least(uint64_t x)
+{
+   uint64_t n = 1;
+
+   while (n < x)
+      n *= 2;
+   return n;
+}
+
+void bw_batch_init(bw_core *c, uint32_t w, uint32_t stretch)
+{
+   uint64_t cap = pow2_at_least(2 * (uint64_t)w + stretch);
+   int p;
+
+   if (cap < 64)
+      cap = 64;
+   bw_core_init(c, w);
+   c->ring_mask = (uint32_t)cap - 1;
+   for (p = 0; p < BW_PATHS; p++) {
+      c->ring[p] = cs_alloc(cap * sizeof(uint32_t));
+      c->ring_nz[p] = cs_alloc(cap / 8);
+   }
+}
+
+/* The 64 "not zero" bits of the ring from unit u on (bit k: unit u+k). */
+static inline uint64_t ring_bits(const uint64_t *nz, uint32_t mask, uint64_t u)
+{
+   uint32_t i = ((uint32_t)u & mask) >> 6, off = (uint32_t)u & 63;
+   uint64_t lo = nz[i] >> off;
+
+   return off ? lo | nz[(i + 1) & (mask >> 6)] << (64 - off) : lo;
+}
+
+uint64_t bw_batch_next(const bw_core *c, int p, uint64_t u, uint64_t end)
+{
+   while (u < end) {
+      uint64_t bits = ring_bits(c->ring_nz[p], c->ring_mask, u);
+      if (bits) {
+         uint64_t x = u + (uint64_t)__builtin_ctzll(bits);
+         return x < end ? x : end;
+      }
+      u += 64;
+   }
+   return end;
+}
+
+/* Path p over units a .. e-1: the window sum changes only in a unit
+   whose bytes differ from those of the unit leaving (W before); a
+   leaving unit's slot is cleared (it will hold a later unit). */
+static void batch_path(bw_core *c, int p, uint64_t a, uint64_t e)
+{
+   bw_window *win = &c->win[p];
+   bw_hist *h = &c->hist[p];
+   uint32_t *r = c->ring[p], mask = c->ring_mask;
+   uint64_t *nz = c->ring_nz[p];
+   uint64_t s = win->sum, since = a, t, total = 0;
+
+   for (t = a; t < e; t += 64) {
+      uint64_t bits = ring_bits(nz, mask, t) | ring_bits(nz, mask, t - c->w);
+      if (e - t < 64)
+         bits &= (1ull << (e - t)) - 1;
+      for (; bits; bits &= bits - 1) {
+         uint64_t x = t + (uint64_t)__builtin_ctzll(bits);
+         uint32_t i = (uint32_t)x & mask, o = (uint32_t)(x - c->w) & mask;
+         uint32_t in = r[i], out = r[o];
+         total += in;
+         r[o] = 0;
+         nz[o >> 6] &= ~(1ull << (o & 63));
+         if (in == out)
+            continue;
+         if (x > since) {
+            if (h->run_n && h->run_v == s)
+               h->run_n += x - since;
+            else
+               bw_hist_add(h, s, x - since);
+         }
+         s = s + in - out;
+         since = x;
+      }
+   }
+   win->sum = s;
+   win->since = since;
+   bw__window_change(h, win, e);
+   c->total[p] += total;
+}
+
+void bw_batch_flush(bw_core *c, uint64_t end)
+{
+   int p;
+
+   if (end <= c->units)
+      return;
+   for (p = 0; p < BW_PATHS; p++)
+      batch_path(c, p, c->units, end);
+   c->units = end;
+   c->dirty = 0;
+}
+
+void bw_batch_finish(bw_core *c, uint64_t units)
+{
+   uint64_t end = units + c->w;
+   int p;
+
+   if (c->finished)
+      return;
+   bw_batch_flush(c, units);
+   bw__dominance_change(c, -2, 0, c->units);   /* as bw_finish */
+   /* the drain: nothing was added after `units` */
+   for (p = 0; p < BW_PATHS; p++)
+      batch_path(c, p, units, end);
+   c->finished = 1;
 }
 
 /* ------------------------------------------------------------------------
@@ -497,15 +618,6 @@ void bw_dirty_clear(bw_dirty *d)
 /* ------------------------------------------------------------------------
 ** All cores
 */
-
-static uint64_t pow2_at_least(uint64_t x)
-{
-   uint64_t n = 1;
-
-   while (n < x)
-      n *= 2;
-   return n;
-}
 
 /* ---- the overflow table: units holding BW_OVERFLOW granules or more ---- */
 

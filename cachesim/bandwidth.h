@@ -138,6 +138,11 @@ typedef struct {
    int       finished;
    bw_hist   hist[BW_PATHS];
    bw_hist   dom_hist[BW_DOM_PATHS];
+   /* batched (bw_batch_*; else NULL): per path, the bytes of every unit
+      from units - W on, and a bit per unit saying "not zero" */
+   uint32_t *ring[BW_PATHS];
+   uint64_t *ring_nz[BW_PATHS];
+   uint32_t  ring_mask;         /* ring size - 1 (a power of two) */
 } bw_core;
 
 void bw_core_init(bw_core *c, uint32_t w);
@@ -180,6 +185,42 @@ static inline int bw_close(bw_core *c, const bw_limits *lim, uint64_t all_rd,
 /* The W units after the last one (the window drains); the counts of
    the last dominance state.  Once. */
 void bw_finish(bw_core *c);
+
+/* ---- one core, batched ---------------------------------------------------------
+
+   Without limits (no dominance: each path's histogram is independent of
+   the others) the caller may instead add every unit's bytes where they
+   belong, bw_batch_add(c, p, u, bytes) for units u from c->units on
+   (in any order), and count a stretch of units at once: bw_batch_flush
+   walks each path's units whose bytes enter or leave the window (found
+   64 at a time in the "not zero" bits, so a path with bytes in few units
+   costs little) and counts the units between two changes at once.  The
+   histograms and totals are those of bw_close called once per unit. */
+void bw_batch_init(bw_core *c, uint32_t w, uint32_t stretch);
+static inline void bw_batch_add(bw_core *c, int p, uint64_t u, uint32_t bytes)
+{
+   uint32_t i = (uint32_t)u & c->ring_mask;
+
+   c->ring[p][i] += bytes;
+   c->ring_nz[p][i >> 6] |= 1ull << (i & 63);
+   c->dirty |= 1u << p;
+}
+/* Bytes may be added at units before this one (then flush). */
+static inline uint64_t bw_batch_limit(const bw_core *c)
+{
+   return c->units + c->ring_mask + 1 - c->w;
+}
+static inline uint32_t bw_batch_at(const bw_core *c, int p, uint64_t u)
+{
+   return c->ring[p][(uint32_t)u & c->ring_mask];
+}
+/* The first unit from u on, before end, with bytes on path p (else end);
+   units from c->units on. */
+uint64_t bw_batch_next(const bw_core *c, int p, uint64_t u, uint64_t end);
+/* Units c->units .. end-1 are closed (end < bw_batch_limit + 1). */
+void bw_batch_flush(bw_core *c, uint64_t end);
+/* Closes the units up to `units`, then the W after them (bw_finish). */
+void bw_batch_finish(bw_core *c, uint64_t units);
 
 /* ---- dirty D1 lines (the L1->LL write-backs) ---------------------------------- */
 

@@ -44,6 +44,11 @@
 
 cb_bw_thread *cb_bw_cur;
 UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line, cb_bw_d1_bits;
+Bool cb_bw_batched;
+ULong cb_bw_inv_events;
+
+/* Batched: the units of a stretch this long at most are counted at once */
+#define BATCH_STRETCH 4096
 
 static cb_bw_thread *threads;     /* VG_N_THREADS entries */
 static bw_limits limits;
@@ -178,6 +183,12 @@ void cb_bw_setup(cs_sim *first)
    while ((1u << cb_bw_d1_bits) < cb_bw_d1_line) cb_bw_d1_bits++;
    /* private caches: the cores made later copy it from the first */
    cs_set_d1_victim_observer(first, d1_victim, NULL);
+   /* Without limits each path's histogram is its own (no dominance): the
+    * units are counted in stretches (cachesim/bandwidth.h, "batched").
+    * Unit flop keeps closing unit by unit (an instruction closes as many
+    * units as it makes flops). */
+   cb_bw_batched = !lim && cb_clo.bandwidth_unit == BW_UNIT_INSTR;
+   cb_bw_inv_events = ((1ULL << 32) + cb_n_events - 1) / cb_n_events;
    threads = CB_MALLOC("cb.bw.threads", VG_N_THREADS * sizeof(cb_bw_thread));
    VG_(memset)(threads, 0, VG_N_THREADS * sizeof(cb_bw_thread));
    /* (the shared paths move whole LL lines) */
@@ -478,6 +489,10 @@ void cb_bw__advance(cb_bw_thread *t, UInt cost)
 static void end_group(cb_bw_thread *t)
 {
    if (!t->g_n) return;
+   if (cb_bw_batched) {            /* the units were counted at the start */
+      t->g_n = 0;
+      return;
+   }
    retire_to(t, t->g_n);
    t->g_n = 0;
 }
@@ -498,6 +513,91 @@ void cb_bw__group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
 }
 
 /*------------------------------------------------------------*/
+/*--- Batched units                                        ---*/
+/*------------------------------------------------------------*/
+
+/* The all-cores series get core units x .. end-1's bytes of the shared
+ * paths, at their aligned units (core unit + off). */
+static void batch_series_add(cb_bw_thread *t, ULong x, ULong end, ULong off)
+{
+   Int i;
+   for (i = 0; i < 2; i++) {
+      Int p = i ? BW_MEM_WR : BW_MEM_RD;
+      ULong u;
+      for (u = bw_batch_next(&t->core, p, x, end); u < end;
+           u = bw_batch_next(&t->core, p, u + 1, end))
+         bw_series_add(&all[i], u + off, bw_batch_at(&t->core, p, u));
+   }
+}
+
+/* The thread's units since the last flush are counted. For the shared
+ * paths this replays what closing them one by one did, in the same
+ * order: each unit's bytes enter the series, and after the unit that
+ * ends a 2^16 stretch of aligned units the finished units are final,
+ * and after the one that gets MAX_AHEAD units ahead of `final` the units
+ * up to MAX_AHEAD / 2 behind it are (close_unit_slow). No other thread
+ * runs meanwhile, so their clocks are as they were. */
+static void batch_flush(cb_bw_thread *t)
+{
+   bw_core *c = &t->core;
+   ULong end = t->b_next, x = c->units, off = t->clock - end;
+   while (x < end) {
+      ULong at = x + off;
+      ULong stretch_end = (at & ~0xffffULL) + 0x10000;
+      ULong ahead_end = all[0].final + MAX_AHEAD;
+      ULong ev = stretch_end < ahead_end ? stretch_end : ahead_end;
+      ULong stop;
+      if (ev <= at) ev = at + 1;
+      stop = ev - off < end ? ev - off : end;
+      batch_series_add(t, x, stop, off);
+      x = stop;
+      if (stop + off != ev) break;
+      t->clock = ev;                 /* (finalize_all reads it) */
+      if ((ev & 0xffff) == 0) finalize_all();
+      if (ev - all[0].final >= MAX_AHEAD) {
+         bw_series_final(&all[0], ev - MAX_AHEAD / 2);
+         bw_series_final(&all[1], ev - MAX_AHEAD / 2);
+      }
+   }
+   t->clock = end + off;
+   bw_batch_flush(c, end);
+}
+
+/* A fetch group starts: its n units are the next ones (the running
+ * group's instructions all execute); its flops are known. */
+void cb_bw__batch_group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
+{
+   const UChar *flops;
+   UInt k, stride;
+   t->g_n = 0;
+   if (!cb_cur.collect) return;
+   if (t->b_next + n > bw_batch_limit(&t->core)) batch_flush(t);
+   t->g_n = n;
+   t->g_cost0 = cost0;
+   t->g_unit0 = t->b_next;
+   t->b_next += n;
+   t->clock += n;
+   flops = cb_cur.bbcc->bb->bw_flops;
+   if (!flops) return;
+   flops += cost0 / cb_n_events;
+   stride = cb_cur.nonskipped ? 0 : cb_n_events;
+   for (k = 0; k < n; k++) {
+      UInt f = flops[k];
+      if (!f) continue;
+      slot0[k * stride + flop_pos] += f;
+      cb_cur.cost[flop_pos] += f;
+      bw_batch_add(&t->core, BW_FLOP, t->g_unit0 + k, f);
+   }
+}
+
+/* Before anything reads the series or moves the clock: the running
+ * thread's units are counted. */
+static void batch_sync(cb_bw_thread *t)
+{
+   if (cb_bw_batched && t) batch_flush(t);
+}
+
+/*------------------------------------------------------------*/
 /*--- Threads                                              ---*/
 /*------------------------------------------------------------*/
 
@@ -505,7 +605,8 @@ static cb_bw_thread *thread_of(ThreadId tid)
 {
    cb_bw_thread *t = &threads[tid];
    if (!t->made) {
-      bw_core_init(&t->core, cb_clo.bandwidth_window);
+      if (cb_bw_batched) bw_batch_init(&t->core, cb_clo.bandwidth_window, BATCH_STRETCH);
+      else bw_core_init(&t->core, cb_clo.bandwidth_window);
       bw_dirty_init(&t->dirty);
       t->made = True;
       t->live = True;
@@ -517,6 +618,7 @@ static cb_bw_thread *thread_of(ThreadId tid)
 void cb_bw_switch_thread(ThreadId tid)
 {
    if (!cb_clo.bandwidth) return;
+   batch_sync(cb_bw_cur);
    cb_bw_cur = thread_of(tid);
    finalize_all();
    realign(cb_bw_cur);
@@ -540,6 +642,7 @@ void cb_bw_thread_exit(ThreadId tid)
    if (!cb_clo.bandwidth || tid >= VG_N_THREADS || !threads[tid].made) return;
    t = &threads[tid];
    end_group(t);
+   batch_sync(t);
    t->live = False;
    finalize_all();
 }
@@ -550,7 +653,8 @@ void cb_bw_syscall(ThreadId tid, Bool entering)
    if (!cb_clo.bandwidth || tid >= VG_N_THREADS || !threads[tid].made) return;
    t = &threads[tid];
    if (entering) end_group(t);   /* its units close before it may block */
-   else realign(t);
+   batch_sync(t);                /* (and before realign moves its clock) */
+   if (!entering) realign(t);
 }
 
 /* A store of core t invalidated the other cores' copies of lines
@@ -704,7 +808,10 @@ void cb_bw_finish(const HChar *base)
          for (p = 0; p < BW_PATHS; p++) any |= th->core.open[p];
          if (any) close_unit_at_end(th);
       }
-      bw_finish(&th->core);
+      if (cb_bw_batched) {
+         batch_flush(th);
+         bw_batch_finish(&th->core, th->core.units);
+      } else bw_finish(&th->core);
       if (th->clock > units) units = th->clock;
    }
    bw_series_finish(&all[0], units);
