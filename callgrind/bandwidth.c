@@ -288,6 +288,7 @@ static void realign(cb_bw_thread *t)
 {
    ULong final = all[0].final;
    if (t->clock < final) t->clock = final;
+   t->b_off = t->clock - t->core.units;   /* (batched: all counted but the open) */
    t->all_sum[0] = t->clock ? bw_series_window(&all[0], t->clock - 1) : 0;
    t->all_sum[1] = t->clock ? bw_series_window(&all[1], t->clock - 1) : 0;
 }
@@ -530,17 +531,21 @@ static void batch_series_add(cb_bw_thread *t, ULong x, ULong end, ULong off)
    }
 }
 
-/* The thread's units since the last flush are counted. For the shared
- * paths this replays what closing them one by one did, in the same
- * order: each unit's bytes enter the series, and after the unit that
- * ends a 2^16 stretch of aligned units the finished units are final,
- * and after the one that gets MAX_AHEAD units ahead of `final` the units
- * up to MAX_AHEAD / 2 behind it are (close_unit_slow). No other thread
- * runs meanwhile, so their clocks are as they were. */
+/* The thread's closed units since the last flush are counted. For the
+ * shared paths this replays what closing them one by one did, in the
+ * same order: each unit's bytes enter the series, and after the unit
+ * that ends a 2^16 stretch of aligned units the finished units are
+ * final, and after the one that gets MAX_AHEAD units ahead of `final`
+ * the units up to MAX_AHEAD / 2 behind it are (close_unit_slow). No
+ * other thread runs meanwhile, so their clocks are as they were.
+ * Closed: unit by unit, the units of a running group from its last
+ * access's instruction on stay open until the group ends (a thread
+ * switched out there gets its clock realigned before they close). */
 static void batch_flush(cb_bw_thread *t)
 {
    bw_core *c = &t->core;
-   ULong end = t->b_next, x = c->units, off = t->clock - end;
+   ULong end = t->g_n ? t->g_unit0 + t->g_last_k : t->b_next;
+   ULong x = c->units, off = t->b_off;
    while (x < end) {
       ULong at = x + off;
       ULong stretch_end = (at & ~0xffffULL) + 0x10000;
@@ -575,8 +580,8 @@ void cb_bw__batch_group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
    t->g_n = n;
    t->g_cost0 = cost0;
    t->g_unit0 = t->b_next;
+   t->g_last_k = 0;
    t->b_next += n;
-   t->clock += n;
    flops = cb_cur.bbcc->bb->bw_flops;
    if (!flops) return;
    flops += cost0 / cb_n_events;

@@ -46,8 +46,12 @@ typedef struct cb_bw_thread {
    bw_dirty dirty;
    ULong   pending_wb;
    /* batched (cb_bw_batched): the core unit of the next group's first
-    * instruction, and the running group's first */
-   ULong   b_next, g_unit0;
+    * instruction, the running group's first, the aligned unit minus the
+    * core unit for the units not counted yet (clock: of the first of
+    * them), and the index in the group of the instruction of the last
+    * access (the units before it closed, as unit by unit) */
+   ULong   b_next, g_unit0, b_off;
+   UInt    g_last_k;
 } cb_bw_thread;
 
 /* cb_bw_cur, the line sizes, cb_bw__group and cb_bw__advance are
@@ -111,7 +115,9 @@ static inline void cb_bw_batch_data(cb_bw_thread *t, UInt cost, UWord size, unsi
                                     Bool is_write, Bool modify)
 {
    bw_core *c = &t->core;
-   ULong u = t->g_unit0 + (((ULong)(cost - t->g_cost0) * cb_bw_inv_events) >> 32);
+   UInt k = (UInt)(((ULong)(cost - t->g_cost0) * cb_bw_inv_events) >> 32);
+   ULong u = t->g_unit0 + k;
+   t->g_last_k = k;
    if (t->pending_wb) {              /* D1 victims of this access, dirty */
       bw_batch_add(c, BW_L1_WR, u, (UInt)t->pending_wb);
       t->pending_wb = 0;
