@@ -374,6 +374,7 @@ void bw_core_free(bw_core *c)
       if (c->ring[p]) {
          cs_free(c->ring[p]);
          cs_free(c->ring_nz[p]);
+         cs_free(c->sums[p]);
       }
       cs_free(c->win[p].qu);
       cs_free(c->win[p].qr);
@@ -412,7 +413,7 @@ static uint64_t pow2_at_least(uint64_t x)
 
 void bw_batch_init(bw_core *c, uint32_t w, uint32_t stretch)
 {
-   uint64_t cap = pow2_at_least(2 * (uint64_t)w + stretch);
+   uint64_t cap = pow2_at_least(2 * (uint64_t)w + stretch + BW_BATCH_LAG);
    int p;
 
    if (cap < 64)
@@ -422,6 +423,8 @@ void bw_batch_init(bw_core *c, uint32_t w, uint32_t stretch)
    for (p = 0; p < BW_PATHS; p++) {
       c->ring[p] = cs_alloc(cap * sizeof(uint32_t));
       c->ring_nz[p] = cs_alloc(cap / 8);
+      c->sums[p] = cs_alloc(64 * sizeof(uint64_t));
+      c->sums_from[p] = ~(uint64_t)0;
    }
 }
 
@@ -447,44 +450,241 @@ uint64_t bw_batch_next(const bw_core *c, int p, uint64_t u, uint64_t end)
    return end;
 }
 
+/* Bits set in x (no popcnt instruction assumed). */
+static inline unsigned bit_count(uint64_t x)
+{
+   x = x - ((x >> 1) & 0x5555555555555555ull);
+   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+   x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+   return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
+/* The "not zero" bits of the n <= 64 units from u on are cleared. */
+static inline void ring_bits_clear(uint64_t *nz, uint32_t mask, uint64_t u, uint64_t n)
+{
+   uint32_t i = ((uint32_t)u & mask) >> 6, off = (uint32_t)u & 63;
+   uint64_t m = n >= 64 ? ~0ull : (1ull << n) - 1;
+
+   nz[i] &= ~(m << off);
+   if (off && n > 64 - off)
+      nz[(i + 1) & (mask >> 6)] &= ~(m >> (64 - off));
+}
+
+/* A word in which at least this many units enter or leave bytes is
+   walked unit by unit (no bit search). */
+#define DENSE_WORD 20
+/* One unit's window sum s is counted: straight into the dense counts
+   (window sums in busy code change from unit to unit: a run would end
+   at once). */
+static inline void count_one(bw_hist *h, uint64_t s)
+{
+   if (s < h->dense_n)
+      h->dense[s]++;
+   else
+      bw_hist_add(h, s, 1);
+}
+
+/* A period is guessed from this many units repeating. */
+#define PERIOD_GUESS 16
+
+/* Four units' bytes at once (SSE2 on amd64; any GCC target otherwise),
+   at any 4-byte alignment. */
+typedef uint32_t bw_v4 __attribute__((vector_size(16), aligned(4)));
+
+/* Whether the n units at r[i..] hold the bytes of the n at r[j..]. */
+static int same_slots(const uint32_t *r, uint32_t i, uint32_t j, uint64_t n)
+{
+   bw_v4 diff4 = { 0, 0, 0, 0 };
+   uint32_t diff = 0;
+   uint64_t k = 0;
+
+   for (; k + 4 <= n; k += 4)
+      diff4 |= *(const bw_v4 *)(r + i + k) ^ *(const bw_v4 *)(r + j + k);
+   for (; k < n; k++)
+      diff |= r[i + k] ^ r[j + k];
+   return !(diff | diff4[0] | diff4[1] | diff4[2] | diff4[3]);
+}
+
+/* Whether the n units from x on have the bytes of the n from y on. */
+static int same_units(const uint32_t *r, uint32_t mask, uint64_t x, uint64_t y, uint64_t n)
+{
+   uint32_t i = (uint32_t)x & mask, j = (uint32_t)y & mask, diff = 0, k;
+
+   if (i + n <= mask + 1 && j + n <= mask + 1)
+      return same_slots(r, i, j, n);
+   for (k = 0; k < n; k++)
+      diff |= r[(i + k) & mask] ^ r[(j + k) & mask];
+   return !diff;
+}
+
+/* How many units from t on (before e, whole words of 64 or the rest)
+   repeat the bytes P units before them, entering and leaving. */
+static uint64_t periodic_units(const bw_core *c, const uint32_t *r, uint64_t t,
+                               uint64_t e, uint32_t P)
+{
+   uint64_t m = 0;
+
+   while (t + m < e) {
+      uint64_t n = e - t - m < 64 ? e - t - m : 64, x = t + m;
+      if (!same_units(r, c->ring_mask, x, x - P, n)
+          || !same_units(r, c->ring_mask, x - c->w, x - c->w - P, n))
+         break;
+      m += n;
+   }
+   return m;
+}
+
+/* The m units from t on repeat the sums of the P units before t (those
+   are valid in sums[], and s_(t-1) = s_(t-1-P)): counted, and the sums
+   of the last units noted. Returns s_(t+m-1). */
+static uint64_t repeat_sums(bw_hist *h, uint64_t *sums, uint64_t t, uint64_t m, uint32_t P)
+{
+   uint64_t vals[64], u;
+   uint32_t i;
+
+   for (i = 0; i < P; i++)
+      vals[i] = sums[(t - P + i) & 63];
+   for (i = 0; i < P && i < m; i++)
+      bw_hist_add(h, vals[i], (m - i + P - 1) / P);
+   for (u = t + m > 64 && t + m - 64 > t ? t + m - 64 : t; u < t + m; u++)
+      sums[u & 63] = vals[(u - t) % P];
+   return vals[(m - 1) % P];
+}
+
+/* The bytes of the m units from t on, which repeat the P before t. */
+static uint64_t periodic_bytes(const uint32_t *r, uint32_t mask, uint64_t t, uint64_t m,
+                               uint32_t P)
+{
+   uint64_t sum = 0;
+   uint32_t i;
+
+   for (i = 0; i < P && i < m; i++)
+      sum += (uint64_t)r[(uint32_t)(t - P + i) & mask] * ((m - i + P - 1) / P);
+   return sum;
+}
+
+/* A period P < 64 the PERIOD_GUESS units up to x repeat, or 0; only
+   units from `low` on are looked at (the slots before are cleared). */
+static uint32_t guess_period(const uint32_t *r, uint32_t mask, uint64_t x, uint64_t low)
+{
+   uint32_t P, j;
+
+   for (P = 1; P < 64; P++) {
+      if (x + 1 < low + PERIOD_GUESS + P)
+         return 0;
+      for (j = 0; j < PERIOD_GUESS; j++)
+         if (r[(uint32_t)(x - j) & mask] != r[(uint32_t)(x - j - P) & mask])
+            break;
+      if (j == PERIOD_GUESS)
+         return P;
+   }
+   return 0;
+}
+
+/* The slots of units from .. to-1 are cleared (they left the window). */
+static void clear_units(bw_core *c, int p, uint64_t from, uint64_t to)
+{
+   uint32_t *r = c->ring[p], mask = c->ring_mask;
+   uint64_t *nz = c->ring_nz[p], u;
+
+   if (BW_BATCH_DENSE(p)) {
+      while (from < to) {           /* contiguous parts of the ring */
+         uint32_t i = (uint32_t)from & mask, k = 0;
+         uint64_t n = to - from;
+         const bw_v4 zero = { 0, 0, 0, 0 };
+         if (n > mask + 1 - i)
+            n = mask + 1 - i;
+         for (; k + 4 <= n; k += 4)
+            *(bw_v4 *)(r + i + k) = zero;
+         for (; k < n; k++)
+            r[i + k] = 0;
+         from += n;
+      }
+      return;
+   }
+   for (u = from; u < to; u += 64) {
+      uint64_t n = to - u < 64 ? to - u : 64, bits = ring_bits(nz, mask, u);
+      if (n < 64)
+         bits &= (1ull << n) - 1;
+      for (; bits; bits &= bits - 1)
+         r[(uint32_t)(u + (uint64_t)__builtin_ctzll(bits)) & mask] = 0;
+      ring_bits_clear(nz, mask, u, n);
+   }
+}
+
 /* Path p over units a .. e-1: the window sum changes only in a unit
-   whose bytes differ from those of the unit leaving (W before); a
-   leaving unit's slot is cleared (it will hold a later unit). */
+   whose bytes differ from those of the unit leaving (W before).  A word
+   of 64 units with few such is searched by its bits, the units between
+   two changes counted at once; a busy word (or a BW_BATCH_DENSE path)
+   is a run of repeating units (bandwidth.h), or walked unit by unit. */
 static void batch_path(bw_core *c, int p, uint64_t a, uint64_t e)
 {
    bw_window *win = &c->win[p];
    bw_hist *h = &c->hist[p];
-   uint32_t *r = c->ring[p], mask = c->ring_mask;
-   uint64_t *nz = c->ring_nz[p];
+   uint32_t *r = c->ring[p], mask = c->ring_mask, w = c->w;
+   uint64_t *nz = c->ring_nz[p], *sums = c->sums[p];
    uint64_t s = win->sum, since = a, t, total = 0;
+   uint64_t low = a > w + BW_BATCH_LAG ? a - w - BW_BATCH_LAG : 0;
+   int dense = BW_BATCH_DENSE(p);
 
-   for (t = a; t < e; t += 64) {
-      uint64_t bits = ring_bits(nz, mask, t) | ring_bits(nz, mask, t - c->w);
-      if (e - t < 64)
-         bits &= (1ull << (e - t)) - 1;
-      for (; bits; bits &= bits - 1) {
-         uint64_t x = t + (uint64_t)__builtin_ctzll(bits);
-         uint32_t i = (uint32_t)x & mask, o = (uint32_t)(x - c->w) & mask;
-         uint32_t in = r[i], out = r[o];
-         total += in;
-         r[o] = 0;
-         nz[o >> 6] &= ~(1ull << (o & 63));
-         if (in == out)
-            continue;
-         if (x > since) {
-            if (h->run_n && h->run_v == s)
-               h->run_n += x - since;
-            else
-               bw_hist_add(h, s, x - since);
-         }
-         s = s + in - out;
-         since = x;
+   for (t = a; t < e;) {
+      uint64_t n = e - t < 64 ? e - t : 64, bits = 0, k, m;
+      uint32_t P = c->period[p];
+      if (!dense) {
+         bits = ring_bits(nz, mask, t) | ring_bits(nz, mask, t - w);
+         if (n < 64)
+            bits &= (1ull << n) - 1;
       }
+      if (!dense && bit_count(bits) < DENSE_WORD) {
+         for (; bits; bits &= bits - 1) {
+            uint64_t x = t + (uint64_t)__builtin_ctzll(bits);
+            uint32_t in = r[(uint32_t)x & mask], out = r[(uint32_t)(x - w) & mask];
+            total += in;
+            if (in == out)
+               continue;
+            if (x > since) {
+               if (h->run_n && h->run_v == s)
+                  h->run_n += x - since;
+               else
+                  bw_hist_add(h, s, x - since);
+            }
+            s = s + in - out;
+            since = x;
+         }
+         c->sums_from[p] = ~(uint64_t)0;     /* (not noted) */
+         t += n;
+         continue;
+      }
+      if (t > since)
+         bw_hist_add(h, s, t - since);
+      if (P && t > P && c->sums_from[p] <= t - 1 - P && sums[(t - 1 - P) & 63] == s
+          && (m = periodic_units(c, r, t, e, P)) > 0) {
+         s = repeat_sums(h, sums, t, m, P);
+         total += periodic_bytes(r, mask, t, m, P);
+         t += m;
+         since = t;
+         continue;
+      }
+      for (k = 0; k < n; k++) {
+         uint32_t in = r[(uint32_t)(t + k) & mask], out = r[(uint32_t)(t + k - w) & mask];
+         total += in;
+         s = s + in - out;
+         sums[(t + k) & 63] = s;
+         count_one(h, s);
+      }
+      if (c->sums_from[p] > t)
+         c->sums_from[p] = t;
+      t += n;
+      since = t;
+      c->period[p] = guess_period(r, mask, t - 1, low);
    }
    win->sum = s;
    win->since = since;
    bw__window_change(h, win, e);
    c->total[p] += total;
+   /* the units that left, BW_BATCH_LAG late */
+   if (e > w + BW_BATCH_LAG)
+      clear_units(c, p, low, e - w - BW_BATCH_LAG);
 }
 
 void bw_batch_flush(bw_core *c, uint64_t end)

@@ -143,6 +143,11 @@ typedef struct {
    uint32_t *ring[BW_PATHS];
    uint64_t *ring_nz[BW_PATHS];
    uint32_t  ring_mask;         /* ring size - 1 (a power of two) */
+   /* the window sums of the last 64 units (by unit % 64), valid from
+      unit sums_from on; a period the path's bytes repeat with, or 0 */
+   uint64_t *sums[BW_PATHS];
+   uint64_t  sums_from[BW_PATHS];
+   uint32_t  period[BW_PATHS];
 } bw_core;
 
 void bw_core_init(bw_core *c, uint32_t w);
@@ -194,28 +199,38 @@ void bw_finish(bw_core *c);
    (in any order), and count a stretch of units at once: bw_batch_flush
    walks each path's units whose bytes enter or leave the window (found
    64 at a time in the "not zero" bits, so a path with bytes in few units
-   costs little) and counts the units between two changes at once.  The
-   histograms and totals are those of bw_close called once per unit. */
+   costs little) and counts the units between two changes at once.  A
+   loop's units repeat their bytes with a period P: where the entering
+   and the leaving units both repeat those P units before them and the
+   window sum does too, every later sum repeats too, so such a run of
+   units is checked (compares, no histogram) and counted as repetitions
+   of P sums.  The histograms and totals are those of bw_close called
+   once per unit.  (A leaving unit's slot is cleared BW_BATCH_LAG units
+   late: the check looks P units behind the leaving one.) */
+#define BW_BATCH_LAG 64u
 void bw_batch_init(bw_core *c, uint32_t w, uint32_t stretch);
+/* The paths with bytes in most units of most code (loads, stores) keep
+   no "not zero" bits: their units are walked one by one. */
+#define BW_BATCH_DENSE(p) ((p) == BW_CORE_RD || (p) == BW_CORE_WR)
 static inline void bw_batch_add(bw_core *c, int p, uint64_t u, uint32_t bytes)
 {
    uint32_t i = (uint32_t)u & c->ring_mask;
 
    c->ring[p][i] += bytes;
-   c->ring_nz[p][i >> 6] |= 1ull << (i & 63);
-   c->dirty |= 1u << p;
+   if (!BW_BATCH_DENSE(p))
+      c->ring_nz[p][i >> 6] |= 1ull << (i & 63);
 }
 /* Bytes may be added at units before this one (then flush). */
 static inline uint64_t bw_batch_limit(const bw_core *c)
 {
-   return c->units + c->ring_mask + 1 - c->w;
+   return c->units + c->ring_mask + 1 - c->w - BW_BATCH_LAG;
 }
 static inline uint32_t bw_batch_at(const bw_core *c, int p, uint64_t u)
 {
    return c->ring[p][(uint32_t)u & c->ring_mask];
 }
 /* The first unit from u on, before end, with bytes on path p (else end);
-   units from c->units on. */
+   units from c->units on; not for a BW_BATCH_DENSE path. */
 uint64_t bw_batch_next(const bw_core *c, int p, uint64_t u, uint64_t end);
 /* Units c->units .. end-1 are closed (end < bw_batch_limit + 1). */
 void bw_batch_flush(bw_core *c, uint64_t end);

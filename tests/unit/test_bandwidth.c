@@ -251,6 +251,8 @@ static void run_batch(long T, uint32_t w, uint32_t stretch, int kind)
       /* bw_batch_next finds exactly the units with bytes */
       for (p = 0; p < BW_PATHS; p++) {
          long x = (long)b.units;
+         if (BW_BATCH_DENSE(p))
+            continue;
          for (t = (long)b.units; t < nxt; t++)
             if (btrace[t][p]) {
                x = (long)bw_batch_next(&b, p, (uint64_t)x, (uint64_t)nxt);
