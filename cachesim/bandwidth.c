@@ -1063,8 +1063,13 @@ static void series_step(bw_series *s, uint64_t u, int count)
    uint64_t v = bw_series_at(s, u);
 
    if (u >= s->w) {
-      s->sum -= bw_series_at(s, u - s->w);
-      series_clear(s, u - s->w);
+      uint64_t o = u - s->w;
+      bw_chunk *c = chunk_of(s, o);
+      uint32_t i = (uint32_t)(o % BW_CHUNK);
+      if (c && c->n[i]) {
+         s->sum -= bw_series_at(s, o);
+         series_clear(s, o);
+      }
    }
    s->sum += v;
    if (count)

@@ -584,7 +584,7 @@ void cb_bw__batch_group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
    t->b_next += n;
    flops = cb_cur.bbcc->bb->bw_flops;
    if (!flops) return;
-   flops += cost0 / cb_n_events;
+   flops += ((ULong)cost0 * cb_bw_inv_events) >> 32;   /* cost0 / events */
    stride = cb_cur.nonskipped ? 0 : cb_n_events;
    for (k = 0; k < n; k++) {
       UInt f = flops[k];
