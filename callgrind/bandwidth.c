@@ -244,11 +244,23 @@ static UInt flops_of_expr(const IRExpr *e)
    }
 }
 
+/* A block's flops: a byte per instruction, then a bit per instruction
+ * saying "has flops" (words of 64 after the bytes rounded up to 8), so
+ * that a fetch group finds its few instructions with flops at once. Made
+ * at the block's first flop: a block without any has none (NULL). */
+static SizeT flops_bytes(const BB *bb)
+{
+   return ((bb->instr_count + 7) & ~7u) + 8 * ((bb->instr_count + 63) / 64);
+}
+
+static ULong *flop_bits(const BB *bb)
+{
+   return (ULong *)(bb->bw_flops + ((bb->instr_count + 7) & ~7u));
+}
+
 void cb_bw_bb_begin(BB *bb)
 {
-   if (!bb->bw_flops)
-      bb->bw_flops = cb_mem_alloc(CB_MEM_BBS, "cb.bw.flops", bb->instr_count);
-   VG_(memset)(bb->bw_flops, 0, bb->instr_count);
+   if (bb->bw_flops) VG_(memset)(bb->bw_flops, 0, flops_bytes(bb));   /* retranslated */
 }
 
 /* Flat IR: an operation is the whole right side of a WrTmp. */
@@ -258,8 +270,23 @@ void cb_bw_stmt(BB *bb, Int instr, IRStmt *st)
    if (st->tag != Ist_WrTmp || instr < 0) return;
    f = flops_of_expr(st->Ist.WrTmp.data);
    if (!f) return;
+   if (!bb->bw_flops) {
+      bb->bw_flops = cb_mem_alloc(CB_MEM_BBS, "cb.bw.flops", flops_bytes(bb));
+      VG_(memset)(bb->bw_flops, 0, flops_bytes(bb));
+   }
    sum = bb->bw_flops[instr] + f;
    bb->bw_flops[instr] = sum > 255 ? 255 : sum;
+   flop_bits(bb)[instr / 64] |= 1ULL << (instr % 64);
+}
+
+/* The "has flops" bits of the n <= 64 instructions from k on. */
+static ULong flop_bits_of(const BB *bb, UInt k, UInt n)
+{
+   const ULong *w = flop_bits(bb);
+   UInt i = k / 64, off = k % 64;
+   ULong bits = w[i] >> off;
+   if (off && i + 1 < (bb->instr_count + 63) / 64) bits |= w[i + 1] << (64 - off);
+   return n >= 64 ? bits : bits & ((1ULL << n) - 1);
 }
 
 /*------------------------------------------------------------*/
@@ -572,8 +599,9 @@ static void batch_flush(cb_bw_thread *t)
  * group's instructions all execute); its flops are known. */
 void cb_bw__batch_group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
 {
-   const UChar *flops;
-   UInt k, stride;
+   const BB *bb;
+   UInt k0, stride, base;
+   ULong bits;
    t->g_n = 0;
    if (!cb_cur.collect) return;
    if (t->b_next + n > bw_batch_limit(&t->core)) batch_flush(t);
@@ -582,17 +610,17 @@ void cb_bw__batch_group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
    t->g_unit0 = t->b_next;
    t->g_last_k = 0;
    t->b_next += n;
-   flops = cb_cur.bbcc->bb->bw_flops;
-   if (!flops) return;
-   flops += ((ULong)cost0 * cb_bw_inv_events) >> 32;   /* cost0 / events */
+   bb = cb_cur.bbcc->bb;
+   if (!bb->bw_flops) return;
+   k0 = (UInt)(((ULong)cost0 * cb_bw_inv_events) >> 32);   /* cost0 / events */
    stride = cb_cur.nonskipped ? 0 : cb_n_events;
-   for (k = 0; k < n; k++) {
-      UInt f = flops[k];
-      if (!f) continue;
-      slot0[k * stride + flop_pos] += f;
-      cb_cur.cost[flop_pos] += f;
-      bw_batch_add(&t->core, BW_FLOP, t->g_unit0 + k, f);
-   }
+   for (base = 0; base < n; base += 64)   /* (a group of an I1 line > 64 bytes) */
+      for (bits = flop_bits_of(bb, k0 + base, n - base); bits; bits &= bits - 1) {
+         UInt k = base + __builtin_ctzll(bits), f = bb->bw_flops[k0 + k];
+         slot0[k * stride + flop_pos] += f;
+         cb_cur.cost[flop_pos] += f;
+         bw_batch_add(&t->core, BW_FLOP, t->g_unit0 + k, f);
+      }
 }
 
 /* Before anything reads the series or moves the clock: the running

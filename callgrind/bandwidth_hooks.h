@@ -111,8 +111,9 @@ static inline void cb_bw_store(cb_bw_thread *t, Addr a, UWord size, unsigned r)
 /* Batched: the access's bytes go to its instruction's unit (the group's
  * first unit + its index in the group: cost offsets are instruction *
  * events apart; a multiplication by the inverse, no division). */
-static inline void cb_bw_batch_data(cb_bw_thread *t, UInt cost, UWord size, unsigned r,
-                                    Bool is_write, Bool modify)
+static inline __attribute__((always_inline))
+void cb_bw_batch_data(cb_bw_thread *t, UInt cost, UWord size, unsigned r,
+                      Bool is_write, Bool modify)
 {
    bw_core *c = &t->core;
    UInt k = (UInt)(((ULong)(cost - t->g_cost0) * cb_bw_inv_events) >> 32);
@@ -155,6 +156,17 @@ static inline void cb_bw_data(UInt cost, Addr a, UWord size, unsigned r,
       if (modify) { open[BW_CORE_RD] += size; t->core.dirty |= 1u << BW_CORE_RD; }
    } else { open[BW_CORE_RD] += size; t->core.dirty |= 1u << BW_CORE_RD; }
    cb_bw_misses(t, r, cb_bw_d1_line);
+}
+
+/* cb_bw_data when batched (the counted replay's: sim_replay.c). */
+static inline __attribute__((always_inline))
+void cb_bw_batched_access(UInt cost, Addr a, UWord size, unsigned r, Bool is_write,
+                          Bool modify)
+{
+   cb_bw_thread *t = cb_bw_cur;
+   if (is_write) cb_bw_store(t, a, size, r);
+   if (!t->g_n) { t->pending_wb = 0; return; }
+   cb_bw_batch_data(t, cost, size, r, is_write, modify);
 }
 
 #endif

@@ -219,7 +219,8 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
          else if (!hit) r = data_not_mru(c, i, a[i]);
          else if (cores && write && !cb_cores_store_hit_quiet(hot, code, a[i], c->acc[i].size))
             r = data_coherence(c, i, a[i], 0);
-         if (bw) cb_bw_data(c->acc[i].cost, a[i], c->acc[i].size, r, write, c->acc[i].modify);
+         if (bw) cb_bw_batched_access(c->acc[i].cost, a[i], c->acc[i].size, r, write,
+                                      c->acc[i].modify);
          if (lat && (r || cb_lat_hit_matters(&watch[li], a[i])))
             cb_lat_after_index(li, a[i], r, cb_cost_base + c->acc[i].cost);
          n_dw += write;
