@@ -593,25 +593,21 @@ static void batch_flush(cb_bw_thread *t)
    }
    t->clock = end + off;
    bw_batch_flush(c, end);
+   t->b_limit = bw_batch_limit(c);
 }
 
-/* A fetch group starts: its n units are the next ones (the running
- * group's instructions all execute); its flops are known. */
-void cb_bw__batch_group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
+void cb_bw__batch_flush(cb_bw_thread *t)
 {
-   const BB *bb;
+   batch_flush(t);
+}
+
+/* The running group's flops (its block has some): their events, and
+ * their units' flop path. */
+void cb_bw__group_flops(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
+{
+   const BB *bb = cb_cur.bbcc->bb;
    UInt k0, stride, base;
    ULong bits;
-   t->g_n = 0;
-   if (!cb_cur.collect) return;
-   if (t->b_next + n > bw_batch_limit(&t->core)) batch_flush(t);
-   t->g_n = n;
-   t->g_cost0 = cost0;
-   t->g_unit0 = t->b_next;
-   t->g_last_k = 0;
-   t->b_next += n;
-   bb = cb_cur.bbcc->bb;
-   if (!bb->bw_flops) return;
    k0 = (UInt)(((ULong)cost0 * cb_bw_inv_events) >> 32);   /* cost0 / events */
    stride = cb_cur.nonskipped ? 0 : cb_n_events;
    for (base = 0; base < n; base += 64)   /* (a group of an I1 line > 64 bytes) */
@@ -640,6 +636,7 @@ static cb_bw_thread *thread_of(ThreadId tid)
    if (!t->made) {
       if (cb_bw_batched) bw_batch_init(&t->core, cb_clo.bandwidth_window, BATCH_STRETCH);
       else bw_core_init(&t->core, cb_clo.bandwidth_window);
+      t->b_limit = cb_bw_batched ? bw_batch_limit(&t->core) : 0;
       bw_dirty_init(&t->dirty);
       t->made = True;
       t->live = True;

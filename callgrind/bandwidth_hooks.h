@@ -51,6 +51,7 @@ typedef struct cb_bw_thread {
     * them), and the index in the group of the instruction of the last
     * access (the units before it closed, as unit by unit) */
    ULong   b_next, g_unit0, b_off;
+   ULong   b_limit;        /* groups end before it (else count first) */
    UInt    g_last_k;
 } cb_bw_thread;
 
@@ -83,14 +84,29 @@ static inline void cb_bw_batch_misses(cb_bw_thread *t, unsigned r, UInt l1, ULon
    if (r & CS_LL_DIRTY_MISS) bw_batch_add(c, BW_MEM_WR, u, cb_bw_ll_line);
 }
 
+/* Batched: a fetch group starts: its n units are the next ones (the
+ * running group's instructions all execute); its flops are known. */
+static inline void cb_bw_batch_group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0,
+                                     unsigned r)
+{
+   if (UNLIKELY(!cb_cur.collect)) { t->g_n = 0; return; }
+   if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
+   t->g_n = n;
+   t->g_cost0 = cost0;
+   t->g_unit0 = t->b_next;
+   t->g_last_k = 0;
+   t->b_next += n;
+   if (UNLIKELY(cb_cur.bbcc->bb->bw_flops != NULL)) cb_bw__group_flops(t, cost0, n, slot0);
+   cb_bw_batch_misses(t, r, cb_bw_i1_line, t->g_unit0);
+}
+
 /* A fetch group of n instructions from cost offset cost0 (slot0: the
  * first one's cost slot) was fetched with I1 result r. */
 static inline void cb_bw_fetch(UInt cost0, UInt n, ULong *slot0, unsigned r)
 {
    cb_bw_thread *t = cb_bw_cur;
    if (cb_bw_batched) {
-      cb_bw__batch_group(t, cost0, n, slot0);
-      if (t->g_n) cb_bw_batch_misses(t, r, cb_bw_i1_line, t->g_unit0);
+      cb_bw_batch_group(t, cost0, n, slot0, r);
       return;
    }
    cb_bw__group(t, cost0, n, slot0);
