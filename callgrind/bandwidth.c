@@ -606,17 +606,24 @@ void cb_bw__batch_flush(cb_bw_thread *t)
 void cb_bw__group_flops(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
 {
    const BB *bb = cb_cur.bbcc->bb;
-   UInt k0, stride, base;
-   ULong bits;
-   k0 = (UInt)(((ULong)cost0 * cb_bw_inv_events) >> 32);   /* cost0 / events */
-   stride = cb_cur.nonskipped ? 0 : cb_n_events;
-   for (base = 0; base < n; base += 64)   /* (a group of an I1 line > 64 bytes) */
+   UInt k0 = (UInt)(((ULong)cost0 * cb_bw_inv_events) >> 32);   /* cost0 / events */
+   UInt stride = cb_cur.nonskipped ? 0 : cb_n_events, base;
+   const UChar *flops = bb->bw_flops + k0;
+   /* (locals: the slots' stores cannot move them) */
+   UInt *ring = t->core.ring[BW_FLOP], mask = t->core.ring_mask;
+   uint64_t *nz = t->core.ring_nz[BW_FLOP];
+   ULong *pos = slot0 + flop_pos, u0 = t->g_unit0, sum = 0;
+   for (base = 0; base < n; base += 64) {  /* (a group of an I1 line > 64 bytes) */
+      ULong bits;
       for (bits = flop_bits_of(bb, k0 + base, n - base); bits; bits &= bits - 1) {
-         UInt k = base + __builtin_ctzll(bits), f = bb->bw_flops[k0 + k];
-         slot0[k * stride + flop_pos] += f;
-         cb_cur.cost[flop_pos] += f;
-         bw_batch_add(&t->core, BW_FLOP, t->g_unit0 + k, f);
+         UInt k = base + __builtin_ctzll(bits), f = flops[k], i = (UInt)(u0 + k) & mask;
+         pos[k * stride] += f;
+         sum += f;
+         ring[i] += f;
+         nz[i >> 6] |= 1ULL << (i & 63);
       }
+   }
+   cb_cur.cost[flop_pos] += sum;
 }
 
 /* Before anything reads the series or moves the clock: the running
