@@ -581,6 +581,28 @@ static uint32_t guess_period(const uint32_t *r, uint32_t mask, uint64_t x, uint6
    return 0;
 }
 
+/* After a walked word ending at unit x: a new period, now and then.  A
+   guess is tried again at once after a jump (the period was right), and
+   after a failed one at longer and longer intervals (up to 64 words). */
+static void next_guess(bw_core *c, int p, const uint32_t *r, uint64_t x, uint64_t low)
+{
+   uint32_t P;
+
+   if (c->guess_in[p]) {
+      c->guess_in[p]--;
+      return;
+   }
+   P = guess_period(r, c->ring_mask, x, low);
+   if (P && P != c->period[p]) {
+      c->period[p] = P;
+      c->guess_wait[p] = 0;
+      return;
+   }
+   c->period[p] = P;
+   c->guess_wait[p] = c->guess_wait[p] ? (c->guess_wait[p] * 2 > 64 ? 64 : c->guess_wait[p] * 2) : 1;
+   c->guess_in[p] = c->guess_wait[p];
+}
+
 /* The slots of units from .. to-1 are cleared (they left the window). */
 static void clear_units(bw_core *c, int p, uint64_t from, uint64_t to)
 {
@@ -660,6 +682,7 @@ static void batch_path(bw_core *c, int p, uint64_t a, uint64_t e)
       if (P && t > P && c->sums_from[p] <= t - 1 - P && sums[(t - 1 - P) & 63] == s
           && (m = periodic_units(c, r, t, e, P)) > 0) {
          s = repeat_sums(h, sums, t, m, P);
+         c->guess_wait[p] = c->guess_in[p] = 0;
          total += periodic_bytes(r, mask, t, m, P);
          t += m;
          since = t;
@@ -676,7 +699,7 @@ static void batch_path(bw_core *c, int p, uint64_t a, uint64_t e)
          c->sums_from[p] = t;
       t += n;
       since = t;
-      c->period[p] = guess_period(r, mask, t - 1, low);
+      next_guess(c, p, r, t - 1, low);
    }
    win->sum = s;
    win->since = since;

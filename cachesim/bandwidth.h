@@ -148,6 +148,9 @@ typedef struct {
    uint64_t *sums[BW_PATHS];
    uint64_t  sums_from[BW_PATHS];
    uint32_t  period[BW_PATHS];
+   /* words walked before the next guess of a period, and the wait after
+      a failed one (doubling: code without a loop stops paying for it) */
+   uint32_t  guess_in[BW_PATHS], guess_wait[BW_PATHS];
 } bw_core;
 
 void bw_core_init(bw_core *c, uint32_t w);
