@@ -583,7 +583,7 @@ static uint32_t guess_period(const uint32_t *r, uint32_t mask, uint64_t x, uint6
 
 /* After a walked word ending at unit x: a new period, now and then.  A
    guess is tried again at once after a jump (the period was right), and
-   after a failed one at longer and longer intervals (up to 64 words). */
+   after a failed one at longer and longer intervals (up to 1024 words). */
 static void next_guess(bw_core *c, int p, const uint32_t *r, uint64_t x, uint64_t low)
 {
    uint32_t P;
@@ -599,7 +599,7 @@ static void next_guess(bw_core *c, int p, const uint32_t *r, uint64_t x, uint64_
       return;
    }
    c->period[p] = P;
-   c->guess_wait[p] = c->guess_wait[p] ? (c->guess_wait[p] * 2 > 64 ? 64 : c->guess_wait[p] * 2) : 1;
+   c->guess_wait[p] = c->guess_wait[p] ? (c->guess_wait[p] * 2 > 1024 ? 1024 : c->guess_wait[p] * 2) : 1;
    c->guess_in[p] = c->guess_wait[p];
 }
 

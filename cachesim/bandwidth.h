@@ -149,7 +149,8 @@ typedef struct {
    uint64_t  sums_from[BW_PATHS];
    uint32_t  period[BW_PATHS];
    /* words walked before the next guess of a period, and the wait after
-      a failed one (doubling: code without a loop stops paying for it) */
+      a failed one (doubling up to 1024: code without loops stops paying
+      for guesses) */
    uint32_t  guess_in[BW_PATHS], guess_wait[BW_PATHS];
 } bw_core;
 
