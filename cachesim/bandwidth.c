@@ -473,17 +473,6 @@ static inline void ring_bits_clear(uint64_t *nz, uint32_t mask, uint64_t u, uint
 /* A word in which at least this many units enter or leave bytes is
    walked unit by unit (no bit search). */
 #define DENSE_WORD 20
-/* One unit's window sum s is counted: straight into the dense counts
-   (window sums in busy code change from unit to unit: a run would end
-   at once). */
-static inline void count_one(bw_hist *h, uint64_t s)
-{
-   if (s < h->dense_n)
-      h->dense[s]++;
-   else
-      bw_hist_add(h, s, 1);
-}
-
 /* A period is guessed from this many units repeating. */
 #define PERIOD_GUESS 16
 
@@ -688,12 +677,23 @@ static void batch_path(bw_core *c, int p, uint64_t a, uint64_t e)
          since = t;
          continue;
       }
-      for (k = 0; k < n; k++) {
-         uint32_t in = r[(uint32_t)(t + k) & mask], out = r[(uint32_t)(t + k - w) & mask];
-         total += in;
-         s = s + in - out;
-         sums[(t + k) & 63] = s;
-         count_one(h, s);
+      {
+         /* (the counts in locals: the stores could change h's fields) */
+         uint64_t *dense_counts = h->dense;
+         uint32_t dense_n = h->dense_n;
+         for (k = 0; k < n; k++) {
+            uint32_t in = r[(uint32_t)(t + k) & mask], out = r[(uint32_t)(t + k - w) & mask];
+            total += in;
+            s = s + in - out;
+            sums[(t + k) & 63] = s;
+            if (s < dense_n) {
+               dense_counts[s]++;
+               continue;
+            }
+            bw_hist_add(h, s, 1);
+            dense_counts = h->dense;
+            dense_n = h->dense_n;
+         }
       }
       if (c->sums_from[p] > t)
          c->sums_from[p] = t;
