@@ -1138,17 +1138,18 @@ void bw_series_final(bw_series *s, uint64_t upto)
          s->final = u + 1;
          continue;
       }
-      bits = change_bits(s, u, n);
-      if (!bits) {
-         bw_hist_add(&s->hist, s->sum, n);
-         s->final = u + n;
-         continue;
+      /* (a step clears only the bit of the unit leaving at it: the
+         other bits of the word stay right) */
+      for (bits = change_bits(s, u, n); bits; bits &= bits - 1) {
+         uint64_t x = u + (uint64_t)__builtin_ctzll(bits);
+         if (x > s->final)
+            bw_hist_add(&s->hist, s->sum, x - s->final);
+         series_step(s, x, 1);
+         s->final = x + 1;
       }
-      n = (uint64_t)__builtin_ctzll(bits);
-      if (n)
-         bw_hist_add(&s->hist, s->sum, n);
-      series_step(s, u + n, 1);
-      s->final = u + n + 1;
+      if (u + n > s->final)
+         bw_hist_add(&s->hist, s->sum, u + n - s->final);
+      s->final = u + n;
    }
    release_chunks(s);
 }
