@@ -29,7 +29,10 @@
 **    compare, exact for integer s_p.
 **
 ** Units closed without any byte cost the same as others: the caller
-** closes one unit per time unit, so the time axis is exact.
+** closes one unit per time unit, so the time axis is exact.  Without
+** limits the caller may instead add each unit's bytes at their unit and
+** count stretches of units at once (bw_batch_*, below): the same
+** histograms and totals.
 **
 ** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */

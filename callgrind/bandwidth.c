@@ -35,6 +35,18 @@
  *  - Events (only with limits, while collecting): for each path with a
  *    limit, the units it dominated (BwCr ... BwMwA), and the units at
  *    peak (BwPk), charged to the instruction of the unit; Flop always.
+ *  - Batched (no limits, unit instr: cb_bw_batched): no unit is closed
+ *    one by one. A fetch group's units are its instructions, numbered at
+ *    its start; the hooks add each access's bytes at its instruction's
+ *    unit (cachesim/bandwidth.h, "batched"), and the units are counted
+ *    in stretches (batch_flush: when the ring is full, and before
+ *    anything reads the clocks or the series: a thread switch, a system
+ *    call, an exit, the end). The flush replays for the shared paths what
+ *    closing the units one by one did, in the same order (the series
+ *    adds, the 2^16-unit finalization, MAX_AHEAD), and keeps open, as that
+ *    did, the units of a running group from its last access's
+ *    instruction on. The deferred simulation's counted replay calls the
+ *    hooks (sim_replay.c). The output is the same byte for byte.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */

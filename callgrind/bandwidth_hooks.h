@@ -9,6 +9,9 @@
  * group makes an access or when the next group starts. So each unit
  * gets exactly the bytes of its instruction, as with one call per
  * instruction, and the dominance events go to that instruction's cost.
+ * Batched (cb_bw_batched, bandwidth.c): the group's units are numbered
+ * at its start and an access's bytes go straight to its instruction's
+ * unit; nothing closes per instruction.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */

@@ -221,6 +221,7 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
             r = data_coherence(c, i, a[i], 0);
          if (bw) cb_bw_batched_access(c->acc[i].cost, a[i], c->acc[i].size, r, write,
                                       c->acc[i].modify);
+         r &= ~(CB_BW_REMOTE | CB_BW_INVALIDATED);   /* (the cache's result only) */
          if (lat && (r || cb_lat_hit_matters(&watch[li], a[i])))
             cb_lat_after_index(li, a[i], r, cb_cost_base + c->acc[i].cost);
          n_dw += write;
