@@ -371,6 +371,11 @@ void bw_core_free(bw_core *c)
    int p;
 
    for (p = 0; p < BW_PATHS; p++) {
+      if (c->ring[p]) {
+         cs_free(c->ring[p]);
+         cs_free(c->ring_nz[p]);
+         cs_free(c->sums[p]);
+      }
       cs_free(c->win[p].qu);
       cs_free(c->win[p].qr);
       bw_hist_free(&c->hist[p]);
@@ -391,6 +396,345 @@ void bw_finish(bw_core *c)
    bw__leave(c, end);
    for (p = 0; p < BW_PATHS; p++)
       bw__window_change(&c->hist[p], &c->win[p], end);
+}
+
+/* ------------------------------------------------------------------------
+** One core, batched
+*/
+
+static uint64_t pow2_at_least(uint64_t x)
+{
+   uint64_t n = 1;
+
+   while (n < x)
+      n *= 2;
+   return n;
+}
+
+void bw_batch_init(bw_core *c, uint32_t w, uint32_t stretch)
+{
+   uint64_t cap = pow2_at_least(2 * (uint64_t)w + stretch + BW_BATCH_LAG);
+   int p;
+
+   if (cap < 64)
+      cap = 64;
+   bw_core_init(c, w);
+   c->ring_mask = (uint32_t)cap - 1;
+   for (p = 0; p < BW_PATHS; p++) {
+      c->ring[p] = cs_alloc(cap * sizeof(uint32_t));
+      c->ring_nz[p] = cs_alloc(cap / 8);
+      c->sums[p] = cs_alloc(64 * sizeof(uint64_t));
+      c->sums_from[p] = ~(uint64_t)0;
+   }
+}
+
+/* The 64 "not zero" bits of the ring from unit u on (bit k: unit u+k). */
+static inline uint64_t ring_bits(const uint64_t *nz, uint32_t mask, uint64_t u)
+{
+   uint32_t i = ((uint32_t)u & mask) >> 6, off = (uint32_t)u & 63;
+   uint64_t lo = nz[i] >> off;
+
+   return off ? lo | nz[(i + 1) & (mask >> 6)] << (64 - off) : lo;
+}
+
+uint64_t bw_batch_next(const bw_core *c, int p, uint64_t u, uint64_t end)
+{
+   while (u < end) {
+      uint64_t bits = ring_bits(c->ring_nz[p], c->ring_mask, u);
+      if (bits) {
+         uint64_t x = u + (uint64_t)__builtin_ctzll(bits);
+         return x < end ? x : end;
+      }
+      u += 64;
+   }
+   return end;
+}
+
+/* Bits set in x (no popcnt instruction assumed). */
+static inline unsigned bit_count(uint64_t x)
+{
+   x = x - ((x >> 1) & 0x5555555555555555ull);
+   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+   x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+   return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
+/* The "not zero" bits of the n <= 64 units from u on are cleared. */
+static inline void ring_bits_clear(uint64_t *nz, uint32_t mask, uint64_t u, uint64_t n)
+{
+   uint32_t i = ((uint32_t)u & mask) >> 6, off = (uint32_t)u & 63;
+   uint64_t m = n >= 64 ? ~0ull : (1ull << n) - 1;
+
+   nz[i] &= ~(m << off);
+   if (off && n > 64 - off)
+      nz[(i + 1) & (mask >> 6)] &= ~(m >> (64 - off));
+}
+
+/* A word in which at least this many units enter or leave bytes is
+   walked unit by unit (no bit search). */
+#define DENSE_WORD 20
+/* A period is guessed from this many units repeating. */
+#define PERIOD_GUESS 16
+
+/* Four units' bytes at once (SSE2 on amd64; any GCC target otherwise),
+   at any 4-byte alignment. */
+typedef uint32_t bw_v4 __attribute__((vector_size(16), aligned(4)));
+
+/* Whether the n units at r[i..] hold the bytes of the n at r[j..]. */
+static int same_slots(const uint32_t *r, uint32_t i, uint32_t j, uint64_t n)
+{
+   bw_v4 diff4 = { 0, 0, 0, 0 };
+   uint32_t diff = 0;
+   uint64_t k = 0;
+
+   for (; k + 4 <= n; k += 4)
+      diff4 |= *(const bw_v4 *)(r + i + k) ^ *(const bw_v4 *)(r + j + k);
+   for (; k < n; k++)
+      diff |= r[i + k] ^ r[j + k];
+   return !(diff | diff4[0] | diff4[1] | diff4[2] | diff4[3]);
+}
+
+/* Whether the n units from x on have the bytes of the n from y on. */
+static int same_units(const uint32_t *r, uint32_t mask, uint64_t x, uint64_t y, uint64_t n)
+{
+   uint32_t i = (uint32_t)x & mask, j = (uint32_t)y & mask, diff = 0, k;
+
+   if (i + n <= mask + 1 && j + n <= mask + 1)
+      return same_slots(r, i, j, n);
+   for (k = 0; k < n; k++)
+      diff |= r[(i + k) & mask] ^ r[(j + k) & mask];
+   return !diff;
+}
+
+/* How many units from t on (before e, whole words of 64 or the rest)
+   repeat the bytes P units before them, entering and leaving. */
+static uint64_t periodic_units(const bw_core *c, const uint32_t *r, uint64_t t,
+                               uint64_t e, uint32_t P)
+{
+   uint64_t m = 0;
+
+   while (t + m < e) {
+      uint64_t n = e - t - m < 64 ? e - t - m : 64, x = t + m;
+      if (!same_units(r, c->ring_mask, x, x - P, n)
+          || !same_units(r, c->ring_mask, x - c->w, x - c->w - P, n))
+         break;
+      m += n;
+   }
+   return m;
+}
+
+/* The m units from t on repeat the sums of the P units before t (those
+   are valid in sums[], and s_(t-1) = s_(t-1-P)): counted, and the sums
+   of the last units noted. Returns s_(t+m-1). */
+static uint64_t repeat_sums(bw_hist *h, uint64_t *sums, uint64_t t, uint64_t m, uint32_t P)
+{
+   uint64_t vals[64], u;
+   uint32_t i;
+
+   for (i = 0; i < P; i++)
+      vals[i] = sums[(t - P + i) & 63];
+   for (i = 0; i < P && i < m; i++)
+      bw_hist_add(h, vals[i], (m - i + P - 1) / P);
+   for (u = t + m > 64 && t + m - 64 > t ? t + m - 64 : t; u < t + m; u++)
+      sums[u & 63] = vals[(u - t) % P];
+   return vals[(m - 1) % P];
+}
+
+/* The bytes of the m units from t on, which repeat the P before t. */
+static uint64_t periodic_bytes(const uint32_t *r, uint32_t mask, uint64_t t, uint64_t m,
+                               uint32_t P)
+{
+   uint64_t sum = 0;
+   uint32_t i;
+
+   for (i = 0; i < P && i < m; i++)
+      sum += (uint64_t)r[(uint32_t)(t - P + i) & mask] * ((m - i + P - 1) / P);
+   return sum;
+}
+
+/* A period P < 64 the PERIOD_GUESS units up to x repeat, or 0; only
+   units from `low` on are looked at (the slots before are cleared). */
+static uint32_t guess_period(const uint32_t *r, uint32_t mask, uint64_t x, uint64_t low)
+{
+   uint32_t P, j;
+
+   for (P = 1; P < 64; P++) {
+      if (x + 1 < low + PERIOD_GUESS + P)
+         return 0;
+      for (j = 0; j < PERIOD_GUESS; j++)
+         if (r[(uint32_t)(x - j) & mask] != r[(uint32_t)(x - j - P) & mask])
+            break;
+      if (j == PERIOD_GUESS)
+         return P;
+   }
+   return 0;
+}
+
+/* After a walked word ending at unit x: a new period, now and then.  A
+   guess is tried again at once after a jump (the period was right), and
+   after a failed one at longer and longer intervals (up to 1024 words). */
+static void next_guess(bw_core *c, int p, const uint32_t *r, uint64_t x, uint64_t low)
+{
+   uint32_t P;
+
+   if (c->guess_in[p]) {
+      c->guess_in[p]--;
+      return;
+   }
+   P = guess_period(r, c->ring_mask, x, low);
+   if (P && P != c->period[p]) {
+      c->period[p] = P;
+      c->guess_wait[p] = 0;
+      return;
+   }
+   c->period[p] = P;
+   c->guess_wait[p] = c->guess_wait[p] ? (c->guess_wait[p] * 2 > 1024 ? 1024 : c->guess_wait[p] * 2) : 1;
+   c->guess_in[p] = c->guess_wait[p];
+}
+
+/* The slots of units from .. to-1 are cleared (they left the window). */
+static void clear_units(bw_core *c, int p, uint64_t from, uint64_t to)
+{
+   uint32_t *r = c->ring[p], mask = c->ring_mask;
+   uint64_t *nz = c->ring_nz[p], u;
+
+   if (BW_BATCH_DENSE(p)) {
+      while (from < to) {           /* contiguous parts of the ring */
+         uint32_t i = (uint32_t)from & mask, k = 0;
+         uint64_t n = to - from;
+         const bw_v4 zero = { 0, 0, 0, 0 };
+         if (n > mask + 1 - i)
+            n = mask + 1 - i;
+         for (; k + 4 <= n; k += 4)
+            *(bw_v4 *)(r + i + k) = zero;
+         for (; k < n; k++)
+            r[i + k] = 0;
+         from += n;
+      }
+      return;
+   }
+   for (u = from; u < to; u += 64) {
+      uint64_t n = to - u < 64 ? to - u : 64, bits = ring_bits(nz, mask, u);
+      if (n < 64)
+         bits &= (1ull << n) - 1;
+      for (; bits; bits &= bits - 1)
+         r[(uint32_t)(u + (uint64_t)__builtin_ctzll(bits)) & mask] = 0;
+      ring_bits_clear(nz, mask, u, n);
+   }
+}
+
+/* Path p over units a .. e-1: the window sum changes only in a unit
+   whose bytes differ from those of the unit leaving (W before).  A word
+   of 64 units with few such is searched by its bits, the units between
+   two changes counted at once; a busy word (or a BW_BATCH_DENSE path)
+   is a run of repeating units (bandwidth.h), or walked unit by unit. */
+static void batch_path(bw_core *c, int p, uint64_t a, uint64_t e)
+{
+   bw_window *win = &c->win[p];
+   bw_hist *h = &c->hist[p];
+   uint32_t *r = c->ring[p], mask = c->ring_mask, w = c->w;
+   uint64_t *nz = c->ring_nz[p], *sums = c->sums[p];
+   uint64_t s = win->sum, since = a, t, total = 0;
+   uint64_t low = a > w + BW_BATCH_LAG ? a - w - BW_BATCH_LAG : 0;
+   int dense = BW_BATCH_DENSE(p);
+
+   for (t = a; t < e;) {
+      uint64_t n = e - t < 64 ? e - t : 64, bits = 0, k, m;
+      uint32_t P = c->period[p];
+      if (!dense) {
+         bits = ring_bits(nz, mask, t) | ring_bits(nz, mask, t - w);
+         if (n < 64)
+            bits &= (1ull << n) - 1;
+      }
+      if (!dense && bit_count(bits) < DENSE_WORD) {
+         for (; bits; bits &= bits - 1) {
+            uint64_t x = t + (uint64_t)__builtin_ctzll(bits);
+            uint32_t in = r[(uint32_t)x & mask], out = r[(uint32_t)(x - w) & mask];
+            total += in;
+            if (in == out)
+               continue;
+            if (x > since) {
+               if (h->run_n && h->run_v == s)
+                  h->run_n += x - since;
+               else
+                  bw_hist_add(h, s, x - since);
+            }
+            s = s + in - out;
+            since = x;
+         }
+         c->sums_from[p] = ~(uint64_t)0;     /* (not noted) */
+         t += n;
+         continue;
+      }
+      if (t > since)
+         bw_hist_add(h, s, t - since);
+      if (P && t > P && c->sums_from[p] <= t - 1 - P && sums[(t - 1 - P) & 63] == s
+          && (m = periodic_units(c, r, t, e, P)) > 0) {
+         s = repeat_sums(h, sums, t, m, P);
+         c->guess_wait[p] = c->guess_in[p] = 0;
+         total += periodic_bytes(r, mask, t, m, P);
+         t += m;
+         since = t;
+         continue;
+      }
+      {
+         /* (the counts in locals: the stores could change h's fields) */
+         uint64_t *dense_counts = h->dense;
+         uint32_t dense_n = h->dense_n;
+         for (k = 0; k < n; k++) {
+            uint32_t in = r[(uint32_t)(t + k) & mask], out = r[(uint32_t)(t + k - w) & mask];
+            total += in;
+            s = s + in - out;
+            sums[(t + k) & 63] = s;
+            if (s < dense_n) {
+               dense_counts[s]++;
+               continue;
+            }
+            bw_hist_add(h, s, 1);
+            dense_counts = h->dense;
+            dense_n = h->dense_n;
+         }
+      }
+      if (c->sums_from[p] > t)
+         c->sums_from[p] = t;
+      t += n;
+      since = t;
+      next_guess(c, p, r, t - 1, low);
+   }
+   win->sum = s;
+   win->since = since;
+   bw__window_change(h, win, e);
+   c->total[p] += total;
+   /* the units that left, BW_BATCH_LAG late */
+   if (e > w + BW_BATCH_LAG)
+      clear_units(c, p, low, e - w - BW_BATCH_LAG);
+}
+
+void bw_batch_flush(bw_core *c, uint64_t end)
+{
+   int p;
+
+   if (end <= c->units)
+      return;
+   for (p = 0; p < BW_PATHS; p++)
+      batch_path(c, p, c->units, end);
+   c->units = end;
+   c->dirty = 0;
+}
+
+void bw_batch_finish(bw_core *c, uint64_t units)
+{
+   uint64_t end = units + c->w;
+   int p;
+
+   if (c->finished)
+      return;
+   bw_batch_flush(c, units);
+   bw__dominance_change(c, -2, 0, c->units);   /* as bw_finish */
+   /* the drain: nothing was added after `units` */
+   for (p = 0; p < BW_PATHS; p++)
+      batch_path(c, p, units, end);
+   c->finished = 1;
 }
 
 /* ------------------------------------------------------------------------
@@ -498,16 +842,87 @@ void bw_dirty_clear(bw_dirty *d)
 ** All cores
 */
 
-static uint32_t pow2_at_least(uint64_t x)
-{
-   uint32_t n = 1;
+/* ---- the overflow table: units holding BW_OVERFLOW granules or more ---- */
 
-   while (n < x && n < (1u << 31))
-      n *= 2;
-   return n;
+#define OV_EMPTY (~(uint64_t)0)
+
+static uint32_t ov_slot(const bw_series *s, uint64_t u)
+{
+   return hash_slot(u, s->ov_cap);
 }
 
-void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead)
+static uint32_t ov_find(const bw_series *s, uint64_t u)
+{
+   uint32_t i = ov_slot(s, u);
+
+   while (s->ov_u[i] != u && s->ov_u[i] != OV_EMPTY)
+      i = (i + 1) & (s->ov_cap - 1);
+   return i;
+}
+
+uint64_t bw_series__overflow(const bw_series *s, uint64_t u)
+{
+   return s->ov_n[ov_find(s, u)];
+}
+
+static void ov_set(bw_series *s, uint64_t u, uint64_t n);
+
+static void ov_grow(bw_series *s)
+{
+   uint64_t *keys = s->ov_u, *vals = s->ov_n;
+   uint32_t i, cap = s->ov_cap;
+
+   s->ov_cap = cap ? 2 * cap : 16;
+   s->ov_used = 0;
+   s->ov_u = cs_alloc(s->ov_cap * sizeof(uint64_t));
+   s->ov_n = cs_alloc(s->ov_cap * sizeof(uint64_t));
+   for (i = 0; i < s->ov_cap; i++)
+      s->ov_u[i] = OV_EMPTY;
+   for (i = 0; i < cap; i++)
+      if (keys[i] != OV_EMPTY)
+         ov_set(s, keys[i], vals[i]);
+   if (keys) {
+      cs_free(keys);
+      cs_free(vals);
+   }
+}
+
+static void ov_set(bw_series *s, uint64_t u, uint64_t n)
+{
+   uint32_t i;
+
+   if (2 * (s->ov_used + 1) > s->ov_cap)
+      ov_grow(s);
+   i = ov_find(s, u);
+   if (s->ov_u[i] == OV_EMPTY) {
+      s->ov_u[i] = u;
+      s->ov_used++;
+   }
+   s->ov_n[i] = n;
+}
+
+/* Deletion by shifting back the entries that probed past the slot. */
+static void ov_del(bw_series *s, uint64_t u)
+{
+   uint32_t i = ov_find(s, u), j, m = s->ov_cap - 1;
+
+   if (s->ov_u[i] == OV_EMPTY)
+      return;
+   s->ov_used--;
+   for (j = (i + 1) & m; s->ov_u[j] != OV_EMPTY; j = (j + 1) & m) {
+      uint32_t home = ov_slot(s, s->ov_u[j]);
+      if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+         s->ov_u[i] = s->ov_u[j];
+         s->ov_n[i] = s->ov_n[j];
+         i = j;
+      }
+   }
+   s->ov_u[i] = OV_EMPTY;
+}
+
+/* ---- chunks ------------------------------------------------------------ */
+
+void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead, uint32_t granule)
 {
    char *p = (char *)s;
    unsigned long i;
@@ -515,64 +930,144 @@ void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead)
    for (i = 0; i < sizeof *s; i++)
       p[i] = 0;
    s->w = w;
-   s->max_cap = pow2_at_least((uint64_t)max_ahead + w);
-   s->cap = pow2_at_least(2 * (uint64_t)w + 4096);
-   if (s->cap > s->max_cap)
-      s->cap = s->max_cap;
-   if (s->cap < 64)
-      s->cap = 64;
-   s->ring = cs_alloc((unsigned long)s->cap * sizeof(uint32_t));
-   s->nz = cs_alloc((unsigned long)s->cap / 8);
+   s->granule = granule ? granule : 1;
+   /* (a power of two: the bound of the ring this replaces) */
+   s->max_span = pow2_at_least((uint64_t)max_ahead + w);
+   s->ntab = 4;
+   s->tab = cs_alloc(s->ntab * sizeof(bw_chunk *));
 }
 
 void bw_series_free(bw_series *s)
 {
-   cs_free(s->ring);
-   cs_free(s->nz);
-   s->ring = 0;
-   s->nz = 0;
+   uint32_t i;
+
+   for (i = 0; i < s->ntab; i++)
+      if (s->tab[i])
+         cs_free(s->tab[i]);
+   while (s->spare) {
+      bw_chunk *c = s->spare;
+      s->spare = c->next;
+      cs_free(c);
+   }
+   cs_free(s->tab);
+   s->tab = 0;
+   if (s->ov_u) {
+      cs_free(s->ov_u);
+      cs_free(s->ov_n);
+      s->ov_u = s->ov_n = 0;
+   }
    bw_hist_free(&s->hist);
 }
 
-/* The first unit the ring holds: the window before `final`. */
+/* The first unit held: the window before `final`. */
 static uint64_t series_low(const bw_series *s)
 {
    return s->final > s->w ? s->final - s->w : 0;
 }
 
-static void series_grow(bw_series *s, uint64_t u)
+/* The chunk holding unit u, or NULL (all zero). */
+static bw_chunk *chunk_of(const bw_series *s, uint64_t u)
 {
-   uint64_t low = series_low(s), x, *nz;
-   uint32_t cap = s->cap, *ring;
+   uint64_t k = u / BW_CHUNK;
 
-   while (u - low >= cap) {
-      if (cap >= s->max_cap)
-         cs_fail("bandwidth: all-cores unit beyond the ring");
-      cap *= 2;
+   if (k < s->low_k || k - s->low_k >= s->ntab)
+      return 0;
+   return s->tab[k & (s->ntab - 1)];
+}
+
+/* The table holds chunks low_k .. k. */
+static void table_grow(bw_series *s, uint64_t k)
+{
+   uint32_t n = s->ntab, i;
+   bw_chunk **tab;
+
+   while (k - s->low_k >= n)
+      n *= 2;
+   tab = cs_alloc(n * sizeof(bw_chunk *));
+   for (i = 0; i < s->ntab; i++) {
+      uint64_t kk = s->low_k + i;
+      tab[kk & (n - 1)] = s->tab[kk & (s->ntab - 1)];
    }
-   ring = cs_alloc((unsigned long)cap * sizeof(uint32_t));
-   nz = cs_alloc((unsigned long)cap / 8);
-   for (x = low; x < low + s->cap; x++) {
-      uint32_t v = s->ring[x & (s->cap - 1)];
-      ring[x & (cap - 1)] = v;
-      if (v)
-         nz[(x & (cap - 1)) >> 6] |= 1ull << (x & 63);
+   cs_free(s->tab);
+   s->tab = tab;
+   s->ntab = n;
+}
+
+/* The chunk of unit u, made if missing. */
+static bw_chunk *chunk_made(bw_series *s, uint64_t u)
+{
+   uint64_t k = u / BW_CHUNK;
+   bw_chunk **slot;
+
+   if (k - s->low_k >= s->ntab)
+      table_grow(s, k);
+   slot = &s->tab[k & (s->ntab - 1)];
+   if (!*slot) {
+      if (s->spare) {
+         *slot = s->spare;
+         s->spare = s->spare->next;
+         (*slot)->next = 0;
+      } else
+         *slot = cs_alloc(sizeof(bw_chunk));
    }
-   cs_free(s->ring);
-   cs_free(s->nz);
-   s->ring = ring;
-   s->nz = nz;
-   s->cap = cap;
+   return *slot;
+}
+
+/* The chunks before the one holding series_low are out of the window
+   (all zero: every nonzero unit was cleared when it left): spare. */
+static void release_chunks(bw_series *s)
+{
+   uint64_t low_k = series_low(s) / BW_CHUNK, k;
+
+   for (k = s->low_k; k < low_k && k - s->low_k < s->ntab; k++) {
+      bw_chunk **slot = &s->tab[k & (s->ntab - 1)];
+      if (*slot) {
+         (*slot)->next = s->spare;
+         s->spare = *slot;
+         *slot = 0;
+      }
+   }
+   if (low_k > s->low_k)
+      s->low_k = low_k;
 }
 
 void bw_series_add(bw_series *s, uint64_t u, uint32_t v)
 {
-   if (u - series_low(s) >= s->cap)
-      series_grow(s, u);
+   bw_chunk *c;
+   uint32_t i = (uint32_t)(u % BW_CHUNK), cur;
+   uint64_t n;
+
+   if (u - series_low(s) >= s->max_span)
+      cs_fail("bandwidth: all-cores unit beyond the ring");
    if (!v)
       return;
-   s->ring[u & (s->cap - 1)] += v;
-   s->nz[(u & (s->cap - 1)) >> 6] |= 1ull << (u & 63);
+   if (v % s->granule)
+      cs_fail("bandwidth: all-cores value not a multiple of the line size");
+   n = v / s->granule;
+   c = chunk_made(s, u);
+   cur = c->n[i];
+   if (cur == BW_OVERFLOW)
+      ov_set(s, u, bw_series__overflow(s, u) + n);
+   else if (cur + n >= BW_OVERFLOW) {
+      ov_set(s, u, cur + n);
+      c->n[i] = BW_OVERFLOW;
+   } else
+      c->n[i] = (uint8_t)(cur + n);
+   c->nz[i / 64] |= 1ull << (i % 64);
+}
+
+/* Unit u is zero again. */
+static void series_clear(bw_series *s, uint64_t u)
+{
+   bw_chunk *c = chunk_of(s, u);
+   uint32_t i = (uint32_t)(u % BW_CHUNK);
+
+   if (!c)
+      return;
+   if (c->n[i] == BW_OVERFLOW)
+      ov_del(s, u);
+   c->n[i] = 0;
+   c->nz[i / 64] &= ~(1ull << (i % 64));
 }
 
 uint64_t bw_series_window(const bw_series *s, uint64_t u)
@@ -584,17 +1079,20 @@ uint64_t bw_series_window(const bw_series *s, uint64_t u)
    return sum;
 }
 
-/* Unit u becomes final: it enters the window, unit u - W leaves it (its
-   slot is cleared: it will hold unit u - W + cap). */
+/* Unit u becomes final: it enters the window, unit u - W leaves it (and
+   is cleared). */
 static void series_step(bw_series *s, uint64_t u, int count)
 {
-   uint32_t v = s->ring[u & (s->cap - 1)];
+   uint64_t v = bw_series_at(s, u);
 
    if (u >= s->w) {
-      uint64_t o = (u - s->w) & (s->cap - 1);
-      s->sum -= s->ring[o];
-      s->ring[o] = 0;
-      s->nz[o >> 6] &= ~(1ull << (o & 63));
+      uint64_t o = u - s->w;
+      bw_chunk *c = chunk_of(s, o);
+      uint32_t i = (uint32_t)(o % BW_CHUNK);
+      if (c && c->n[i]) {
+         s->sum -= bw_series_at(s, o);
+         series_clear(s, o);
+      }
    }
    s->sum += v;
    if (count)
@@ -602,27 +1100,30 @@ static void series_step(bw_series *s, uint64_t u, int count)
    hist_one(&s->hist, s->sum);
 }
 
+/* The not-zero bits of the 64 units from x on (x a multiple of 64). */
+static uint64_t nz_word(const bw_series *s, uint64_t x)
+{
+   const bw_chunk *c = chunk_of(s, x);
+
+   return c ? c->nz[(x % BW_CHUNK) / 64] : 0;
+}
+
 /* The 64 bits of nz from unit u on (any alignment). */
 static uint64_t nz_bits(const bw_series *s, uint64_t u)
 {
-   uint64_t i = (u & (s->cap - 1)) >> 6, words = s->cap >> 6;
    unsigned off = (unsigned)(u & 63);
-   uint64_t lo = s->nz[i] >> off;
-   return off ? lo | s->nz[(i + 1) & (words - 1)] << (64 - off) : lo;
+   uint64_t lo = nz_word(s, u - off) >> off;
+
+   return off ? lo | nz_word(s, u - off + 64) << (64 - off) : lo;
 }
 
 /* The units from u on that enter or leave a nonzero value, as bits
-   (bit k: unit u + k), for the *n <= 64 units u .. u+*n-1 (u >= W).
-   Only units the ring holds are looked at: *n is cut at its end (at
-   least one unit: u itself is always held). */
-static uint64_t change_bits(const bw_series *s, uint64_t u, uint64_t *n)
+   (bit k: unit u + k), for the n <= 64 units u .. u+n-1 (u >= W). */
+static uint64_t change_bits(const bw_series *s, uint64_t u, uint64_t n)
 {
-   uint64_t room = series_low(s) + s->cap - u, bits;
+   uint64_t bits = nz_bits(s, u) | nz_bits(s, u - s->w);
 
-   if (*n > room)
-      *n = room ? room : 1;
-   bits = nz_bits(s, u) | nz_bits(s, u - s->w);
-   return *n >= 64 ? bits : bits & ((1ull << *n) - 1);
+   return n >= 64 ? bits : bits & ((1ull << n) - 1);
 }
 
 /* The window sum changes only in a unit that enters or leaves a nonzero
@@ -637,18 +1138,20 @@ void bw_series_final(bw_series *s, uint64_t upto)
          s->final = u + 1;
          continue;
       }
-      bits = change_bits(s, u, &n);
-      if (!bits) {
-         bw_hist_add(&s->hist, s->sum, n);
-         s->final = u + n;
-         continue;
+      /* (a step clears only the bit of the unit leaving at it: the
+         other bits of the word stay right) */
+      for (bits = change_bits(s, u, n); bits; bits &= bits - 1) {
+         uint64_t x = u + (uint64_t)__builtin_ctzll(bits);
+         if (x > s->final)
+            bw_hist_add(&s->hist, s->sum, x - s->final);
+         series_step(s, x, 1);
+         s->final = x + 1;
       }
-      n = (uint64_t)__builtin_ctzll(bits);
-      if (n)
-         bw_hist_add(&s->hist, s->sum, n);
-      series_step(s, u + n, 1);
-      s->final = u + n + 1;
+      if (u + n > s->final)
+         bw_hist_add(&s->hist, s->sum, u + n - s->final);
+      s->final = u + n;
    }
+   release_chunks(s);
 }
 
 void bw_series_finish(bw_series *s, uint64_t units)
@@ -658,7 +1161,7 @@ void bw_series_finish(bw_series *s, uint64_t units)
    bw_series_final(s, units);
    /* the drain: units after the last, with nothing added */
    for (u = s->final; u < s->final + s->w; u++) {
-      s->ring[u & (s->cap - 1)] = 0;
+      series_clear(s, u);
       series_step(s, u, 0);
    }
 }

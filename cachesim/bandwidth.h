@@ -29,7 +29,10 @@
 **    compare, exact for integer s_p.
 **
 ** Units closed without any byte cost the same as others: the caller
-** closes one unit per time unit, so the time axis is exact.
+** closes one unit per time unit, so the time axis is exact.  Without
+** limits the caller may instead add each unit's bytes at their unit and
+** count stretches of units at once (bw_batch_*, below): the same
+** histograms and totals.
 **
 ** Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
 */
@@ -138,6 +141,20 @@ typedef struct {
    int       finished;
    bw_hist   hist[BW_PATHS];
    bw_hist   dom_hist[BW_DOM_PATHS];
+   /* batched (bw_batch_*; else NULL): per path, the bytes of every unit
+      from units - W on, and a bit per unit saying "not zero" */
+   uint32_t *ring[BW_PATHS];
+   uint64_t *ring_nz[BW_PATHS];
+   uint32_t  ring_mask;         /* ring size - 1 (a power of two) */
+   /* the window sums of the last 64 units (by unit % 64), valid from
+      unit sums_from on; a period the path's bytes repeat with, or 0 */
+   uint64_t *sums[BW_PATHS];
+   uint64_t  sums_from[BW_PATHS];
+   uint32_t  period[BW_PATHS];
+   /* words walked before the next guess of a period, and the wait after
+      a failed one (doubling up to 1024: code without loops stops paying
+      for guesses) */
+   uint32_t  guess_in[BW_PATHS], guess_wait[BW_PATHS];
 } bw_core;
 
 void bw_core_init(bw_core *c, uint32_t w);
@@ -181,6 +198,52 @@ static inline int bw_close(bw_core *c, const bw_limits *lim, uint64_t all_rd,
    the last dominance state.  Once. */
 void bw_finish(bw_core *c);
 
+/* ---- one core, batched ---------------------------------------------------------
+
+   Without limits (no dominance: each path's histogram is independent of
+   the others) the caller may instead add every unit's bytes where they
+   belong, bw_batch_add(c, p, u, bytes) for units u from c->units on
+   (in any order), and count a stretch of units at once: bw_batch_flush
+   walks each path's units whose bytes enter or leave the window (found
+   64 at a time in the "not zero" bits, so a path with bytes in few units
+   costs little) and counts the units between two changes at once.  A
+   loop's units repeat their bytes with a period P: where the entering
+   and the leaving units both repeat those P units before them and the
+   window sum does too, every later sum repeats too, so such a run of
+   units is checked (compares, no histogram) and counted as repetitions
+   of P sums.  The histograms and totals are those of bw_close called
+   once per unit.  (A leaving unit's slot is cleared BW_BATCH_LAG units
+   late: the check looks P units behind the leaving one.) */
+#define BW_BATCH_LAG 64u
+void bw_batch_init(bw_core *c, uint32_t w, uint32_t stretch);
+/* The paths with bytes in most units of most code (loads, stores) keep
+   no "not zero" bits: their units are walked one by one. */
+#define BW_BATCH_DENSE(p) ((p) == BW_CORE_RD || (p) == BW_CORE_WR)
+static inline void bw_batch_add(bw_core *c, int p, uint64_t u, uint32_t bytes)
+{
+   uint32_t i = (uint32_t)u & c->ring_mask;
+
+   c->ring[p][i] += bytes;
+   if (!BW_BATCH_DENSE(p))
+      c->ring_nz[p][i >> 6] |= 1ull << (i & 63);
+}
+/* Bytes may be added at units before this one (then flush). */
+static inline uint64_t bw_batch_limit(const bw_core *c)
+{
+   return c->units + c->ring_mask + 1 - c->w - BW_BATCH_LAG;
+}
+static inline uint32_t bw_batch_at(const bw_core *c, int p, uint64_t u)
+{
+   return c->ring[p][(uint32_t)u & c->ring_mask];
+}
+/* The first unit from u on, before end, with bytes on path p (else end);
+   units from c->units on; not for a BW_BATCH_DENSE path. */
+uint64_t bw_batch_next(const bw_core *c, int p, uint64_t u, uint64_t end);
+/* Units c->units .. end-1 are closed (end < bw_batch_limit + 1). */
+void bw_batch_flush(bw_core *c, uint64_t end);
+/* Closes the units up to `units`, then the W after them (bw_finish). */
+void bw_batch_finish(bw_core *c, uint64_t units);
+
 /* ---- dirty D1 lines (the L1->LL write-backs) ---------------------------------- */
 
 /* The lines a core's D1 holds modified: a store marks its lines, a line
@@ -210,33 +273,65 @@ void bw_dirty_clear(bw_dirty *d);
 /* A series of per-unit values summed over cores at aligned units, and
    its window sums.  The caller adds each core's bytes at the core's
    aligned unit and finalizes units in order (bw_series_final) once no
-   core can add to them any more.  The ring holds the W final units
-   before `final` and the units from `final` on that were added to; it
-   grows (doubling) up to a capacity of at least max_ahead + W units: the
-   caller never adds max_ahead or more units after `final`. */
+   core can add to them any more.  It holds the W final units before
+   `final` and the units from `final` on that were added to: the caller
+   never adds max_ahead or more units after `final`.
+   Memory follows what is in flight, not the largest span: the units are
+   kept in chunks of BW_CHUNK (allocated when a value lands in one,
+   reused once every unit of it is out of the window), one byte per unit
+   counting the value in granules (every value added is a multiple of
+   the granule: a cache line), 255 meaning "in the overflow table", and
+   a bit per unit saying "not zero" (finalization skips 64 quiet units
+   at once).  A thread blocked in a system call holds `final` back while
+   another runs up to max_ahead units on: a byte per unit then, not
+   four. */
+#define BW_CHUNK 4096u
+#define BW_OVERFLOW 255u
+typedef struct bw_chunk {
+   uint64_t nz[BW_CHUNK / 64];   /* bit u % BW_CHUNK: not zero */
+   uint8_t  n[BW_CHUNK];         /* granules; BW_OVERFLOW: see the table */
+   struct bw_chunk *next;        /* in the spare list */
+} bw_chunk;
+
 typedef struct {
-   uint32_t  w, cap, max_cap;    /* cap: a power of two */
-   uint32_t *ring;               /* per aligned unit u: ring[u & (cap - 1)] */
-   uint64_t *nz;                 /* bit u & (cap - 1): ring entry not zero
-                                    (finalization skips 64 quiet units at once) */
+   uint32_t  w, granule;
+   uint64_t  max_span;           /* max_ahead + W: units held at most */
+   bw_chunk **tab;               /* chunk k at tab[k & (ntab - 1)], for */
+   uint32_t  ntab;               /*   k from low_k on (a power of two) */
+   uint64_t  low_k;              /* the first chunk held */
+   bw_chunk *spare;              /* chunks out of the window, all zero */
+   uint64_t *ov_u, *ov_n;        /* overflow: unit -> granules (open */
+   uint32_t  ov_cap, ov_used;    /*   addressing; unit ~0 = empty) */
    uint64_t  final;              /* units 0 .. final-1 are final */
    uint64_t  sum;                /* window sum ending at unit final-1 */
    uint64_t  total;
    bw_hist   hist;
 } bw_series;
 
-void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead);
+/* max_ahead: see above; granule: what every value added is a multiple of
+   (values are kept as counts of it). */
+void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead, uint32_t granule);
 void bw_series_free(bw_series *s);
-/* v more at aligned unit u (u >= final, u < final + max_ahead). */
+/* v more at aligned unit u (u >= final, u < final + max_ahead; v a
+   multiple of the granule). */
 void bw_series_add(bw_series *s, uint64_t u, uint32_t v);
-/* The value at unit u so far (0 outside the ring). */
-static inline uint32_t bw_series_at(const bw_series *s, uint64_t u)
+uint64_t bw_series__overflow(const bw_series *s, uint64_t u);
+/* The value at unit u so far (0 outside what is held). */
+static inline uint64_t bw_series_at(const bw_series *s, uint64_t u)
 {
-   uint64_t low = s->final > s->w ? s->final - s->w : 0;
+   uint64_t k = u / BW_CHUNK;
+   const bw_chunk *c;
+   uint32_t n;
 
-   if (u < low || u - low >= s->cap)
+   if (k < s->low_k || k - s->low_k >= s->ntab)
       return 0;
-   return s->ring[u & (s->cap - 1)];
+   c = s->tab[k & (s->ntab - 1)];
+   if (!c)
+      return 0;
+   n = c->n[u % BW_CHUNK];
+   if (n == BW_OVERFLOW)
+      return bw_series__overflow(s, u) * s->granule;
+   return (uint64_t)n * s->granule;
 }
 /* Window sum ending at aligned unit u as known now (O(W)). */
 uint64_t bw_series_window(const bw_series *s, uint64_t u);

@@ -27,13 +27,26 @@
  *    units ahead of the first unit not final, units are finalized up to
  *    MAX_AHEAD / 2 behind it, and a thread left behind continues at the
  *    first unit not final when it runs again (it was idle meanwhile). So
- *    the ring holds at most MAX_AHEAD + W units per shared path.
+ *    the series hold at most MAX_AHEAD + W units per shared path, a
+ *    byte each (bandwidth.h).
  *  - Dominance of a shared path in a thread's unit uses the all-cores
  *    window sum known when that unit closes: the other cores' bytes at
  *    the same aligned units if they have run them already.
  *  - Events (only with limits, while collecting): for each path with a
  *    limit, the units it dominated (BwCr ... BwMwA), and the units at
  *    peak (BwPk), charged to the instruction of the unit; Flop always.
+ *  - Batched (no limits, unit instr: cb_bw_batched): no unit is closed
+ *    one by one. A fetch group's units are its instructions, numbered at
+ *    its start; the hooks add each access's bytes at its instruction's
+ *    unit (cachesim/bandwidth.h, "batched"), and the units are counted
+ *    in stretches (batch_flush: when the ring is full, and before
+ *    anything reads the clocks or the series: a thread switch, a system
+ *    call, an exit, the end). The flush replays for the shared paths what
+ *    closing the units one by one did, in the same order (the series
+ *    adds, the 2^16-unit finalization, MAX_AHEAD), and keeps open, as that
+ *    did, the units of a running group from its last access's
+ *    instruction on. The deferred simulation's counted replay calls the
+ *    hooks (sim_replay.c). The output is the same byte for byte.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -43,6 +56,11 @@
 
 cb_bw_thread *cb_bw_cur;
 UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line, cb_bw_d1_bits;
+Bool cb_bw_batched;
+ULong cb_bw_inv_events;
+
+/* Batched: the units of a stretch this long at most are counted at once */
+#define BATCH_STRETCH 4096
 
 static cb_bw_thread *threads;     /* VG_N_THREADS entries */
 static bw_limits limits;
@@ -177,10 +195,17 @@ void cb_bw_setup(cs_sim *first)
    while ((1u << cb_bw_d1_bits) < cb_bw_d1_line) cb_bw_d1_bits++;
    /* private caches: the cores made later copy it from the first */
    cs_set_d1_victim_observer(first, d1_victim, NULL);
+   /* Without limits each path's histogram is its own (no dominance): the
+    * units are counted in stretches (cachesim/bandwidth.h, "batched").
+    * Unit flop keeps closing unit by unit (an instruction closes as many
+    * units as it makes flops). */
+   cb_bw_batched = !lim && cb_clo.bandwidth_unit == BW_UNIT_INSTR;
+   cb_bw_inv_events = ((1ULL << 32) + cb_n_events - 1) / cb_n_events;
    threads = CB_MALLOC("cb.bw.threads", VG_N_THREADS * sizeof(cb_bw_thread));
    VG_(memset)(threads, 0, VG_N_THREADS * sizeof(cb_bw_thread));
-   bw_series_init(&all[0], cb_clo.bandwidth_window, MAX_AHEAD);
-   bw_series_init(&all[1], cb_clo.bandwidth_window, MAX_AHEAD);
+   /* (the shared paths move whole LL lines) */
+   bw_series_init(&all[0], cb_clo.bandwidth_window, MAX_AHEAD, cb_bw_ll_line);
+   bw_series_init(&all[1], cb_clo.bandwidth_window, MAX_AHEAD, cb_bw_ll_line);
 }
 
 /*------------------------------------------------------------*/
@@ -231,11 +256,23 @@ static UInt flops_of_expr(const IRExpr *e)
    }
 }
 
+/* A block's flops: a byte per instruction, then a bit per instruction
+ * saying "has flops" (words of 64 after the bytes rounded up to 8), so
+ * that a fetch group finds its few instructions with flops at once. Made
+ * at the block's first flop: a block without any has none (NULL). */
+static SizeT flops_bytes(const BB *bb)
+{
+   return ((bb->instr_count + 7) & ~7u) + 8 * ((bb->instr_count + 63) / 64);
+}
+
+static ULong *flop_bits(const BB *bb)
+{
+   return (ULong *)(bb->bw_flops + ((bb->instr_count + 7) & ~7u));
+}
+
 void cb_bw_bb_begin(BB *bb)
 {
-   if (!bb->bw_flops)
-      bb->bw_flops = cb_mem_alloc(CB_MEM_BBS, "cb.bw.flops", bb->instr_count);
-   VG_(memset)(bb->bw_flops, 0, bb->instr_count);
+   if (bb->bw_flops) VG_(memset)(bb->bw_flops, 0, flops_bytes(bb));   /* retranslated */
 }
 
 /* Flat IR: an operation is the whole right side of a WrTmp. */
@@ -245,8 +282,23 @@ void cb_bw_stmt(BB *bb, Int instr, IRStmt *st)
    if (st->tag != Ist_WrTmp || instr < 0) return;
    f = flops_of_expr(st->Ist.WrTmp.data);
    if (!f) return;
+   if (!bb->bw_flops) {
+      bb->bw_flops = cb_mem_alloc(CB_MEM_BBS, "cb.bw.flops", flops_bytes(bb));
+      VG_(memset)(bb->bw_flops, 0, flops_bytes(bb));
+   }
    sum = bb->bw_flops[instr] + f;
    bb->bw_flops[instr] = sum > 255 ? 255 : sum;
+   flop_bits(bb)[instr / 64] |= 1ULL << (instr % 64);
+}
+
+/* The "has flops" bits of the n <= 64 instructions from k on. */
+static ULong flop_bits_of(const BB *bb, UInt k, UInt n)
+{
+   const ULong *w = flop_bits(bb);
+   UInt i = k / 64, off = k % 64;
+   ULong bits = w[i] >> off;
+   if (off && i + 1 < (bb->instr_count + 63) / 64) bits |= w[i + 1] << (64 - off);
+   return n >= 64 ? bits : bits & ((1ULL << n) - 1);
 }
 
 /*------------------------------------------------------------*/
@@ -275,6 +327,7 @@ static void realign(cb_bw_thread *t)
 {
    ULong final = all[0].final;
    if (t->clock < final) t->clock = final;
+   t->b_off = t->clock - t->core.units;   /* (batched: all counted but the open) */
    t->all_sum[0] = t->clock ? bw_series_window(&all[0], t->clock - 1) : 0;
    t->all_sum[1] = t->clock ? bw_series_window(&all[1], t->clock - 1) : 0;
 }
@@ -476,6 +529,10 @@ void cb_bw__advance(cb_bw_thread *t, UInt cost)
 static void end_group(cb_bw_thread *t)
 {
    if (!t->g_n) return;
+   if (cb_bw_batched) {            /* the units were counted at the start */
+      t->g_n = 0;
+      return;
+   }
    retire_to(t, t->g_n);
    t->g_n = 0;
 }
@@ -496,6 +553,99 @@ void cb_bw__group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
 }
 
 /*------------------------------------------------------------*/
+/*--- Batched units                                        ---*/
+/*------------------------------------------------------------*/
+
+/* The all-cores series get core units x .. end-1's bytes of the shared
+ * paths, at their aligned units (core unit + off). */
+static void batch_series_add(cb_bw_thread *t, ULong x, ULong end, ULong off)
+{
+   Int i;
+   for (i = 0; i < 2; i++) {
+      Int p = i ? BW_MEM_WR : BW_MEM_RD;
+      ULong u;
+      for (u = bw_batch_next(&t->core, p, x, end); u < end;
+           u = bw_batch_next(&t->core, p, u + 1, end))
+         bw_series_add(&all[i], u + off, bw_batch_at(&t->core, p, u));
+   }
+}
+
+/* The thread's closed units since the last flush are counted. For the
+ * shared paths this replays what closing them one by one did, in the
+ * same order: each unit's bytes enter the series, and after the unit
+ * that ends a 2^16 stretch of aligned units the finished units are
+ * final, and after the one that gets MAX_AHEAD units ahead of `final`
+ * the units up to MAX_AHEAD / 2 behind it are (close_unit_slow). No
+ * other thread runs meanwhile, so their clocks are as they were.
+ * Closed: unit by unit, the units of a running group from its last
+ * access's instruction on stay open until the group ends (a thread
+ * switched out there gets its clock realigned before they close). */
+static void batch_flush(cb_bw_thread *t)
+{
+   bw_core *c = &t->core;
+   ULong end = t->g_n ? t->g_unit0 + t->g_last_k : t->b_next;
+   ULong x = c->units, off = t->b_off;
+   while (x < end) {
+      ULong at = x + off;
+      ULong stretch_end = (at & ~0xffffULL) + 0x10000;
+      ULong ahead_end = all[0].final + MAX_AHEAD;
+      ULong ev = stretch_end < ahead_end ? stretch_end : ahead_end;
+      ULong stop;
+      if (ev <= at) ev = at + 1;
+      stop = ev - off < end ? ev - off : end;
+      batch_series_add(t, x, stop, off);
+      x = stop;
+      if (stop + off != ev) break;
+      t->clock = ev;                 /* (finalize_all reads it) */
+      if ((ev & 0xffff) == 0) finalize_all();
+      if (ev - all[0].final >= MAX_AHEAD) {
+         bw_series_final(&all[0], ev - MAX_AHEAD / 2);
+         bw_series_final(&all[1], ev - MAX_AHEAD / 2);
+      }
+   }
+   t->clock = end + off;
+   bw_batch_flush(c, end);
+   t->b_limit = bw_batch_limit(c);
+}
+
+void cb_bw__batch_flush(cb_bw_thread *t)
+{
+   batch_flush(t);
+}
+
+/* The running group's flops (its block has some): their events, and
+ * their units' flop path. */
+void cb_bw__group_flops(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
+{
+   const BB *bb = cb_cur.bbcc->bb;
+   UInt k0 = (UInt)(((ULong)cost0 * cb_bw_inv_events) >> 32);   /* cost0 / events */
+   UInt stride = cb_cur.nonskipped ? 0 : cb_n_events, base;
+   const UChar *flops = bb->bw_flops + k0;
+   /* (locals: the slots' stores cannot move them) */
+   UInt *ring = t->core.ring[BW_FLOP], mask = t->core.ring_mask;
+   uint64_t *nz = t->core.ring_nz[BW_FLOP];
+   ULong *pos = slot0 + flop_pos, u0 = t->g_unit0, sum = 0;
+   for (base = 0; base < n; base += 64) {  /* (a group of an I1 line > 64 bytes) */
+      ULong bits;
+      for (bits = flop_bits_of(bb, k0 + base, n - base); bits; bits &= bits - 1) {
+         UInt k = base + __builtin_ctzll(bits), f = flops[k], i = (UInt)(u0 + k) & mask;
+         pos[k * stride] += f;
+         sum += f;
+         ring[i] += f;
+         nz[i >> 6] |= 1ULL << (i & 63);
+      }
+   }
+   cb_cur.cost[flop_pos] += sum;
+}
+
+/* Before anything reads the series or moves the clock: the running
+ * thread's units are counted. */
+static void batch_sync(cb_bw_thread *t)
+{
+   if (cb_bw_batched && t) batch_flush(t);
+}
+
+/*------------------------------------------------------------*/
 /*--- Threads                                              ---*/
 /*------------------------------------------------------------*/
 
@@ -503,7 +653,9 @@ static cb_bw_thread *thread_of(ThreadId tid)
 {
    cb_bw_thread *t = &threads[tid];
    if (!t->made) {
-      bw_core_init(&t->core, cb_clo.bandwidth_window);
+      if (cb_bw_batched) bw_batch_init(&t->core, cb_clo.bandwidth_window, BATCH_STRETCH);
+      else bw_core_init(&t->core, cb_clo.bandwidth_window);
+      t->b_limit = cb_bw_batched ? bw_batch_limit(&t->core) : 0;
       bw_dirty_init(&t->dirty);
       t->made = True;
       t->live = True;
@@ -515,6 +667,7 @@ static cb_bw_thread *thread_of(ThreadId tid)
 void cb_bw_switch_thread(ThreadId tid)
 {
    if (!cb_clo.bandwidth) return;
+   batch_sync(cb_bw_cur);
    cb_bw_cur = thread_of(tid);
    finalize_all();
    realign(cb_bw_cur);
@@ -538,6 +691,7 @@ void cb_bw_thread_exit(ThreadId tid)
    if (!cb_clo.bandwidth || tid >= VG_N_THREADS || !threads[tid].made) return;
    t = &threads[tid];
    end_group(t);
+   batch_sync(t);
    t->live = False;
    finalize_all();
 }
@@ -548,7 +702,8 @@ void cb_bw_syscall(ThreadId tid, Bool entering)
    if (!cb_clo.bandwidth || tid >= VG_N_THREADS || !threads[tid].made) return;
    t = &threads[tid];
    if (entering) end_group(t);   /* its units close before it may block */
-   else realign(t);
+   batch_sync(t);                /* (and before realign moves its clock) */
+   if (!entering) realign(t);
 }
 
 /* A store of core t invalidated the other cores' copies of lines
@@ -702,7 +857,10 @@ void cb_bw_finish(const HChar *base)
          for (p = 0; p < BW_PATHS; p++) any |= th->core.open[p];
          if (any) close_unit_at_end(th);
       }
-      bw_finish(&th->core);
+      if (cb_bw_batched) {
+         batch_flush(th);
+         bw_batch_finish(&th->core, th->core.units);
+      } else bw_finish(&th->core);
       if (th->clock > units) units = th->clock;
    }
    bw_series_finish(&all[0], units);

@@ -9,6 +9,9 @@
  * group makes an access or when the next group starts. So each unit
  * gets exactly the bytes of its instruction, as with one call per
  * instruction, and the dominance events go to that instruction's cost.
+ * Batched (cb_bw_batched, bandwidth.c): the group's units are numbered
+ * at its start and an access's bytes go straight to its instruction's
+ * unit; nothing closes per instruction.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -45,6 +48,14 @@ typedef struct cb_bw_thread {
     * being simulated (the victim observer runs before cb_bw_data) */
    bw_dirty dirty;
    ULong   pending_wb;
+   /* batched (cb_bw_batched): the core unit of the next group's first
+    * instruction, the running group's first, the aligned unit minus the
+    * core unit for the units not counted yet (clock: of the first of
+    * them), and the index in the group of the instruction of the last
+    * access (the units before it closed, as unit by unit) */
+   ULong   b_next, g_unit0, b_off;
+   ULong   b_limit;        /* groups end before it (else count first) */
+   UInt    g_last_k;
 } cb_bw_thread;
 
 /* cb_bw_cur, the line sizes, cb_bw__group and cb_bw__advance are
@@ -64,11 +75,43 @@ static inline void cb_bw_misses(cb_bw_thread *t, unsigned r, UInt l1)
    if (r & CS_LL_DIRTY_MISS) { open[BW_MEM_WR] += cb_bw_ll_line; t->core.dirty |= 1u << BW_MEM_WR; }
 }
 
+/* Batched: the bytes of cache result r go to unit u. */
+static inline void cb_bw_batch_misses(cb_bw_thread *t, unsigned r, UInt l1, ULong u)
+{
+   bw_core *c = &t->core;
+   if (!(r & CS_L1_MISS)) return;
+   bw_batch_add(c, BW_L1_RD, u, l1);
+   if (r & CB_BW_REMOTE) bw_batch_add(c, BW_L1_L1, u, l1);
+   if (!(r & CS_LL_MISS)) return;
+   bw_batch_add(c, BW_MEM_RD, u, cb_bw_ll_line);
+   if (r & CS_LL_DIRTY_MISS) bw_batch_add(c, BW_MEM_WR, u, cb_bw_ll_line);
+}
+
+/* Batched: a fetch group starts: its n units are the next ones (the
+ * running group's instructions all execute); its flops are known. */
+static inline void cb_bw_batch_group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0,
+                                     unsigned r)
+{
+   if (UNLIKELY(!cb_cur.collect)) { t->g_n = 0; return; }
+   if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
+   t->g_n = n;
+   t->g_cost0 = cost0;
+   t->g_unit0 = t->b_next;
+   t->g_last_k = 0;
+   t->b_next += n;
+   if (UNLIKELY(cb_cur.bbcc->bb->bw_flops != NULL)) cb_bw__group_flops(t, cost0, n, slot0);
+   cb_bw_batch_misses(t, r, cb_bw_i1_line, t->g_unit0);
+}
+
 /* A fetch group of n instructions from cost offset cost0 (slot0: the
  * first one's cost slot) was fetched with I1 result r. */
 static inline void cb_bw_fetch(UInt cost0, UInt n, ULong *slot0, unsigned r)
 {
    cb_bw_thread *t = cb_bw_cur;
+   if (cb_bw_batched) {
+      cb_bw_batch_group(t, cost0, n, slot0, r);
+      return;
+   }
    cb_bw__group(t, cost0, n, slot0);
    if (t->g_n) cb_bw_misses(t, r, cb_bw_i1_line);
 }
@@ -84,6 +127,28 @@ static inline void cb_bw_store(cb_bw_thread *t, Addr a, UWord size, unsigned r)
    if (UNLIKELY(last != first)) bw_dirty_mark(&t->dirty, last);
 }
 
+/* Batched: the access's bytes go to its instruction's unit (the group's
+ * first unit + its index in the group: cost offsets are instruction *
+ * events apart; a multiplication by the inverse, no division). */
+static inline __attribute__((always_inline))
+void cb_bw_batch_data(cb_bw_thread *t, UInt cost, UWord size, unsigned r,
+                      Bool is_write, Bool modify)
+{
+   bw_core *c = &t->core;
+   UInt k = (UInt)(((ULong)(cost - t->g_cost0) * cb_bw_inv_events) >> 32);
+   ULong u = t->g_unit0 + k;
+   t->g_last_k = k;
+   if (t->pending_wb) {              /* D1 victims of this access, dirty */
+      bw_batch_add(c, BW_L1_WR, u, (UInt)t->pending_wb);
+      t->pending_wb = 0;
+   }
+   if (is_write) {
+      bw_batch_add(c, BW_CORE_WR, u, size);
+      if (modify) bw_batch_add(c, BW_CORE_RD, u, size);
+   } else bw_batch_add(c, BW_CORE_RD, u, size);
+   cb_bw_batch_misses(t, r, cb_bw_d1_line, u);
+}
+
 /* A data access of the instruction at cost offset cost: size bytes at a,
  * result r (with CB_BW_REMOTE, CB_BW_INVALIDATED); a modify is a load and
  * a store. */
@@ -94,6 +159,10 @@ static inline void cb_bw_data(UInt cost, Addr a, UWord size, unsigned r,
    uint64_t *open = t->core.open;
    if (is_write) cb_bw_store(t, a, size, r);
    if (!t->g_n) { t->pending_wb = 0; return; }
+   if (cb_bw_batched) {
+      cb_bw_batch_data(t, cost, size, r, is_write, modify);
+      return;
+   }
    if (cost != t->g_cur) cb_bw__advance(t, cost);
    if (t->pending_wb) {              /* D1 victims of this access, dirty */
       open[BW_L1_WR] += t->pending_wb;
@@ -106,6 +175,17 @@ static inline void cb_bw_data(UInt cost, Addr a, UWord size, unsigned r,
       if (modify) { open[BW_CORE_RD] += size; t->core.dirty |= 1u << BW_CORE_RD; }
    } else { open[BW_CORE_RD] += size; t->core.dirty |= 1u << BW_CORE_RD; }
    cb_bw_misses(t, r, cb_bw_d1_line);
+}
+
+/* cb_bw_data when batched (the counted replay's: sim_replay.c). */
+static inline __attribute__((always_inline))
+void cb_bw_batched_access(UInt cost, Addr a, UWord size, unsigned r, Bool is_write,
+                          Bool modify)
+{
+   cb_bw_thread *t = cb_bw_cur;
+   if (is_write) cb_bw_store(t, a, size, r);
+   if (!t->g_n) { t->pending_wb = 0; return; }
+   cb_bw_batch_data(t, cost, size, r, is_write, modify);
 }
 
 #endif

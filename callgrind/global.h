@@ -851,7 +851,11 @@ extern lat_state cb_lat_now;
 struct cb_bw_thread;
 extern struct cb_bw_thread *cb_bw_cur;   /* the running thread's; NULL when off */
 extern UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line, cb_bw_d1_bits;
+extern Bool cb_bw_batched;           /* units batched (bandwidth.c) */
+extern ULong cb_bw_inv_events;       /* ceil(2^32 / events) */
 void cb_bw__group(struct cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0);
+void cb_bw__batch_flush(struct cb_bw_thread *t);
+void cb_bw__group_flops(struct cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0);
 void cb_bw__advance(struct cb_bw_thread *t, UInt cost);
 void cb_bw__invalidated(struct cb_bw_thread *t, ULong first, ULong last);
 void cb_bw_setup(struct cs_sim *first);  /* after the cache model; bad machine file: exit */

@@ -223,9 +223,12 @@ void cb_sim_post_clo_init(void)
       cb_bw_setup(cb_sim_cache);               /* its events last, but for */
       if (cb_clo.latency) cb_lat_setup();      /* these */
       cb_sim_defer_on = cb_clo.defer_sim;
+      /* (--bandwidth batched: its hooks are called in the counted
+       * replay; with limits or unit flop they need each instruction's
+       * cost slot in turn, and --latency's loop does not call them) */
       cb_sim_replay_plain_ok = cb_sim_defer_on && !CB_SIM_STATS && !cb_clo.objects
                                && !cb_clo.miss_class && !cb_clo.reuse_dist
-                               && !cb_clo.bandwidth;
+                               && (!cb_clo.bandwidth || (cb_bw_batched && !cb_clo.latency));
       cb_sim_share_each = cb_clo.sharing && !cb_sim_defer_on;
       /* (--backdate-check's on_load counts at the running counter; the
        * cores share the LL, which another core's fill must find filled) */

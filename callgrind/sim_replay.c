@@ -111,28 +111,33 @@ static void hist_attach(BBCC *b)
  * that miss D1 at every access (a matrix column, a stream) ran 2% faster
  * with one call fewer on their way (transpose-naive, stream+reuse), and
  * the hit path was no slower. */
-static __attribute__((noinline)) void fetch_missed(const sim_call *c, cs_probe p)
+static __attribute__((noinline)) unsigned fetch_missed(const sim_call *c, cs_probe p)
 {
    ULong *slot = cb_cost_base + c->fetch_cost;
    cs_owner o;
    unsigned r = cs_l1_finish(cb_sim_cache, &p, c->fetch_addr, c->fetch_size, make_owner(&o, slot), 0);
    if (r) count_misses(slot, r, EV_I1mr, EV_ILmr, EV_ILdmr);
+   return r;
 }
 
-static __attribute__((noinline)) void fetch_not_mru(const sim_call *c)
+/* Its outcome (0: a hit in another way): --bandwidth's I1 misses. */
+static __attribute__((noinline)) unsigned fetch_not_mru(const sim_call *c)
 {
    cs_probe p;
-   if (!cs_l1_probe(cb_sim_cache, &p, 1, c->fetch_addr, c->fetch_size)) fetch_missed(c, p);
+   if (!cs_l1_probe(cb_sim_cache, &p, 1, c->fetch_addr, c->fetch_size)) return fetch_missed(c, p);
+   return 0;
 }
 
 /* --private-caches: the coherence of a data access with result r (a hit
  * is 0), after the running core simulated it. A load hit has nothing to
- * do: the replay does not call this for one. */
-static inline void data_coherence(const sim_call *c, Int i, Addr a, unsigned r)
+ * do: the replay does not call this for one. Returns what --bandwidth
+ * gets of it (a coherence miss, an invalidation: as do_data_at). */
+static inline unsigned data_coherence(const sim_call *c, Int i, Addr a, unsigned r)
 {
    cb_obj_ref none = { NULL, 0 };
-   cb_cores_data_access(cb_cost_base + c->acc[i].cost, none, a, c->acc[i].size, r,
-                        c->acc[i].write);
+   unsigned cc = cb_cores_data_access(cb_cost_base + c->acc[i].cost, none, a, c->acc[i].size,
+                                      r, c->acc[i].write);
+   return (CC_CLASS(cc) ? CB_BW_REMOTE : 0) | (CC_INV(cc) ? CB_BW_INVALIDATED : 0);
 }
 
 static inline __attribute__((always_inline))
@@ -144,17 +149,17 @@ unsigned data_missed(const sim_call *c, Int i, Addr a, cs_probe p)
    unsigned r = cs_l1_finish(cb_sim_cache, &p, a, c->acc[i].size, make_owner(&o, slot), write);
    if (r && write) count_misses(slot, r, EV_D1mw, EV_DLmw, EV_DLdmw);
    else if (r) count_misses(slot, r, EV_D1mr, EV_DLmr, EV_DLdmr);
-   if (UNLIKELY(cb_cc != NULL)) data_coherence(c, i, a, r);
+   if (UNLIKELY(cb_cc != NULL)) r |= data_coherence(c, i, a, r);
    return r;
 }
 
-/* Its outcome (0: a hit in another way). */
+/* Its outcome (0: a hit in another way; with CB_BW_* bits). */
 static __attribute__((noinline)) unsigned data_not_mru(const sim_call *c, Int i, Addr a)
 {
    cs_probe p;
    if (CUT_BEFORE(6)) { cut_not_mru++; return 0; }
    if (!cs_l1_probe(cb_sim_cache, &p, 0, a, c->acc[i].size)) return data_missed(c, i, a, p);
-   if (UNLIKELY(cb_cc != NULL) && c->acc[i].write) data_coherence(c, i, a, 0);
+   if (UNLIKELY(cb_cc != NULL) && c->acc[i].write) return data_coherence(c, i, a, 0);
    return 0;
 }
 
@@ -164,10 +169,13 @@ static __attribute__((noinline)) unsigned data_not_mru(const sim_call *c, Int i,
  * test of a line the core owns (cores.h), inline: the hook is called
  * only when it fails. Inlined for each combination.
  * With --latency (lat) each access's outcome goes to latency.c, but for
- * a hit that changes no tag (cb_lat_hit_matters). */
+ * a hit that changes no tag (cb_lat_hit_matters). With --bandwidth (bw,
+ * batched: bandwidth.c) each fetch group and access goes to its hooks,
+ * as replay_all's do_fetch and do_acc call them (the Flop events go to
+ * the slots there: their counts are not the histogram's). */
 static inline __attribute__((always_inline))
 void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool use,
-                    Bool cores, Bool lat)
+                    Bool cores, Bool lat, Bool bw)
 {
    cs_sim *s = cb_sim_cache;
    BBCC *b = cb_cur.bbcc;
@@ -187,12 +195,14 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
          /* (one crossing into the next line is one instruction: no other
           * can join it) */
          Bool hit = cs__planned_fetch_hit(&s->i1, &c->fplan, c->n_fetch, c->fplan_second, use);
+         unsigned r = 0;
          if (!hit) {
-            fetch_not_mru(c);
+            r = fetch_not_mru(c);
             if (use && c->n_fetch > 1)
                cs_instr_hits(s, c->fetch_addr + c->fetch_size,
                              c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);
          }
+         if (bw) cb_bw_fetch(c->fetch_cost, c->n_fetch, cb_cost_base + c->fetch_cost, r);
       }
       if (UNLIKELY(c->guarded)) {
          if (a[0] != REPLAY_SKIPPED) do_acc(c, 0, a[0]);
@@ -208,7 +218,10 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
          if (!hit && CUT_BEFORE(5)) cut_not_mru++;   /* (keeps the tests) */
          else if (!hit) r = data_not_mru(c, i, a[i]);
          else if (cores && write && !cb_cores_store_hit_quiet(hot, code, a[i], c->acc[i].size))
-            data_coherence(c, i, a[i], 0);
+            r = data_coherence(c, i, a[i], 0);
+         if (bw) cb_bw_batched_access(c->acc[i].cost, a[i], c->acc[i].size, r, write,
+                                      c->acc[i].modify);
+         r &= ~(CB_BW_REMOTE | CB_BW_INVALIDATED);   /* (the cache's result only) */
          if (lat && (r || cb_lat_hit_matters(&watch[li], a[i])))
             cb_lat_after_index(li, a[i], r, cb_cost_base + c->acc[i].cost);
          n_dw += write;
@@ -241,12 +254,17 @@ void cb_sim_replay(void)
    if (!cb_sim_replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || cb_replay_split
        || !counted_calls(cb_cur.bbcc, c))
       replay_all(c, end, cb_sim_replay_addr);
+   else if (UNLIKELY(cb_bw_cur != NULL)) {
+      /* (--bandwidth: batched, no --latency: cb_sim_post_clo_init) */
+      if (cb_cc && !cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, False, True, False, True);
+      else replay_counted(c, end, cb_sim_replay_addr, cb_sim_cache->use, cb_cc != NULL, False, True);
+   }
    else if (UNLIKELY(cb_clo.latency))
-      replay_counted(c, end, cb_sim_replay_addr, cb_sim_cache->use, cb_cc != NULL, True);
-   else if (cb_cc && cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, True, True, False);
-   else if (cb_cc) replay_counted(c, end, cb_sim_replay_addr, False, True, False);
-   else if (cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, True, False, False);
-   else replay_counted(c, end, cb_sim_replay_addr, False, False, False);
+      replay_counted(c, end, cb_sim_replay_addr, cb_sim_cache->use, cb_cc != NULL, True, False);
+   else if (cb_cc && cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, True, True, False, False);
+   else if (cb_cc) replay_counted(c, end, cb_sim_replay_addr, False, True, False, False);
+   else if (cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, True, False, False, False);
+   else replay_counted(c, end, cb_sim_replay_addr, False, False, False, False);
 }
 
 /* A block with more data accesses than cb_sim_replay_addr holds: the calls so

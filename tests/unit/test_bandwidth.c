@@ -157,6 +157,141 @@ static void test_core(void)
    end("core: window sums and histograms = brute force; sum(n) = T+W, sum(s*n) = W*V");
 }
 
+/* ---- one core, batched ---------------------------------------------------------- */
+
+#define MAXB 120000
+static uint32_t btrace[MAXB][BW_PATHS];
+#define MAXPAIRS 40000
+static uint64_t pairs[2][MAXPAIRS][2];
+static long npairs[2];
+static int pair_side;
+
+static void keep_pair(void *ctx, uint64_t v, uint64_t n)
+{
+   (void)ctx;
+   if (npairs[pair_side] < MAXPAIRS) {
+      pairs[pair_side][npairs[pair_side]][0] = v;
+      pairs[pair_side][npairs[pair_side]][1] = n;
+   }
+   npairs[pair_side]++;
+}
+
+static int same_hist(bw_hist *a, bw_hist *b)
+{
+   long i;
+
+   npairs[0] = npairs[1] = 0;
+   pair_side = 0;
+   bw_hist_each(a, keep_pair, NULL);
+   pair_side = 1;
+   bw_hist_each(b, keep_pair, NULL);
+   if (npairs[0] != npairs[1] || npairs[0] > MAXPAIRS)
+      return 0;
+   for (i = 0; i < npairs[0]; i++)
+      if (pairs[0][i][0] != pairs[1][i][0] || pairs[0][i][1] != pairs[1][i][1])
+         return 0;
+   return 1;
+}
+
+/* kind 0: random bytes in every unit; 1: sparse (a unit in 50, bursts);
+   2: periodic (a loop body of 7 units, as a streaming loop's loads,
+   stores and flops), with a break now and then; 3: path p silent for
+   long stretches (whole rings). */
+static uint32_t batch_value(int kind, int p, long t)
+{
+   static const uint8_t body[7][3] = { { 8, 0, 0 }, { 8, 0, 1 }, { 0, 0, 2 },
+                                       { 16, 8, 0 }, { 0, 0, 0 }, { 8, 0, 1 }, { 0, 8, 0 } };
+   switch (kind) {
+   case 0: return rnd(3) ? rnd(p == BW_FLOP ? 9 : 300) : 0;
+   case 1: return rnd(50) == 0 || (t % 5000 < 30 && rnd(2)) ? 1 + rnd(64) : 0;
+   case 2:
+      if (t % 9000 > 8900)
+         return rnd(2) ? 64 : 0;
+      if (p == BW_CORE_RD || p == BW_CORE_WR || p == BW_FLOP)
+         return body[t % 7][p == BW_CORE_RD ? 0 : p == BW_CORE_WR ? 1 : 2];
+      return t % 56 == 3 * p ? 64 : 0;
+   default: return (t / 3000) % (p + 2) == 0 && rnd(4) == 0 ? rnd(100) : 0;
+   }
+}
+
+/* The batched core against bw_close once per unit: adds in stretches of
+   random length (path by path, last unit first), flushed at random units
+   (not always where the adds end), T units many times the ring. */
+static void run_batch(long T, uint32_t w, uint32_t stretch, int kind)
+{
+   bw_core ref, b;
+   long t, u = 0;
+   int p, ok = 1, next_ok = 1;
+
+   bw_core_init(&ref, w);
+   bw_batch_init(&b, w, stretch);
+   for (t = 0; t < T; t++) {
+      for (p = 0; p < BW_PATHS; p++) {
+         btrace[t][p] = batch_value(kind, p, t);
+         if (btrace[t][p])
+            bw_add(&ref, p, btrace[t][p]);
+      }
+      if (!bw_close_quiet(&ref, 0, 0, 0))
+         bw_close(&ref, NULL, 0, 0);
+   }
+   bw_finish(&ref);
+   while (u < T) {
+      long limit = (long)bw_batch_limit(&b), nxt, f;
+      if (u == limit) {                  /* the ring is full */
+         bw_batch_flush(&b, (uint64_t)u);
+         limit = (long)bw_batch_limit(&b);
+      }
+      nxt = u + 1 + (long)rnd(limit - u);
+      if (nxt > T)
+         nxt = T;
+      for (p = 0; p < BW_PATHS; p++)
+         for (t = nxt - 1; t >= u; t--)
+            if (btrace[t][p])
+               bw_batch_add(&b, p, t, btrace[t][p]);
+      /* bw_batch_next finds exactly the units with bytes */
+      for (p = 0; p < BW_PATHS; p++) {
+         long x = (long)b.units;
+         if (BW_BATCH_DENSE(p))
+            continue;
+         for (t = (long)b.units; t < nxt; t++)
+            if (btrace[t][p]) {
+               x = (long)bw_batch_next(&b, p, (uint64_t)x, (uint64_t)nxt);
+               next_ok &= x == t && bw_batch_at(&b, p, (uint64_t)t) == btrace[t][p];
+               x = t + 1;
+            }
+         next_ok &= bw_batch_next(&b, p, (uint64_t)x, (uint64_t)nxt) == (uint64_t)nxt;
+      }
+      f = nxt == limit || nxt == T || rnd(2) ? nxt : (long)b.units + (long)rnd(nxt - (long)b.units + 1);
+      bw_batch_flush(&b, (uint64_t)f);
+      u = nxt;
+   }
+   bw_batch_finish(&b, (uint64_t)T);
+   CHECK("batched: units", (long)b.units, (long)ref.units);
+   CHECK("batched: bw_batch_next", next_ok, 1);
+   for (p = 0; p < BW_PATHS; p++) {
+      ok &= b.total[p] == ref.total[p];
+      ok &= same_hist(&b.hist[p], &ref.hist[p]);
+   }
+   CHECK("batched histograms and totals = unit by unit", ok, 1);
+   bw_core_free(&ref);
+   bw_core_free(&b);
+}
+
+static void test_batch(void)
+{
+   int kind;
+
+   begin();
+   for (kind = 0; kind < 4; kind++) {
+      run_batch(MAXB, 1, 100, kind);       /* W = 1 */
+      run_batch(MAXB, 64, 1000, kind);     /* W = 64: ring 2048, wraps ~60 times */
+      run_batch(MAXB, 200, 4000, kind);    /* the default window */
+      run_batch(50, 37, 10, kind);         /* T < the ring */
+   }
+   run_batch(MAXB, 1000, 100, 2);          /* W > the stretch */
+   end("batched core = unit by unit: random, sparse, periodic, silent; W 1, 64, 200, 1000");
+}
+
 /* ---- dominance ----------------------------------------------------------------- */
 
 static void test_dominance(void)
@@ -261,7 +396,8 @@ static void test_constant(void)
 /* adds: values added per round, spread: how far ahead of `final`,
    step: how far a round finalizes at most (sparse adds leave long quiet
    stretches, which finalization counts 64 or fewer units at once). */
-static void run_series(uint32_t w, uint32_t max_ahead, long adds, long spread, long step)
+static void run_series(uint32_t w, uint32_t max_ahead, long adds, long spread, long step,
+                       uint32_t granule)
 {
    bw_series s;
    static uint64_t per_unit[60000];
@@ -269,12 +405,12 @@ static void run_series(uint32_t w, uint32_t max_ahead, long adds, long spread, l
    uint64_t V = 0;
 
    memset(per_unit, 0, sizeof per_unit);
-   bw_series_init(&s, w, max_ahead);
+   bw_series_init(&s, w, max_ahead, granule);
    while (units < 50000) {
       /* some cores add ahead of `final`, then some units become final */
       for (i = 0; i < adds; i++) {
          uint64_t at = s.final + rnd(spread);
-         uint32_t v = rnd(100);
+         uint32_t v = rnd(100) * granule;
          bw_series_add(&s, at, v);
          per_unit[at] += v;
          V += v;
@@ -290,6 +426,9 @@ static void run_series(uint32_t w, uint32_t max_ahead, long adds, long spread, l
       /* (never past the last unit added to: the file's units) */
       u = (long)s.final + rnd(step);
       bw_series_final(&s, u < units ? (uint64_t)u : (uint64_t)units);
+      /* the chunks held follow what is in flight, not the whole run */
+      if (s.ntab > 2 * (spread + step + w + 2 * BW_CHUNK) / BW_CHUNK + 4)
+         CHECK("chunk table small", (long)s.ntab, 0);
    }
    bw_series_finish(&s, units);
    memset(want_count, 0, sizeof want_count);
@@ -314,12 +453,16 @@ static void run_series(uint32_t w, uint32_t max_ahead, long adds, long spread, l
 static void test_series(void)
 {
    begin();
-   run_series(50, 20000, 200, 15000, 2000);   /* dense: every unit changes */
-   run_series(50, 20000, 3, 15000, 2000);     /* sparse: long quiet stretches */
-   run_series(64, 20000, 1, 3000, 700);       /* W a multiple of 64 */
-   run_series(37, 200, 2, 150, 100);          /* a small ring (cap 256) */
-   run_series(1, 100, 5, 90, 130);            /* W = 1 */
-   end("all cores: aligned sums, ring growth, finalization, identities");
+   run_series(50, 20000, 200, 15000, 2000, 1);   /* dense: every unit changes */
+   run_series(50, 20000, 3, 15000, 2000, 1);     /* sparse: long quiet stretches */
+   run_series(64, 20000, 1, 3000, 700, 64);      /* W a multiple of 64, lines */
+   run_series(37, 200, 2, 150, 100, 1);          /* a small span (256) */
+   run_series(1, 100, 5, 90, 130, 64);           /* W = 1 */
+   /* many adds on few units: most past 254 granules (the overflow
+      table: inserts, sums, deletes when the units leave) */
+   run_series(37, 20000, 300, 40, 30, 1);
+   run_series(300, 20000, 40, 9000, 5000, 1);    /* spans of several chunks */
+   end("all cores: aligned sums, chunks, overflow, finalization, identities");
 }
 
 /* ---- dirty lines ------------------------------------------------------------------ */
@@ -415,6 +558,7 @@ int main(void)
 {
    test_hist();
    test_core();
+   test_batch();
    test_dominance();
    test_constant();
    test_series();
