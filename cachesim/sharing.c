@@ -654,30 +654,50 @@ static int pack_site(sh_model *m, packed **pp, uint32_t pos_id, uint32_t size,
    return p->nsites++;
 }
 
+/* The entry of key among p's, or -1: four keys a step, as 64-bit words
+   (a lane equal to key is a zero lane of w ^ key's; the lowest zero lane
+   is found exactly, and keys are distinct).  cap is a multiple of 4, and
+   lanes past n are not taken. */
+static int pack_find(const packed *p, uint16_t key)
+{
+   const uint16_t *keys = PACK_KEYS(p);
+   const uint64_t ones = 0x0001000100010001ull, highs = 0x8000800080008000ull;
+   uint64_t w, x, t, want = key * ones;
+   uint32_t i;
+
+   for (i = 0; i < p->n; i += 4) {
+      __builtin_memcpy(&w, keys + i, sizeof w);
+      x = w ^ want;
+      t = (x - ones) & ~x & highs;
+      if (t) {
+         uint32_t k = i + (uint32_t)__builtin_ctzll(t) / 16;
+         return k < p->n ? (int)k : -1;
+      }
+   }
+   return -1;
+}
+
 /* One access into the packed record: 0 if it does not fit (nothing
    changed then). */
 static int pack_count(sh_model *m, packed **pp, uint32_t tid, uint32_t pos_id,
                       uint32_t off, uint32_t size, uint32_t kinds)
 {
    packed *p = *pp;
-   int site;
-   uint16_t key, *keys;
-   uint32_t i;
+   int site, i;
+   uint16_t key;
 
    if (tid != p->tid || (site = pack_site(m, pp, pos_id, size, kinds)) < 0)
       return 0;
    p = *pp;
    key = (uint16_t)((uint32_t)site << 8 | off);
-   keys = PACK_KEYS(p);
-   for (i = p->n; i-- > 0; )
-      if (keys[i] == key) {
-         if (PACK_COUNTS(p)[i] >= m->pack_max_count)
-            return 0;
-         PACK_COUNTS(p)[i]++;
-         return 1;
-      }
+   if ((i = pack_find(p, key)) >= 0) {
+      if (PACK_COUNTS(p)[i] >= m->pack_max_count)
+         return 0;
+      PACK_COUNTS(p)[i]++;
+      return 1;
+   }
    if (p->n == p->cap)
-      *pp = p = pack_resize(m, p, p->site_cap, p->cap + p->cap / 2);
+      *pp = p = pack_resize(m, p, p->site_cap, (p->cap + p->cap / 2 + 3) & ~3u);
    PACK_KEYS(p)[p->n] = key;
    PACK_COUNTS(p)[p->n++] = 1;
    return 1;
