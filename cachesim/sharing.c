@@ -18,8 +18,13 @@
 **     thread's counts per offset and size, the reports its code positions
 **     in the order they came).  The trie is emptied at every segment's
 **     end; past a budget of nodes a line whose history would need a new
-**     node gets its counters at once;
-**   - a line that two threads touched (or whose history left the trie): a
+**     node gets a packed record;
+**   - a line whose history left the trie, while one thread alone touches
+**     it: that thread's counts per key in the order the keys came, packed
+**     (3 bytes a key: a site of the line's own table and an offset, an
+**     8-bit count), freed at the segment's end; what does not fit (a count
+**     past 255, a 256th site) or a second thread moves it to counters;
+**   - a line that two threads touched (or whose packed record overflowed): a
 **     full record (frec), found by line number: its counters of the
 **     segment keyed by (thread, offset, size, kind, code position), three
 **     inside the record, more in an array of its own kept from segment to
