@@ -18,8 +18,13 @@
 **     thread's counts per offset and size, the reports its code positions
 **     in the order they came).  The trie is emptied at every segment's
 **     end; past a budget of nodes a line whose history would need a new
-**     node gets its counters at once;
-**   - a line that two threads touched (or whose history left the trie): a
+**     node gets a packed record;
+**   - a line whose history left the trie, while one thread alone touches
+**     it: that thread's counts per key in the order the keys came, packed
+**     (3 bytes a key: a site of the line's own table and an offset, an
+**     8-bit count), freed at the segment's end; what does not fit (a count
+**     past 255, a 256th site) or a second thread moves it to counters;
+**   - a line that two threads touched (or whose packed record overflowed): a
 **     full record (frec), found by line number: its counters of the
 **     segment keyed by (thread, offset, size, kind, code position), three
 **     inside the record, more in an array of its own kept from segment to
@@ -64,10 +69,12 @@ typedef struct {
 #define F_PREV_MULTI 0x10       /* kept only if that segment was the one */
 #define F_PREV_STORE 0x20       /* just before (equations (4), (5)) */
 #define F_COUNTED    0x40       /* ref is a full record with the counters */
+#define F_PACKED     0x80       /* ref is a packed record's number */
 typedef struct {
    uint32_t last_seg;           /* segment of the last access */
-   uint32_t ref;                /* history node (0: none yet), or the full
-                                   record's index if F_COUNTED */
+   uint32_t ref;                /* history node (0: none yet), the full
+                                   record's index if F_COUNTED, the packed
+                                   record's number if F_PACKED */
    uint8_t  owner, prev_owner;  /* the one thread (tid & 63) of last_seg /
                                    of the segment before, if not MULTI */
    uint8_t  flags;
@@ -115,6 +122,34 @@ typedef struct {
                                    one loop take the same), 0 = none */
 } hnode;
 
+/* A line whose one-thread history left the trie, while no second thread
+   has come in the segment: the thread's counts per key, in the order the
+   keys came (what a second thread's replay needs), packed.  A key is an
+   entry of 16 bits, the line's site (code position, size, kinds) number
+   << 8 | the offset, with a count of 8 bits; the sites are a small table
+   of the line.  In one block: the header, the sites, the entries' keys,
+   their counts.  A count past the limit, a site past the limit or a
+   second thread id moves the line to a full record (the counters, in the
+   same order): the packed form only ever holds what fits. */
+typedef struct {
+   uint32_t pos_id;
+   uint16_t size;
+   uint16_t kinds;
+} psite;
+
+typedef struct {
+   uint32_t tid;                /* the thread (tid & SH_MAX_TID) */
+   uint16_t nsites, site_cap;
+   uint32_t n, cap;             /* entries */
+   uint32_t bytes;              /* the block's size */
+   uint32_t pad;
+} packed;
+#define PACK_SITES(p) ((psite *)((p) + 1))
+#define PACK_KEYS(p)  ((uint16_t *)(PACK_SITES(p) + (p)->site_cap))
+#define PACK_COUNTS(p) ((uint8_t *)(PACK_KEYS(p) + (p)->cap))
+#define PACK_MAX_COUNT 255
+#define PACK_MAX_SITES 255
+
 /* An array of elements of one size in chunks that never move. */
 typedef struct {
    char   **chunk;
@@ -161,6 +196,12 @@ struct sh_model {
    uint32_t  hist_limit;        /* nodes allowed; 0: the default budget */
    uint32_t *path;              /* scratch of a replay */
    uint32_t  path_cap;
+   /* the packed records of this segment, by number (freed at its end) */
+   packed  **pack;
+   uint32_t  npacks, pack_cap;
+   uint64_t  pack_bytes;        /* their blocks now */
+   uint32_t  pack_max_count;    /* limits (sh_set_packed_limits) */
+   uint32_t  pack_max_sites;
    sh_stats  stats;
    /* scratch of sh_end_segment */
    entry    *tmp;
@@ -179,6 +220,8 @@ struct sh_model {
 };
 
 /* ---- small helpers --------------------------------------------------------- */
+
+static void free_packs(sh_model *m);
 
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
@@ -329,6 +372,8 @@ sh_model *sh_new(uint32_t line_size)
    m->bytes = sizeof(sh_model) + sizeof(uint32_t) * (1024 + 256 + 256 + 1024)
               + sizeof(hnode) * m->node_cap;
    m->seg = 1;
+   m->pack_max_count = PACK_MAX_COUNT;
+   m->pack_max_sites = PACK_MAX_SITES;
    return m;
 }
 
@@ -356,6 +401,8 @@ void sh_delete(sh_model *m)
    cs_free(m->node);
    cs_free(m->hslot);
    cs_free(m->path);
+   free_packs(m);
+   cs_free(m->pack);
    cs_free(m->tmp);
    cs_free(m);
 }
@@ -558,6 +605,162 @@ found:
    c->n[1] += stores;
 }
 
+/* ---- packed records --------------------------------------------------------- */
+
+static uint32_t pack_block_bytes(uint32_t site_cap, uint32_t cap)
+{
+   return (uint32_t)((sizeof(packed) + sizeof(psite) * site_cap
+                      + 3 * (unsigned long)cap + 7) & ~7ul);
+}
+
+/* A copy of p (0: a new one) with room for site_cap sites and cap
+   entries; p is freed. */
+static packed *pack_resize(sh_model *m, packed *p, uint32_t site_cap, uint32_t cap)
+{
+   uint32_t bytes = pack_block_bytes(site_cap, cap), i;
+   packed *q = cs_alloc(bytes);
+
+   *q = p ? *p : (packed){ 0, 0, 0, 0, 0, 0, 0 };
+   q->site_cap = (uint16_t)site_cap;
+   q->cap = cap;
+   q->bytes = bytes;
+   m->pack_bytes += bytes;
+   if (p) {
+      for (i = 0; i < p->nsites; i++)
+         PACK_SITES(q)[i] = PACK_SITES(p)[i];
+      for (i = 0; i < p->n; i++) {
+         PACK_KEYS(q)[i] = PACK_KEYS(p)[i];
+         PACK_COUNTS(q)[i] = PACK_COUNTS(p)[i];
+      }
+      m->pack_bytes -= p->bytes;
+      cs_free(p);
+   }
+   if (m->pack_bytes > m->stats.peak_pack_bytes)
+      m->stats.peak_pack_bytes = m->pack_bytes;
+   return q;
+}
+
+/* The site's number in p, added if new; -1 past the limit. */
+static int pack_site(sh_model *m, packed **pp, uint32_t pos_id, uint32_t size,
+                     uint32_t kinds)
+{
+   packed *p = *pp;
+   psite *s = PACK_SITES(p);
+   uint32_t i;
+
+   for (i = 0; i < p->nsites; i++)
+      if (s[i].pos_id == pos_id && s[i].size == size && s[i].kinds == kinds)
+         return (int)i;
+   if (p->nsites >= m->pack_max_sites)
+      return -1;
+   if (p->nsites == p->site_cap)
+      *pp = p = pack_resize(m, p, p->site_cap * 2, p->cap);
+   PACK_SITES(p)[p->nsites] = (psite){ pos_id, (uint16_t)size, (uint16_t)kinds };
+   return p->nsites++;
+}
+
+/* The entry of key among p's, or -1: four keys a step, as 64-bit words
+   (a lane equal to key is a zero lane of w ^ key's; the lowest zero lane
+   is found exactly, and keys are distinct).  cap is a multiple of 4, and
+   lanes past n are not taken. */
+static int pack_find(const packed *p, uint16_t key)
+{
+   const uint16_t *keys = PACK_KEYS(p);
+   const uint64_t ones = 0x0001000100010001ull, highs = 0x8000800080008000ull;
+   uint64_t w, x, t, want = key * ones;
+   uint32_t i;
+
+   for (i = 0; i < p->n; i += 4) {
+      __builtin_memcpy(&w, keys + i, sizeof w);
+      x = w ^ want;
+      t = (x - ones) & ~x & highs;
+      if (t) {
+         uint32_t k = i + (uint32_t)__builtin_ctzll(t) / 16;
+         return k < p->n ? (int)k : -1;
+      }
+   }
+   return -1;
+}
+
+/* One access into the packed record: 0 if it does not fit (nothing
+   changed then). */
+static int pack_count(sh_model *m, packed **pp, uint32_t tid, uint32_t pos_id,
+                      uint32_t off, uint32_t size, uint32_t kinds)
+{
+   packed *p = *pp;
+   int site, i;
+   uint16_t key;
+
+   if (tid != p->tid || (site = pack_site(m, pp, pos_id, size, kinds)) < 0)
+      return 0;
+   p = *pp;
+   key = (uint16_t)((uint32_t)site << 8 | off);
+   if ((i = pack_find(p, key)) >= 0) {
+      if (PACK_COUNTS(p)[i] >= m->pack_max_count)
+         return 0;
+      PACK_COUNTS(p)[i]++;
+      return 1;
+   }
+   if (p->n == p->cap)
+      *pp = p = pack_resize(m, p, p->site_cap, (p->cap + p->cap / 2 + 3) & ~3u);
+   PACK_KEYS(p)[p->n] = key;
+   PACK_COUNTS(p)[p->n++] = 1;
+   return 1;
+}
+
+/* A new packed record of thread tid; its number. */
+static uint32_t new_pack(sh_model *m, uint32_t tid)
+{
+   packed *p = pack_resize(m, 0, 2, 8);
+
+   p->tid = tid;
+   if (m->npacks == m->pack_cap) {
+      m->pack = grow(m->pack, m->npacks, &m->pack_cap, sizeof(packed *));
+      m->bytes += m->pack_cap * sizeof(packed *) / 2;
+   }
+   m->pack[m->npacks] = p;
+   if (++m->stats.packs_now > m->stats.peak_packs)
+      m->stats.peak_packs = m->stats.packs_now;
+   return m->npacks++;
+}
+
+static void free_pack(sh_model *m, uint32_t i)
+{
+   if (!m->pack[i])
+      return;
+   m->pack_bytes -= m->pack[i]->bytes;
+   m->stats.packs_now--;
+   cs_free(m->pack[i]);
+   m->pack[i] = 0;
+}
+
+/* At a segment's end: every packed line's segment is over. */
+static void free_packs(sh_model *m)
+{
+   uint32_t i;
+
+   for (i = 0; i < m->npacks; i++)
+      free_pack(m, i);
+   m->npacks = 0;
+}
+
+/* The packed record's counts into f's counters, in their order: what
+   counting the accesses would have made. */
+static void unpack(sh_model *m, frec *f, uint32_t i)
+{
+   const packed *p = m->pack[i];
+   const psite *s;
+   uint32_t k, c;
+
+   for (k = 0; k < p->n; k++) {
+      s = &PACK_SITES(p)[PACK_KEYS(p)[k] >> 8];
+      c = PACK_COUNTS(p)[k];
+      count_access(m, f, KEY(s->pos_id, p->tid, PACK_KEYS(p)[k] & 0xff, s->size, 0),
+                   s->kinds & 1 ? c : 0, s->kinds & 2 ? c : 0);
+   }
+   free_pack(m, i);
+}
+
 /* ---- the trie of one-thread histories -------------------------------------- */
 
 static uint32_t node_hash(uint32_t parent, uint64_t key, uint32_t kinds,
@@ -655,7 +858,9 @@ static void clear_nodes(sh_model *m)
 /* The line's counters from its history: its accesses replayed in their
    order, so that the counters are the ones counting them would have
    made (their order too: the reports list code positions in it). */
-static void replay(sh_model *m, frec *f, uint32_t node)
+/* The history's nodes from its first access on, into m->path (the
+   number of them). */
+static uint32_t history_path(sh_model *m, uint32_t node)
 {
    uint32_t n = 0, i;
 
@@ -664,27 +869,65 @@ static void replay(sh_model *m, frec *f, uint32_t node)
          m->path = grow(m->path, n, &m->path_cap, sizeof(uint32_t));
       m->path[n++] = i;
    }
-   f->ninline = 0;
-   f->nmore = 0;
-   if (f->index)
-      clear_index(f);
+   return n;
+}
+
+static void replay(sh_model *m, frec *f, uint32_t node)
+{
+   uint32_t n = history_path(m, node);
+
    while (n-- > 0) {
       const hnode *h = &m->node[m->path[n]];
       count_access(m, f, h->key, h->kinds & 1, h->kinds >> 1);
    }
 }
 
-/* From now on the line's accesses of this segment go to its counters. */
+/* From now on the line's accesses of this segment go to its counters:
+   its history or its packed record first. */
 static frec *go_counted(sh_model *m, lrec *r, uint64_t line)
 {
    uint32_t i = full_of(m, line);
    frec *f = FULL(m, i);
 
-   replay(m, f, r->ref);
+   f->ninline = 0;
+   f->nmore = 0;
+   if (f->index)
+      clear_index(f);
+   if (r->flags & F_PACKED)
+      unpack(m, f, r->ref);
+   else
+      replay(m, f, r->ref);
    r->ref = i;
-   r->flags |= F_COUNTED;
+   r->flags = (uint8_t)((r->flags & ~F_PACKED) | F_COUNTED);
    m->stats.replays++;
    return f;
+}
+
+/* The history replayed into a packed record of tid; 0 if it does not
+   fit (the record is dropped then). */
+static int go_packed(sh_model *m, lrec *r, uint32_t tid)
+{
+   uint32_t n, i;
+   packed **pp;
+
+   if (!m->pack_max_count)
+      return 0;
+   i = new_pack(m, tid);
+   pp = &m->pack[i];
+   n = history_path(m, r->ref);
+   while (n-- > 0) {
+      const hnode *h = &m->node[m->path[n]];
+      if (!pack_count(m, pp, KEY_TID(h->key), KEY_POSID(h->key),
+                      (uint32_t)(h->key >> 9) & 0xff, (uint32_t)((h->key >> 1) & 0xff) + 1,
+                      h->kinds)) {
+         free_pack(m, i);
+         return 0;
+      }
+   }
+   r->ref = i;
+   r->flags |= F_PACKED;
+   m->stats.packed++;
+   return 1;
 }
 
 /* The history extended by one access: 0 if it went to the counters.
@@ -707,7 +950,8 @@ static int extend_history(sh_model *m, lrec *r, uint64_t line, uint64_t key,
       r->ref = i;
       return 1;
    }
-   go_counted(m, r, line);
+   if (!go_packed(m, r, KEY_TID(key)))
+      go_counted(m, r, line);
    return 0;
 }
 
@@ -844,9 +1088,14 @@ static void access_part(sh_model *m, uint32_t tid, uint64_t line, uint32_t off,
    if (stores)
       r->flags |= F_SEG_STORE;
    key = KEY(posid, tid, off, size, 0);
-   if (!(r->flags & F_COUNTED)
+   if (!(r->flags & (F_COUNTED | F_PACKED))
        && extend_history(m, r, line, key, loads | stores << 1))
       return;
+   if ((r->flags & F_PACKED)
+       && pack_count(m, &m->pack[r->ref], tid, posid, off, size, loads | stores << 1))
+      return;
+   if (!(r->flags & F_COUNTED))
+      go_counted(m, r, line);
    count_access(m, FULL(m, r->ref), key, loads, stores);
 }
 
@@ -903,7 +1152,8 @@ static inline int history_fast(sh_model *m, uint64_t tkey, uint8_t owner,
    if (off + s->size > m->line_size || !m->pc_idx[d] || m->pc_page[d] != page)
       return 0;
    r = &m->pc_ptr[d]->l[line & (PAGE_LINES - 1)];
-   if (r->last_seg != m->seg || (r->flags & (F_COUNTED | F_SEG_MULTI)) || r->owner != owner)
+   if (r->last_seg != m->seg || (r->flags & (F_COUNTED | F_PACKED | F_SEG_MULTI))
+       || r->owner != owner)
       return 0;
    h = m->node[r->ref].hint;
    n = &m->node[h];
@@ -1258,6 +1508,7 @@ static void end_segment(sh_model *m, int fork_join)
    sums_free(&s);
    m->ntouched = 0;
    clear_nodes(m);
+   free_packs(m);
    m->seg++;
    m->segments++;
    m->after_fork_join = fork_join;
@@ -1354,11 +1605,18 @@ uint32_t sh_nthreads(const sh_model *m) { return m->nthreads; }
 
 uint32_t sh_line_size(const sh_model *m) { return m->line_size; }
 
-uint64_t sh_memory(const sh_model *m) { return m->bytes; }
+/* (the packed records, freed at every segment's end, at their peak) */
+uint64_t sh_memory(const sh_model *m) { return m->bytes + m->stats.peak_pack_bytes; }
 
 void sh_set_history_limit(sh_model *m, uint32_t nodes)
 {
    m->hist_limit = nodes;
+}
+
+void sh_set_packed_limits(sh_model *m, uint32_t max_count, uint32_t max_sites)
+{
+   m->pack_max_count = max_count > PACK_MAX_COUNT ? PACK_MAX_COUNT : max_count;
+   m->pack_max_sites = max_sites > PACK_MAX_SITES ? PACK_MAX_SITES : max_sites;
 }
 
 sh_stats sh_get_stats(const sh_model *m)

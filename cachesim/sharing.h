@@ -156,7 +156,8 @@ uint32_t  sh_fresh_shared(const sh_model *, const uint32_t **idx);
 /* Results (after sh_end_segment for the last segment): the shared lines. */
 uint32_t       sh_nlines(const sh_model *);
 const sh_line *sh_line_at(const sh_model *, uint32_t i);
-uint64_t       sh_memory(const sh_model *);     /* bytes allocated */
+uint64_t       sh_memory(const sh_model *);     /* bytes allocated (the
+                                                   packed records at their peak) */
 void           sh_set_tag(sh_model *, uint32_t i, void *tag);
 uint64_t       sh_phi_prime(const sh_line *);
 
@@ -186,6 +187,8 @@ typedef struct {
    uint64_t fulls, full_bytes;
    uint64_t peak_nodes, node_bytes;
    uint64_t replays;
+   uint64_t packed;             /* histories that went to packed records */
+   uint64_t packs_now, peak_packs, peak_pack_bytes;
 } sh_stats;
 sh_stats  sh_get_stats(const sh_model *);
 
@@ -193,6 +196,12 @@ sh_stats  sh_get_stats(const sh_model *);
    a segment (1: none, every access counted at once; 0: the default
    budget). */
 void      sh_set_history_limit(sh_model *, uint32_t nodes);
+
+/* For the unit test: a line whose history left the trie keeps its
+   thread's counts packed (8-bit counts, a table of at most 255 sites of
+   its own) until a count or site past these limits (at most 255 each),
+   or a second thread, moves it to counters; 0: never packed. */
+void      sh_set_packed_limits(sh_model *, uint32_t max_count, uint32_t max_sites);
 
 /* The per-line formulas on one segment's counts, exposed for the unit
    test: n threads with loads[t], stores[t] (all offsets), and for theta

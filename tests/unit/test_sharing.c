@@ -883,17 +883,22 @@ static int same_line(const sh_line *a, const sh_line *b)
 
 /* Random segments over a few lines, each line's accesses by one thread
    for a while before others come (the stencil's case: the history is
-   all a second thread finds), fed to three models: every access counted
-   at once (history budget 1, what the model did before it kept
-   histories), a budget of 6 nodes (histories leave the trie in the
-   middle), the default.  Their results must be alike in every field, the
-   code positions in the same order; and, against the raw accesses, a
-   shared segment's loads and stores all counted, a line's positions
-   (when at most SH_MAX_POS) with their exact counts. */
+   all a second thread finds), fed to five models: every access counted
+   at once (history budget 1, nothing packed: what the model did before
+   it kept histories); the first thread's accesses packed from the first
+   on, with counts and sites limited to 2 (so lines leave the packed form
+   for counters in the middle) and with the default limits; a budget of
+   6 nodes (histories leave the trie in the middle) with packed limits of
+   3; the defaults.  Their results must be alike in every field, the code
+   positions in the same order; and, against the raw accesses, a shared
+   segment's loads and stores all counted, a line's positions (when at
+   most SH_MAX_POS) with their exact counts. */
+#define HM 5
 static void test_histories(void)
 {
-   static const uint32_t limits[3] = { 1, 6, 0 };
-   sh_model *m[3];
+   static const uint32_t limits[HM] = { 1, 1, 1, 6, 0 };
+   static const uint32_t packed[HM] = { 0, 2, 255, 3, 255 };
+   sh_model *m[HM];
    uint64_t ld[HL], st[HL], per_pos[HL][HPOS];
    int round, s, k, i, n, first, threads, shared, places, bad = 0, exact = 0;
    uint32_t v, j, npos;
@@ -903,9 +908,10 @@ static void test_histories(void)
    for (round = 0; round < 400; round++) {
       threads = 2 + (int)rnd(3);
       places = 3 + (int)rnd(HPOS - 2);     /* code positions of the round */
-      for (v = 0; v < 3; v++) {
+      for (v = 0; v < HM; v++) {
          m[v] = sh_new(LINE);
          sh_set_history_limit(m[v], limits[v]);
+         sh_set_packed_limits(m[v], packed[v], packed[v]);
       }
       memset(ld, 0, sizeof ld);
       memset(st, 0, sizeof st);
@@ -922,7 +928,7 @@ static void test_histories(void)
                int off = (int)rnd(8) * 8, p = (int)rnd(places), store = (int)rnd(3) == 0;
                t = i < first ? t0 : (uint32_t)rnd(threads);
                tmask |= 1 << t;
-               for (v = 0; v < 3; v++)
+               for (v = 0; v < HM; v++)
                   sh_access(m[v], t, BASE + k * LINE + off, 8, store, 0x1000 + p);
                *(store ? &ss : &sl) += 1;
                sp[p]++;
@@ -934,10 +940,10 @@ static void test_histories(void)
                   per_pos[k][i] += sp[i];
             }
          }
-         for (v = 0; v < 3; v++)
+         for (v = 0; v < HM; v++)
             sh_end_segment(m[v]);
       }
-      for (v = 1; v < 3; v++) {
+      for (v = 1; v < HM; v++) {
          if (sh_nlines(m[v]) != sh_nlines(m[0]))
             bad++;
          for (j = 0; j < sh_nlines(m[0]) && j < sh_nlines(m[v]); j++)
@@ -945,7 +951,7 @@ static void test_histories(void)
                bad++;
       }
       for (k = 0; k < HL; k++) {
-         const sh_line *l = line_of(m[2], BASE + k * LINE);
+         const sh_line *l = line_of(m[HM - 1], BASE + k * LINE);
          CHECK("loads of shared segments", l->loads, ld[k]);
          CHECK("stores of shared segments", l->stores, st[k]);
          for (i = 0, npos = 0; i < HPOS; i++)
@@ -958,13 +964,83 @@ static void test_histories(void)
             shared &= l->pos[j].count == per_pos[k][l->pos[j].pos - 0x1000];
          CHECK("positions with their exact counts", shared, 1);
       }
-      for (v = 0; v < 3; v++)
+      for (v = 0; v < HM; v++)
          sh_delete(m[v]);
    }
    CHECK("results alike with and without histories", bad, 0);
    if (exact < 100)
       CHECK("lines whose positions were checked", exact, 100);
    end("histories: the first thread's accesses reach the counters");
+}
+
+/* ---- packed one-thread counts: where they leave the packed form ------------- */
+
+/* The first thread's accesses as a packed record hits its limits: one
+   key counted 600 times (8-bit counts: past 255 the line goes to
+   counters), 300 code positions on one line (past 255 sites), and two
+   thread ids alike but for bit 6 and above (1 and 65: one owner in the
+   line's record, two threads in the keys).  Fed to a model that packs
+   from the first access (history budget 1) and to one that never packs;
+   then a second thread comes.  Results alike in every field, and by
+   hand: loads, stores, phi and theta. */
+static void feed_packed_case(sh_model *m, int c)
+{
+   int i;
+
+   if (c == 0) {
+      for (i = 0; i < 600; i++)
+         sh_access(m, 1, BASE, 8, 0, 0x5000);            /* 600 loads, offset 0 */
+      for (i = 0; i < 300; i++)
+         sh_access(m, 1, BASE + 8, 8, 1, 0x5001);        /* 300 stores, offset 8 */
+      sh_access(m, 2, BASE + 8, 8, 0, 0x5002);           /* a load of thread 2 */
+   } else if (c == 1) {
+      for (i = 0; i < 300; i++)
+         sh_access(m, 1, BASE + (uint64_t)(i % 8) * 8, 8, i % 3 == 0, 0x6000 + (uint64_t)i);
+      sh_access(m, 2, BASE, 8, 0, 0x5002);
+   } else {
+      for (i = 0; i < 5; i++)
+         sh_access(m, 1, BASE, 8, 1, 0x5000);
+      sh_access(m, 65, BASE + 8, 8, 1, 0x5001);
+      sh_access(m, 2, BASE, 8, 0, 0x5002);
+   }
+   sh_end_segment(m);
+}
+
+static void test_packed(void)
+{
+   /* loads, stores, phi, theta of each case, by hand */
+   static const uint64_t want[3][4] = {
+      { 601, 300, 1, 2 },      /* M = min(S 300, N/2, N - N_2 = 900, N - N_1 = 1) */
+      { 201, 100, 1, 2 },      /* positions i = 0 mod 3 store: 100 stores, 200 loads;
+                                  thread 2's load at offset 0 meets 13 stores there */
+      { 1, 6, 3, 2 },          /* 1 and 65 one owner, two threads in the keys (and
+                                  the formulas): S 6, N 7, N - N_1 = 2, so M = 2 */
+   };
+   sh_model *packs, *plain;
+   const sh_line *a, *b;
+   int c;
+
+   begin();
+   for (c = 0; c < 3; c++) {
+      packs = sh_new(LINE);
+      plain = sh_new(LINE);
+      sh_set_history_limit(packs, 1);
+      sh_set_history_limit(plain, 1);
+      sh_set_packed_limits(plain, 0, 0);
+      feed_packed_case(packs, c);
+      feed_packed_case(plain, c);
+      a = line_of(packs, BASE);
+      b = line_of(plain, BASE);
+      CHECK("packed and counted alike", same_line(a, b), 1);
+      CHECK("loads", a->loads, want[c][0]);
+      CHECK("stores", a->stores, want[c][1]);
+      CHECK("phi", a->phi, want[c][2]);
+      CHECK("theta", a->theta, want[c][3]);
+      CHECK("the packed record went to counters", sh_get_stats(packs).packed, 1);
+      sh_delete(packs);
+      sh_delete(plain);
+   }
+   end("packed counts: past 255, past 255 sites, thread ids alike mod 64");
 }
 
 /* ---- accesses handed over in blocks ------------------------------------------ */
@@ -1204,6 +1280,7 @@ int main(void)
    test_hand();
    test_many_lines();
    test_histories();
+   test_packed();
    test_blocks();
    test_many_counters();
    test_touches();
