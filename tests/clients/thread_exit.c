@@ -6,16 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include "spin.h"
 
 static volatile long sink;
-
-static long spin(long n)
-{
-    long s = 0;
-    for (long i = 0; i < n; i++)
-        s += i & 7;
-    return s;
-}
 
 static void finish(void)
 {

@@ -5,16 +5,9 @@
    (--paths: a reused id must start a call path root of its own). */
 #include <pthread.h>
 #include <stdio.h>
+#include "spin.h"
 
 static volatile long sink;
-
-static long spin(long n)
-{
-    long s = 0;
-    for (long i = 0; i < n; i++)
-        s += i & 7;
-    return s;
-}
 
 static void first_work(void) { sink += spin(20000); }
 static void second_work(void) { sink += spin(30000); }

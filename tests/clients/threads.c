@@ -8,17 +8,10 @@
    would write fewer, merged per-thread files. */
 #include <pthread.h>
 #include <stdio.h>
+#include "spin.h"
 
 static volatile long sink[3];
 static pthread_barrier_t all_started;
-
-static long spin(long n)
-{
-    long s = 0;
-    for (long i = 0; i < n; i++)
-        s += i & 7;
-    return s;
-}
 
 static void *worker(void *arg)
 {
