@@ -99,34 +99,34 @@ def derivation_problems(path, window_one=False):
     return probs
 
 
+def ours_case(name, client, tag, extra, check):
+    """Run ours with --latency=yes and `extra` on `client`; a run that
+    failed is the result, else check(ours) gives the results."""
+    def run():
+        ours = harness.run_tool(harness.OURS, client,
+                                GEOM + ["--latency=yes"] + extra, tag)
+        probs = harness.run_problems(ours)
+        return [(name, probs)] if probs else check(ours)
+    return run
+
+
 def derive_case(label, extra, window_one=False):
     name = "latency/derive/%s" % label
 
-    def run():
-        opts = GEOM + ["--latency=yes"] + extra
-        ours = harness.run_tool(harness.OURS, "latency", opts,
-                                "latency-" + label)
-        probs = harness.run_problems(ours)
-        if probs:
-            return [(name, probs)]
+    def check(ours):
         results = [(name, derivation_problems(ours.out, window_one))]
         if "--backdate-check=yes" in extra:
             results.append((name + "/oracle",
                             checks.backdate_arc_problems(ours.out)))
         return results
-    return run
+    return ours_case(name, "latency", "latency-" + label, extra, check)
 
 
 def threads_case(label, extra):
     name = "latency/threads/%s" % label
 
-    def run():
-        opts = GEOM + ["--latency=yes"] + extra
-        ours = harness.run_tool(harness.OURS, "latency_threads", opts,
-                                "latency-threads-" + label)
-        probs = harness.run_problems(ours)
-        if probs:
-            return [(name, probs)]
+    def check(ours):
+        probs = []
         f = cgfile.parse(ours.out).merged().fns.get("chase_reg")
         got = (f.self_cost.get("D1dep", 0), f.self_cost.get("DLdep", 0)) \
             if f else None
@@ -134,7 +134,8 @@ def threads_case(label, extra):
             probs.append("chase_reg D1dep, DLdep %s, want (62, 62)" % (got,))
         return [(name, probs), checks.conservation_result(
             name + "/conservation", ours, EVENTS, where_ir_holds=True)]
-    return run
+    return ours_case(name, "latency_threads", "latency-threads-" + label,
+                     extra, check)
 
 
 def compared_case(client):
