@@ -1491,9 +1491,6 @@ cs_sim *cs_new_core(const cs_sim *first)
    cs_geometry d1 = { first->d1.size, first->d1.assoc, first->d1.line_size };
    int ext = first->i1.ext != 0;
 
-   if (first->late_fill)        /* the pending fill would be per core */
-      cs_fail("cachesim: cores with a late LL fill");
-
    s->use = first->use;
    s->wb = first->wb;
    s->hwpref = first->hwpref;
@@ -1501,6 +1498,7 @@ cs_sim *cs_new_core(const cs_sim *first)
    s->hooks = first->hooks;
    s->charging = first->charging;
    s->charge = first->charge;
+   s->late_fill = first->late_fill;   /* a ring of its own (cs_new_core) */
    s->ll_obs = first->ll_obs;
    s->ll_obs_ctx = first->ll_obs_ctx;
    init_l1(&s->i1, &i1, s->use, ext);

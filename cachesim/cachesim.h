@@ -133,8 +133,8 @@ static inline unsigned cs_write(cs_sim *, uint64_t addr, unsigned size,
    changes (toggles, thread or signal-context switches). */
 void cs_set_collect(cs_sim *, int collecting);
 
-/* Late LL fill (cacheuse without write-back, L2 or cores; off by
-   default): an L1 miss that misses LL returns at once, and LL's victim
+/* Late LL fill (cacheuse without write-back or L2; off by
+   default; cores: see cs_new_core): an L1 miss that misses LL returns at once, and LL's victim
    leaves and the new line is loaded there (on_evict, on_load) later --
    the victim's entry, a host cache miss, then has had time to arrive.
    With the hooks, at the next access that is no MRU hit, or at
@@ -212,9 +212,13 @@ void cs_stream_prefetch_counts(const cs_sim *, cs_spf_counts *);
 /* ---- private caches (cores over one LL; see coherence.h) --------------- */
 
 /* A new core: I1 and D1 of its own, empty, with first's geometry,
-   options, hooks, collect flag and LL observer; its LL is first's (the
-   same lines, LRU state and dirty bits).  Delete every core made this way
-   (cs_delete_core) before first (cs_delete). */
+   options, hooks, collect flag, LL observer and late LL fill; its LL is
+   first's (the same lines, LRU state and dirty bits).  With the late fill
+   each core has a ring of its own, which another core does not see: the
+   caller settles (cs_settle) the core that ran before any other core
+   accesses or is flushed, cleared or asked about (coherence.c settles the
+   accessing core before it touches the others).  Delete every core made
+   this way (cs_delete_core) before first (cs_delete). */
 cs_sim *cs_new_core(const cs_sim *first);
 void    cs_delete_core(cs_sim *);
 

@@ -436,6 +436,9 @@ unsigned cc__data(cc_sys *sys, cc_core *c, uint64_t a, unsigned size,
    unsigned mask = (1u << sys->hot.line_bits) - 1;
    unsigned r1, r2;
 
+   /* c's late LL fills come before the invalidations' merges into LL, as
+      they would without the late fill (cs_new_core) */
+   cs_settle(c->sim);
    if (line1 == line2)
       r1 = line_access(sys, c, line1, (unsigned)a & mask, (unsigned)end & mask,
                        is_write);
@@ -522,10 +525,21 @@ void cc_set_collect(cc_sys *sys, int collecting)
          cs_set_collect(sys->cores[k]->sim, collecting);
 }
 
+/* Every core's late LL fills made (only the core that ran last can have
+   any: cs_new_core). */
+static void settle_cores(cc_sys *sys)
+{
+   unsigned k;
+   for (k = 0; k < sys->n_cores; k++)
+      if (sys->cores[k])
+         cs_settle(sys->cores[k]->sim);
+}
+
 void cc_flush(cc_sys *sys)
 {
    unsigned k;
 
+   settle_cores(sys);
    for (k = 1; k < sys->n_cores; k++)
       if (sys->cores[k])
          cs_flush_l1(sys->cores[k]->sim);
@@ -537,6 +551,7 @@ void cc_clear(cc_sys *sys)
 {
    unsigned k;
 
+   settle_cores(sys);
    for (k = 0; k < sys->n_cores; k++)
       if (sys->cores[k])
          cs_clear(sys->cores[k]->sim);

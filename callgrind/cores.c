@@ -41,6 +41,8 @@ unsigned cb_cores_coherence(Addr a, UWord size, unsigned r, Bool is_write)
 cs_sim *cb_cores_switch(ThreadId tid)
 {
    Bool made = !cc_core_exists(cb_cc, tid - 1);
+   /* the cores share the LL: the next finds the last one's fills made */
+   cs_settle(cb_cc_core->sim);
    cb_cc_core = cc_core_of(cb_cc, tid - 1);
    if (made && cb_clo.miss_class) cb_mc_new_core(tid - 1, cb_cc_core->sim);
    return cb_cc_core->sim;

@@ -231,8 +231,10 @@ void cb_sim_post_clo_init(void)
                                && (!cb_clo.bandwidth || (cb_bw_batched && !cb_clo.latency));
       cb_sim_share_each = cb_clo.sharing && !cb_sim_defer_on;
       /* (--backdate-check's on_load counts at the running counter; the
-       * cores share the LL, which another core's fill must find filled) */
-      if (cb_sim_replay_plain_ok && !cb_clo.backdate_check && !cb_clo.private_caches)
+       * cores share the LL, so a core's fills are made before another
+       * core runs: cb_cores_switch, and coherence.c before a store
+       * invalidates another core's copy) */
+      if (cb_sim_replay_plain_ok && !cb_clo.backdate_check)
          cs_set_late_ll_fill(cb_sim_cache, 1);
    }
    if (cb_clo.branch_sim) cb_sim_bpred = bs_new();
@@ -254,6 +256,7 @@ void cb_sim_zero(thread_info *only)
       cb_bd_zero(cb_sim_cache && cb_clo.cacheuse ? cb_sim_cache : NULL, only);
       return;
    }
+   cb_sim_settle();        /* the running core's fills, before any core's LL walk */
    for (k = 0; k < cb_cores_n(); k++)
       if (cb_cores_sim(k)) cb_bd_zero(cb_clo.cacheuse ? cb_cores_sim(k) : NULL, only);
 }

@@ -39,3 +39,17 @@ cgbd_rounds() {
 
 # median: of the numbers on stdin (separated by spaces or newlines)
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+
+# multicore_workloads DIR: the threaded workloads of perf/multicore.sh
+# (built into DIR by it) into the array `workloads` ("name|cmd"), xz -T2
+# where xz is installed.
+# shellcheck disable=SC2034
+multicore_workloads() {
+   local b=$1
+   workloads=("threads3|$b/threads3 2" "counters|$b/counters 500000"
+              "jacobi|$b/jacobi_omp 1024 8" "jac-region|$b/jacobi_omp_region"
+              "sweep2|$b/sweep2 seq" "stencil|$b/jacobi naive 2 700 12")
+   if command -v xz >/dev/null; then
+      workloads+=("xz -T2|xz -T2 -3 --block-size=65536 -c $b/xz-input")
+   fi
+}

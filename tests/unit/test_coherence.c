@@ -512,6 +512,90 @@ static void test_sweep(void)
    end("directory sweeps keep counts exact and memory bounded");
 }
 
+/* ---- the late LL fill with cores -------------------------------------- */
+
+/* Each side's hook calls folded into one order-sensitive hash (ctx). */
+static void fold(uint64_t *h, uint64_t v)
+{
+   *h = (*h ^ v) * 0x100000001b3ull;
+}
+
+static void late_on_load(void *ctx, int level, const cs_owner *o)
+{
+   fold(ctx, 1);
+   fold(ctx, (uint64_t)level);
+   fold(ctx, (uint64_t)(uintptr_t)o->slot);
+}
+
+static void late_on_evict(void *ctx, int level, const cs_owner *o,
+                          uint32_t ac, uint32_t sp)
+{
+   fold(ctx, 2);
+   fold(ctx, (uint64_t)level);
+   fold(ctx, (uint64_t)(uintptr_t)o->slot);
+   fold(ctx, ac);
+   fold(ctx, sp);
+}
+
+static cs_sim *mk_hashed(uint64_t *h)
+{
+   cs_options o = { 0, 0, 1, 0 };
+   cs_hooks hk = { h, late_on_load, late_on_evict, 0 };
+   *h = 0xcbf29ce484222325ull;
+   return cs_new(&L1, &L1, &LL, o, &hk);
+}
+
+/* Cores over one LL with the late LL fill (cs_new_core), driven as the
+   tool drives them: runs of one core, the core that ran settled before
+   another runs.  Against cores that fill at once: the same results of
+   every access (cache and coherence), and the same hook calls in the
+   same order at every switch (which settles) and after cc_flush.  The
+   stores invalidate copies whose LL lines the storing core's waiting fill
+   evicts: coherence.c settles the storing core first. */
+static void test_late_fill_cores(void)
+{
+   uint64_t h_now, h_late;
+   cs_sim *s_now = mk_hashed(&h_now), *s_late = mk_hashed(&h_late);
+   cc_sys *now, *late;
+   unsigned diff_r = 0, diff_h = 0, switches = 0, invs = 0, k = 0, k_new;
+   int i;
+
+   begin();
+   cs_set_late_ll_fill(s_late, 1);
+   now = cc_new(s_now);
+   late = cc_new(s_late);
+   rng = 99;
+   for (i = 0; i < 200000; i++) {
+      uint64_t addr = LINE(rnd(160)) + rnd(64);
+      unsigned size = 1u << rnd(4), r_now, r_late;
+      int w = rnd(3) == 0;
+      if (rnd(16) == 0 && (k_new = rnd(3)) != k) {
+         cs_settle(cc_core_of(late, k)->sim);
+         k = k_new;
+         switches++;
+         if (h_now != h_late)
+            diff_h++;
+      }
+      r_now = acc(now, cc_core_of(now, k), addr, size, w);
+      r_late = acc(late, cc_core_of(late, k), addr, size, w);
+      invs += INV(r_now);
+      if (r_now != r_late)
+         diff_r++;
+   }
+   cc_flush(now);
+   cc_flush(late);
+   CHECK("results", diff_r, 0);
+   CHECK("hooks at every switch", diff_h, 0);
+   CHECK("hooks after the flush", h_now == h_late, 1);
+   CHECK("switched often", switches > 5000, 1);
+   CHECK("invalidated often", invs > 5000, 1);
+   cc_delete(now);
+   cc_delete(late);
+   cs_delete(s_now);
+   cs_delete(s_late);
+   end("late LL fill: cores settled at switches, as at once");
+}
+
 int main(void)
 {
    test_two_cores(0);
@@ -527,5 +611,6 @@ int main(void)
    test_brute("brute force: 130 cores", 130, 8, 0, 0,
               300000, 4);
    test_sweep();
+   test_late_fill_cores();
    return failures ? 1 : 0;
 }
