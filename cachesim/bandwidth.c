@@ -608,23 +608,25 @@ static uint64_t periodic_bytes(const uint32_t *r, uint32_t mask, uint64_t t, uin
    units from `low` on are looked at (the slots before are cleared). */
 static uint32_t guess_period(const uint32_t *r, uint32_t mask, uint64_t x, uint64_t low)
 {
-   uint32_t P, j;
+   uint64_t first = x + 1 - PERIOD_GUESS;
+   uint32_t P;
 
+   /* (vector compares: a loop breaking at the first unequal unit
+      mispredicts where it breaks) */
    for (P = 1; P < 64; P++) {
       if (x + 1 < low + PERIOD_GUESS + P)
          return 0;
-      for (j = 0; j < PERIOD_GUESS; j++)
-         if (r[(uint32_t)(x - j) & mask] != r[(uint32_t)(x - j - P) & mask])
-            break;
-      if (j == PERIOD_GUESS)
+      if (same_units(r, mask, first, first - P, PERIOD_GUESS))
          return P;
    }
    return 0;
 }
 
-/* After a walked word ending at unit x: a new period, now and then.  A
-   guess is tried again at once after a jump (the period was right), and
-   after a failed one at longer and longer intervals (up to 1024 words). */
+/* After a walked word ending at unit x: a new period, now and then, at
+   longer and longer intervals (up to 1024 words) until a run repeats
+   (batch_path starts them again at once).  (Code without loops finds
+   periods too, e.g. in a run of equal units, that hardly ever count a
+   run: a period found is no reason to guess again soon.) */
 static void next_guess(bw_core *c, int p, const uint32_t *r, uint64_t x, uint64_t low)
 {
    uint32_t P;
@@ -634,11 +636,6 @@ static void next_guess(bw_core *c, int p, const uint32_t *r, uint64_t x, uint64_
       return;
    }
    P = guess_period(r, c->ring_mask, x, low);
-   if (P && P != c->period[p]) {
-      c->period[p] = P;
-      c->guess_wait[p] = 0;
-      return;
-   }
    c->period[p] = P;
    c->guess_wait[p] = c->guess_wait[p] ? (c->guess_wait[p] * 2 > 1024 ? 1024 : c->guess_wait[p] * 2) : 1;
    c->guess_in[p] = c->guess_wait[p];

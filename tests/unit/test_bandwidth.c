@@ -302,7 +302,9 @@ static int same_hist(bw_hist *a, bw_hist *b)
 /* kind 0: random bytes in every unit; 1: sparse (a unit in 50, bursts);
    2: periodic (a loop body of 7 units, as a streaming loop's loads,
    stores and flops), with a break now and then; 3: path p silent for
-   long stretches (whole rings). */
+   long stretches (whole rings); 4: a loop body of 8 units, so with W a
+   multiple of 8 the sums change only in few units (words counted in runs
+   between the changes, then repeated). */
 static uint32_t batch_value(int kind, int p, long t)
 {
    static const uint8_t body[7][3] = { { 8, 0, 0 }, { 8, 0, 1 }, { 0, 0, 2 },
@@ -316,7 +318,11 @@ static uint32_t batch_value(int kind, int p, long t)
       if (p == BW_CORE_RD || p == BW_CORE_WR || p == BW_FLOP)
          return body[t % 7][p == BW_CORE_RD ? 0 : p == BW_CORE_WR ? 1 : 2];
       return t % 56 == 3 * p ? 64 : 0;
-   default: return (t / 3000) % (p + 2) == 0 && rnd(4) == 0 ? rnd(100) : 0;
+   case 3: return (t / 3000) % (p + 2) == 0 && rnd(4) == 0 ? rnd(100) : 0;
+   default:
+      if (t % 7000 > 6950)
+         return rnd(3) ? 8 : 0;
+      return t % 8 == (uint32_t)p % 3 ? 8u + (uint32_t)p : 0;
    }
 }
 
@@ -388,14 +394,14 @@ static void test_batch(void)
    int kind;
 
    begin();
-   for (kind = 0; kind < 4; kind++) {
+   for (kind = 0; kind < 5; kind++) {
       run_batch(MAXB, 1, 100, kind);       /* W = 1 */
       run_batch(MAXB, 64, 1000, kind);     /* W = 64: ring 2048, wraps ~60 times */
       run_batch(MAXB, 200, 4000, kind);    /* the default window */
       run_batch(50, 37, 10, kind);         /* T < the ring */
    }
    run_batch(MAXB, 1000, 100, 2);          /* W > the stretch */
-   end("batched core = unit by unit: random, sparse, periodic, silent; W 1, 64, 200, 1000");
+   end("batched core = unit by unit: random, sparse, periodic, silent, few changes; W 1, 64, 200, 1000");
 }
 
 /* ---- dominance ----------------------------------------------------------------- */
