@@ -18,53 +18,118 @@ const int bw_dom_order[BW_DOM_PATHS] = {
 };
 
 /* ------------------------------------------------------------------------
-** Histograms
+** The map (bandwidth.h)
 */
 
-#define NO_KEY (~(uint64_t)0)
+#define MAP_MIN_CAP 16u
 
-static uint32_t hash_slot(uint64_t v, uint32_t cap)
+static uint32_t map_home(const bw_map *m, uint64_t key)
 {
-   return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+   return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
 }
 
-static void hash_put(bw_hist *h, uint64_t v, uint64_t n);
-
-static void hash_grow(bw_hist *h)
+/* The slot holding key, or the empty slot ending its probe (cap > 0). */
+static uint32_t map_probe(const bw_map *m, uint64_t key)
 {
-   uint64_t *keys = h->keys, *vals = h->vals;
-   uint32_t i, cap = h->hcap;
+   uint32_t i = map_home(m, key);
 
-   h->hcap = cap ? 2 * cap : 64;
-   h->hused = 0;
-   h->keys = cs_alloc(h->hcap * sizeof(uint64_t));
-   h->vals = cs_alloc(h->hcap * sizeof(uint64_t));
-   for (i = 0; i < h->hcap; i++)
-      h->keys[i] = NO_KEY;
-   for (i = 0; i < cap; i++)
-      if (keys[i] != NO_KEY)
-         hash_put(h, keys[i], vals[i]);
-   if (keys) {
-      cs_free(keys);
-      cs_free(vals);
-   }
+   while (m->keys[i] != key && m->keys[i] != BW_MAP_NONE)
+      i = (i + 1) & (m->cap - 1);
+   return i;
 }
 
-static void hash_put(bw_hist *h, uint64_t v, uint64_t n)
+static void map_alloc(bw_map *m, uint32_t cap)
+{
+   m->cap = cap;
+   m->used = 0;
+   m->keys = cs_alloc(cap * sizeof(uint64_t));
+   m->vals = cs_alloc(cap * sizeof(uint64_t));
+   bw_map_clear(m);
+}
+
+static void map_grow(bw_map *m)
+{
+   bw_map old = *m;
+   uint32_t i;
+
+   map_alloc(m, old.cap ? 2 * old.cap : MAP_MIN_CAP);
+   for (i = 0; i < old.cap; i++)
+      if (old.keys[i] != BW_MAP_NONE)
+         bw_map_set(m, old.keys[i], old.vals[i]);
+   bw_map_free(&old);
+}
+
+uint64_t *bw_map_find(const bw_map *m, uint64_t key)
 {
    uint32_t i;
 
-   if (2 * (h->hused + 1) > h->hcap)
-      hash_grow(h);
-   for (i = hash_slot(v, h->hcap); h->keys[i] != NO_KEY; i = (i + 1) & (h->hcap - 1))
-      if (h->keys[i] == v) {
-         h->vals[i] += n;
-         return;
-      }
-   h->keys[i] = v;
-   h->vals[i] = n;
-   h->hused++;
+   if (!m->cap)
+      return 0;
+   i = map_probe(m, key);
+   return m->keys[i] == key ? &m->vals[i] : 0;
 }
+
+uint64_t *bw_map_slot(bw_map *m, uint64_t key)
+{
+   uint32_t i;
+
+   if (2 * (m->used + 1) > m->cap)
+      map_grow(m);
+   i = map_probe(m, key);
+   if (m->keys[i] == BW_MAP_NONE) {
+      m->keys[i] = key;
+      m->vals[i] = 0;
+      m->used++;
+   }
+   return &m->vals[i];
+}
+
+int bw_map_del(bw_map *m, uint64_t key)
+{
+   uint32_t i, j, mask = m->cap - 1;
+
+   if (!m->cap)
+      return 0;
+   i = map_probe(m, key);
+   if (m->keys[i] != key)
+      return 0;
+   m->used--;
+   /* shift back the entries that probed past slot i */
+   for (j = (i + 1) & mask; m->keys[j] != BW_MAP_NONE; j = (j + 1) & mask) {
+      uint32_t home = map_home(m, m->keys[j]);
+      /* the entry at j may move to i if its home is not in (i, j] */
+      if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+         m->keys[i] = m->keys[j];
+         m->vals[i] = m->vals[j];
+         i = j;
+      }
+   }
+   m->keys[i] = BW_MAP_NONE;
+   return 1;
+}
+
+void bw_map_clear(bw_map *m)
+{
+   uint32_t i;
+
+   for (i = 0; i < m->cap; i++)
+      m->keys[i] = BW_MAP_NONE;
+   m->used = 0;
+}
+
+void bw_map_free(bw_map *m)
+{
+   if (m->keys) {
+      cs_free(m->keys);
+      cs_free(m->vals);
+   }
+   m->keys = m->vals = 0;
+   m->cap = m->used = 0;
+}
+
+/* ------------------------------------------------------------------------
+** Histograms
+*/
 
 static void dense_grow(bw_hist *h, uint64_t v)
 {
@@ -85,7 +150,7 @@ static void dense_grow(bw_hist *h, uint64_t v)
 static void hist_put(bw_hist *h, uint64_t v, uint64_t n)
 {
    if (v >= BW_DENSE) {
-      hash_put(h, v, n);
+      bw_map_add(&h->big, v, n);
       return;
    }
    if (v >= h->dense_n)
@@ -130,16 +195,6 @@ static void sort_keys(uint64_t *k, uint32_t n)
       }
 }
 
-static uint64_t hash_get(const bw_hist *h, uint64_t v)
-{
-   uint32_t i;
-
-   for (i = hash_slot(v, h->hcap); h->keys[i] != NO_KEY; i = (i + 1) & (h->hcap - 1))
-      if (h->keys[i] == v)
-         return h->vals[i];
-   return 0;
-}
-
 void bw_hist_each(bw_hist *h, void (*f)(void *ctx, uint64_t v, uint64_t n),
                   void *ctx)
 {
@@ -153,15 +208,15 @@ void bw_hist_each(bw_hist *h, void (*f)(void *ctx, uint64_t v, uint64_t n),
    for (i = 0; i < h->dense_n; i++)
       if (h->dense[i])
          f(ctx, i, h->dense[i]);
-   if (!h->hused)
+   if (!h->big.used)
       return;
-   k = cs_alloc(h->hused * sizeof(uint64_t));
-   for (i = 0; i < h->hcap; i++)
-      if (h->keys[i] != NO_KEY)
-         k[n++] = h->keys[i];
+   k = cs_alloc(h->big.used * sizeof(uint64_t));
+   for (i = 0; i < h->big.cap; i++)
+      if (h->big.keys[i] != BW_MAP_NONE)
+         k[n++] = h->big.keys[i];
    sort_keys(k, n);
    for (i = 0; i < n; i++)
-      f(ctx, k[i], hash_get(h, k[i]));
+      f(ctx, k[i], *bw_map_find(&h->big, k[i]));
    cs_free(k);
 }
 
@@ -169,12 +224,9 @@ void bw_hist_free(bw_hist *h)
 {
    if (h->dense)
       cs_free(h->dense);
-   if (h->keys) {
-      cs_free(h->keys);
-      cs_free(h->vals);
-   }
-   h->dense = h->keys = h->vals = 0;
-   h->dense_n = h->hcap = h->hused = 0;
+   bw_map_free(&h->big);
+   h->dense = 0;
+   h->dense_n = 0;
    h->run_n = 0;
 }
 
@@ -556,23 +608,25 @@ static uint64_t periodic_bytes(const uint32_t *r, uint32_t mask, uint64_t t, uin
    units from `low` on are looked at (the slots before are cleared). */
 static uint32_t guess_period(const uint32_t *r, uint32_t mask, uint64_t x, uint64_t low)
 {
-   uint32_t P, j;
+   uint64_t first = x + 1 - PERIOD_GUESS;
+   uint32_t P;
 
+   /* (vector compares: a loop breaking at the first unequal unit
+      mispredicts where it breaks) */
    for (P = 1; P < 64; P++) {
       if (x + 1 < low + PERIOD_GUESS + P)
          return 0;
-      for (j = 0; j < PERIOD_GUESS; j++)
-         if (r[(uint32_t)(x - j) & mask] != r[(uint32_t)(x - j - P) & mask])
-            break;
-      if (j == PERIOD_GUESS)
+      if (same_units(r, mask, first, first - P, PERIOD_GUESS))
          return P;
    }
    return 0;
 }
 
-/* After a walked word ending at unit x: a new period, now and then.  A
-   guess is tried again at once after a jump (the period was right), and
-   after a failed one at longer and longer intervals (up to 1024 words). */
+/* After a walked word ending at unit x: a new period, now and then, at
+   longer and longer intervals (up to 1024 words) until a run repeats
+   (batch_path starts them again at once).  (Code without loops finds
+   periods too, e.g. in a run of equal units, that hardly ever count a
+   run: a period found is no reason to guess again soon.) */
 static void next_guess(bw_core *c, int p, const uint32_t *r, uint64_t x, uint64_t low)
 {
    uint32_t P;
@@ -582,11 +636,6 @@ static void next_guess(bw_core *c, int p, const uint32_t *r, uint64_t x, uint64_
       return;
    }
    P = guess_period(r, c->ring_mask, x, low);
-   if (P && P != c->period[p]) {
-      c->period[p] = P;
-      c->guess_wait[p] = 0;
-      return;
-   }
    c->period[p] = P;
    c->guess_wait[p] = c->guess_wait[p] ? (c->guess_wait[p] * 2 > 1024 ? 1024 : c->guess_wait[p] * 2) : 1;
    c->guess_in[p] = c->guess_wait[p];
@@ -741,101 +790,37 @@ void bw_batch_finish(bw_core *c, uint64_t units)
 ** Dirty D1 lines
 */
 
-#define DIRTY_EMPTY (~(uint64_t)0)
-
-static uint32_t dirty_slot(const bw_dirty *d, uint64_t line)
-{
-   return hash_slot(line, d->cap);
-}
-
 void bw_dirty_init(bw_dirty *d)
 {
-   uint32_t i;
-
-   d->cap = 64;
-   d->used = 0;
-   d->last = DIRTY_EMPTY;
-   d->keys = cs_alloc(d->cap * sizeof(uint64_t));
-   for (i = 0; i < d->cap; i++)
-      d->keys[i] = DIRTY_EMPTY;
+   d->lines.keys = d->lines.vals = 0;
+   d->lines.cap = d->lines.used = 0;
+   d->last = BW_MAP_NONE;
 }
 
 void bw_dirty_free(bw_dirty *d)
 {
-   cs_free(d->keys);
-   d->keys = 0;
-}
-
-static void dirty_insert(bw_dirty *d, uint64_t line)
-{
-   uint32_t i = dirty_slot(d, line);
-
-   while (d->keys[i] != DIRTY_EMPTY) {
-      if (d->keys[i] == line)
-         return;
-      i = (i + 1) & (d->cap - 1);
-   }
-   d->keys[i] = line;
-   d->used++;
-}
-
-static void dirty_grow(bw_dirty *d)
-{
-   uint64_t *old = d->keys;
-   uint32_t i, cap = d->cap;
-
-   d->cap = 2 * cap;
-   d->used = 0;
-   d->keys = cs_alloc(d->cap * sizeof(uint64_t));
-   for (i = 0; i < d->cap; i++)
-      d->keys[i] = DIRTY_EMPTY;
-   for (i = 0; i < cap; i++)
-      if (old[i] != DIRTY_EMPTY)
-         dirty_insert(d, old[i]);
-   cs_free(old);
+   bw_map_free(&d->lines);
 }
 
 void bw_dirty__mark(bw_dirty *d, uint64_t line)
 {
-   if (2 * (d->used + 1) > d->cap)
-      dirty_grow(d);
-   dirty_insert(d, line);
+   bw_map_slot(&d->lines, line);
    d->last = line;
 }
 
 int bw_dirty_take(bw_dirty *d, uint64_t line)
 {
-   uint32_t i = dirty_slot(d, line), j;
-
-   while (d->keys[i] != line) {
-      if (d->keys[i] == DIRTY_EMPTY)
-         return 0;
-      i = (i + 1) & (d->cap - 1);
-   }
+   if (!bw_map_del(&d->lines, line))
+      return 0;
    if (d->last == line)
-      d->last = DIRTY_EMPTY;
-   d->used--;
-   /* shift back the entries that probed past slot i */
-   for (j = (i + 1) & (d->cap - 1); d->keys[j] != DIRTY_EMPTY; j = (j + 1) & (d->cap - 1)) {
-      uint32_t home = dirty_slot(d, d->keys[j]);
-      /* the entry at j may move to i if its home is not in (i, j] */
-      if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-         d->keys[i] = d->keys[j];
-         i = j;
-      }
-   }
-   d->keys[i] = DIRTY_EMPTY;
+      d->last = BW_MAP_NONE;
    return 1;
 }
 
 void bw_dirty_clear(bw_dirty *d)
 {
-   uint32_t i;
-
-   for (i = 0; i < d->cap; i++)
-      d->keys[i] = DIRTY_EMPTY;
-   d->used = 0;
-   d->last = DIRTY_EMPTY;
+   bw_map_clear(&d->lines);
+   d->last = BW_MAP_NONE;
 }
 
 /* ------------------------------------------------------------------------
@@ -844,80 +829,11 @@ void bw_dirty_clear(bw_dirty *d)
 
 /* ---- the overflow table: units holding BW_OVERFLOW granules or more ---- */
 
-#define OV_EMPTY (~(uint64_t)0)
-
-static uint32_t ov_slot(const bw_series *s, uint64_t u)
-{
-   return hash_slot(u, s->ov_cap);
-}
-
-static uint32_t ov_find(const bw_series *s, uint64_t u)
-{
-   uint32_t i = ov_slot(s, u);
-
-   while (s->ov_u[i] != u && s->ov_u[i] != OV_EMPTY)
-      i = (i + 1) & (s->ov_cap - 1);
-   return i;
-}
-
 uint64_t bw_series__overflow(const bw_series *s, uint64_t u)
 {
-   return s->ov_n[ov_find(s, u)];
-}
+   const uint64_t *n = bw_map_find(&s->overflow, u);
 
-static void ov_set(bw_series *s, uint64_t u, uint64_t n);
-
-static void ov_grow(bw_series *s)
-{
-   uint64_t *keys = s->ov_u, *vals = s->ov_n;
-   uint32_t i, cap = s->ov_cap;
-
-   s->ov_cap = cap ? 2 * cap : 16;
-   s->ov_used = 0;
-   s->ov_u = cs_alloc(s->ov_cap * sizeof(uint64_t));
-   s->ov_n = cs_alloc(s->ov_cap * sizeof(uint64_t));
-   for (i = 0; i < s->ov_cap; i++)
-      s->ov_u[i] = OV_EMPTY;
-   for (i = 0; i < cap; i++)
-      if (keys[i] != OV_EMPTY)
-         ov_set(s, keys[i], vals[i]);
-   if (keys) {
-      cs_free(keys);
-      cs_free(vals);
-   }
-}
-
-static void ov_set(bw_series *s, uint64_t u, uint64_t n)
-{
-   uint32_t i;
-
-   if (2 * (s->ov_used + 1) > s->ov_cap)
-      ov_grow(s);
-   i = ov_find(s, u);
-   if (s->ov_u[i] == OV_EMPTY) {
-      s->ov_u[i] = u;
-      s->ov_used++;
-   }
-   s->ov_n[i] = n;
-}
-
-/* Deletion by shifting back the entries that probed past the slot. */
-static void ov_del(bw_series *s, uint64_t u)
-{
-   uint32_t i = ov_find(s, u), j, m = s->ov_cap - 1;
-
-   if (s->ov_u[i] == OV_EMPTY)
-      return;
-   s->ov_used--;
-   for (j = (i + 1) & m; s->ov_u[j] != OV_EMPTY; j = (j + 1) & m) {
-      uint32_t home = ov_slot(s, s->ov_u[j]);
-      if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-         s->ov_u[i] = s->ov_u[j];
-         s->ov_n[i] = s->ov_n[j];
-         i = j;
-      }
-   }
-   s->ov_u[i] = OV_EMPTY;
+   return n ? *n : 0;
 }
 
 /* ---- chunks ------------------------------------------------------------ */
@@ -951,11 +867,7 @@ void bw_series_free(bw_series *s)
    }
    cs_free(s->tab);
    s->tab = 0;
-   if (s->ov_u) {
-      cs_free(s->ov_u);
-      cs_free(s->ov_n);
-      s->ov_u = s->ov_n = 0;
-   }
+   bw_map_free(&s->overflow);
    bw_hist_free(&s->hist);
 }
 
@@ -1047,9 +959,9 @@ void bw_series_add(bw_series *s, uint64_t u, uint32_t v)
    c = chunk_made(s, u);
    cur = c->n[i];
    if (cur == BW_OVERFLOW)
-      ov_set(s, u, bw_series__overflow(s, u) + n);
+      bw_map_add(&s->overflow, u, n);
    else if (cur + n >= BW_OVERFLOW) {
-      ov_set(s, u, cur + n);
+      bw_map_set(&s->overflow, u, cur + n);
       c->n[i] = BW_OVERFLOW;
    } else
       c->n[i] = (uint8_t)(cur + n);
@@ -1065,7 +977,7 @@ static void series_clear(bw_series *s, uint64_t u)
    if (!c)
       return;
    if (c->n[i] == BW_OVERFLOW)
-      ov_del(s, u);
+      bw_map_del(&s->overflow, u);
    c->n[i] = 0;
    c->nz[i / 64] &= ~(1ull << (i % 64));
 }

@@ -63,6 +63,37 @@ extern const char *const bw_path_name[BW_DOM_PATHS];
    flop. */
 extern const int bw_dom_order[BW_DOM_PATHS];
 
+/* ---- a map of integers ------------------------------------------------------ */
+
+/* uint64 keys to uint64 values (the histograms' large values, the dirty
+   lines, the all-cores overflow): open addressing, linear probing, at
+   most half full, deletion by shifting back (no tombstones).  Key
+   BW_MAP_NONE (~0) marks an empty slot and is never a key.  All zero is
+   an empty map. */
+#define BW_MAP_NONE (~(uint64_t)0)
+typedef struct {
+   uint64_t *keys, *vals;
+   uint32_t  cap, used;
+} bw_map;
+
+/* The value of key, or NULL. */
+uint64_t *bw_map_find(const bw_map *m, uint64_t key);
+/* The value of key, made 0 if missing. */
+uint64_t *bw_map_slot(bw_map *m, uint64_t key);
+static inline void bw_map_add(bw_map *m, uint64_t key, uint64_t n)
+{
+   *bw_map_slot(m, key) += n;
+}
+static inline void bw_map_set(bw_map *m, uint64_t key, uint64_t n)
+{
+   *bw_map_slot(m, key) = n;
+}
+/* Removes key: whether it was there. */
+int  bw_map_del(bw_map *m, uint64_t key);
+/* Empty again (the memory kept). */
+void bw_map_clear(bw_map *m);
+void bw_map_free(bw_map *m);
+
 /* ---- histograms ---------------------------------------------------------- */
 
 /* An exact histogram of integer values: dense counts below BW_DENSE, a
@@ -72,8 +103,7 @@ extern const int bw_dom_order[BW_DOM_PATHS];
 typedef struct {
    uint64_t *dense;        /* dense[v] for v < dense_n */
    uint32_t  dense_n;
-   uint64_t *keys, *vals;  /* open addressing; key ~0 = empty */
-   uint32_t  hcap, hused;
+   bw_map    big;          /* the counts of values >= BW_DENSE */
    uint64_t  run_v, run_n; /* a run of run_n values run_v, not added yet */
 } bw_hist;
 
@@ -248,11 +278,9 @@ void bw_batch_finish(bw_core *c, uint64_t units);
 
 /* The lines a core's D1 holds modified: a store marks its lines, a line
    the D1 drops (cs_set_d1_victim_observer) is written back if marked.
-   A set of line numbers (open addressing, linear probing, deletion by
-   shifting back: no tombstones), at most the lines D1 holds. */
+   A set of line numbers (the keys of a map), at most the lines D1 holds. */
 typedef struct {
-   uint64_t *keys;             /* ~0: empty */
-   uint32_t  cap, used;
+   bw_map    lines;
    uint64_t  last;             /* the line marked last (most stores repeat it) */
 } bw_dirty;
 
@@ -300,8 +328,7 @@ typedef struct {
    uint32_t  ntab;               /*   k from low_k on (a power of two) */
    uint64_t  low_k;              /* the first chunk held */
    bw_chunk *spare;              /* chunks out of the window, all zero */
-   uint64_t *ov_u, *ov_n;        /* overflow: unit -> granules (open */
-   uint32_t  ov_cap, ov_used;    /*   addressing; unit ~0 = empty) */
+   bw_map    overflow;           /* unit -> granules, for BW_OVERFLOW */
    uint64_t  final;              /* units 0 .. final-1 are final */
    uint64_t  sum;                /* window sum ending at unit final-1 */
    uint64_t  total;

@@ -3,9 +3,10 @@
 ** (--bandwidth=yes: windows, histograms, dominance, machine file).
 **
 ** Build and run (from the project root):
-**   gcc -O2 -g -Wall -Wextra -Icachesim -o test_bandwidth \
+**   gcc -O2 -g -Wall -Wextra -Icachesim -Ibackdate -o test_bandwidth \
 **       tests/unit/test_bandwidth.c tests/unit/port_native.c \
-**       cachesim/bandwidth.c cachesim/cachesim.c && ./test_bandwidth
+**       cachesim/bandwidth.c cachesim/cachesim.c cachesim/l2.c \
+**       cachesim/streampf.c backdate/backdate.c && ./test_bandwidth
 **
 ** Every check compares the model with a brute force over the whole
 ** trace kept in memory (the model keeps none): the window sums of every
@@ -21,6 +22,111 @@
 #include "bandwidth.h"
 
 #include "check.h"
+
+/* ---- the map -------------------------------------------------------------------- */
+
+/* Key number i of the test: small ones (neighbours in the table) and
+   large ones. */
+static uint64_t map_key(uint32_t i)
+{
+   return i % 2 ? (uint64_t)i : (uint64_t)i << 40 | i;
+}
+
+enum { MAP_KEYS = 4096 };
+/* The test's plain array: which keys are present, their values, and a
+   list of the present ones (to pick one at random). */
+static char map_present[MAP_KEYS];
+static uint64_t map_val[MAP_KEYS];
+static uint32_t map_list[MAP_KEYS], map_pos[MAP_KEYS], map_n;
+
+static void plain_put(uint32_t k, uint64_t v)
+{
+   if (!map_present[k]) {
+      map_present[k] = 1;
+      map_pos[k] = map_n;
+      map_list[map_n++] = k;
+   }
+   map_val[k] = v;
+}
+
+static void plain_del(uint32_t k)
+{
+   if (!map_present[k])
+      return;
+   map_present[k] = 0;
+   map_list[map_pos[k]] = map_list[--map_n];
+   map_pos[map_list[map_pos[k]]] = map_pos[k];
+}
+
+/* A key to work on: about `target` keys stay present. */
+static uint32_t map_pick(int inserting, uint32_t target)
+{
+   if (map_n && (inserting ? map_n >= target : rnd(4) != 0))
+      return map_list[rnd(map_n)];
+   return (uint32_t)rnd(MAP_KEYS);
+}
+
+/* Whether m holds exactly the plain array's keys, with their values. */
+static int map_matches(const bw_map *m)
+{
+   uint32_t i, n = 0;
+
+   for (i = 0; i < MAP_KEYS; i++) {
+      const uint64_t *v = bw_map_find(m, map_key(i));
+      if (!v != !map_present[i] || (v && *v != map_val[i]))
+         return 0;
+   }
+   for (i = 0; i < m->cap; i++)
+      n += m->keys[i] != BW_MAP_NONE;
+   return n == m->used && n == map_n;
+}
+
+/* Random adds, sets, deletes and finds against a plain array, with about
+   7, then 60, then 300 keys present (small tables first: probe chains
+   that wrap around the end; deletions inside chains; growth). */
+static void test_map(void)
+{
+   bw_map m;
+   int i;
+
+   begin();
+   memset(&m, 0, sizeof m);
+   CHECK("empty: not found", bw_map_find(&m, 5) == NULL, 1);
+   CHECK("empty: nothing to delete", bw_map_del(&m, 5), 0);
+   for (i = 0; i < 300000; i++) {
+      uint32_t target = i < 100000 ? 7 : i < 200000 ? 60 : 300;
+      uint32_t op = (uint32_t)rnd(4), k = map_pick(op < 2, target);
+      uint64_t x = rnd(1000);
+      if (op == 0) {
+         bw_map_add(&m, map_key(k), x);
+         plain_put(k, map_present[k] ? map_val[k] + x : x);
+      } else if (op == 1) {
+         bw_map_set(&m, map_key(k), x);
+         plain_put(k, x);
+      } else if (op == 2) {
+         CHECK("delete = present", bw_map_del(&m, map_key(k)), map_present[k]);
+         plain_del(k);
+      } else {
+         const uint64_t *v = bw_map_find(&m, map_key(k));
+         CHECK("find = present", v != NULL, map_present[k]);
+         CHECK("find: the value", v ? *v : 0, map_present[k] ? map_val[k] : 0);
+      }
+      CHECK("used", m.used, map_n);
+      CHECK("at most half full", 2 * m.used <= m.cap, 1);
+      if (i % 10000 == 0)
+         CHECK("contents", map_matches(&m), 1);
+      if (i == 250000) {
+         bw_map_clear(&m);
+         while (map_n)
+            plain_del(map_list[0]);
+         CHECK("cleared", map_matches(&m), 1);
+      }
+   }
+   CHECK("final contents", map_matches(&m), 1);
+   bw_map_free(&m);
+   CHECK("freed", m.cap + m.used + (m.keys != NULL), 0);
+   end("map: adds, sets, deletes, finds = a plain array");
+}
 
 /* ---- histograms ------------------------------------------------------------ */
 
@@ -196,7 +302,9 @@ static int same_hist(bw_hist *a, bw_hist *b)
 /* kind 0: random bytes in every unit; 1: sparse (a unit in 50, bursts);
    2: periodic (a loop body of 7 units, as a streaming loop's loads,
    stores and flops), with a break now and then; 3: path p silent for
-   long stretches (whole rings). */
+   long stretches (whole rings); 4: a loop body of 8 units, so with W a
+   multiple of 8 the sums change only in few units (words counted in runs
+   between the changes, then repeated). */
 static uint32_t batch_value(int kind, int p, long t)
 {
    static const uint8_t body[7][3] = { { 8, 0, 0 }, { 8, 0, 1 }, { 0, 0, 2 },
@@ -210,7 +318,11 @@ static uint32_t batch_value(int kind, int p, long t)
       if (p == BW_CORE_RD || p == BW_CORE_WR || p == BW_FLOP)
          return body[t % 7][p == BW_CORE_RD ? 0 : p == BW_CORE_WR ? 1 : 2];
       return t % 56 == 3 * p ? 64 : 0;
-   default: return (t / 3000) % (p + 2) == 0 && rnd(4) == 0 ? rnd(100) : 0;
+   case 3: return (t / 3000) % (p + 2) == 0 && rnd(4) == 0 ? rnd(100) : 0;
+   default:
+      if (t % 7000 > 6950)
+         return rnd(3) ? 8 : 0;
+      return t % 8 == (uint32_t)p % 3 ? 8u + (uint32_t)p : 0;
    }
 }
 
@@ -282,14 +394,14 @@ static void test_batch(void)
    int kind;
 
    begin();
-   for (kind = 0; kind < 4; kind++) {
+   for (kind = 0; kind < 5; kind++) {
       run_batch(MAXB, 1, 100, kind);       /* W = 1 */
       run_batch(MAXB, 64, 1000, kind);     /* W = 64: ring 2048, wraps ~60 times */
       run_batch(MAXB, 200, 4000, kind);    /* the default window */
       run_batch(50, 37, 10, kind);         /* T < the ring */
    }
    run_batch(MAXB, 1000, 100, 2);          /* W > the stretch */
-   end("batched core = unit by unit: random, sparse, periodic, silent; W 1, 64, 200, 1000");
+   end("batched core = unit by unit: random, sparse, periodic, silent, few changes; W 1, 64, 200, 1000");
 }
 
 /* ---- dominance ----------------------------------------------------------------- */
@@ -490,7 +602,7 @@ static void test_dirty(void)
          want[line] = 0;
       }
       if (i % 5000 == 0)
-         CHECK("count", (long)d.used, n);
+         CHECK("count", (long)d.lines.used, n);
       if (i == 150000) {
          CHECK("taken twice", bw_dirty_take(&d, line) + bw_dirty_take(&d, line) <= 1, 1);
          n -= want[line];
@@ -500,7 +612,7 @@ static void test_dirty(void)
    for (i = 0; i < 4096; i++)
       if (want[i] != bw_dirty_take(&d, i))
          CHECK("final contents", 0, 1);
-   CHECK("empty at the end", (long)d.used, 0);
+   CHECK("empty at the end", (long)d.lines.used, 0);
    bw_dirty_free(&d);
    end("dirty lines: marks and takes = a plain array");
 }
@@ -556,6 +668,7 @@ static void test_machine(void)
 
 int main(void)
 {
+   test_map();
    test_hist();
    test_core();
    test_batch();
