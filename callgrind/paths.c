@@ -262,9 +262,18 @@ static inline UShort kid_tag(const context *cxt, UInt rec)
    return (UShort)((((UWord)cxt >> 3) ^ (rec * 0x9E3779B9U)) * 0x9E3779B9U >> 16);
 }
 
+/* parent keeps the call to (cxt, rec) in its free entry k. */
+static void kid_keep(path_node *parent, UInt k, UShort tag, const path_node *n)
+{
+   parent->kid_tag[k] = tag;
+   parent->kid_id[k] = n->id;
+}
+
 /* Where a call from parent's path to (cxt, rec) goes: one of the calls
- * parent keeps, a child in the hash, an ancestor in the alias table, or
- * a node made now; parent keeps it while it has room. */
+ * parent keeps; while it has room for more, those are all its calls so
+ * far (every node made under it, every recursion back from it), so a
+ * call not among them is new and asks no table; else a child in the
+ * hash, an ancestor in the alias table, or a node made now. */
 static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
 {
    UShort tag = kid_tag(cxt, rec);
@@ -275,17 +284,17 @@ static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
          n = node_at(parent->kid_id[k]);
          if (n->cxt == cxt && n->rec == rec) return n;
       }
+   if (k < KIDS) {
+      n = new_call(parent, cxt, rec, True);
+      kid_keep(parent, k, tag, n);
+      return n;
+   }
    n = child_find(parent->id, cxt, rec);
    if (!n && n_aliases) {
       path_alias *a = alias_find(parent->id, cxt, rec);
       if (a->from) n = node_at(a->to);
    }
-   if (!n) n = new_call(parent, cxt, rec, k < KIDS);
-   if (k < KIDS) {
-      parent->kid_tag[k] = tag;
-      parent->kid_id[k] = n->id;
-   }
-   return n;
+   return n ? n : new_call(parent, cxt, rec, False);
 }
 
 /* Where jcc's call from parent's path goes: the arc's memo first. */
@@ -296,6 +305,8 @@ static path_node *call_target(JCC *jcc, path_node *parent)
       m->to = callee_node(parent, jcc->to->cxt, jcc->to->rec_index);
       m->from = parent;
    }
+   /* the next move charges it: its line on the way while the callee runs */
+   __builtin_prefetch(m->to, 1);
    return m->to;
 }
 
@@ -430,6 +441,7 @@ static void adopt_root(exec_state *es, const JCC *jcc)
    old->rec = jcc->to->rec_index;
    old->parent = root->id;
    child_insert(old);
+   kid_keep(root, 0, kid_tag(old->cxt, old->rec), old);
    es->path_root = root;
    es->path_adoptable = True;
 }
@@ -460,6 +472,7 @@ void cb_paths_return(call_entry *e)
    if (!cb_clo.paths || !e->path_node) return;
    charge(es, cb_cur.bbcc);
    es->path_cur = e->path_node;
+   __builtin_prefetch(es->path_cur, 1);
    e->path_node = NULL;
 }
 
