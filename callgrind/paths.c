@@ -236,18 +236,35 @@ static path_node *root_new(context *cxt, UInt rec, UInt tid)
    return n;
 }
 
+/* A call from a node to a function this many levels up its path or
+ * nearer finds it by walking up (the ancestors were visited lately: hot
+ * in the host's caches, where the alias table's entry is a miss); only
+ * farther ones go in the alias table. */
+#define NEAR_LEVELS 16
+
+/* The ancestor of from (or from itself) named (cxt, rec) at most
+ * max_levels up, or NULL; *levels: how far the walk went. */
+static path_node *ancestor_named(path_node *from, const context *cxt, UInt rec,
+                                 UInt max_levels, UInt *levels)
+{
+   path_node *a = from;
+   for (*levels = 0;; a = node_at(a->parent), (*levels)++) {
+      if (a->cxt == cxt && a->rec == rec) return a;
+      if (!a->parent || *levels == max_levels) return NULL;
+   }
+}
+
 /* Where a call from parent's path to (cxt, rec) goes the first time:
  * parent itself or an ancestor when the function is running already (an
- * alias, in the alias table unless parent keeps it), else a new child. */
+ * alias: in the alias table when far and not kept by parent), else a
+ * new child. */
 static path_node *new_call(path_node *parent, context *cxt, UInt rec, Bool kept)
 {
-   path_node *a, *n;
-   for (a = parent;; a = node_at(a->parent)) {
-      if (a->cxt == cxt && a->rec == rec) {
-         if (!kept) alias_add(parent, cxt, rec, a);
-         return a;
-      }
-      if (!a->parent) break;
+   UInt levels;
+   path_node *n = ancestor_named(parent, cxt, rec, ~0U, &levels);
+   if (n) {
+      if (!kept && levels > NEAR_LEVELS) alias_add(parent, cxt, rec, n);
+      return n;
    }
    n = node_alloc(parent->tid);
    n->parent = parent->id;
@@ -277,7 +294,7 @@ static void kid_keep(path_node *parent, UInt k, UShort tag, const path_node *n)
 static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
 {
    UShort tag = kid_tag(cxt, rec);
-   UInt k;
+   UInt k, levels;
    path_node *n = NULL;
    for (k = 0; k < KIDS && parent->kid_id[k]; k++)
       if (parent->kid_tag[k] == tag) {
@@ -290,11 +307,14 @@ static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
       return n;
    }
    n = child_find(parent->id, cxt, rec);
-   if (!n && n_aliases) {
+   if (n) return n;
+   n = ancestor_named(parent, cxt, rec, NEAR_LEVELS, &levels);
+   if (n) return n;
+   if (levels == NEAR_LEVELS && n_aliases) {
       path_alias *a = alias_find(parent->id, cxt, rec);
-      if (a->from) n = node_at(a->to);
+      if (a->from) return node_at(a->to);
    }
-   return n ? n : new_call(parent, cxt, rec, False);
+   return new_call(parent, cxt, rec, False);
 }
 
 /* Where jcc's call from parent's path goes: the arc's memo first. */
