@@ -52,7 +52,6 @@ struct path_node {
    UInt       id;            /* 1, 2, ... in the order made: its id in the files */
    UInt       parent;        /* its caller's node's id; 0 for a context's root */
    UInt       tid;           /* the thread whose context it is in */
-   UInt       next;          /* the next node of its hash chain (an id; 0 ends) */
    /* where the first KIDS calls from here went (a child or an ancestor),
     * by a tag of the function: found in the node the call starts from,
     * hot already, where the hash's bucket would be a host cache miss */
@@ -72,10 +71,13 @@ static UInt n_chunks, chunks_size;
 static UInt n_nodes;                /* the last id given */
 static SizeT node_bytes;
 
-/* The nodes with a parent, by (parent, function): chains through their
- * `next`, at most one node per bucket on average. */
-static UInt *buckets;
-static UInt bucket_bits, n_children;
+/* The nodes with a parent, by (parent, function): open addressing, at
+ * most 3/4 used; a slot holds the key's 32-bit hash beside the id, so a
+ * probe and a growth read no node (a hit reads the node found, the one
+ * the call moves to: the next charge wants its line anyway). */
+typedef struct { UInt hash, id; } child_slot;   /* id 0: free */
+static child_slot *slots;
+static UInt slot_bits, n_children;
 
 /* A call from a node to a function already on its path goes back to that
  * ancestor (a recursion): (from, function) -> ancestor, open addressing. */
@@ -121,50 +123,68 @@ static UWord key_hash(UInt parent, const context *cxt, UInt rec, UInt bits)
    return (h * 0x9E3779B97F4A7C15ULL) >> (64 - bits);
 }
 
-static void bucket_link(path_node *n)
+static UInt child_hash(UInt parent, const context *cxt, UInt rec)
 {
-   UWord s = key_hash(n->parent, n->cxt, n->rec, bucket_bits);
-   n->next = buckets[s];
-   buckets[s] = n->id;
+   return (UInt)(key_hash(parent, cxt, rec, 64) >> 32);
 }
 
-/* Twice the buckets (4096 at first), every node with a parent linked
- * again (n among them). */
-static void buckets_grow(void)
+/* The slot of hash h: the free one where it would go, or the first
+ * with it (an id whose node may still differ in key). */
+static inline child_slot *slot_probe(UInt h, UInt *index)
 {
-   UWord old_size = buckets ? 1UL << bucket_bits : 0, size;
-   UInt id;
-   if (buckets) cb_mem_free(CB_MEM_PATHS, buckets, old_size * sizeof *buckets);
-   bucket_bits = buckets ? bucket_bits + 1 : 12;
-   size = 1UL << bucket_bits;
-   buckets = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.hash", size * sizeof *buckets);
-   VG_(memset)(buckets, 0, size * sizeof *buckets);
-   n_children = 0;
-   for (id = 1; id <= n_nodes; id++) {
-      path_node *n = node_at(id);
-      if (n->parent) { bucket_link(n); n_children++; }
+   UInt mask = (1U << slot_bits) - 1;
+   child_slot *sl;
+   for (;; *index = (*index + 1) & mask) {
+      sl = &slots[*index];
+      if (!sl->id || sl->hash == h) return sl;
    }
+}
+
+static void slot_put(UInt h, UInt id)
+{
+   UInt i = h >> (32 - slot_bits);
+   child_slot *sl = slot_probe(h, &i);
+   while (sl->id) {                 /* a node of the same hash: past it */
+      i = (i + 1) & ((1U << slot_bits) - 1);
+      sl = slot_probe(h, &i);
+   }
+   sl->hash = h;
+   sl->id = id;
+}
+
+/* Twice the slots (4096 at first), from the hashes kept in them. */
+static void slots_grow(void)
+{
+   UInt old_size = slots ? 1U << slot_bits : 0, i;
+   child_slot *old = slots;
+   slot_bits = slots ? slot_bits + 1 : 12;
+   slots = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.hash", (SizeT)(1U << slot_bits) * sizeof *slots);
+   VG_(memset)(slots, 0, (SizeT)(1U << slot_bits) * sizeof *slots);
+   for (i = 0; i < old_size; i++)
+      if (old[i].id) slot_put(old[i].hash, old[i].id);
+   if (old) cb_mem_free(CB_MEM_PATHS, old, old_size * sizeof *old);
 }
 
 /* n got its parent: findable from now on. */
 static void child_insert(path_node *n)
 {
-   if (!buckets || n_children >= (1U << bucket_bits)) {
-      buckets_grow();                 /* links n too */
-      return;
-   }
-   bucket_link(n);
+   if (!slots || 4 * (n_children + 1) > 3 * (1U << slot_bits)) slots_grow();
+   slot_put(child_hash(n->parent, n->cxt, n->rec), n->id);
    n_children++;
 }
 
 static path_node *child_find(UInt parent, const context *cxt, UInt rec)
 {
-   UInt id;
-   if (!buckets) return NULL;
-   for (id = buckets[key_hash(parent, cxt, rec, bucket_bits)]; id; ) {
-      path_node *n = node_at(id);
+   UInt h, i;
+   child_slot *sl;
+   if (!slots) return NULL;
+   h = child_hash(parent, cxt, rec);
+   i = h >> (32 - slot_bits);
+   for (sl = slot_probe(h, &i); sl->id; ) {
+      path_node *n = node_at(sl->id);
       if (n->parent == parent && n->cxt == cxt && n->rec == rec) return n;
-      id = n->next;
+      i = (i + 1) & ((1U << slot_bits) - 1);
+      sl = slot_probe(h, &i);
    }
    return NULL;
 }
