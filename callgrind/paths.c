@@ -44,17 +44,20 @@
 /* The rec of an object leaf (--objects=yes): a data object as the last
  * frame of a path, its cxt the object (struct cb_obj *), never a call's. */
 #define OBJECT_REC 0xFFFFU
+/* Ids stay below 2^31: the bit marks a root's parent field. */
+#define ROOT_BIT 0x80000000U
 
-/* 40 bytes and the costs: 16-bit fields where they suffice (a recursion
- * level is below --separate-recs' maximum of 1000) */
+/* 32 bytes and the costs (half a host cache line with one event): 16-bit
+ * fields where they suffice (a recursion level is below --separate-recs'
+ * maximum of 1000), a node's thread only in its root */
 struct path_node {
    context   *cxt;           /* the function; NULL: a root not named yet */
    UInt       id;            /* 1, 2, ... in the order made: its id in the files */
-   UInt       parent;        /* its caller's node's id; 0 for a context's root */
-   UInt       tid;           /* the thread whose context it is in */
+   UInt       parent;        /* its caller's node's id; a context's root:
+                              * ROOT_BIT | its thread */
    /* where the first KIDS calls from here went (a child or an ancestor),
     * by a tag of the function: found in the node the call starts from,
-    * hot already, where the hash's bucket would be a host cache miss */
+    * hot already, where the table's slot would be a host cache miss */
    UInt       kid_id[KIDS];  /* 0: a free entry */
    UShort     kid_tag[KIDS];
    UShort     rec;           /* its recursion level index (BBCC rec_index) */
@@ -225,8 +228,8 @@ static void alias_add(const path_node *from, context *cxt, UInt rec, const path_
    n_aliases++;
 }
 
-/* A fresh node, zeroed but for its id and thread. */
-static path_node *node_alloc(UInt tid)
+/* A fresh node, zeroed but for its id. */
+static path_node *node_alloc(void)
 {
    UInt id = n_nodes + 1;
    path_node *n;
@@ -240,17 +243,35 @@ static path_node *node_alloc(UInt tid)
       }
       chunks[n_chunks++] = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.nodes", CHUNK_NODES * node_bytes);
    }
+   tl_assert(id < ROOT_BIT);
    n_nodes = id;
    n = node_at(id);
    VG_(memset)(n, 0, node_bytes);
    n->id = id;
-   n->tid = tid;
    return n;
 }
 
+static inline Bool is_root(const path_node *n)
+{
+   return (n->parent & ROOT_BIT) != 0;
+}
+
+static inline UInt root_thread(const path_node *root)
+{
+   return root->parent & ~ROOT_BIT;
+}
+
+/* The thread of the first root, and whether another thread has roots:
+ * while not, every node is that thread's. */
+static UInt first_tid;
+static Bool threads_mixed;
+
 static path_node *root_new(context *cxt, UInt rec, UInt tid)
 {
-   path_node *n = node_alloc(tid);
+   path_node *n = node_alloc();
+   n->parent = ROOT_BIT | tid;
+   if (!first_tid) first_tid = tid;
+   else if (tid != first_tid) threads_mixed = True;
    n->cxt = cxt;
    n->rec = rec;
    return n;
@@ -270,7 +291,7 @@ static path_node *ancestor_named(path_node *from, const context *cxt, UInt rec,
    path_node *a = from;
    for (*levels = 0;; a = node_at(a->parent), (*levels)++) {
       if (a->cxt == cxt && a->rec == rec) return a;
-      if (!a->parent || *levels == max_levels) return NULL;
+      if (is_root(a) || *levels == max_levels) return NULL;
    }
 }
 
@@ -286,7 +307,7 @@ static path_node *new_call(path_node *parent, context *cxt, UInt rec, Bool kept)
       if (!kept && levels > NEAR_LEVELS) alias_add(parent, cxt, rec, n);
       return n;
    }
-   n = node_alloc(parent->tid);
+   n = node_alloc();
    n->parent = parent->id;
    n->cxt = cxt;
    n->rec = rec;
@@ -476,7 +497,7 @@ void cb_paths_end_context(exec_state *es)
 static void adopt_root(exec_state *es, const JCC *jcc)
 {
    path_node *old = es->path_root;
-   path_node *root = root_new(jcc->from->cxt, jcc->from->rec_index, old->tid);
+   path_node *root = root_new(jcc->from->cxt, jcc->from->rec_index, root_thread(old));
    old->cxt = jcc->to->cxt;
    old->rec = jcc->to->rec_index;
    old->parent = root->id;
@@ -539,7 +560,7 @@ void cb_paths_object_cost(void *path, struct cb_obj *obj, event_id ac, UInt acco
    if (!p || !obj || (accost == 0 && sploss == 0)) return;
    leaf = child_find(p->id, (context *)obj, OBJECT_REC);
    if (!leaf) {
-      leaf = node_alloc(p->tid);
+      leaf = node_alloc();
       leaf->parent = p->id;
       leaf->cxt = (context *)obj;
       leaf->rec = OBJECT_REC;
@@ -565,24 +586,46 @@ void cb_paths_charge_thread(thread_info *t)
          charge(t->states[s], t->states[s] == cb_cur.es ? cb_cur.bbcc : t->states[s]->bbcc);
 }
 
-static Bool of_thread(const path_node *n, const thread_info *only)
+/* Every node's thread (its root's), by id, when some differ (else
+ * NULL): a walk up to a root or a node known already, then the same
+ * walk again writing the thread down. */
+static UInt *node_threads(void)
 {
-   return !only || n->tid == only->tid;
+   UInt *tids, id, a, tid;
+   if (!threads_mixed) return NULL;
+   tids = VG_(calloc)("cb.paths.tids", n_nodes + 1, sizeof *tids);
+   for (id = 1; id <= n_nodes; id++) {
+      for (a = id; !tids[a] && !is_root(node_at(a)); a = node_at(a)->parent) ;
+      tid = tids[a] ? tids[a] : root_thread(node_at(a));
+      for (a = id; !tids[a]; a = node_at(a)->parent) {
+         tids[a] = tid;
+         if (is_root(node_at(a))) break;
+      }
+   }
+   return tids;
+}
+
+/* Whether node id is thread only's (any node when only is NULL); tids
+ * from node_threads. */
+static Bool of_thread(UInt id, const UInt *tids, const thread_info *only)
+{
+   if (!only) return True;
+   return (tids ? tids[id] : first_tid) == only->tid;
 }
 
 /* Zeroing: the costs so far are discarded, those to come count. */
 void cb_paths_zero(thread_info *t)
 {
-   UInt id;
+   UInt id, *tids;
    Int s;
    if (!cb_clo.paths) return;
    for (s = 0; s <= t->states_sp; s++)
       if (t->states[s] && t->states[s]->path_snap)
          cb_copy_cost(t->states[s]->path_snap, t->states[s]->cost);
-   for (id = 1; id <= n_nodes; id++) {
-      path_node *n = node_at(id);
-      if (n->tid == t->tid) cb_zero_cost(n->cost);
-   }
+   tids = node_threads();
+   for (id = 1; id <= n_nodes; id++)
+      if (of_thread(id, tids, t)) cb_zero_cost(node_at(id)->cost);
+   if (tids) VG_(free)(tids);
 }
 
 /* Function names of one file part: (context, level) -> id, written with
@@ -639,10 +682,10 @@ static void write_node(cb_outfile *f, name_ids *ids, path_node *n, ULong *total)
 {
    UInt fn = function_id(f, ids, n);
    Int e, last = cb_n_events;
-   cb_out_str(f, n->parent ? "node: " : "root: ");
+   cb_out_str(f, is_root(n) ? "root: " : "node: ");
    cb_out_u64(f, n->id);
    cb_out_str(f, " ");
-   cb_out_u64(f, n->parent ? n->parent : n->tid);
+   cb_out_u64(f, is_root(n) ? root_thread(n) : n->parent);
    cb_out_str(f, " ");
    cb_out_u64(f, fn);
    while (last > 0 && n->cost[last - 1] == 0) last--;
@@ -663,13 +706,14 @@ static void write_with_ancestors(cb_outfile *f, name_ids *ids, path_node *n, ULo
    static UInt *stack;
    static UInt stack_size;
    UInt depth = 0, id;
-   for (id = n->id; id && !is_written(id); id = node_at(id)->parent) {
+   for (id = n->id; !is_written(id); id = node_at(id)->parent) {
       if (depth == stack_size) {
          UInt size = stack_size ? 2 * stack_size : 256;
          stack = VG_(realloc)("cb.paths.stack", stack, size * sizeof *stack);
          stack_size = size;
       }
       stack[depth++] = id;
+      if (is_root(node_at(id))) break;
    }
    while (depth > 0) write_node(f, ids, node_at(stack[--depth]), total);
 }
@@ -702,7 +746,7 @@ void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
    name_ids *ids;
    ULong total[cb_n_events];
    SysRes res;
-   UInt id;
+   UInt id, *tids;
    Int e, i;
 
    if (!cb_clo.paths) return;
@@ -721,11 +765,13 @@ void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
    written = VG_(calloc)("cb.paths.written", n_nodes / 8 + 1, 1);
    write_header(f, part, only, trigger, appending);
    cb_zero_cost(total);
+   tids = node_threads();
    for (id = 1; id <= n_nodes; id++) {
       path_node *n = node_at(id);
-      if (of_thread(n, only) && !is_written(id) && !cb_is_zero_cost(n->cost))
+      if (of_thread(id, tids, only) && !is_written(id) && !cb_is_zero_cost(n->cost))
          write_with_ancestors(f, ids, n, total);
    }
+   if (tids) VG_(free)(tids);
    cb_out_str(f, "totals:");
    e = cb_n_events;
    while (e > 1 && total[e - 1] == 0) e--;
