@@ -74,7 +74,8 @@ static UInt n_chunks, chunks_size;
 static UInt n_nodes;                /* the last id given */
 static SizeT node_bytes;
 
-/* The nodes with a parent, by (parent, function): open addressing, at
+/* The children their parent does not keep (made by its calls after the
+ * first KIDS, object leaves), by (parent, function): open addressing, at
  * most 3/4 used; a slot holds the key's 32-bit hash beside the id, so a
  * probe and a growth read no node (a hit reads the node found, the one
  * the call moves to: the next charge wants its line anyway). */
@@ -298,7 +299,8 @@ static path_node *ancestor_named(path_node *from, const context *cxt, UInt rec,
 /* Where a call from parent's path to (cxt, rec) goes the first time:
  * parent itself or an ancestor when the function is running already (an
  * alias: in the alias table when far and not kept by parent), else a
- * new child. */
+ * new child (in the table unless parent keeps it: a kept call is
+ * always found among parent's). */
 static path_node *new_call(path_node *parent, context *cxt, UInt rec, Bool kept)
 {
    UInt levels;
@@ -311,7 +313,7 @@ static path_node *new_call(path_node *parent, context *cxt, UInt rec, Bool kept)
    n->parent = parent->id;
    n->cxt = cxt;
    n->rec = rec;
-   child_insert(n);
+   if (!kept) child_insert(n);
    return n;
 }
 
@@ -501,7 +503,6 @@ static void adopt_root(exec_state *es, const JCC *jcc)
    old->cxt = jcc->to->cxt;
    old->rec = jcc->to->rec_index;
    old->parent = root->id;
-   child_insert(old);
    kid_keep(root, 0, kid_tag(old->cxt, old->rec), old);
    es->path_root = root;
    es->path_adoptable = True;
