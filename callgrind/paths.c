@@ -40,16 +40,17 @@
 #include "global.h"
 #include "objects.h"
 
-#define KIDS 2
+#define KIDS 3
 /* The rec of an object leaf (--objects=yes): a data object as the last
  * frame of a path, its cxt the object (struct cb_obj *), never a call's. */
 #define OBJECT_REC 0xFFFFU
 /* Ids stay below 2^31: the bit marks a root's parent field. */
 #define ROOT_BIT 0x80000000U
 
-/* 32 bytes and the costs (half a host cache line with one event): 16-bit
- * fields where they suffice (a recursion level is below --separate-recs'
- * maximum of 1000), a node's thread only in its root */
+/* 40 bytes and the costs: 16-bit fields where they suffice (a recursion
+ * level is below --separate-recs' maximum of 1000), a node's thread only
+ * in its root. A third kept call paid for the thread's field: fewer
+ * lookups in the table, and fewer children in it. */
 struct path_node {
    context   *cxt;           /* the function; NULL: a root not named yet */
    UInt       id;            /* 1, 2, ... in the order made: its id in the files */
