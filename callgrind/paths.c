@@ -302,6 +302,16 @@ static path_node *ancestor_named(path_node *from, const context *cxt, UInt rec,
  * alias: in the alias table when far and not kept by parent), else a
  * new child (in the table unless parent keeps it: a kept call is
  * always found among parent's). */
+static path_node *child_new(path_node *parent, context *cxt, UInt rec, Bool kept)
+{
+   path_node *n = node_alloc();
+   n->parent = parent->id;
+   n->cxt = cxt;
+   n->rec = rec;
+   if (!kept) child_insert(n);
+   return n;
+}
+
 static path_node *new_call(path_node *parent, context *cxt, UInt rec, Bool kept)
 {
    UInt levels;
@@ -310,12 +320,7 @@ static path_node *new_call(path_node *parent, context *cxt, UInt rec, Bool kept)
       if (!kept && levels > NEAR_LEVELS) alias_add(parent, cxt, rec, n);
       return n;
    }
-   n = node_alloc();
-   n->parent = parent->id;
-   n->cxt = cxt;
-   n->rec = rec;
-   if (!kept) child_insert(n);
-   return n;
+   return child_new(parent, cxt, rec, kept);
 }
 
 static inline UShort kid_tag(const context *cxt, UInt rec)
@@ -354,7 +359,9 @@ static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
    if (n) return n;
    n = ancestor_named(parent, cxt, rec, NEAR_LEVELS, &levels);
    if (n) return n;
-   if (levels == NEAR_LEVELS && n_aliases) {
+   if (levels < NEAR_LEVELS)             /* the whole path walked */
+      return child_new(parent, cxt, rec, False);
+   if (n_aliases) {
       path_alias *a = alias_find(parent->id, cxt, rec);
       if (a->from) return node_at(a->to);
    }
