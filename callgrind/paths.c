@@ -25,9 +25,13 @@
  * from its path to the path's leaf of the line's data object (a node
  * whose "function" is the object: the object as the last frame).
  *
- * Finding the callee's node is the per-call work that costs: the arc's
- * memo (the last path it was taken from), the node's first calls kept
- * in it, a hash of the children, an alias table of the recursions.
+ * Finding the callee's node is the per-call work that costs (a host
+ * cache miss for each node or table line it reads, the paths being
+ * visited in any order): the arc's memo (the last path it was taken
+ * from), the node's first KIDS calls kept in it (while it has room for
+ * more, all of its calls: a call not among them is new, no table asked),
+ * a table of the other children that reads no node but the one found,
+ * a walk up the path for a recursion (the alias table when far).
  *
  * Nodes are never freed: their number is that of the distinct paths,
  * counted by --max-memory ("call paths"). A dump writes every node with
@@ -297,11 +301,8 @@ static path_node *ancestor_named(path_node *from, const context *cxt, UInt rec,
    }
 }
 
-/* Where a call from parent's path to (cxt, rec) goes the first time:
- * parent itself or an ancestor when the function is running already (an
- * alias: in the alias table when far and not kept by parent), else a
- * new child (in the table unless parent keeps it: a kept call is
- * always found among parent's). */
+/* A new child of parent for (cxt, rec): in the table unless parent
+ * keeps it (a kept call is always found among parent's first). */
 static path_node *child_new(path_node *parent, context *cxt, UInt rec, Bool kept)
 {
    path_node *n = node_alloc();
@@ -312,6 +313,10 @@ static path_node *child_new(path_node *parent, context *cxt, UInt rec, Bool kept
    return n;
 }
 
+/* Where a call from parent's path to (cxt, rec) goes the first time:
+ * parent itself or an ancestor when the function is running already (an
+ * alias: in the alias table when far and not kept by parent), else a
+ * new child. */
 static path_node *new_call(path_node *parent, context *cxt, UInt rec, Bool kept)
 {
    UInt levels;
@@ -339,7 +344,8 @@ static void kid_keep(path_node *parent, UInt k, UShort tag, const path_node *n)
  * parent keeps; while it has room for more, those are all its calls so
  * far (every node made under it, every recursion back from it), so a
  * call not among them is new and asks no table; else a child in the
- * hash, an ancestor in the alias table, or a node made now. */
+ * table, an ancestor found by walking up NEAR_LEVELS, a farther one in
+ * the alias table, or a node made now. */
 static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
 {
    UShort tag = kid_tag(cxt, rec);
