@@ -25,9 +25,13 @@
  * from its path to the path's leaf of the line's data object (a node
  * whose "function" is the object: the object as the last frame).
  *
- * Finding the callee's node is the per-call work that costs: the arc's
- * memo (the last path it was taken from), the node's first calls kept
- * in it, a hash of the children, an alias table of the recursions.
+ * Finding the callee's node is the per-call work that costs (a host
+ * cache miss for each node or table line it reads, the paths being
+ * visited in any order): the arc's memo (the last path it was taken
+ * from), the node's first KIDS calls kept in it (while it has room for
+ * more, all of its calls: a call not among them is new, no table asked),
+ * a table of the other children that reads no node but the one found,
+ * a walk up the path for a recursion (the alias table when far).
  *
  * Nodes are never freed: their number is that of the distinct paths,
  * counted by --max-memory ("call paths"). A dump writes every node with
@@ -40,22 +44,25 @@
 #include "global.h"
 #include "objects.h"
 
-#define KIDS 2
+#define KIDS 3
 /* The rec of an object leaf (--objects=yes): a data object as the last
  * frame of a path, its cxt the object (struct cb_obj *), never a call's. */
 #define OBJECT_REC 0xFFFFU
+/* Ids stay below 2^31: the bit marks a root's parent field. */
+#define ROOT_BIT 0x80000000U
 
 /* 40 bytes and the costs: 16-bit fields where they suffice (a recursion
- * level is below --separate-recs' maximum of 1000) */
+ * level is below --separate-recs' maximum of 1000), a node's thread only
+ * in its root. A third kept call paid for the thread's field: fewer
+ * lookups in the table, and fewer children in it. */
 struct path_node {
    context   *cxt;           /* the function; NULL: a root not named yet */
    UInt       id;            /* 1, 2, ... in the order made: its id in the files */
-   UInt       parent;        /* its caller's node's id; 0 for a context's root */
-   UInt       tid;           /* the thread whose context it is in */
-   UInt       next;          /* the next node of its hash chain (an id; 0 ends) */
+   UInt       parent;        /* its caller's node's id; a context's root:
+                              * ROOT_BIT | its thread */
    /* where the first KIDS calls from here went (a child or an ancestor),
     * by a tag of the function: found in the node the call starts from,
-    * hot already, where the hash's bucket would be a host cache miss */
+    * hot already, where the table's slot would be a host cache miss */
    UInt       kid_id[KIDS];  /* 0: a free entry */
    UShort     kid_tag[KIDS];
    UShort     rec;           /* its recursion level index (BBCC rec_index) */
@@ -72,10 +79,14 @@ static UInt n_chunks, chunks_size;
 static UInt n_nodes;                /* the last id given */
 static SizeT node_bytes;
 
-/* The nodes with a parent, by (parent, function): chains through their
- * `next`, at most one node per bucket on average. */
-static UInt *buckets;
-static UInt bucket_bits, n_children;
+/* The children their parent does not keep (made by its calls after the
+ * first KIDS, object leaves), by (parent, function): open addressing, at
+ * most 3/4 used; a slot holds the key's 32-bit hash beside the id, so a
+ * probe and a growth read no node (a hit reads the node found, the one
+ * the call moves to: the next charge wants its line anyway). */
+typedef struct { UInt hash, id; } child_slot;   /* id 0: free */
+static child_slot *slots;
+static UInt slot_bits, n_children;
 
 /* A call from a node to a function already on its path goes back to that
  * ancestor (a recursion): (from, function) -> ancestor, open addressing. */
@@ -121,50 +132,68 @@ static UWord key_hash(UInt parent, const context *cxt, UInt rec, UInt bits)
    return (h * 0x9E3779B97F4A7C15ULL) >> (64 - bits);
 }
 
-static void bucket_link(path_node *n)
+static UInt child_hash(UInt parent, const context *cxt, UInt rec)
 {
-   UWord s = key_hash(n->parent, n->cxt, n->rec, bucket_bits);
-   n->next = buckets[s];
-   buckets[s] = n->id;
+   return (UInt)(key_hash(parent, cxt, rec, 64) >> 32);
 }
 
-/* Twice the buckets (4096 at first), every node with a parent linked
- * again (n among them). */
-static void buckets_grow(void)
+/* The slot of hash h: the free one where it would go, or the first
+ * with it (an id whose node may still differ in key). */
+static inline child_slot *slot_probe(UInt h, UInt *index)
 {
-   UWord old_size = buckets ? 1UL << bucket_bits : 0, size;
-   UInt id;
-   if (buckets) cb_mem_free(CB_MEM_PATHS, buckets, old_size * sizeof *buckets);
-   bucket_bits = buckets ? bucket_bits + 1 : 12;
-   size = 1UL << bucket_bits;
-   buckets = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.hash", size * sizeof *buckets);
-   VG_(memset)(buckets, 0, size * sizeof *buckets);
-   n_children = 0;
-   for (id = 1; id <= n_nodes; id++) {
-      path_node *n = node_at(id);
-      if (n->parent) { bucket_link(n); n_children++; }
+   UInt mask = (1U << slot_bits) - 1;
+   child_slot *sl;
+   for (;; *index = (*index + 1) & mask) {
+      sl = &slots[*index];
+      if (!sl->id || sl->hash == h) return sl;
    }
+}
+
+static void slot_put(UInt h, UInt id)
+{
+   UInt i = h >> (32 - slot_bits);
+   child_slot *sl = slot_probe(h, &i);
+   while (sl->id) {                 /* a node of the same hash: past it */
+      i = (i + 1) & ((1U << slot_bits) - 1);
+      sl = slot_probe(h, &i);
+   }
+   sl->hash = h;
+   sl->id = id;
+}
+
+/* Twice the slots (4096 at first), from the hashes kept in them. */
+static void slots_grow(void)
+{
+   UInt old_size = slots ? 1U << slot_bits : 0, i;
+   child_slot *old = slots;
+   slot_bits = slots ? slot_bits + 1 : 12;
+   slots = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.hash", (SizeT)(1U << slot_bits) * sizeof *slots);
+   VG_(memset)(slots, 0, (SizeT)(1U << slot_bits) * sizeof *slots);
+   for (i = 0; i < old_size; i++)
+      if (old[i].id) slot_put(old[i].hash, old[i].id);
+   if (old) cb_mem_free(CB_MEM_PATHS, old, old_size * sizeof *old);
 }
 
 /* n got its parent: findable from now on. */
 static void child_insert(path_node *n)
 {
-   if (!buckets || n_children >= (1U << bucket_bits)) {
-      buckets_grow();                 /* links n too */
-      return;
-   }
-   bucket_link(n);
+   if (!slots || 4 * (n_children + 1) > 3 * (1U << slot_bits)) slots_grow();
+   slot_put(child_hash(n->parent, n->cxt, n->rec), n->id);
    n_children++;
 }
 
 static path_node *child_find(UInt parent, const context *cxt, UInt rec)
 {
-   UInt id;
-   if (!buckets) return NULL;
-   for (id = buckets[key_hash(parent, cxt, rec, bucket_bits)]; id; ) {
-      path_node *n = node_at(id);
+   UInt h, i;
+   child_slot *sl;
+   if (!slots) return NULL;
+   h = child_hash(parent, cxt, rec);
+   i = h >> (32 - slot_bits);
+   for (sl = slot_probe(h, &i); sl->id; ) {
+      path_node *n = node_at(sl->id);
       if (n->parent == parent && n->cxt == cxt && n->rec == rec) return n;
-      id = n->next;
+      i = (i + 1) & ((1U << slot_bits) - 1);
+      sl = slot_probe(h, &i);
    }
    return NULL;
 }
@@ -205,8 +234,8 @@ static void alias_add(const path_node *from, context *cxt, UInt rec, const path_
    n_aliases++;
 }
 
-/* A fresh node, zeroed but for its id and thread. */
-static path_node *node_alloc(UInt tid)
+/* A fresh node, zeroed but for its id. */
+static path_node *node_alloc(void)
 {
    UInt id = n_nodes + 1;
    path_node *n;
@@ -220,41 +249,83 @@ static path_node *node_alloc(UInt tid)
       }
       chunks[n_chunks++] = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.nodes", CHUNK_NODES * node_bytes);
    }
+   tl_assert(id < ROOT_BIT);
    n_nodes = id;
    n = node_at(id);
    VG_(memset)(n, 0, node_bytes);
    n->id = id;
-   n->tid = tid;
    return n;
 }
 
+static inline Bool is_root(const path_node *n)
+{
+   return (n->parent & ROOT_BIT) != 0;
+}
+
+static inline UInt root_thread(const path_node *root)
+{
+   return root->parent & ~ROOT_BIT;
+}
+
+/* The thread of the first root, and whether another thread has roots:
+ * while not, every node is that thread's. */
+static UInt first_tid;
+static Bool threads_mixed;
+
 static path_node *root_new(context *cxt, UInt rec, UInt tid)
 {
-   path_node *n = node_alloc(tid);
+   path_node *n = node_alloc();
+   n->parent = ROOT_BIT | tid;
+   if (!first_tid) first_tid = tid;
+   else if (tid != first_tid) threads_mixed = True;
    n->cxt = cxt;
    n->rec = rec;
+   return n;
+}
+
+/* A call from a node to a function this many levels up its path or
+ * nearer finds it by walking up (the ancestors were visited lately: hot
+ * in the host's caches, where the alias table's entry is a miss); only
+ * farther ones go in the alias table. */
+#define NEAR_LEVELS 16
+
+/* The ancestor of from (or from itself) named (cxt, rec) at most
+ * max_levels up, or NULL; *levels: how far the walk went. */
+static path_node *ancestor_named(path_node *from, const context *cxt, UInt rec,
+                                 UInt max_levels, UInt *levels)
+{
+   path_node *a = from;
+   for (*levels = 0;; a = node_at(a->parent), (*levels)++) {
+      if (a->cxt == cxt && a->rec == rec) return a;
+      if (is_root(a) || *levels == max_levels) return NULL;
+   }
+}
+
+/* A new child of parent for (cxt, rec): in the table unless parent
+ * keeps it (a kept call is always found among parent's first). */
+static path_node *child_new(path_node *parent, context *cxt, UInt rec, Bool kept)
+{
+   path_node *n = node_alloc();
+   n->parent = parent->id;
+   n->cxt = cxt;
+   n->rec = rec;
+   if (!kept) child_insert(n);
    return n;
 }
 
 /* Where a call from parent's path to (cxt, rec) goes the first time:
  * parent itself or an ancestor when the function is running already (an
- * alias, in the alias table unless parent keeps it), else a new child. */
+ * alias: in the alias table when far and not kept by parent), else a
+ * new child. */
 static path_node *new_call(path_node *parent, context *cxt, UInt rec, Bool kept)
 {
-   path_node *a, *n;
-   for (a = parent;; a = node_at(a->parent)) {
-      if (a->cxt == cxt && a->rec == rec) {
-         if (!kept) alias_add(parent, cxt, rec, a);
-         return a;
-      }
-      if (!a->parent) break;
+   UInt levels;
+   path_node *n = ancestor_named(parent, cxt, rec, ~0U, &levels);
+   if (n) {
+      if (!kept && levels > NEAR_LEVELS) alias_add(parent, cxt, rec, n);
+      return n;
    }
-   n = node_alloc(parent->tid);
-   n->parent = parent->id;
-   n->cxt = cxt;
-   n->rec = rec;
-   child_insert(n);
-   return n;
+   return child_new(parent, cxt, rec, kept);
 }
 
 static inline UShort kid_tag(const context *cxt, UInt rec)
@@ -262,30 +333,45 @@ static inline UShort kid_tag(const context *cxt, UInt rec)
    return (UShort)((((UWord)cxt >> 3) ^ (rec * 0x9E3779B9U)) * 0x9E3779B9U >> 16);
 }
 
+/* parent keeps the call to (cxt, rec) in its free entry k. */
+static void kid_keep(path_node *parent, UInt k, UShort tag, const path_node *n)
+{
+   parent->kid_tag[k] = tag;
+   parent->kid_id[k] = n->id;
+}
+
 /* Where a call from parent's path to (cxt, rec) goes: one of the calls
- * parent keeps, a child in the hash, an ancestor in the alias table, or
- * a node made now; parent keeps it while it has room. */
+ * parent keeps; while it has room for more, those are all its calls so
+ * far (every node made under it, every recursion back from it), so a
+ * call not among them is new and asks no table; else a child in the
+ * table, an ancestor found by walking up NEAR_LEVELS, a farther one in
+ * the alias table, or a node made now. */
 static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
 {
    UShort tag = kid_tag(cxt, rec);
-   UInt k;
+   UInt k, levels;
    path_node *n = NULL;
    for (k = 0; k < KIDS && parent->kid_id[k]; k++)
       if (parent->kid_tag[k] == tag) {
          n = node_at(parent->kid_id[k]);
          if (n->cxt == cxt && n->rec == rec) return n;
       }
-   n = child_find(parent->id, cxt, rec);
-   if (!n && n_aliases) {
-      path_alias *a = alias_find(parent->id, cxt, rec);
-      if (a->from) n = node_at(a->to);
-   }
-   if (!n) n = new_call(parent, cxt, rec, k < KIDS);
    if (k < KIDS) {
-      parent->kid_tag[k] = tag;
-      parent->kid_id[k] = n->id;
+      n = new_call(parent, cxt, rec, True);
+      kid_keep(parent, k, tag, n);
+      return n;
    }
-   return n;
+   n = child_find(parent->id, cxt, rec);
+   if (n) return n;
+   n = ancestor_named(parent, cxt, rec, NEAR_LEVELS, &levels);
+   if (n) return n;
+   if (levels < NEAR_LEVELS)             /* the whole path walked */
+      return child_new(parent, cxt, rec, False);
+   if (n_aliases) {
+      path_alias *a = alias_find(parent->id, cxt, rec);
+      if (a->from) return node_at(a->to);
+   }
+   return new_call(parent, cxt, rec, False);
 }
 
 /* Where jcc's call from parent's path goes: the arc's memo first. */
@@ -296,6 +382,8 @@ static path_node *call_target(JCC *jcc, path_node *parent)
       m->to = callee_node(parent, jcc->to->cxt, jcc->to->rec_index);
       m->from = parent;
    }
+   /* the next move charges it: its line on the way while the callee runs */
+   __builtin_prefetch(m->to, 1);
    return m->to;
 }
 
@@ -425,11 +513,11 @@ void cb_paths_end_context(exec_state *es)
 static void adopt_root(exec_state *es, const JCC *jcc)
 {
    path_node *old = es->path_root;
-   path_node *root = root_new(jcc->from->cxt, jcc->from->rec_index, old->tid);
+   path_node *root = root_new(jcc->from->cxt, jcc->from->rec_index, root_thread(old));
    old->cxt = jcc->to->cxt;
    old->rec = jcc->to->rec_index;
    old->parent = root->id;
-   child_insert(old);
+   kid_keep(root, 0, kid_tag(old->cxt, old->rec), old);
    es->path_root = root;
    es->path_adoptable = True;
 }
@@ -460,6 +548,7 @@ void cb_paths_return(call_entry *e)
    if (!cb_clo.paths || !e->path_node) return;
    charge(es, cb_cur.bbcc);
    es->path_cur = e->path_node;
+   __builtin_prefetch(es->path_cur, 1);
    e->path_node = NULL;
 }
 
@@ -486,7 +575,7 @@ void cb_paths_object_cost(void *path, struct cb_obj *obj, event_id ac, UInt acco
    if (!p || !obj || (accost == 0 && sploss == 0)) return;
    leaf = child_find(p->id, (context *)obj, OBJECT_REC);
    if (!leaf) {
-      leaf = node_alloc(p->tid);
+      leaf = node_alloc();
       leaf->parent = p->id;
       leaf->cxt = (context *)obj;
       leaf->rec = OBJECT_REC;
@@ -512,24 +601,46 @@ void cb_paths_charge_thread(thread_info *t)
          charge(t->states[s], t->states[s] == cb_cur.es ? cb_cur.bbcc : t->states[s]->bbcc);
 }
 
-static Bool of_thread(const path_node *n, const thread_info *only)
+/* Every node's thread (its root's), by id, when some differ (else
+ * NULL): a walk up to a root or a node known already, then the same
+ * walk again writing the thread down. */
+static UInt *node_threads(void)
 {
-   return !only || n->tid == only->tid;
+   UInt *tids, id, a, tid;
+   if (!threads_mixed) return NULL;
+   tids = VG_(calloc)("cb.paths.tids", n_nodes + 1, sizeof *tids);
+   for (id = 1; id <= n_nodes; id++) {
+      for (a = id; !tids[a] && !is_root(node_at(a)); a = node_at(a)->parent) ;
+      tid = tids[a] ? tids[a] : root_thread(node_at(a));
+      for (a = id; !tids[a]; a = node_at(a)->parent) {
+         tids[a] = tid;
+         if (is_root(node_at(a))) break;
+      }
+   }
+   return tids;
+}
+
+/* Whether node id is thread only's (any node when only is NULL); tids
+ * from node_threads. */
+static Bool of_thread(UInt id, const UInt *tids, const thread_info *only)
+{
+   if (!only) return True;
+   return (tids ? tids[id] : first_tid) == only->tid;
 }
 
 /* Zeroing: the costs so far are discarded, those to come count. */
 void cb_paths_zero(thread_info *t)
 {
-   UInt id;
+   UInt id, *tids;
    Int s;
    if (!cb_clo.paths) return;
    for (s = 0; s <= t->states_sp; s++)
       if (t->states[s] && t->states[s]->path_snap)
          cb_copy_cost(t->states[s]->path_snap, t->states[s]->cost);
-   for (id = 1; id <= n_nodes; id++) {
-      path_node *n = node_at(id);
-      if (n->tid == t->tid) cb_zero_cost(n->cost);
-   }
+   tids = node_threads();
+   for (id = 1; id <= n_nodes; id++)
+      if (of_thread(id, tids, t)) cb_zero_cost(node_at(id)->cost);
+   if (tids) VG_(free)(tids);
 }
 
 /* Function names of one file part: (context, level) -> id, written with
@@ -586,10 +697,10 @@ static void write_node(cb_outfile *f, name_ids *ids, path_node *n, ULong *total)
 {
    UInt fn = function_id(f, ids, n);
    Int e, last = cb_n_events;
-   cb_out_str(f, n->parent ? "node: " : "root: ");
+   cb_out_str(f, is_root(n) ? "root: " : "node: ");
    cb_out_u64(f, n->id);
    cb_out_str(f, " ");
-   cb_out_u64(f, n->parent ? n->parent : n->tid);
+   cb_out_u64(f, is_root(n) ? root_thread(n) : n->parent);
    cb_out_str(f, " ");
    cb_out_u64(f, fn);
    while (last > 0 && n->cost[last - 1] == 0) last--;
@@ -610,13 +721,14 @@ static void write_with_ancestors(cb_outfile *f, name_ids *ids, path_node *n, ULo
    static UInt *stack;
    static UInt stack_size;
    UInt depth = 0, id;
-   for (id = n->id; id && !is_written(id); id = node_at(id)->parent) {
+   for (id = n->id; !is_written(id); id = node_at(id)->parent) {
       if (depth == stack_size) {
          UInt size = stack_size ? 2 * stack_size : 256;
          stack = VG_(realloc)("cb.paths.stack", stack, size * sizeof *stack);
          stack_size = size;
       }
       stack[depth++] = id;
+      if (is_root(node_at(id))) break;
    }
    while (depth > 0) write_node(f, ids, node_at(stack[--depth]), total);
 }
@@ -649,7 +761,7 @@ void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
    name_ids *ids;
    ULong total[cb_n_events];
    SysRes res;
-   UInt id;
+   UInt id, *tids;
    Int e, i;
 
    if (!cb_clo.paths) return;
@@ -668,11 +780,13 @@ void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
    written = VG_(calloc)("cb.paths.written", n_nodes / 8 + 1, 1);
    write_header(f, part, only, trigger, appending);
    cb_zero_cost(total);
+   tids = node_threads();
    for (id = 1; id <= n_nodes; id++) {
       path_node *n = node_at(id);
-      if (of_thread(n, only) && !is_written(id) && !cb_is_zero_cost(n->cost))
+      if (of_thread(id, tids, only) && !is_written(id) && !cb_is_zero_cost(n->cost))
          write_with_ancestors(f, ids, n, total);
    }
+   if (tids) VG_(free)(tids);
    cb_out_str(f, "totals:");
    e = cb_n_events;
    while (e > 1 && total[e - 1] == 0) e--;
