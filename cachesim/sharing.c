@@ -15,10 +15,10 @@
 **     loop over an array makes them.  If a second thread comes, the
 **     history is replayed into the line's counters, so that they are what
 **     counting every access would have made (phi and theta need the first
-**     thread's counts per offset and size, the reports its code positions
-**     in the order they came).  The trie is emptied at every segment's
-**     end; past a budget of nodes a line whose history would need a new
-**     node gets a packed record;
+**     thread's counts per offset and size, the reports its counts per code
+**     position; not their order: the reports sort them, close_shared).
+**     The trie is emptied at every segment's end; past a budget of nodes
+**     a line whose history would need a new node gets a packed record;
 **   - a line whose history left the trie, while one thread alone touches
 **     it: that thread's counts per key in the order the keys came, packed
 **     (3 bytes a key: a site of the line's own table and an offset, an
@@ -857,7 +857,7 @@ static void clear_nodes(sh_model *m)
 
 /* The line's counters from its history: its accesses replayed in their
    order, so that the counters are the ones counting them would have
-   made (their order too: the reports list code positions in it). */
+   made. */
 /* The history's nodes from its first access on, into m->path (the
    number of them). */
 static uint32_t history_path(sh_model *m, uint32_t node)
@@ -1185,38 +1185,51 @@ void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
 
 /* ---- end of a segment ------------------------------------------------------ */
 
-/* counters of one line, sorted by (offset and size, thread, kind) */
+/* A line's counts of a segment in a canonical order: by offset and size,
+   thread, kind, then the code position's address.  Every entry's key
+   differs, so the order is total: it does not depend on the order in
+   which the keys came (nor on the counters' order), and neither do the
+   reports, which list a line's positions and touched bytes in it. */
 static uint64_t sort_key(const entry *c)
 {
    return (KEY_GROUP(c->key) << 20) | ((uint64_t)KEY_TID(c->key) << 1)
           | KEY_STORE(c->key);
 }
 
-static void sift_down(entry *a, uint32_t root, uint32_t n)
+static int entry_after(const sh_model *m, const entry *a, const entry *b)
+{
+   uint64_t ka = sort_key(a), kb = sort_key(b);
+
+   if (ka != kb)
+      return ka > kb;
+   return m->pos[KEY_POSID(a->key)] > m->pos[KEY_POSID(b->key)];
+}
+
+static void sift_down(const sh_model *m, entry *a, uint32_t root, uint32_t n)
 {
    entry tmp;
    uint32_t child;
 
    while ((child = 2 * root + 1) < n) {
-      if (child + 1 < n && sort_key(&a[child + 1]) > sort_key(&a[child]))
+      if (child + 1 < n && entry_after(m, &a[child + 1], &a[child]))
          child++;
-      if (sort_key(&a[root]) >= sort_key(&a[child]))
+      if (!entry_after(m, &a[child], &a[root]))
          return;
       tmp = a[root]; a[root] = a[child]; a[child] = tmp;
       root = child;
    }
 }
 
-static void heap_sort(entry *a, uint32_t n)
+static void heap_sort(const sh_model *m, entry *a, uint32_t n)
 {
    entry tmp;
    uint32_t i;
 
    for (i = n / 2; i-- > 0; )
-      sift_down(a, i, n);
+      sift_down(m, a, i, n);
    for (i = n; i-- > 1; ) {
       tmp = a[0]; a[0] = a[i]; a[i] = tmp;
-      sift_down(a, 0, i);
+      sift_down(m, a, 0, i);
    }
 }
 
@@ -1242,7 +1255,7 @@ static uint32_t gather(sh_model *m, const frec *r)
       gather_one(m, &n, &r->c[i]);
    for (i = 0; i < r->nmore; i++)
       gather_one(m, &n, &r->more[i]);
-   heap_sort(m->tmp, n);
+   heap_sort(m, m->tmp, n);
    return n;
 }
 

@@ -973,6 +973,67 @@ static void test_histories(void)
    end("histories: the first thread's accesses reach the counters");
 }
 
+/* ---- the order of a line's code positions ------------------------------------ */
+
+/* A line's positions and touched bytes come in a canonical order: its
+   counts sorted by offset, size, thread, kind (load before store), then
+   the position's address; a position is listed where its first count
+   comes.  The accesses below (thread, offset, size, kind, position) sort
+   to
+     off 0 size 4  thread 2 load   0x3000
+     off 0 size 8  thread 1 load   0x3002
+     off 0 size 8  thread 2 store  0x3001
+     off 8 size 8  thread 1 load   0x3003
+     off 16 size 8 thread 1 load   0x3004, then 0x3005 (the address)
+   so positions and touches in that order, whichever order the accesses
+   came in: fed forwards and backwards, to a model that counts at once
+   and to one that keeps histories and packs. */
+#define ORD 6
+static void test_canonical_order(void)
+{
+   static const struct { uint32_t tid, off, size, store; uint64_t pos; } acc[ORD] = {
+      { 1, 16, 8, 0, 0x3005 }, { 1, 8, 8, 0, 0x3003 }, { 2, 0, 8, 1, 0x3001 },
+      { 1, 0, 8, 0, 0x3002 }, { 1, 16, 8, 0, 0x3004 }, { 2, 0, 4, 0, 0x3000 },
+   };
+   static const uint64_t want_pos[ORD] = { 0x3000, 0x3002, 0x3001, 0x3003, 0x3004, 0x3005 };
+   static const uint32_t want_tid[ORD] = { 2, 1, 2, 1, 1, 1 };
+   uint32_t limit, backwards, i, k, tid;
+   uint64_t pos;
+   const uint64_t *ld, *st;
+
+   begin();
+   for (limit = 0; limit < 2; limit++)
+      for (backwards = 0; backwards < 2; backwards++) {
+         sh_model *m = sh_new(LINE);
+         const sh_line *l;
+         sh_set_history_limit(m, limit);
+         for (i = 0; i < ORD; i++) {
+            k = backwards ? ORD - 1 - i : i;
+            /* thread 1's accesses first: a history, then a second thread */
+            if (acc[k].tid == 1)
+               sh_access(m, 1, BASE + acc[k].off, acc[k].size, (int)acc[k].store, acc[k].pos);
+         }
+         for (i = 0; i < ORD; i++) {
+            k = backwards ? ORD - 1 - i : i;
+            if (acc[k].tid == 2)
+               sh_access(m, 2, BASE + acc[k].off, acc[k].size, (int)acc[k].store, acc[k].pos);
+         }
+         sh_end_segment(m);
+         l = line_of(m, BASE);
+         CHECK("positions", l->npos, ORD);
+         for (i = 0; i < l->npos && i < ORD; i++)
+            CHECK("position in the canonical order", l->pos[i].pos, want_pos[i]);
+         CHECK("touches", sh_touches(l), ORD);
+         for (i = 0; i < sh_touches(l) && i < ORD; i++) {
+            sh_touch_at(m, l, i, &pos, &tid, &ld, &st);
+            CHECK("touch in the canonical order", pos, want_pos[i]);
+            CHECK("touch's thread", tid, want_tid[i]);
+         }
+         sh_delete(m);
+      }
+   end("canonical order of a line's positions and touches");
+}
+
 /* ---- packed one-thread counts: where they leave the packed form ------------- */
 
 /* The first thread's accesses as a packed record hits its limits: one
@@ -1280,6 +1341,7 @@ int main(void)
    test_hand();
    test_many_lines();
    test_histories();
+   test_canonical_order();
    test_packed();
    test_blocks();
    test_many_counters();
