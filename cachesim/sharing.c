@@ -20,10 +20,11 @@
 **     The trie is emptied at every segment's end; past a budget of nodes
 **     a line whose history would need a new node gets a packed record;
 **   - a line whose history left the trie, while one thread alone touches
-**     it: that thread's counts per key in the order the keys came, packed
-**     (3 bytes a key: a site of the line's own table and an offset, an
-**     8-bit count), freed at the segment's end; what does not fit (a count
-**     past 255, a 256th site) or a second thread moves it to counters;
+**     it: that thread's counts per key as a set, packed (sharing_pack.h:
+**     per code site of the line a bit set of the offsets it touched and
+**     a count of 4 or 8 bits for each), freed at the segment's end; what
+**     does not fit (a count past 255, a 128th site) or a second thread
+**     moves it to counters;
 **   - a line that two threads touched (or whose packed record overflowed): a
 **     full record (frec), found by line number: its counters of the
 **     segment keyed by (thread, offset, size, kind, code position), three
@@ -37,6 +38,7 @@
 */
 #include "sharing.h"
 #include "cachesim.h"          /* cs_alloc, cs_free, cs_fail */
+#include "sharing_pack.h"
 
 /* counter key: position id << 33 | thread << 17 | offset << 9 |
    (size - 1) << 1 | store; a code position is numbered when first seen */
@@ -69,7 +71,7 @@ typedef struct {
 #define F_PREV_MULTI 0x10       /* kept only if that segment was the one */
 #define F_PREV_STORE 0x20       /* just before (equations (4), (5)) */
 #define F_COUNTED    0x40       /* ref is a full record with the counters */
-#define F_PACKED     0x80       /* ref is a packed record's number */
+#define F_PACKED     0x80       /* ref is a packed record (sp_store) */
 typedef struct {
    uint32_t last_seg;           /* segment of the last access */
    uint32_t ref;                /* history node (0: none yet), the full
@@ -122,34 +124,6 @@ typedef struct {
                                    one loop take the same), 0 = none */
 } hnode;
 
-/* A line whose one-thread history left the trie, while no second thread
-   has come in the segment: the thread's counts per key, in the order the
-   keys came (what a second thread's replay needs), packed.  A key is an
-   entry of 16 bits, the line's site (code position, size, kinds) number
-   << 8 | the offset, with a count of 8 bits; the sites are a small table
-   of the line.  In one block: the header, the sites, the entries' keys,
-   their counts.  A count past the limit, a site past the limit or a
-   second thread id moves the line to a full record (the counters, in the
-   same order): the packed form only ever holds what fits. */
-typedef struct {
-   uint32_t pos_id;
-   uint16_t size;
-   uint16_t kinds;
-} psite;
-
-typedef struct {
-   uint32_t tid;                /* the thread (tid & SH_MAX_TID) */
-   uint16_t nsites, site_cap;
-   uint32_t n, cap;             /* entries */
-   uint32_t bytes;              /* the block's size */
-   uint32_t pad;
-} packed;
-#define PACK_SITES(p) ((psite *)((p) + 1))
-#define PACK_KEYS(p)  ((uint16_t *)(PACK_SITES(p) + (p)->site_cap))
-#define PACK_COUNTS(p) ((uint8_t *)(PACK_KEYS(p) + (p)->cap))
-#define PACK_MAX_COUNT 255
-#define PACK_MAX_SITES 255
-
 /* An array of elements of one size in chunks that never move. */
 typedef struct {
    char   **chunk;
@@ -196,12 +170,8 @@ struct sh_model {
    uint32_t  hist_limit;        /* nodes allowed; 0: the default budget */
    uint32_t *path;              /* scratch of a replay */
    uint32_t  path_cap;
-   /* the packed records of this segment, by number (freed at its end) */
-   packed  **pack;
-   uint32_t  npacks, pack_cap;
-   uint64_t  pack_bytes;        /* their blocks now */
-   uint32_t  pack_max_count;    /* limits (sh_set_packed_limits) */
-   uint32_t  pack_max_sites;
+   /* the packed records of this segment (freed at its end) */
+   sp_store  packs;
    sh_stats  stats;
    /* scratch of sh_end_segment */
    entry    *tmp;
@@ -220,8 +190,6 @@ struct sh_model {
 };
 
 /* ---- small helpers --------------------------------------------------------- */
-
-static void free_packs(sh_model *m);
 
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
@@ -343,6 +311,12 @@ static uint64_t line_at(const sh_model *m, uint32_t idx)
    return (PAGE(m, idx >> PAGE_BITS)->page << PAGE_BITS) | (idx & (PAGE_LINES - 1));
 }
 
+/* A packed record moved (sharing_pack.h): its line's reference. */
+static void pack_moved(void *ctx, uint32_t idx, uint32_t ref)
+{
+   rec_at(ctx, idx)->ref = ref;
+}
+
 sh_model *sh_new(uint32_t line_size)
 {
    sh_model *m;
@@ -372,8 +346,7 @@ sh_model *sh_new(uint32_t line_size)
    m->bytes = sizeof(sh_model) + sizeof(uint32_t) * (1024 + 256 + 256 + 1024)
               + sizeof(hnode) * m->node_cap;
    m->seg = 1;
-   m->pack_max_count = PACK_MAX_COUNT;
-   m->pack_max_sites = PACK_MAX_SITES;
+   sp_init(&m->packs, line_size, pack_moved, m);
    return m;
 }
 
@@ -401,8 +374,7 @@ void sh_delete(sh_model *m)
    cs_free(m->node);
    cs_free(m->hslot);
    cs_free(m->path);
-   free_packs(m);
-   cs_free(m->pack);
+   sp_fini(&m->packs);
    cs_free(m->tmp);
    cs_free(m);
 }
@@ -607,158 +579,34 @@ found:
 
 /* ---- packed records --------------------------------------------------------- */
 
-static uint32_t pack_block_bytes(uint32_t site_cap, uint32_t cap)
-{
-   return (uint32_t)((sizeof(packed) + sizeof(psite) * site_cap
-                      + 3 * (unsigned long)cap + 7) & ~7ul);
-}
-
-/* A copy of p (0: a new one) with room for site_cap sites and cap
-   entries; p is freed. */
-static packed *pack_resize(sh_model *m, packed *p, uint32_t site_cap, uint32_t cap)
-{
-   uint32_t bytes = pack_block_bytes(site_cap, cap), i;
-   packed *q = cs_alloc(bytes);
-
-   *q = p ? *p : (packed){ 0, 0, 0, 0, 0, 0, 0 };
-   q->site_cap = (uint16_t)site_cap;
-   q->cap = cap;
-   q->bytes = bytes;
-   m->pack_bytes += bytes;
-   if (p) {
-      for (i = 0; i < p->nsites; i++)
-         PACK_SITES(q)[i] = PACK_SITES(p)[i];
-      for (i = 0; i < p->n; i++) {
-         PACK_KEYS(q)[i] = PACK_KEYS(p)[i];
-         PACK_COUNTS(q)[i] = PACK_COUNTS(p)[i];
-      }
-      m->pack_bytes -= p->bytes;
-      cs_free(p);
-   }
-   if (m->pack_bytes > m->stats.peak_pack_bytes)
-      m->stats.peak_pack_bytes = m->pack_bytes;
-   return q;
-}
-
-/* The site's number in p, added if new; -1 past the limit. */
-static int pack_site(sh_model *m, packed **pp, uint32_t pos_id, uint32_t size,
-                     uint32_t kinds)
-{
-   packed *p = *pp;
-   psite *s = PACK_SITES(p);
-   uint32_t i;
-
-   for (i = 0; i < p->nsites; i++)
-      if (s[i].pos_id == pos_id && s[i].size == size && s[i].kinds == kinds)
-         return (int)i;
-   if (p->nsites >= m->pack_max_sites)
-      return -1;
-   if (p->nsites == p->site_cap)
-      *pp = p = pack_resize(m, p, p->site_cap * 2, p->cap);
-   PACK_SITES(p)[p->nsites] = (psite){ pos_id, (uint16_t)size, (uint16_t)kinds };
-   return p->nsites++;
-}
-
-/* The entry of key among p's, or -1: four keys a step, as 64-bit words
-   (a lane equal to key is a zero lane of w ^ key's; the lowest zero lane
-   is found exactly, and keys are distinct).  cap is a multiple of 4, and
-   lanes past n are not taken. */
-static int pack_find(const packed *p, uint16_t key)
-{
-   const uint16_t *keys = PACK_KEYS(p);
-   const uint64_t ones = 0x0001000100010001ull, highs = 0x8000800080008000ull;
-   uint64_t w, x, t, want = key * ones;
-   uint32_t i;
-
-   for (i = 0; i < p->n; i += 4) {
-      __builtin_memcpy(&w, keys + i, sizeof w);
-      x = w ^ want;
-      t = (x - ones) & ~x & highs;
-      if (t) {
-         uint32_t k = i + (uint32_t)__builtin_ctzll(t) / 16;
-         return k < p->n ? (int)k : -1;
-      }
-   }
-   return -1;
-}
-
-/* One access into the packed record: 0 if it does not fit (nothing
-   changed then). */
-static int pack_count(sh_model *m, packed **pp, uint32_t tid, uint32_t pos_id,
+/* One access into the line's packed record: 0 if it does not fit
+   (nothing changed then). */
+static int pack_count(sh_model *m, lrec *r, uint32_t tid, uint32_t pos_id,
                       uint32_t off, uint32_t size, uint32_t kinds)
 {
-   packed *p = *pp;
-   int site, i;
-   uint16_t key;
+   sp_site site = { pos_id, (uint16_t)size, (uint16_t)kinds };
 
-   if (tid != p->tid || (site = pack_site(m, pp, pos_id, size, kinds)) < 0)
-      return 0;
-   p = *pp;
-   key = (uint16_t)((uint32_t)site << 8 | off);
-   if ((i = pack_find(p, key)) >= 0) {
-      if (PACK_COUNTS(p)[i] >= m->pack_max_count)
-         return 0;
-      PACK_COUNTS(p)[i]++;
-      return 1;
-   }
-   if (p->n == p->cap)
-      *pp = p = pack_resize(m, p, p->site_cap, (p->cap + p->cap / 2 + 3) & ~3u);
-   PACK_KEYS(p)[p->n] = key;
-   PACK_COUNTS(p)[p->n++] = 1;
-   return 1;
+   return sp_count(&m->packs, &r->ref, tid, &site, off);
 }
 
-/* A new packed record of thread tid; its number. */
-static uint32_t new_pack(sh_model *m, uint32_t tid)
+static void unpack_one(void *ctx, uint32_t tid, const sp_site *s, uint32_t off,
+                       uint32_t count)
 {
-   packed *p = pack_resize(m, 0, 2, 8);
+   void **mf = ctx;
 
-   p->tid = tid;
-   if (m->npacks == m->pack_cap) {
-      m->pack = grow(m->pack, m->npacks, &m->pack_cap, sizeof(packed *));
-      m->bytes += m->pack_cap * sizeof(packed *) / 2;
-   }
-   m->pack[m->npacks] = p;
-   if (++m->stats.packs_now > m->stats.peak_packs)
-      m->stats.peak_packs = m->stats.packs_now;
-   return m->npacks++;
+   count_access(mf[0], mf[1], KEY(s->pos_id, tid, off, s->size, 0),
+                s->kinds & 1 ? count : 0, s->kinds & 2 ? count : 0);
 }
 
-static void free_pack(sh_model *m, uint32_t i)
+/* The packed record's counts into f's counters: what counting the
+   accesses would have made (but for their order, which the reports do
+   not follow). */
+static void unpack(sh_model *m, frec *f, uint32_t ref)
 {
-   if (!m->pack[i])
-      return;
-   m->pack_bytes -= m->pack[i]->bytes;
-   m->stats.packs_now--;
-   cs_free(m->pack[i]);
-   m->pack[i] = 0;
-}
+   void *mf[2] = { m, f };
 
-/* At a segment's end: every packed line's segment is over. */
-static void free_packs(sh_model *m)
-{
-   uint32_t i;
-
-   for (i = 0; i < m->npacks; i++)
-      free_pack(m, i);
-   m->npacks = 0;
-}
-
-/* The packed record's counts into f's counters, in their order: what
-   counting the accesses would have made. */
-static void unpack(sh_model *m, frec *f, uint32_t i)
-{
-   const packed *p = m->pack[i];
-   const psite *s;
-   uint32_t k, c;
-
-   for (k = 0; k < p->n; k++) {
-      s = &PACK_SITES(p)[PACK_KEYS(p)[k] >> 8];
-      c = PACK_COUNTS(p)[k];
-      count_access(m, f, KEY(s->pos_id, p->tid, PACK_KEYS(p)[k] & 0xff, s->size, 0),
-                   s->kinds & 1 ? c : 0, s->kinds & 2 ? c : 0);
-   }
-   free_pack(m, i);
+   sp_each(&m->packs, ref, unpack_one, mf);
+   sp_free(&m->packs, ref);
 }
 
 /* ---- the trie of one-thread histories -------------------------------------- */
@@ -905,26 +753,25 @@ static frec *go_counted(sh_model *m, lrec *r, uint64_t line)
 
 /* The history replayed into a packed record of tid; 0 if it does not
    fit (the record is dropped then). */
-static int go_packed(sh_model *m, lrec *r, uint32_t tid)
+static int go_packed(sh_model *m, lrec *r, uint64_t line, uint32_t tid)
 {
-   uint32_t n, i;
-   packed **pp;
+   uint32_t n, ref;
 
-   if (!m->pack_max_count)
+   if (!m->packs.max_count)
       return 0;
-   i = new_pack(m, tid);
-   pp = &m->pack[i];
+   ref = sp_new(&m->packs, tid, line_index(m, line));
    n = history_path(m, r->ref);
    while (n-- > 0) {
       const hnode *h = &m->node[m->path[n]];
-      if (!pack_count(m, pp, KEY_TID(h->key), KEY_POSID(h->key),
-                      (uint32_t)(h->key >> 9) & 0xff, (uint32_t)((h->key >> 1) & 0xff) + 1,
-                      h->kinds)) {
-         free_pack(m, i);
+      sp_site site = { KEY_POSID(h->key), (uint16_t)(((h->key >> 1) & 0xff) + 1),
+                       (uint16_t)h->kinds };
+      if (!sp_count(&m->packs, &ref, KEY_TID(h->key), &site,
+                    (uint32_t)(h->key >> 9) & 0xff)) {
+         sp_free(&m->packs, ref);
          return 0;
       }
    }
-   r->ref = i;
+   r->ref = ref;
    r->flags |= F_PACKED;
    m->stats.packed++;
    return 1;
@@ -950,7 +797,7 @@ static int extend_history(sh_model *m, lrec *r, uint64_t line, uint64_t key,
       r->ref = i;
       return 1;
    }
-   if (!go_packed(m, r, KEY_TID(key)))
+   if (!go_packed(m, r, line, KEY_TID(key)))
       go_counted(m, r, line);
    return 0;
 }
@@ -1092,7 +939,7 @@ static void access_part(sh_model *m, uint32_t tid, uint64_t line, uint32_t off,
        && extend_history(m, r, line, key, loads | stores << 1))
       return;
    if ((r->flags & F_PACKED)
-       && pack_count(m, &m->pack[r->ref], tid, posid, off, size, loads | stores << 1))
+       && pack_count(m, r, tid, posid, off, size, loads | stores << 1))
       return;
    if (!(r->flags & F_COUNTED))
       go_counted(m, r, line);
@@ -1521,7 +1368,7 @@ static void end_segment(sh_model *m, int fork_join)
    sums_free(&s);
    m->ntouched = 0;
    clear_nodes(m);
-   free_packs(m);
+   sp_reset(&m->packs);
    m->seg++;
    m->segments++;
    m->after_fork_join = fork_join;
@@ -1619,7 +1466,7 @@ uint32_t sh_nthreads(const sh_model *m) { return m->nthreads; }
 uint32_t sh_line_size(const sh_model *m) { return m->line_size; }
 
 /* (the packed records, freed at every segment's end, at their peak) */
-uint64_t sh_memory(const sh_model *m) { return m->bytes + m->stats.peak_pack_bytes; }
+uint64_t sh_memory(const sh_model *m) { return m->bytes + m->packs.peak_bytes; }
 
 void sh_set_history_limit(sh_model *m, uint32_t nodes)
 {
@@ -1628,13 +1475,18 @@ void sh_set_history_limit(sh_model *m, uint32_t nodes)
 
 void sh_set_packed_limits(sh_model *m, uint32_t max_count, uint32_t max_sites)
 {
-   m->pack_max_count = max_count > PACK_MAX_COUNT ? PACK_MAX_COUNT : max_count;
-   m->pack_max_sites = max_sites > PACK_MAX_SITES ? PACK_MAX_SITES : max_sites;
+   m->packs.max_count = max_count > SP_MAX_COUNT ? SP_MAX_COUNT : max_count;
+   m->packs.max_sites = max_sites > SP_MAX_SITES ? SP_MAX_SITES : max_sites;
 }
 
 sh_stats sh_get_stats(const sh_model *m)
 {
    sh_stats st = m->stats;
+
+   st.packs_now = m->packs.live;
+   st.peak_packs = m->packs.peak_live;
+   st.peak_pack_bytes = m->packs.peak_bytes;
+   st.peak_pack_used = m->packs.peak_used;
 
    st.lines = (uint64_t)m->pages.n * PAGE_LINES;
    st.line_bytes = (uint64_t)m->pages.nchunks * (sizeof(lpage) << m->pages.bits)

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sharing.h"
+#include "sharing_pack.h"
 
 #include "check.h"
 
@@ -1038,7 +1039,7 @@ static void test_canonical_order(void)
 
 /* The first thread's accesses as a packed record hits its limits: one
    key counted 600 times (8-bit counts: past 255 the line goes to
-   counters), 300 code positions on one line (past 255 sites), and two
+   counters), 300 code positions on one line (past 127 sites), and two
    thread ids alike but for bit 6 and above (1 and 65: one owner in the
    line's record, two threads in the keys).  Fed to a model that packs
    from the first access (history budget 1) and to one that never packs;
@@ -1101,7 +1102,107 @@ static void test_packed(void)
       sh_delete(packs);
       sh_delete(plain);
    }
-   end("packed counts: past 255, past 255 sites, thread ids alike mod 64");
+   end("packed counts: past 255, past 127 sites, thread ids alike mod 64");
+}
+
+/* ---- the packed store: records that grow, move and go -------------------------- */
+
+/* Many records of a store (sharing_pack.h) counted at random, side by
+   side, so that they grow and leave space behind, some freed, new ones
+   made all along (compacting the store): each record's counts, read back
+   with sp_each, must be what was counted, per site and offset; counts
+   past 15 (4 bits) and lines of 256 bytes (four words of offsets) too. */
+#define PR 3000
+#define PS 5
+static uint32_t pack_ref[PR];
+static uint16_t pack_want[PR][PS][256];
+
+static void pack_moved_to(void *ctx, uint32_t owner, uint32_t ref)
+{
+   (void)ctx;
+   pack_ref[owner] = ref;
+}
+
+static uint32_t pack_rec_of_read;
+static int pack_mismatch;
+
+static void pack_check(void *ctx, uint32_t tid, const sp_site *s, uint32_t off,
+                       uint32_t count)
+{
+   uint16_t (*seen)[256] = ctx;
+
+   (void)tid;
+   if (s->pos_id >= PS || pack_want[pack_rec_of_read][s->pos_id][off] != count)
+      pack_mismatch++;
+   else
+      seen[s->pos_id][off] = 1;
+}
+
+static void test_pack_store(void)
+{
+   static const uint32_t lines[2] = { 64, 256 };
+   sp_store st;
+   uint16_t seen[PS][256];
+   uint32_t L, i, k, r, o, p, made, alive[PR];
+   int step, bad;
+
+   begin();
+   rng = 5151;
+   for (L = 0; L < 2; L++) {
+      sp_init(&st, lines[L], pack_moved_to, 0);
+      memset(pack_want, 0, sizeof pack_want);
+      made = 0;
+      bad = 0;
+      for (step = 0; step < 400000; step++) {
+         if (made < PR && (made == 0 || rnd(100) == 0)) {
+            pack_ref[made] = sp_new(&st, 7, made);
+            alive[made++] = 1;
+            continue;
+         }
+         r = rnd(made);
+         if (!alive[r])
+            continue;
+         if (rnd(3000) == 0) {
+            sp_free(&st, pack_ref[r]);
+            alive[r] = 0;
+            continue;
+         }
+         p = rnd(PS);
+         o = rnd(lines[L] / 8) * 8 + rnd(2);
+         {
+            sp_site s = { p, 8, 1 };
+            int got = sp_count(&st, &pack_ref[r], 7, &s, o);
+            if (pack_want[r][p][o] == SP_MAX_COUNT)
+               bad += got != 0;
+            else if (!got)
+               bad++;
+            else
+               pack_want[r][p][o]++;
+         }
+      }
+      CHECK("counted where it fits, refused past 255", bad, 0);
+      CHECK("the store compacted", st.compactions > 0, 1);
+      for (r = 0; r < made; r++) {
+         if (!alive[r])
+            continue;
+         memset(seen, 0, sizeof seen);
+         pack_rec_of_read = r;
+         sp_each(&st, pack_ref[r], pack_check, seen);
+         for (p = 0; p < PS; p++)
+            for (k = 0; k < lines[L]; k++)
+               if (!seen[p][k] && pack_want[r][p][k])
+                  pack_mismatch++;
+      }
+      CHECK("every count read back", pack_mismatch, 0);
+      {
+         sp_site s = { 0, 8, 1 };
+         for (i = 0; i < made && !alive[i]; i++)
+            ;
+         CHECK("another thread refused", sp_count(&st, &pack_ref[i], 8, &s, 0), 0);
+      }
+      sp_fini(&st);
+   }
+   end("packed store: records grow, move, go; counts read back");
 }
 
 /* ---- accesses handed over in blocks ------------------------------------------ */
@@ -1343,6 +1444,7 @@ int main(void)
    test_histories();
    test_canonical_order();
    test_packed();
+   test_pack_store();
    test_blocks();
    test_many_counters();
    test_touches();
