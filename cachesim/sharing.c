@@ -40,6 +40,7 @@
 #include "cachesim.h"          /* cs_alloc, cs_free, cs_fail */
 #include "sharing_pack.h"
 
+
 /* counter key: position id << 33 | thread << 17 | offset << 9 |
    (size - 1) << 1 | store; a code position is numbered when first seen */
 #define KEY(posid, tid, off, size, st) \
@@ -80,6 +81,8 @@ typedef struct {
    uint8_t  owner, prev_owner;  /* the one thread (tid & 63) of last_seg /
                                    of the segment before, if not MULTI */
    uint8_t  flags;
+   uint8_t  grown;              /* nodes its history added to the trie in
+                                   last_seg (at most OWN_NODES) */
 } lrec;
 
 #define PAGE_BITS 4
@@ -651,10 +654,15 @@ static void rehash_nodes(sh_model *m)
 
 /* The budget of nodes in a segment: what a loop's lines share is a few
    hundred; histories of their own (random accesses) would need a node
-   per access, and get counters instead past a node per line touched. */
+   per access, and get packed records instead: a line's own nodes are at
+   most OWN_NODES (a loop's first lines lay its path down OWN_NODES
+   accesses each, the others follow it), and all lines' past a quarter
+   node per line touched.  (A node costs about 40 bytes with its slots;
+   a packed record of such a line about 100 in all.) */
+#define OWN_NODES 8
 static uint32_t node_budget(const sh_model *m)
 {
-   return m->hist_limit ? m->hist_limit : (1u << 16) + m->ntouched;
+   return m->hist_limit ? m->hist_limit : (1u << 16) + m->ntouched / 4;
 }
 
 /* A new node in slot j; 0 if the budget is spent. */
@@ -790,8 +798,10 @@ static int extend_history(sh_model *m, lrec *r, uint64_t line, uint64_t key,
    }
    j = node_slot(m, r->ref, key, kinds);
    i = m->hslot[j];
-   if (!i)
+   if (!i && r->grown < OWN_NODES) {
       i = new_node(m, j, r->ref, key, kinds);
+      r->grown++;
+   }
    if (i) {
       m->node[r->ref].hint = i;
       r->ref = i;
@@ -878,6 +888,7 @@ static void open_line(sh_model *m, lrec *r, uint32_t idx, uint32_t tid)
    r->flags |= F_SEG_ANY;
    r->owner = (uint8_t)(tid & 63);
    r->ref = 0;
+   r->grown = 0;
    r->last_seg = m->seg;
    if (m->ntouched == m->touched_cap) {
       m->touched = grow(m->touched, m->ntouched, &m->touched_cap, sizeof(uint32_t));
