@@ -186,20 +186,34 @@ static void leave(sp_store *st, uint32_t ref)
    st->used_bytes -= bytes;
 }
 
+static uint32_t count_bytes(uint32_t n, int wide)
+{
+   return wide ? n : (n + 1) / 2;
+}
+
 /* A copy of the record with room for site_cap sites and cap counts of
    8 bits if wide, 4 if not; the old one is left. */
 static void resize(sp_store *st, uint32_t *ref, uint32_t site_cap, uint32_t cap, int wide)
 {
    uint32_t to = take(st, rec_bytes(st, site_cap, cap, wide)), i;
    head *h = at(st, *ref), *g = at(st, to);      /* (after take: chunks moved) */
+   const uint8_t *from;
+   uint8_t *into;
 
    *g = *h;
    g->site_cap = (uint8_t)(site_cap | (wide ? WIDE : 0));
    g->cap = (uint16_t)cap;
    for (i = 0; i < h->nsites * site_stride(st); i++)
       ((char *)(g + 1))[i] = ((char *)(h + 1))[i];
-   for (i = 0; i < h->n; i++)
-      set_count(st, g, i, count_at(st, h, i));
+   if (is_wide(g) == is_wide(h)) {
+      from = counts_of(st, h);
+      into = counts_of(st, g);
+      for (i = 0; i < count_bytes(h->n, is_wide(h)); i++)
+         into[i] = from[i];
+   } else {
+      for (i = 0; i < h->n; i++)
+         set_count(st, g, i, count_at(st, h, i));
+   }
    leave(st, *ref);
    *ref = to;
 }
@@ -252,7 +266,7 @@ uint32_t sp_new(sp_store *st, uint32_t tid, uint32_t owner)
    uint32_t ref;
    head *h;
 
-   if (st->left >= CHUNK && st->left * 8 >= st->bytes)
+   if (st->left >= CHUNK && st->left * 5 >= st->bytes)
       compact(st);
    ref = take(st, rec_bytes(st, 1, 8, 0));
    h = at(st, ref);
@@ -312,20 +326,38 @@ static uint32_t rank_of(const sp_store *st, head *h, uint32_t site, uint32_t off
                                                 & ((1ull << (off % 64)) - 1));
 }
 
+/* Counts rank.. moved up by one place (4-bit counts: a byte takes the
+   high half of the one below). */
+static void open_place(const sp_store *st, head *h, uint32_t rank)
+{
+   uint8_t *c = counts_of(st, h);
+   uint32_t i, last;
+
+   if (is_wide(h)) {
+      for (i = h->n; i > rank; i--)
+         c[i] = c[i - 1];
+      return;
+   }
+   last = h->n / 2;                    /* the byte that gets count n */
+   for (i = last; i > rank / 2; i--)
+      c[i] = (uint8_t)(c[i] << 4 | c[i - 1] >> 4);
+   if (rank % 2 == 0)
+      c[i] = (uint8_t)(c[i] << 4);
+   /* (an odd rank keeps its byte's low count; its high one is set next) */
+}
+
 /* A new count of 1 at rank for (site, off). */
 static void insert_count(sp_store *st, uint32_t *ref, uint32_t site, uint32_t off,
                          uint32_t rank)
 {
    head *h = at(st, *ref);
    sp_site *s;
-   uint32_t i;
 
    if (h->n == h->cap) {
-      resize(st, ref, sites_cap(h), h->cap + 8u + h->cap / 8u, is_wide(h));
+      resize(st, ref, sites_cap(h), h->cap + 8u + h->cap / 4u, is_wide(h));
       h = at(st, *ref);
    }
-   for (i = h->n; i > rank; i--)
-      set_count(st, h, i, count_at(st, h, i - 1));
+   open_place(st, h, rank);
    set_count(st, h, rank, 1);
    h->n++;
    s = site_at(st, h, site);
