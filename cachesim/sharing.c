@@ -991,14 +991,41 @@ uint32_t sh_position(sh_model *m, uint64_t pos)
    return position_id(m, pos);
 }
 
+/* An access to a line whose thread has touched it before in this
+   segment, and whose accesses are counted (a full record) or packed:
+   what access_part does then, without its look-ups.  0 if not done. */
+static int counted_fast(sh_model *m, lrec *r, uint64_t tkey, uint32_t tid,
+                        const sh_site *s, uint32_t off)
+{
+   uint8_t flags = r->flags;
+
+   if (flags & F_COUNTED) {
+      frec *f = FULL(m, r->ref);
+      if ((flags & F_SEG_MULTI) ? !(f->seg_threads & (1ull << (tid & 63)))
+                                : r->owner != (tid & 63))
+         return 0;
+      count_access(m, f, KEY(s->pos_id, 0, off, s->size, 0) | tkey, s->kinds & 1,
+                   s->kinds >> 1);
+   } else if ((flags & (F_PACKED | F_SEG_MULTI)) == F_PACKED && r->owner == (tid & 63)) {
+      if (!pack_count(m, r, tid, s->pos_id, off, s->size, s->kinds))
+         return 0;
+   } else {
+      return 0;
+   }
+   if (s->kinds & 2)
+      r->flags |= F_SEG_STORE;
+   return 1;
+}
+
 /* The common access, done here without a call: its line's page is in
    the page cache, the access is in one line, its thread alone has
    touched the line in this segment, and its history goes on the way the
    last line's went from the same node (the parent's hint).  Exactly what
    access_part would do then: the history moves to the hint, the store
-   flag is set.  0 if the access is not such.  tkey: the thread's part of
-   the counting key. */
-static inline int history_fast(sh_model *m, uint64_t tkey, uint8_t owner,
+   flag is set.  Lines with counters or packed ones go to counted_fast.
+   0 if the access is not such.  tkey: the thread's part of the counting
+   key. */
+static inline int history_fast(sh_model *m, uint64_t tkey, uint32_t tid,
                                const sh_site *s, uint64_t addr)
 {
    uint32_t off = (uint32_t)(addr & (m->line_size - 1));
@@ -1010,8 +1037,11 @@ static inline int history_fast(sh_model *m, uint64_t tkey, uint8_t owner,
    if (off + s->size > m->line_size || !m->pc_idx[d] || m->pc_page[d] != page)
       return 0;
    r = &m->pc_ptr[d]->l[line & (PAGE_LINES - 1)];
-   if (r->last_seg != m->seg || (r->flags & (F_COUNTED | F_PACKED | F_SEG_MULTI))
-       || r->owner != owner)
+   if (r->last_seg != m->seg)
+      return 0;
+   if (r->flags & (F_COUNTED | F_PACKED | F_SEG_MULTI))
+      return counted_fast(m, r, tkey, tid, s, off);
+   if (r->owner != (uint8_t)(tid & 63))
       return 0;
    h = m->node[r->ref].hint;
    n = &m->node[h];
@@ -1034,7 +1064,7 @@ void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
    tkey = KEY(0, tid, 0, 1, 0);
    for (i = 0; i < n; i++) {
       if (addr[i] == SH_SKIPPED
-          || history_fast(m, tkey, (uint8_t)(tid & 63), &site[i], addr[i]))
+          || history_fast(m, tkey, tid, &site[i], addr[i]))
          continue;
       access_parts(m, tid, addr[i], site[i].size, site[i].kinds & 1, site[i].kinds >> 1,
                    site[i].pos_id);

@@ -310,6 +310,16 @@ static int site_number(sp_store *st, uint32_t *ref, const sp_site *s)
    return h->nsites++;
 }
 
+/* Bits set in x (the tool is built for any x86-64: no popcnt
+   instruction, and libgcc's __popcountdi2 goes byte by byte). */
+static uint32_t ones(uint64_t x)
+{
+   x -= (x >> 1) & 0x5555555555555555ull;
+   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+   x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+   return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
 /* The count's place: the offsets set before (site, off). */
 static uint32_t rank_of(const sp_store *st, head *h, uint32_t site, uint32_t off)
 {
@@ -318,11 +328,11 @@ static uint32_t rank_of(const sp_store *st, head *h, uint32_t site, uint32_t off
 
    for (i = 0; i < site; i++)
       for (w = 0, s = site_at(st, h, i); w < st->words; w++)
-         rank += (uint32_t)__builtin_popcountll(offsets_word(s, w));
+         rank += ones(offsets_word(s, w));
    s = site_at(st, h, site);
    for (w = 0; w < off / 64; w++)
-      rank += (uint32_t)__builtin_popcountll(offsets_word(s, w));
-   return rank + (uint32_t)__builtin_popcountll(offsets_word(s, off / 64)
+      rank += ones(offsets_word(s, w));
+   return rank + ones(offsets_word(s, off / 64)
                                                 & ((1ull << (off % 64)) - 1));
 }
 
