@@ -365,8 +365,10 @@ void sh_delete(sh_model *m)
    }
    chunked_free(&m->pages);
    chunked_free(&m->fulls);
-   for (i = 0; i < m->results.n; i++)
+   for (i = 0; i < m->results.n; i++) {
       cs_free(RESULT(m, i)->touch);
+      cs_free(RESULT(m, i)->pos);
+   }
    chunked_free(&m->results);
    cs_free(m->lslot);
    cs_free(m->fslot);
@@ -1206,9 +1208,24 @@ static uint64_t theta_of(const entry *c, uint32_t n, thread_sums *s)
    return theta;
 }
 
+/* A line's positions with room for twice as many (from 2, at most
+   SH_MAX_POS). */
+static sh_pos *grow_positions(sh_model *m, sh_pos *old, uint32_t n, uint32_t *cap)
+{
+   uint32_t new_cap = *cap ? *cap * 2 : 2, i;
+   sh_pos *p = cs_alloc(sizeof(sh_pos) * new_cap);
+
+   for (i = 0; i < n; i++)
+      p[i] = old[i];
+   cs_free(old);
+   m->bytes += sizeof(sh_pos) * (new_cap - *cap);
+   *cap = new_cap;
+   return p;
+}
+
 /* Keeps the SH_MAX_POS positions with the most accesses seen so far: a
    new position replaces the smallest kept one if it has more. */
-static void add_position(sh_line *l, uint64_t pos, uint64_t count)
+static void add_position(sh_model *m, sh_line *l, uint64_t pos, uint64_t count)
 {
    uint32_t i, small = 0;
 
@@ -1218,6 +1235,8 @@ static void add_position(sh_line *l, uint64_t pos, uint64_t count)
    if (i < l->npos) {
       l->pos[i].count += count;
    } else if (l->npos < SH_MAX_POS) {
+      if (l->npos == l->pos_cap)
+         l->pos = grow_positions(m, l->pos, l->npos, &l->pos_cap);
       l->pos[l->npos++] = (sh_pos){ pos, count };
    } else if (count > l->pos[small].count) {
       l->other_pos += l->pos[small].count;
@@ -1362,7 +1381,7 @@ static void close_shared(sh_model *m, frec *f, thread_sums *s)
          l->stores += m->tmp[i].count;
       else
          l->loads += m->tmp[i].count;
-      add_position(l, m->pos[KEY_POSID(m->tmp[i].key)], m->tmp[i].count);
+      add_position(m, l, m->pos[KEY_POSID(m->tmp[i].key)], m->tmp[i].count);
       note_touch(m, l, m->tmp[i].key);
    }
 }

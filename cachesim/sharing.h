@@ -66,8 +66,8 @@ typedef struct {
    uint64_t phi, theta;        /* equations (4) and (5) */
    uint64_t loads, stores;     /* accesses in segments where it was shared */
    uint64_t other_pos;         /* accesses of positions beyond SH_MAX_POS */
-   sh_pos   pos[SH_MAX_POS];   /* the positions with the most accesses */
-   uint32_t npos;
+   sh_pos  *pos;               /* the positions with the most accesses */
+   uint32_t npos, pos_cap;     /* (most lines have few: room grows) */
    uint32_t first_shared;      /* segment in which it was first shared */
    void    *tag;               /* the caller's (e.g. the data object's name) */
    uint32_t ntouch, touch_cap; /* which bytes each thread's code touched */
