@@ -17,8 +17,9 @@
 **     counting every access would have made (phi and theta need the first
 **     thread's counts per offset and size, the reports its counts per code
 **     position; not their order: the reports sort them, close_shared).
-**     The trie is emptied at every segment's end; past a budget of nodes
-**     a line whose history would need a new node gets a packed record;
+**     The trie is emptied at every segment's end; past a budget of nodes,
+**     or past OWN_NODES nodes of its own, a line whose history would need
+**     a new node gets a packed record;
 **   - a line whose history left the trie, while one thread alone touches
 **     it: that thread's counts per key as a set, packed (sharing_pack.h:
 **     per code site of the line a bit set of the offsets it touched and
