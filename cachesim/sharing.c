@@ -15,15 +15,17 @@
 **     loop over an array makes them.  If a second thread comes, the
 **     history is replayed into the line's counters, so that they are what
 **     counting every access would have made (phi and theta need the first
-**     thread's counts per offset and size, the reports its code positions
-**     in the order they came).  The trie is emptied at every segment's
-**     end; past a budget of nodes a line whose history would need a new
-**     node gets a packed record;
+**     thread's counts per offset and size, the reports its counts per code
+**     position; not their order: the reports sort them, close_shared).
+**     The trie is emptied at every segment's end; past a budget of nodes,
+**     or past OWN_NODES nodes of its own, a line whose history would need
+**     a new node gets a packed record;
 **   - a line whose history left the trie, while one thread alone touches
-**     it: that thread's counts per key in the order the keys came, packed
-**     (3 bytes a key: a site of the line's own table and an offset, an
-**     8-bit count), freed at the segment's end; what does not fit (a count
-**     past 255, a 256th site) or a second thread moves it to counters;
+**     it: that thread's counts per key as a set, packed (sharing_pack.h:
+**     per code site of the line a bit set of the offsets it touched and
+**     a count of 4 or 8 bits for each), freed at the segment's end; what
+**     does not fit (a count past 255, a 128th site) or a second thread
+**     moves it to counters;
 **   - a line that two threads touched (or whose packed record overflowed): a
 **     full record (frec), found by line number: its counters of the
 **     segment keyed by (thread, offset, size, kind, code position), three
@@ -37,6 +39,8 @@
 */
 #include "sharing.h"
 #include "cachesim.h"          /* cs_alloc, cs_free, cs_fail */
+#include "sharing_pack.h"
+
 
 /* counter key: position id << 33 | thread << 17 | offset << 9 |
    (size - 1) << 1 | store; a code position is numbered when first seen */
@@ -69,7 +73,7 @@ typedef struct {
 #define F_PREV_MULTI 0x10       /* kept only if that segment was the one */
 #define F_PREV_STORE 0x20       /* just before (equations (4), (5)) */
 #define F_COUNTED    0x40       /* ref is a full record with the counters */
-#define F_PACKED     0x80       /* ref is a packed record's number */
+#define F_PACKED     0x80       /* ref is a packed record (sp_store) */
 typedef struct {
    uint32_t last_seg;           /* segment of the last access */
    uint32_t ref;                /* history node (0: none yet), the full
@@ -78,6 +82,8 @@ typedef struct {
    uint8_t  owner, prev_owner;  /* the one thread (tid & 63) of last_seg /
                                    of the segment before, if not MULTI */
    uint8_t  flags;
+   uint8_t  grown;              /* nodes its history added to the trie in
+                                   last_seg (at most OWN_NODES) */
 } lrec;
 
 #define PAGE_BITS 4
@@ -121,34 +127,6 @@ typedef struct {
    uint32_t hint;               /* its child taken last (lines that follow
                                    one loop take the same), 0 = none */
 } hnode;
-
-/* A line whose one-thread history left the trie, while no second thread
-   has come in the segment: the thread's counts per key, in the order the
-   keys came (what a second thread's replay needs), packed.  A key is an
-   entry of 16 bits, the line's site (code position, size, kinds) number
-   << 8 | the offset, with a count of 8 bits; the sites are a small table
-   of the line.  In one block: the header, the sites, the entries' keys,
-   their counts.  A count past the limit, a site past the limit or a
-   second thread id moves the line to a full record (the counters, in the
-   same order): the packed form only ever holds what fits. */
-typedef struct {
-   uint32_t pos_id;
-   uint16_t size;
-   uint16_t kinds;
-} psite;
-
-typedef struct {
-   uint32_t tid;                /* the thread (tid & SH_MAX_TID) */
-   uint16_t nsites, site_cap;
-   uint32_t n, cap;             /* entries */
-   uint32_t bytes;              /* the block's size */
-   uint32_t pad;
-} packed;
-#define PACK_SITES(p) ((psite *)((p) + 1))
-#define PACK_KEYS(p)  ((uint16_t *)(PACK_SITES(p) + (p)->site_cap))
-#define PACK_COUNTS(p) ((uint8_t *)(PACK_KEYS(p) + (p)->cap))
-#define PACK_MAX_COUNT 255
-#define PACK_MAX_SITES 255
 
 /* An array of elements of one size in chunks that never move. */
 typedef struct {
@@ -196,12 +174,8 @@ struct sh_model {
    uint32_t  hist_limit;        /* nodes allowed; 0: the default budget */
    uint32_t *path;              /* scratch of a replay */
    uint32_t  path_cap;
-   /* the packed records of this segment, by number (freed at its end) */
-   packed  **pack;
-   uint32_t  npacks, pack_cap;
-   uint64_t  pack_bytes;        /* their blocks now */
-   uint32_t  pack_max_count;    /* limits (sh_set_packed_limits) */
-   uint32_t  pack_max_sites;
+   /* the packed records of this segment (freed at its end) */
+   sp_store  packs;
    sh_stats  stats;
    /* scratch of sh_end_segment */
    entry    *tmp;
@@ -220,8 +194,6 @@ struct sh_model {
 };
 
 /* ---- small helpers --------------------------------------------------------- */
-
-static void free_packs(sh_model *m);
 
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
@@ -343,6 +315,12 @@ static uint64_t line_at(const sh_model *m, uint32_t idx)
    return (PAGE(m, idx >> PAGE_BITS)->page << PAGE_BITS) | (idx & (PAGE_LINES - 1));
 }
 
+/* A packed record moved (sharing_pack.h): its line's reference. */
+static void pack_moved(void *ctx, uint32_t idx, uint32_t ref)
+{
+   rec_at(ctx, idx)->ref = ref;
+}
+
 sh_model *sh_new(uint32_t line_size)
 {
    sh_model *m;
@@ -372,8 +350,7 @@ sh_model *sh_new(uint32_t line_size)
    m->bytes = sizeof(sh_model) + sizeof(uint32_t) * (1024 + 256 + 256 + 1024)
               + sizeof(hnode) * m->node_cap;
    m->seg = 1;
-   m->pack_max_count = PACK_MAX_COUNT;
-   m->pack_max_sites = PACK_MAX_SITES;
+   sp_init(&m->packs, line_size, pack_moved, m);
    return m;
 }
 
@@ -389,8 +366,10 @@ void sh_delete(sh_model *m)
    }
    chunked_free(&m->pages);
    chunked_free(&m->fulls);
-   for (i = 0; i < m->results.n; i++)
+   for (i = 0; i < m->results.n; i++) {
       cs_free(RESULT(m, i)->touch);
+      cs_free(RESULT(m, i)->pos);
+   }
    chunked_free(&m->results);
    cs_free(m->lslot);
    cs_free(m->fslot);
@@ -401,8 +380,7 @@ void sh_delete(sh_model *m)
    cs_free(m->node);
    cs_free(m->hslot);
    cs_free(m->path);
-   free_packs(m);
-   cs_free(m->pack);
+   sp_fini(&m->packs);
    cs_free(m->tmp);
    cs_free(m);
 }
@@ -607,158 +585,34 @@ found:
 
 /* ---- packed records --------------------------------------------------------- */
 
-static uint32_t pack_block_bytes(uint32_t site_cap, uint32_t cap)
-{
-   return (uint32_t)((sizeof(packed) + sizeof(psite) * site_cap
-                      + 3 * (unsigned long)cap + 7) & ~7ul);
-}
-
-/* A copy of p (0: a new one) with room for site_cap sites and cap
-   entries; p is freed. */
-static packed *pack_resize(sh_model *m, packed *p, uint32_t site_cap, uint32_t cap)
-{
-   uint32_t bytes = pack_block_bytes(site_cap, cap), i;
-   packed *q = cs_alloc(bytes);
-
-   *q = p ? *p : (packed){ 0, 0, 0, 0, 0, 0, 0 };
-   q->site_cap = (uint16_t)site_cap;
-   q->cap = cap;
-   q->bytes = bytes;
-   m->pack_bytes += bytes;
-   if (p) {
-      for (i = 0; i < p->nsites; i++)
-         PACK_SITES(q)[i] = PACK_SITES(p)[i];
-      for (i = 0; i < p->n; i++) {
-         PACK_KEYS(q)[i] = PACK_KEYS(p)[i];
-         PACK_COUNTS(q)[i] = PACK_COUNTS(p)[i];
-      }
-      m->pack_bytes -= p->bytes;
-      cs_free(p);
-   }
-   if (m->pack_bytes > m->stats.peak_pack_bytes)
-      m->stats.peak_pack_bytes = m->pack_bytes;
-   return q;
-}
-
-/* The site's number in p, added if new; -1 past the limit. */
-static int pack_site(sh_model *m, packed **pp, uint32_t pos_id, uint32_t size,
-                     uint32_t kinds)
-{
-   packed *p = *pp;
-   psite *s = PACK_SITES(p);
-   uint32_t i;
-
-   for (i = 0; i < p->nsites; i++)
-      if (s[i].pos_id == pos_id && s[i].size == size && s[i].kinds == kinds)
-         return (int)i;
-   if (p->nsites >= m->pack_max_sites)
-      return -1;
-   if (p->nsites == p->site_cap)
-      *pp = p = pack_resize(m, p, p->site_cap * 2, p->cap);
-   PACK_SITES(p)[p->nsites] = (psite){ pos_id, (uint16_t)size, (uint16_t)kinds };
-   return p->nsites++;
-}
-
-/* The entry of key among p's, or -1: four keys a step, as 64-bit words
-   (a lane equal to key is a zero lane of w ^ key's; the lowest zero lane
-   is found exactly, and keys are distinct).  cap is a multiple of 4, and
-   lanes past n are not taken. */
-static int pack_find(const packed *p, uint16_t key)
-{
-   const uint16_t *keys = PACK_KEYS(p);
-   const uint64_t ones = 0x0001000100010001ull, highs = 0x8000800080008000ull;
-   uint64_t w, x, t, want = key * ones;
-   uint32_t i;
-
-   for (i = 0; i < p->n; i += 4) {
-      __builtin_memcpy(&w, keys + i, sizeof w);
-      x = w ^ want;
-      t = (x - ones) & ~x & highs;
-      if (t) {
-         uint32_t k = i + (uint32_t)__builtin_ctzll(t) / 16;
-         return k < p->n ? (int)k : -1;
-      }
-   }
-   return -1;
-}
-
-/* One access into the packed record: 0 if it does not fit (nothing
-   changed then). */
-static int pack_count(sh_model *m, packed **pp, uint32_t tid, uint32_t pos_id,
+/* One access into the line's packed record: 0 if it does not fit
+   (nothing changed then). */
+static int pack_count(sh_model *m, lrec *r, uint32_t tid, uint32_t pos_id,
                       uint32_t off, uint32_t size, uint32_t kinds)
 {
-   packed *p = *pp;
-   int site, i;
-   uint16_t key;
+   sp_site site = { pos_id, (uint16_t)size, (uint16_t)kinds };
 
-   if (tid != p->tid || (site = pack_site(m, pp, pos_id, size, kinds)) < 0)
-      return 0;
-   p = *pp;
-   key = (uint16_t)((uint32_t)site << 8 | off);
-   if ((i = pack_find(p, key)) >= 0) {
-      if (PACK_COUNTS(p)[i] >= m->pack_max_count)
-         return 0;
-      PACK_COUNTS(p)[i]++;
-      return 1;
-   }
-   if (p->n == p->cap)
-      *pp = p = pack_resize(m, p, p->site_cap, (p->cap + p->cap / 2 + 3) & ~3u);
-   PACK_KEYS(p)[p->n] = key;
-   PACK_COUNTS(p)[p->n++] = 1;
-   return 1;
+   return sp_count(&m->packs, &r->ref, tid, &site, off);
 }
 
-/* A new packed record of thread tid; its number. */
-static uint32_t new_pack(sh_model *m, uint32_t tid)
+static void unpack_one(void *ctx, uint32_t tid, const sp_site *s, uint32_t off,
+                       uint32_t count)
 {
-   packed *p = pack_resize(m, 0, 2, 8);
+   void **mf = ctx;
 
-   p->tid = tid;
-   if (m->npacks == m->pack_cap) {
-      m->pack = grow(m->pack, m->npacks, &m->pack_cap, sizeof(packed *));
-      m->bytes += m->pack_cap * sizeof(packed *) / 2;
-   }
-   m->pack[m->npacks] = p;
-   if (++m->stats.packs_now > m->stats.peak_packs)
-      m->stats.peak_packs = m->stats.packs_now;
-   return m->npacks++;
+   count_access(mf[0], mf[1], KEY(s->pos_id, tid, off, s->size, 0),
+                s->kinds & 1 ? count : 0, s->kinds & 2 ? count : 0);
 }
 
-static void free_pack(sh_model *m, uint32_t i)
+/* The packed record's counts into f's counters: what counting the
+   accesses would have made (but for their order, which the reports do
+   not follow). */
+static void unpack(sh_model *m, frec *f, uint32_t ref)
 {
-   if (!m->pack[i])
-      return;
-   m->pack_bytes -= m->pack[i]->bytes;
-   m->stats.packs_now--;
-   cs_free(m->pack[i]);
-   m->pack[i] = 0;
-}
+   void *mf[2] = { m, f };
 
-/* At a segment's end: every packed line's segment is over. */
-static void free_packs(sh_model *m)
-{
-   uint32_t i;
-
-   for (i = 0; i < m->npacks; i++)
-      free_pack(m, i);
-   m->npacks = 0;
-}
-
-/* The packed record's counts into f's counters, in their order: what
-   counting the accesses would have made. */
-static void unpack(sh_model *m, frec *f, uint32_t i)
-{
-   const packed *p = m->pack[i];
-   const psite *s;
-   uint32_t k, c;
-
-   for (k = 0; k < p->n; k++) {
-      s = &PACK_SITES(p)[PACK_KEYS(p)[k] >> 8];
-      c = PACK_COUNTS(p)[k];
-      count_access(m, f, KEY(s->pos_id, p->tid, PACK_KEYS(p)[k] & 0xff, s->size, 0),
-                   s->kinds & 1 ? c : 0, s->kinds & 2 ? c : 0);
-   }
-   free_pack(m, i);
+   sp_each(&m->packs, ref, unpack_one, mf);
+   sp_free(&m->packs, ref);
 }
 
 /* ---- the trie of one-thread histories -------------------------------------- */
@@ -803,10 +657,15 @@ static void rehash_nodes(sh_model *m)
 
 /* The budget of nodes in a segment: what a loop's lines share is a few
    hundred; histories of their own (random accesses) would need a node
-   per access, and get counters instead past a node per line touched. */
+   per access, and get packed records instead: a line's own nodes are at
+   most OWN_NODES (a loop's first lines lay its path down OWN_NODES
+   accesses each, the others follow it), and all lines' past a quarter
+   node per line touched.  (A node costs about 40 bytes with its slots;
+   a packed record of such a line about 100 in all.) */
+#define OWN_NODES 8
 static uint32_t node_budget(const sh_model *m)
 {
-   return m->hist_limit ? m->hist_limit : (1u << 16) + m->ntouched;
+   return m->hist_limit ? m->hist_limit : (1u << 16) + m->ntouched / 4;
 }
 
 /* A new node in slot j; 0 if the budget is spent. */
@@ -857,7 +716,7 @@ static void clear_nodes(sh_model *m)
 
 /* The line's counters from its history: its accesses replayed in their
    order, so that the counters are the ones counting them would have
-   made (their order too: the reports list code positions in it). */
+   made. */
 /* The history's nodes from its first access on, into m->path (the
    number of them). */
 static uint32_t history_path(sh_model *m, uint32_t node)
@@ -905,26 +764,25 @@ static frec *go_counted(sh_model *m, lrec *r, uint64_t line)
 
 /* The history replayed into a packed record of tid; 0 if it does not
    fit (the record is dropped then). */
-static int go_packed(sh_model *m, lrec *r, uint32_t tid)
+static int go_packed(sh_model *m, lrec *r, uint64_t line, uint32_t tid)
 {
-   uint32_t n, i;
-   packed **pp;
+   uint32_t n, ref;
 
-   if (!m->pack_max_count)
+   if (!m->packs.max_count)
       return 0;
-   i = new_pack(m, tid);
-   pp = &m->pack[i];
+   ref = sp_new(&m->packs, tid, line_index(m, line));
    n = history_path(m, r->ref);
    while (n-- > 0) {
       const hnode *h = &m->node[m->path[n]];
-      if (!pack_count(m, pp, KEY_TID(h->key), KEY_POSID(h->key),
-                      (uint32_t)(h->key >> 9) & 0xff, (uint32_t)((h->key >> 1) & 0xff) + 1,
-                      h->kinds)) {
-         free_pack(m, i);
+      sp_site site = { KEY_POSID(h->key), (uint16_t)(((h->key >> 1) & 0xff) + 1),
+                       (uint16_t)h->kinds };
+      if (!sp_count(&m->packs, &ref, KEY_TID(h->key), &site,
+                    (uint32_t)(h->key >> 9) & 0xff)) {
+         sp_free(&m->packs, ref);
          return 0;
       }
    }
-   r->ref = i;
+   r->ref = ref;
    r->flags |= F_PACKED;
    m->stats.packed++;
    return 1;
@@ -943,14 +801,16 @@ static int extend_history(sh_model *m, lrec *r, uint64_t line, uint64_t key,
    }
    j = node_slot(m, r->ref, key, kinds);
    i = m->hslot[j];
-   if (!i)
+   if (!i && r->grown < OWN_NODES) {
       i = new_node(m, j, r->ref, key, kinds);
+      r->grown++;
+   }
    if (i) {
       m->node[r->ref].hint = i;
       r->ref = i;
       return 1;
    }
-   if (!go_packed(m, r, KEY_TID(key)))
+   if (!go_packed(m, r, line, KEY_TID(key)))
       go_counted(m, r, line);
    return 0;
 }
@@ -1031,6 +891,7 @@ static void open_line(sh_model *m, lrec *r, uint32_t idx, uint32_t tid)
    r->flags |= F_SEG_ANY;
    r->owner = (uint8_t)(tid & 63);
    r->ref = 0;
+   r->grown = 0;
    r->last_seg = m->seg;
    if (m->ntouched == m->touched_cap) {
       m->touched = grow(m->touched, m->ntouched, &m->touched_cap, sizeof(uint32_t));
@@ -1092,7 +953,7 @@ static void access_part(sh_model *m, uint32_t tid, uint64_t line, uint32_t off,
        && extend_history(m, r, line, key, loads | stores << 1))
       return;
    if ((r->flags & F_PACKED)
-       && pack_count(m, &m->pack[r->ref], tid, posid, off, size, loads | stores << 1))
+       && pack_count(m, r, tid, posid, off, size, loads | stores << 1))
       return;
    if (!(r->flags & F_COUNTED))
       go_counted(m, r, line);
@@ -1133,14 +994,41 @@ uint32_t sh_position(sh_model *m, uint64_t pos)
    return position_id(m, pos);
 }
 
+/* An access to a line whose thread has touched it before in this
+   segment, and whose accesses are counted (a full record) or packed:
+   what access_part does then, without its look-ups.  0 if not done. */
+static int counted_fast(sh_model *m, lrec *r, uint64_t tkey, uint32_t tid,
+                        const sh_site *s, uint32_t off)
+{
+   uint8_t flags = r->flags;
+
+   if (flags & F_COUNTED) {
+      frec *f = FULL(m, r->ref);
+      if ((flags & F_SEG_MULTI) ? !(f->seg_threads & (1ull << (tid & 63)))
+                                : r->owner != (tid & 63))
+         return 0;
+      count_access(m, f, KEY(s->pos_id, 0, off, s->size, 0) | tkey, s->kinds & 1,
+                   s->kinds >> 1);
+   } else if ((flags & (F_PACKED | F_SEG_MULTI)) == F_PACKED && r->owner == (tid & 63)) {
+      if (!pack_count(m, r, tid, s->pos_id, off, s->size, s->kinds))
+         return 0;
+   } else {
+      return 0;
+   }
+   if (s->kinds & 2)
+      r->flags |= F_SEG_STORE;
+   return 1;
+}
+
 /* The common access, done here without a call: its line's page is in
    the page cache, the access is in one line, its thread alone has
    touched the line in this segment, and its history goes on the way the
    last line's went from the same node (the parent's hint).  Exactly what
    access_part would do then: the history moves to the hint, the store
-   flag is set.  0 if the access is not such.  tkey: the thread's part of
-   the counting key. */
-static inline int history_fast(sh_model *m, uint64_t tkey, uint8_t owner,
+   flag is set.  Lines with counters or packed ones go to counted_fast.
+   0 if the access is not such.  tkey: the thread's part of the counting
+   key. */
+static inline int history_fast(sh_model *m, uint64_t tkey, uint32_t tid,
                                const sh_site *s, uint64_t addr)
 {
    uint32_t off = (uint32_t)(addr & (m->line_size - 1));
@@ -1152,8 +1040,11 @@ static inline int history_fast(sh_model *m, uint64_t tkey, uint8_t owner,
    if (off + s->size > m->line_size || !m->pc_idx[d] || m->pc_page[d] != page)
       return 0;
    r = &m->pc_ptr[d]->l[line & (PAGE_LINES - 1)];
-   if (r->last_seg != m->seg || (r->flags & (F_COUNTED | F_PACKED | F_SEG_MULTI))
-       || r->owner != owner)
+   if (r->last_seg != m->seg)
+      return 0;
+   if (r->flags & (F_COUNTED | F_PACKED | F_SEG_MULTI))
+      return counted_fast(m, r, tkey, tid, s, off);
+   if (r->owner != (uint8_t)(tid & 63))
       return 0;
    h = m->node[r->ref].hint;
    n = &m->node[h];
@@ -1176,7 +1067,7 @@ void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
    tkey = KEY(0, tid, 0, 1, 0);
    for (i = 0; i < n; i++) {
       if (addr[i] == SH_SKIPPED
-          || history_fast(m, tkey, (uint8_t)(tid & 63), &site[i], addr[i]))
+          || history_fast(m, tkey, tid, &site[i], addr[i]))
          continue;
       access_parts(m, tid, addr[i], site[i].size, site[i].kinds & 1, site[i].kinds >> 1,
                    site[i].pos_id);
@@ -1185,38 +1076,51 @@ void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
 
 /* ---- end of a segment ------------------------------------------------------ */
 
-/* counters of one line, sorted by (offset and size, thread, kind) */
+/* A line's counts of a segment in a canonical order: by offset and size,
+   thread, kind, then the code position's address.  Every entry's key
+   differs, so the order is total: it does not depend on the order in
+   which the keys came (nor on the counters' order), and neither do the
+   reports, which list a line's positions and touched bytes in it. */
 static uint64_t sort_key(const entry *c)
 {
    return (KEY_GROUP(c->key) << 20) | ((uint64_t)KEY_TID(c->key) << 1)
           | KEY_STORE(c->key);
 }
 
-static void sift_down(entry *a, uint32_t root, uint32_t n)
+static int entry_after(const sh_model *m, const entry *a, const entry *b)
+{
+   uint64_t ka = sort_key(a), kb = sort_key(b);
+
+   if (ka != kb)
+      return ka > kb;
+   return m->pos[KEY_POSID(a->key)] > m->pos[KEY_POSID(b->key)];
+}
+
+static void sift_down(const sh_model *m, entry *a, uint32_t root, uint32_t n)
 {
    entry tmp;
    uint32_t child;
 
    while ((child = 2 * root + 1) < n) {
-      if (child + 1 < n && sort_key(&a[child + 1]) > sort_key(&a[child]))
+      if (child + 1 < n && entry_after(m, &a[child + 1], &a[child]))
          child++;
-      if (sort_key(&a[root]) >= sort_key(&a[child]))
+      if (!entry_after(m, &a[child], &a[root]))
          return;
       tmp = a[root]; a[root] = a[child]; a[child] = tmp;
       root = child;
    }
 }
 
-static void heap_sort(entry *a, uint32_t n)
+static void heap_sort(const sh_model *m, entry *a, uint32_t n)
 {
    entry tmp;
    uint32_t i;
 
    for (i = n / 2; i-- > 0; )
-      sift_down(a, i, n);
+      sift_down(m, a, i, n);
    for (i = n; i-- > 1; ) {
       tmp = a[0]; a[0] = a[i]; a[i] = tmp;
-      sift_down(a, 0, i);
+      sift_down(m, a, 0, i);
    }
 }
 
@@ -1242,7 +1146,7 @@ static uint32_t gather(sh_model *m, const frec *r)
       gather_one(m, &n, &r->c[i]);
    for (i = 0; i < r->nmore; i++)
       gather_one(m, &n, &r->more[i]);
-   heap_sort(m->tmp, n);
+   heap_sort(m, m->tmp, n);
    return n;
 }
 
@@ -1305,9 +1209,24 @@ static uint64_t theta_of(const entry *c, uint32_t n, thread_sums *s)
    return theta;
 }
 
+/* A line's positions with room for twice as many (from 2, at most
+   SH_MAX_POS). */
+static sh_pos *grow_positions(sh_model *m, sh_pos *old, uint32_t n, uint32_t *cap)
+{
+   uint32_t new_cap = *cap ? *cap * 2 : 2, i;
+   sh_pos *p = cs_alloc(sizeof(sh_pos) * new_cap);
+
+   for (i = 0; i < n; i++)
+      p[i] = old[i];
+   cs_free(old);
+   m->bytes += sizeof(sh_pos) * (new_cap - *cap);
+   *cap = new_cap;
+   return p;
+}
+
 /* Keeps the SH_MAX_POS positions with the most accesses seen so far: a
    new position replaces the smallest kept one if it has more. */
-static void add_position(sh_line *l, uint64_t pos, uint64_t count)
+static void add_position(sh_model *m, sh_line *l, uint64_t pos, uint64_t count)
 {
    uint32_t i, small = 0;
 
@@ -1317,6 +1236,8 @@ static void add_position(sh_line *l, uint64_t pos, uint64_t count)
    if (i < l->npos) {
       l->pos[i].count += count;
    } else if (l->npos < SH_MAX_POS) {
+      if (l->npos == l->pos_cap)
+         l->pos = grow_positions(m, l->pos, l->npos, &l->pos_cap);
       l->pos[l->npos++] = (sh_pos){ pos, count };
    } else if (count > l->pos[small].count) {
       l->other_pos += l->pos[small].count;
@@ -1461,7 +1382,7 @@ static void close_shared(sh_model *m, frec *f, thread_sums *s)
          l->stores += m->tmp[i].count;
       else
          l->loads += m->tmp[i].count;
-      add_position(l, m->pos[KEY_POSID(m->tmp[i].key)], m->tmp[i].count);
+      add_position(m, l, m->pos[KEY_POSID(m->tmp[i].key)], m->tmp[i].count);
       note_touch(m, l, m->tmp[i].key);
    }
 }
@@ -1508,7 +1429,7 @@ static void end_segment(sh_model *m, int fork_join)
    sums_free(&s);
    m->ntouched = 0;
    clear_nodes(m);
-   free_packs(m);
+   sp_reset(&m->packs);
    m->seg++;
    m->segments++;
    m->after_fork_join = fork_join;
@@ -1606,7 +1527,7 @@ uint32_t sh_nthreads(const sh_model *m) { return m->nthreads; }
 uint32_t sh_line_size(const sh_model *m) { return m->line_size; }
 
 /* (the packed records, freed at every segment's end, at their peak) */
-uint64_t sh_memory(const sh_model *m) { return m->bytes + m->stats.peak_pack_bytes; }
+uint64_t sh_memory(const sh_model *m) { return m->bytes + m->packs.peak_bytes; }
 
 void sh_set_history_limit(sh_model *m, uint32_t nodes)
 {
@@ -1615,13 +1536,18 @@ void sh_set_history_limit(sh_model *m, uint32_t nodes)
 
 void sh_set_packed_limits(sh_model *m, uint32_t max_count, uint32_t max_sites)
 {
-   m->pack_max_count = max_count > PACK_MAX_COUNT ? PACK_MAX_COUNT : max_count;
-   m->pack_max_sites = max_sites > PACK_MAX_SITES ? PACK_MAX_SITES : max_sites;
+   m->packs.max_count = max_count > SP_MAX_COUNT ? SP_MAX_COUNT : max_count;
+   m->packs.max_sites = max_sites > SP_MAX_SITES ? SP_MAX_SITES : max_sites;
 }
 
 sh_stats sh_get_stats(const sh_model *m)
 {
    sh_stats st = m->stats;
+
+   st.packs_now = m->packs.live;
+   st.peak_packs = m->packs.peak_live;
+   st.peak_pack_bytes = m->packs.peak_bytes;
+   st.peak_pack_used = m->packs.peak_used;
 
    st.lines = (uint64_t)m->pages.n * PAGE_LINES;
    st.line_bytes = (uint64_t)m->pages.nchunks * (sizeof(lpage) << m->pages.bits)

@@ -66,8 +66,8 @@ typedef struct {
    uint64_t phi, theta;        /* equations (4) and (5) */
    uint64_t loads, stores;     /* accesses in segments where it was shared */
    uint64_t other_pos;         /* accesses of positions beyond SH_MAX_POS */
-   sh_pos   pos[SH_MAX_POS];   /* the positions with the most accesses */
-   uint32_t npos;
+   sh_pos  *pos;               /* the positions with the most accesses */
+   uint32_t npos, pos_cap;     /* (most lines have few: room grows) */
    uint32_t first_shared;      /* segment in which it was first shared */
    void    *tag;               /* the caller's (e.g. the data object's name) */
    uint32_t ntouch, touch_cap; /* which bytes each thread's code touched */
@@ -189,6 +189,9 @@ typedef struct {
    uint64_t replays;
    uint64_t packed;             /* histories that went to packed records */
    uint64_t packs_now, peak_packs, peak_pack_bytes;
+   uint64_t peak_pack_used;     /* of which in records (the rest: space
+                                   left by records that grew, until the
+                                   store compacts) */
 } sh_stats;
 sh_stats  sh_get_stats(const sh_model *);
 
@@ -198,9 +201,9 @@ sh_stats  sh_get_stats(const sh_model *);
 void      sh_set_history_limit(sh_model *, uint32_t nodes);
 
 /* For the unit test: a line whose history left the trie keeps its
-   thread's counts packed (8-bit counts, a table of at most 255 sites of
-   its own) until a count or site past these limits (at most 255 each),
-   or a second thread, moves it to counters; 0: never packed. */
+   thread's counts packed (counts of at most 255, at most 127 code sites:
+   sharing_pack.h) until a count or site past these limits (at most 255
+   and 127), or a second thread, moves it to counters; 0: never packed. */
 void      sh_set_packed_limits(sh_model *, uint32_t max_count, uint32_t max_sites);
 
 /* The per-line formulas on one segment's counts, exposed for the unit

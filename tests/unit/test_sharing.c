@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sharing.h"
+#include "sharing_pack.h"
 
 #include "check.h"
 
@@ -973,11 +974,72 @@ static void test_histories(void)
    end("histories: the first thread's accesses reach the counters");
 }
 
+/* ---- the order of a line's code positions ------------------------------------ */
+
+/* A line's positions and touched bytes come in a canonical order: its
+   counts sorted by offset, size, thread, kind (load before store), then
+   the position's address; a position is listed where its first count
+   comes.  The accesses below (thread, offset, size, kind, position) sort
+   to
+     off 0 size 4  thread 2 load   0x3000
+     off 0 size 8  thread 1 load   0x3002
+     off 0 size 8  thread 2 store  0x3001
+     off 8 size 8  thread 1 load   0x3003
+     off 16 size 8 thread 1 load   0x3004, then 0x3005 (the address)
+   so positions and touches in that order, whichever order the accesses
+   came in: fed forwards and backwards, to a model that counts at once
+   and to one that keeps histories and packs. */
+#define ORD 6
+static void test_canonical_order(void)
+{
+   static const struct { uint32_t tid, off, size, store; uint64_t pos; } acc[ORD] = {
+      { 1, 16, 8, 0, 0x3005 }, { 1, 8, 8, 0, 0x3003 }, { 2, 0, 8, 1, 0x3001 },
+      { 1, 0, 8, 0, 0x3002 }, { 1, 16, 8, 0, 0x3004 }, { 2, 0, 4, 0, 0x3000 },
+   };
+   static const uint64_t want_pos[ORD] = { 0x3000, 0x3002, 0x3001, 0x3003, 0x3004, 0x3005 };
+   static const uint32_t want_tid[ORD] = { 2, 1, 2, 1, 1, 1 };
+   uint32_t limit, backwards, i, k, tid;
+   uint64_t pos;
+   const uint64_t *ld, *st;
+
+   begin();
+   for (limit = 0; limit < 2; limit++)
+      for (backwards = 0; backwards < 2; backwards++) {
+         sh_model *m = sh_new(LINE);
+         const sh_line *l;
+         sh_set_history_limit(m, limit);
+         for (i = 0; i < ORD; i++) {
+            k = backwards ? ORD - 1 - i : i;
+            /* thread 1's accesses first: a history, then a second thread */
+            if (acc[k].tid == 1)
+               sh_access(m, 1, BASE + acc[k].off, acc[k].size, (int)acc[k].store, acc[k].pos);
+         }
+         for (i = 0; i < ORD; i++) {
+            k = backwards ? ORD - 1 - i : i;
+            if (acc[k].tid == 2)
+               sh_access(m, 2, BASE + acc[k].off, acc[k].size, (int)acc[k].store, acc[k].pos);
+         }
+         sh_end_segment(m);
+         l = line_of(m, BASE);
+         CHECK("positions", l->npos, ORD);
+         for (i = 0; i < l->npos && i < ORD; i++)
+            CHECK("position in the canonical order", l->pos[i].pos, want_pos[i]);
+         CHECK("touches", sh_touches(l), ORD);
+         for (i = 0; i < sh_touches(l) && i < ORD; i++) {
+            sh_touch_at(m, l, i, &pos, &tid, &ld, &st);
+            CHECK("touch in the canonical order", pos, want_pos[i]);
+            CHECK("touch's thread", tid, want_tid[i]);
+         }
+         sh_delete(m);
+      }
+   end("canonical order of a line's positions and touches");
+}
+
 /* ---- packed one-thread counts: where they leave the packed form ------------- */
 
 /* The first thread's accesses as a packed record hits its limits: one
    key counted 600 times (8-bit counts: past 255 the line goes to
-   counters), 300 code positions on one line (past 255 sites), and two
+   counters), 300 code positions on one line (past 127 sites), and two
    thread ids alike but for bit 6 and above (1 and 65: one owner in the
    line's record, two threads in the keys).  Fed to a model that packs
    from the first access (history budget 1) and to one that never packs;
@@ -1040,7 +1102,107 @@ static void test_packed(void)
       sh_delete(packs);
       sh_delete(plain);
    }
-   end("packed counts: past 255, past 255 sites, thread ids alike mod 64");
+   end("packed counts: past 255, past 127 sites, thread ids alike mod 64");
+}
+
+/* ---- the packed store: records that grow, move and go -------------------------- */
+
+/* Many records of a store (sharing_pack.h) counted at random, side by
+   side, so that they grow and leave space behind, some freed, new ones
+   made all along (compacting the store): each record's counts, read back
+   with sp_each, must be what was counted, per site and offset; counts
+   past 15 (4 bits) and lines of 256 bytes (four words of offsets) too. */
+#define PR 3000
+#define PS 5
+static uint32_t pack_ref[PR];
+static uint16_t pack_want[PR][PS][256];
+
+static void pack_moved_to(void *ctx, uint32_t owner, uint32_t ref)
+{
+   (void)ctx;
+   pack_ref[owner] = ref;
+}
+
+static uint32_t pack_rec_of_read;
+static int pack_mismatch;
+
+static void pack_check(void *ctx, uint32_t tid, const sp_site *s, uint32_t off,
+                       uint32_t count)
+{
+   uint16_t (*seen)[256] = ctx;
+
+   (void)tid;
+   if (s->pos_id >= PS || pack_want[pack_rec_of_read][s->pos_id][off] != count)
+      pack_mismatch++;
+   else
+      seen[s->pos_id][off] = 1;
+}
+
+static void test_pack_store(void)
+{
+   static const uint32_t lines[2] = { 64, 256 };
+   sp_store st;
+   uint16_t seen[PS][256];
+   uint32_t L, i, k, r, o, p, made, alive[PR];
+   int step, bad;
+
+   begin();
+   rng = 5151;
+   for (L = 0; L < 2; L++) {
+      sp_init(&st, lines[L], pack_moved_to, 0);
+      memset(pack_want, 0, sizeof pack_want);
+      made = 0;
+      bad = 0;
+      for (step = 0; step < 400000; step++) {
+         if (made < PR && (made == 0 || rnd(100) == 0)) {
+            pack_ref[made] = sp_new(&st, 7, made);
+            alive[made++] = 1;
+            continue;
+         }
+         r = rnd(made);
+         if (!alive[r])
+            continue;
+         if (rnd(3000) == 0) {
+            sp_free(&st, pack_ref[r]);
+            alive[r] = 0;
+            continue;
+         }
+         p = rnd(PS);
+         o = rnd(lines[L] / 8) * 8 + rnd(2);
+         {
+            sp_site s = { p, 8, 1 };
+            int got = sp_count(&st, &pack_ref[r], 7, &s, o);
+            if (pack_want[r][p][o] == SP_MAX_COUNT)
+               bad += got != 0;
+            else if (!got)
+               bad++;
+            else
+               pack_want[r][p][o]++;
+         }
+      }
+      CHECK("counted where it fits, refused past 255", bad, 0);
+      CHECK("the store compacted", st.compactions > 0, 1);
+      for (r = 0; r < made; r++) {
+         if (!alive[r])
+            continue;
+         memset(seen, 0, sizeof seen);
+         pack_rec_of_read = r;
+         sp_each(&st, pack_ref[r], pack_check, seen);
+         for (p = 0; p < PS; p++)
+            for (k = 0; k < lines[L]; k++)
+               if (!seen[p][k] && pack_want[r][p][k])
+                  pack_mismatch++;
+      }
+      CHECK("every count read back", pack_mismatch, 0);
+      {
+         sp_site s = { 0, 8, 1 };
+         for (i = 0; i < made && !alive[i]; i++)
+            ;
+         CHECK("another thread refused", sp_count(&st, &pack_ref[i], 8, &s, 0), 0);
+      }
+      sp_fini(&st);
+   }
+   end("packed store: records grow, move, go; counts read back");
 }
 
 /* ---- accesses handed over in blocks ------------------------------------------ */
@@ -1280,7 +1442,9 @@ int main(void)
    test_hand();
    test_many_lines();
    test_histories();
+   test_canonical_order();
    test_packed();
+   test_pack_store();
    test_blocks();
    test_many_counters();
    test_touches();

@@ -1,0 +1,423 @@
+/*
+** sharing_pack.c -- one thread's counts on a cache line as a packed set
+** (sharing_pack.h states the form).
+*/
+#include "sharing_pack.h"
+#include "cachesim.h"          /* cs_alloc, cs_free, cs_fail */
+
+#define CHUNK_BITS 18           /* 256 KiB chunks */
+#define CHUNK (1u << CHUNK_BITS)
+#define GRAIN_BITS 2            /* records are multiples of 4 bytes */
+#define OFF_BITS (CHUNK_BITS - GRAIN_BITS)
+#define MAX_CHUNKS (1u << (32 - OFF_BITS))
+#define WIDE 0x80               /* in site_cap: counts of 8 bits */
+#define NARROW_MAX 15           /* the largest count of 4 bits */
+
+typedef struct {
+   uint32_t owner;
+   uint16_t tid;
+   uint16_t n, cap;             /* counts; a freed block: n is its size */
+   uint8_t  nsites;
+   uint8_t  site_cap;           /* | WIDE; 0: a freed block */
+} head;
+
+/* ---- the store's chunks ------------------------------------------------------ */
+
+static head *at(const sp_store *st, uint32_t ref)
+{
+   return (head *)(st->chunk[ref >> OFF_BITS]
+                   + ((ref & ((1u << OFF_BITS) - 1)) << GRAIN_BITS));
+}
+
+static uint32_t ref_of(uint32_t chunk, uint32_t off)
+{
+   return chunk << OFF_BITS | off >> GRAIN_BITS;
+}
+
+void sp_init(sp_store *st, uint32_t line_size, sp_moved moved, void *ctx)
+{
+   *st = (sp_store){ 0 };
+   st->words = line_size > 64 ? line_size / 64 : 1;
+   st->max_count = SP_MAX_COUNT;
+   st->max_sites = SP_MAX_SITES;
+   st->moved = moved;
+   st->moved_ctx = ctx;
+}
+
+static void new_chunk(sp_store *st)
+{
+   uint32_t i;
+
+   if (st->nchunks == MAX_CHUNKS)
+      cs_fail("sharing: packed records past 16 GiB");
+   if (st->nchunks == st->chunk_cap) {
+      char **old = st->chunk;
+      uint32_t *old_used = st->chunk_used;
+      st->chunk_cap = st->chunk_cap ? st->chunk_cap * 2 : 8;
+      st->chunk = cs_alloc(sizeof(char *) * st->chunk_cap);
+      st->chunk_used = cs_alloc(sizeof(uint32_t) * st->chunk_cap);
+      for (i = 0; i < st->nchunks; i++) {
+         st->chunk[i] = old[i];
+         st->chunk_used[i] = old_used[i];
+      }
+      cs_free(old);
+      cs_free(old_used);
+   }
+   st->chunk_used[st->nchunks] = 0;
+   st->chunk[st->nchunks++] = cs_alloc(CHUNK);
+   st->bytes += CHUNK;
+   if (st->bytes > st->peak_bytes)
+      st->peak_bytes = st->bytes;
+}
+
+/* A block of bytes (a multiple of 4) at the end of the last chunk. */
+static uint32_t take(sp_store *st, uint32_t bytes)
+{
+   uint32_t last;
+
+   if (!st->nchunks || st->chunk_used[st->nchunks - 1] + bytes > CHUNK)
+      new_chunk(st);
+   last = st->nchunks - 1;
+   st->chunk_used[last] += bytes;
+   st->used_bytes += bytes;
+   if (st->used_bytes > st->peak_used)
+      st->peak_used = st->used_bytes;
+   return ref_of(last, st->chunk_used[last] - bytes);
+}
+
+static void free_chunks(sp_store *st, uint32_t from)
+{
+   uint32_t i;
+
+   for (i = from; i < st->nchunks; i++)
+      cs_free(st->chunk[i]);
+   st->bytes -= (uint64_t)(st->nchunks - from) * CHUNK;
+   st->nchunks = from;
+}
+
+void sp_reset(sp_store *st)
+{
+   free_chunks(st, 0);
+   st->left = 0;
+   st->live = 0;
+   st->used_bytes = 0;
+}
+
+void sp_fini(sp_store *st)
+{
+   sp_reset(st);
+   cs_free(st->chunk);
+   cs_free(st->chunk_used);
+}
+
+/* ---- a record's layout: head, sites (each with its offset set), counts ------- */
+
+static uint32_t site_stride(const sp_store *st)
+{
+   return (uint32_t)sizeof(sp_site) + 8 * st->words;
+}
+
+static uint32_t sites_cap(const head *h) { return h->site_cap & ~WIDE; }
+
+static int is_wide(const head *h) { return (h->site_cap & WIDE) != 0; }
+
+static sp_site *site_at(const sp_store *st, head *h, uint32_t i)
+{
+   return (sp_site *)((char *)(h + 1) + i * site_stride(st));
+}
+
+/* Word w of site s's offset set (4-byte aligned: copied, not loaded). */
+static uint64_t offsets_word(const sp_site *s, uint32_t w)
+{
+   uint64_t x;
+
+   __builtin_memcpy(&x, (const char *)(s + 1) + 8 * w, sizeof x);
+   return x;
+}
+
+static void set_offsets_word(sp_site *s, uint32_t w, uint64_t x)
+{
+   __builtin_memcpy((char *)(s + 1) + 8 * w, &x, sizeof x);
+}
+
+static uint8_t *counts_of(const sp_store *st, head *h)
+{
+   return (uint8_t *)(h + 1) + sites_cap(h) * site_stride(st);
+}
+
+static uint32_t count_at(const sp_store *st, head *h, uint32_t k)
+{
+   const uint8_t *c = counts_of(st, h);
+
+   return is_wide(h) ? c[k] : (uint32_t)(c[k / 2] >> (k % 2 * 4)) & NARROW_MAX;
+}
+
+static void set_count(const sp_store *st, head *h, uint32_t k, uint32_t v)
+{
+   uint8_t *c = counts_of(st, h);
+
+   if (is_wide(h))
+      c[k] = (uint8_t)v;
+   else
+      c[k / 2] = (uint8_t)((c[k / 2] & ~(NARROW_MAX << (k % 2 * 4))) | v << (k % 2 * 4));
+}
+
+static uint32_t rec_bytes(const sp_store *st, uint32_t site_cap, uint32_t cap, int wide)
+{
+   uint32_t count_bytes = wide ? cap : (cap + 1) / 2;
+
+   return ((uint32_t)sizeof(head) + site_cap * site_stride(st) + count_bytes + 3) & ~3u;
+}
+
+static uint32_t block_bytes(const sp_store *st, const head *h)
+{
+   return h->site_cap ? rec_bytes(st, sites_cap(h), h->cap, is_wide(h)) : h->n;
+}
+
+/* The block is left (freed or moved): reclaimed by the next compaction. */
+static void leave(sp_store *st, uint32_t ref)
+{
+   head *h = at(st, ref);
+   uint32_t bytes = block_bytes(st, h);
+
+   h->site_cap = 0;
+   h->n = (uint16_t)bytes;
+   st->left += bytes;
+   st->used_bytes -= bytes;
+}
+
+static uint32_t count_bytes(uint32_t n, int wide)
+{
+   return wide ? n : (n + 1) / 2;
+}
+
+/* A copy of the record with room for site_cap sites and cap counts of
+   8 bits if wide, 4 if not; the old one is left. */
+static void resize(sp_store *st, uint32_t *ref, uint32_t site_cap, uint32_t cap, int wide)
+{
+   uint32_t to = take(st, rec_bytes(st, site_cap, cap, wide)), i;
+   head *h = at(st, *ref), *g = at(st, to);      /* (after take: chunks moved) */
+   const uint8_t *from;
+   uint8_t *into;
+
+   *g = *h;
+   g->site_cap = (uint8_t)(site_cap | (wide ? WIDE : 0));
+   g->cap = (uint16_t)cap;
+   for (i = 0; i < h->nsites * site_stride(st); i++)
+      ((char *)(g + 1))[i] = ((char *)(h + 1))[i];
+   if (is_wide(g) == is_wide(h)) {
+      from = counts_of(st, h);
+      into = counts_of(st, g);
+      for (i = 0; i < count_bytes(h->n, is_wide(h)); i++)
+         into[i] = from[i];
+   } else {
+      for (i = 0; i < h->n; i++)
+         set_count(st, g, i, count_at(st, h, i));
+   }
+   leave(st, *ref);
+   *ref = to;
+}
+
+/* ---- compaction ---------------------------------------------------------------- */
+
+static void move_words(uint32_t *to, const uint32_t *from, uint32_t bytes)
+{
+   uint32_t i;
+
+   for (i = 0; i < bytes / 4; i++)             /* to <= from: forwards */
+      to[i] = from[i];
+}
+
+/* Every live record slid down to the chunks' start, in order; their
+   owners told. */
+static void compact(sp_store *st)
+{
+   uint32_t c, off, bytes, dc = 0, doff = 0;
+   head *h;
+
+   for (c = 0; c < st->nchunks; c++)
+      for (off = 0; off < st->chunk_used[c]; off += bytes) {
+         h = (head *)(st->chunk[c] + off);
+         bytes = block_bytes(st, h);
+         if (!h->site_cap)
+            continue;
+         if (doff + bytes > CHUNK) {
+            st->chunk_used[dc++] = doff;
+            doff = 0;
+         }
+         if (dc != c || doff != off) {
+            move_words((uint32_t *)(st->chunk[dc] + doff), (const uint32_t *)h, bytes);
+            st->moved(st->moved_ctx, ((head *)(st->chunk[dc] + doff))->owner,
+                      ref_of(dc, doff));
+         }
+         doff += bytes;
+      }
+   if (st->nchunks)
+      st->chunk_used[dc] = doff;
+   free_chunks(st, st->nchunks ? dc + 1 : 0);
+   st->left = 0;
+   st->compactions++;
+}
+
+/* ---- records ----------------------------------------------------------------- */
+
+uint32_t sp_new(sp_store *st, uint32_t tid, uint32_t owner)
+{
+   uint32_t ref;
+   head *h;
+
+   if (st->left >= CHUNK && st->left * 5 >= st->bytes)
+      compact(st);
+   ref = take(st, rec_bytes(st, 1, 8, 0));
+   h = at(st, ref);
+   *h = (head){ owner, (uint16_t)tid, 0, 8, 0, 1 };
+   if (++st->live > st->peak_live)
+      st->peak_live = st->live;
+   return ref;
+}
+
+void sp_free(sp_store *st, uint32_t ref)
+{
+   leave(st, ref);
+   st->live--;
+}
+
+static int same_site(const sp_site *a, const sp_site *b)
+{
+   return a->pos_id == b->pos_id && a->size == b->size && a->kinds == b->kinds;
+}
+
+/* The site's number in the record, added if new; -1 past max_sites. */
+static int site_number(sp_store *st, uint32_t *ref, const sp_site *s)
+{
+   head *h = at(st, *ref);
+   uint32_t i, w;
+   sp_site *to;
+
+   for (i = 0; i < h->nsites; i++)
+      if (same_site(site_at(st, h, i), s))
+         return (int)i;
+   if (h->nsites >= st->max_sites)
+      return -1;
+   if (h->nsites == sites_cap(h)) {
+      resize(st, ref, sites_cap(h) + 1, h->cap, is_wide(h));
+      h = at(st, *ref);
+   }
+   to = site_at(st, h, h->nsites);
+   *to = *s;
+   for (w = 0; w < st->words; w++)
+      set_offsets_word(to, w, 0);
+   return h->nsites++;
+}
+
+/* Bits set in x (the tool is built for any x86-64: no popcnt
+   instruction, and libgcc's __popcountdi2 goes byte by byte). */
+static uint32_t ones(uint64_t x)
+{
+   x -= (x >> 1) & 0x5555555555555555ull;
+   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+   x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+   return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
+/* The count's place: the offsets set before (site, off). */
+static uint32_t rank_of(const sp_store *st, head *h, uint32_t site, uint32_t off)
+{
+   uint32_t i, w, rank = 0;
+   const sp_site *s;
+
+   for (i = 0; i < site; i++)
+      for (w = 0, s = site_at(st, h, i); w < st->words; w++)
+         rank += ones(offsets_word(s, w));
+   s = site_at(st, h, site);
+   for (w = 0; w < off / 64; w++)
+      rank += ones(offsets_word(s, w));
+   return rank + ones(offsets_word(s, off / 64)
+                                                & ((1ull << (off % 64)) - 1));
+}
+
+/* Counts rank.. moved up by one place (4-bit counts: a byte takes the
+   high half of the one below). */
+static void open_place(const sp_store *st, head *h, uint32_t rank)
+{
+   uint8_t *c = counts_of(st, h);
+   uint32_t i, last;
+
+   if (is_wide(h)) {
+      for (i = h->n; i > rank; i--)
+         c[i] = c[i - 1];
+      return;
+   }
+   last = h->n / 2;                    /* the byte that gets count n */
+   for (i = last; i > rank / 2; i--)
+      c[i] = (uint8_t)(c[i] << 4 | c[i - 1] >> 4);
+   if (rank % 2 == 0)
+      c[i] = (uint8_t)(c[i] << 4);
+   /* (an odd rank keeps its byte's low count; its high one is set next) */
+}
+
+/* A new count of 1 at rank for (site, off). */
+static void insert_count(sp_store *st, uint32_t *ref, uint32_t site, uint32_t off,
+                         uint32_t rank)
+{
+   head *h = at(st, *ref);
+   sp_site *s;
+
+   if (h->n == h->cap) {
+      resize(st, ref, sites_cap(h), h->cap + 8u + h->cap / 4u, is_wide(h));
+      h = at(st, *ref);
+   }
+   open_place(st, h, rank);
+   set_count(st, h, rank, 1);
+   h->n++;
+   s = site_at(st, h, site);
+   set_offsets_word(s, off / 64, offsets_word(s, off / 64) | 1ull << (off % 64));
+}
+
+/* One more at rank: 0 past max_count. */
+static int add_count(sp_store *st, uint32_t *ref, uint32_t rank)
+{
+   head *h = at(st, *ref);
+   uint32_t c = count_at(st, h, rank);
+
+   if (c >= st->max_count)
+      return 0;
+   if (c == NARROW_MAX && !is_wide(h)) {
+      resize(st, ref, sites_cap(h), h->cap, 1);
+      h = at(st, *ref);
+   }
+   set_count(st, h, rank, c + 1);
+   return 1;
+}
+
+int sp_count(sp_store *st, uint32_t *ref, uint32_t tid, const sp_site *s, uint32_t off)
+{
+   head *h = at(st, *ref);
+   int site;
+   uint32_t rank;
+
+   if (tid != h->tid || (site = site_number(st, ref, s)) < 0)
+      return 0;
+   h = at(st, *ref);
+   rank = rank_of(st, h, (uint32_t)site, off);
+   if (offsets_word(site_at(st, h, (uint32_t)site), off / 64) & (1ull << (off % 64)))
+      return add_count(st, ref, rank);
+   insert_count(st, ref, (uint32_t)site, off, rank);
+   return 1;
+}
+
+void sp_each(const sp_store *st, uint32_t ref, sp_visit visit, void *ctx)
+{
+   head *h = at(st, ref);
+   uint32_t i, w, k = 0;
+   uint64_t bits;
+   sp_site *s;
+
+   for (i = 0; i < h->nsites; i++) {
+      s = site_at(st, h, i);
+      for (w = 0; w < st->words; w++)
+         for (bits = offsets_word(s, w); bits; bits &= bits - 1)
+            visit(ctx, h->tid, s, w * 64 + (uint32_t)__builtin_ctzll(bits),
+                  count_at(st, h, k++));
+   }
+}
