@@ -20,16 +20,27 @@
  *    created, its creator behind it; the threads a futex wake-up woke
  *    queue when the waking call returns (cb_il_syscall). A thread that
  *    gets the lock out of turn gives it back (cb_il_thread_runs).
- *  - A thread that blocks (a futex wait, a read) hands on at once, as
- *    under Valgrind's own schedule, and is never waited for; the next
+ *  - A system call that waits for another thread, a child, a signal or
+ *    the clock (a futex wait, sched_yield, a sleep, poll, a read from a
+ *    pipe or socket: waits_for_others) ends the turn as it starts; the
+ *    caller queues when it comes back and is never waited for; the next
  *    thread starts a whole turn.
+ *  - Any other system call (a write, an mmap, a read from a file) is
+ *    part of the turn: while it runs, a thread that gets the lock (the
+ *    core releases it around every call that may block) waits for the
+ *    caller to come back, as it waits when the core's own time slice
+ *    ends inside a turn (a spin loop's pause instruction shortens it).
+ *    Else who went next would depend on which OS thread the kernel ran
+ *    first.
  *  - While one thread exists, no turn ends: a single-threaded program
  *    runs exactly as without the option; a fork's child starts so.
  *
  * What still varies from run to run: when a thread comes back from a
- * system call that blocks for real and was not ended by a futex wake-up
- * we saw (a read, a sleep, a join woken by the kernel at a thread's
- * exit): while it is in the kernel, the others take as many turns as fit.
+ * system call that waits for real and was not ended by a futex wake-up
+ * we saw (a read from a pipe, a sleep, a join woken by the kernel at a
+ * thread's exit): while it is in the kernel, the others take as many
+ * turns as fit. And a call taken as part of the turn that blocks after
+ * all (a write to a full pipe) is waited for until MAX_YIELDS.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -257,13 +268,13 @@ static void sleep_a_little(void)
    sleeps++;
 }
 
-/* A turn that ended puts its thread in the queue, unless the thread is in
- * a system call (it may block there for long: it queues when it comes
- * back). The next start begins a new turn. */
+/* A turn that ended puts its thread in the queue (a thread in a call
+ * that waits for others has no turn: it queues when it comes back). The
+ * next start begins a new turn. */
 static void end_turn_if_used_up(void)
 {
    if (turn_owner == VG_INVALID_THREADID || turn_left > 0) return;
-   if (!in_syscall[turn_owner]) push(turn_owner);
+   push(turn_owner);
    turn_owner = VG_INVALID_THREADID;
 }
 
@@ -288,7 +299,14 @@ static Bool yield_while(Bool (*cond)(ThreadId), ThreadId tid)
    return True;
 }
 
-static Bool not_due(ThreadId tid) { return !due(tid); }
+/* tid must wait while another thread's turn runs (the core's time slice
+ * ended inside it, or the owner is in a call that is part of its turn),
+ * and then until it is first in the queue. */
+static Bool must_wait(ThreadId tid)
+{
+   Bool others_turn = turn_owner != VG_INVALID_THREADID && turn_owner != tid;
+   return others_turn || !due(tid);
+}
 static Bool early_and_wakeup_under_way(ThreadId tid)
 {
    return in_wakeups > 0 && is_woken_early(tid);
@@ -319,7 +337,7 @@ void cb_il_thread_runs(ThreadId tid)
       forget_woken_early(tid);
    }
    push(tid);
-   if (!yield_while(not_due, tid)) drop_absent();
+   if (!yield_while(must_wait, tid)) drop_absent();
    leave_queue(tid);
    turn_owner = tid;
    turn_left = live_threads > 1 ? (Long)cb_clo.interleave : NO_TURNS;
@@ -341,6 +359,41 @@ static Bool is_wakeup(UWord op)
 static Bool is_wait(UWord op)
 {
    return op == VKI_FUTEX_WAIT || op == VKI_FUTEX_WAIT_BITSET;
+}
+
+/* System calls that wait for another thread, a child, a signal or the
+ * clock, besides futex waits and reads from what is not a file; and those
+ * after which the caller never runs on (the others must be let in to
+ * die: the core reaps them before the process exits). */
+static const UInt waiting_calls[] = {
+   __NR_exit, __NR_exit_group, __NR_execve, __NR_execveat, __NR_sched_yield, __NR_nanosleep, __NR_clock_nanosleep, __NR_rt_sigsuspend,
+   __NR_rt_sigtimedwait, __NR_wait4, __NR_waitid, __NR_pselect6, __NR_ppoll,
+   __NR_epoll_pwait, __NR_accept, __NR_accept4, __NR_connect, __NR_recvfrom,
+   __NR_recvmsg, __NR_recvmmsg, __NR_msgrcv, __NR_semop, __NR_semtimedop,
+   __NR_mq_timedreceive, __NR_flock,
+#if defined(__NR_pause)             /* not on arm64 */
+   __NR_pause, __NR_select, __NR_poll, __NR_epoll_wait,
+#endif
+};
+
+/* A read from a regular file or a disk comes back by itself; from a pipe,
+ * a socket or a terminal it waits for whoever writes. */
+static Bool reads_from_file(Int fd)
+{
+   struct vg_stat st;
+   return VG_(fstat)(fd, &st) == 0 && (VKI_S_ISREG(st.mode) || VKI_S_ISBLK(st.mode));
+}
+
+/* Does this call wait for another thread, a child, a signal or the clock?
+ * (Such a call ends the caller's turn; any other is part of it.) */
+static Bool waits_for_others(UInt sysno, const UWord *args)
+{
+   Int i;
+   if (sysno == __NR_futex) return !is_wakeup(futex_op(sysno, args));
+   if (sysno == __NR_read || sysno == __NR_readv) return !reads_from_file((Int)args[0]);
+   for (i = 0; i < (Int)(sizeof waiting_calls / sizeof waiting_calls[0]); i++)
+      if (waiting_calls[i] == sysno) return True;
+   return False;
 }
 
 static Bool wakeup_under_way_on(Addr word)
@@ -404,6 +457,8 @@ void cb_il_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res)
    UWord op;
    if (!cb_il_active()) return;
    in_syscall[tid] = res == NULL;
+   if (!res && tid == turn_owner && live_threads > 1 && waits_for_others(sysno, args))
+      turn_owner = VG_INVALID_THREADID;    /* its turn ends here */
    op = futex_op(sysno, args);
    if (is_wakeup(op)) {
       if (!res) {
