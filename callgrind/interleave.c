@@ -21,10 +21,11 @@
  *    queue when the waking call returns (cb_il_syscall). A thread that
  *    gets the lock out of turn gives it back (cb_il_thread_runs).
  *  - A system call that waits for another thread, a child, a signal or
- *    the clock (a futex wait, sched_yield, a sleep, poll, a read from a
- *    pipe or socket: waits_for_others) ends the turn as it starts; the
- *    caller queues when it comes back and is never waited for; the next
- *    thread starts a whole turn.
+ *    the clock (a futex wait, a sleep, poll, a read from a pipe or
+ *    socket: call_kind) ends the turn as it starts; the caller queues
+ *    when it comes back and is never waited for; the next thread starts
+ *    a whole turn. sched_yield ends the turn too, but its caller keeps
+ *    its place in the queue (it comes back by itself).
  *  - Any other system call (a write, an mmap, a read from a file) is
  *    part of the turn: while it runs, a thread that gets the lock (the
  *    core releases it around every call that may block) waits for the
@@ -45,6 +46,7 @@
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "global.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_guest.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcproc.h"
@@ -321,12 +323,17 @@ static Bool early_and_wakeup_under_way(ThreadId tid)
  * asks again only when its OS thread runs, and the kernel may preempt it
  * between its release and its next ticket (to run the thread it woke, on
  * the same CPU). Then the lock would come back to the thread that just
- * had a turn, many turns in a row, differently in every run. So a thread
- * whose turn is not due gives the lock away (VG_(vg_yield): release,
- * sched_yield, take a ticket) until the due thread has had it. Queued
- * threads always come back (they wait for the lock, not in a system
- * call); the bound only keeps a thread killed with the process, or a
- * wake-up whose wait we did not see return, from stalling the run. */
+ * had a turn, many turns in a row, differently in every run. And the
+ * lock is released inside a turn too (the core's slice ends, a call that
+ * is part of the turn): whether a queued thread got it then would depend
+ * on whether its OS thread was running. So a thread whose turn is not
+ * due, or that finds another thread's turn running, gives the lock away
+ * (VG_(vg_yield): release, sched_yield, take a ticket) until the due
+ * thread has had it. Queued threads and turn owners always come back
+ * (they wait for the lock, or in a call that returns by itself); the
+ * bound only keeps a thread killed with the process, a call that blocked
+ * after all, or a wake-up whose wait we did not see return, from
+ * stalling the run. */
 void cb_il_thread_runs(ThreadId tid)
 {
    if (!cb_il_active()) return;
@@ -366,7 +373,7 @@ static Bool is_wait(UWord op)
  * after which the caller never runs on (the others must be let in to
  * die: the core reaps them before the process exits). */
 static const UInt waiting_calls[] = {
-   __NR_exit, __NR_exit_group, __NR_execve, __NR_execveat, __NR_sched_yield, __NR_nanosleep, __NR_clock_nanosleep, __NR_rt_sigsuspend,
+   __NR_exit, __NR_exit_group, __NR_execve, __NR_execveat, __NR_nanosleep, __NR_clock_nanosleep, __NR_rt_sigsuspend,
    __NR_rt_sigtimedwait, __NR_wait4, __NR_waitid, __NR_pselect6, __NR_ppoll,
    __NR_epoll_pwait, __NR_accept, __NR_accept4, __NR_connect, __NR_recvfrom,
    __NR_recvmsg, __NR_recvmmsg, __NR_msgrcv, __NR_semop, __NR_semtimedop,
@@ -384,16 +391,50 @@ static Bool reads_from_file(Int fd)
    return VG_(fstat)(fd, &st) == 0 && (VKI_S_ISREG(st.mode) || VKI_S_ISBLK(st.mode));
 }
 
-/* Does this call wait for another thread, a child, a signal or the clock?
- * (Such a call ends the caller's turn; any other is part of it.) */
-static Bool waits_for_others(UInt sysno, const UWord *args)
+/* What a system call does to its caller's turn. */
+typedef enum {
+   CALL_IN_TURN,        /* comes back by itself: part of the turn */
+   CALL_YIELDS,         /* sched_yield: ends the turn, keeps a place in the queue */
+   CALL_WAITS           /* waits for others: ends the turn, queues on return */
+} CallKind;
+
+/* A futex wait whose word no longer holds the value it expects returns at
+ * once (EAGAIN): the kernel checks the word before it sleeps, and the
+ * others cannot change it meanwhile (the caller's turn goes on). */
+static Bool futex_wait_returns_at_once(const UWord *args)
+{
+   Addr word = args[0];
+   return VG_(am_is_valid_for_client)(word, sizeof(UInt), VKI_PROT_READ)
+          && *(const UInt *)word != (UInt)args[2];
+}
+
+static CallKind call_kind(UInt sysno, const UWord *args)
 {
    Int i;
-   if (sysno == __NR_futex) return !is_wakeup(futex_op(sysno, args));
-   if (sysno == __NR_read || sysno == __NR_readv) return !reads_from_file((Int)args[0]);
+   UWord op;
+   if (sysno == __NR_sched_yield) return CALL_YIELDS;
+   if (sysno == __NR_futex) {
+      op = futex_op(sysno, args);
+      if (is_wakeup(op) || (is_wait(op) && futex_wait_returns_at_once(args)))
+         return CALL_IN_TURN;
+      return CALL_WAITS;
+   }
+   if (sysno == __NR_read || sysno == __NR_readv)
+      return reads_from_file((Int)args[0]) ? CALL_IN_TURN : CALL_WAITS;
    for (i = 0; i < (Int)(sizeof waiting_calls / sizeof waiting_calls[0]); i++)
-      if (waiting_calls[i] == sysno) return True;
-   return False;
+      if (waiting_calls[i] == sysno) return CALL_WAITS;
+   return CALL_IN_TURN;
+}
+
+/* Before tid's system call: the turn goes on, or ends here. */
+static void call_starts(ThreadId tid, UInt sysno, const UWord *args)
+{
+   CallKind kind;
+   if (tid != turn_owner || live_threads == 1) return;
+   kind = call_kind(sysno, args);
+   if (kind == CALL_IN_TURN) return;
+   turn_owner = VG_INVALID_THREADID;
+   if (kind == CALL_YIELDS) push(tid);
 }
 
 static Bool wakeup_under_way_on(Addr word)
@@ -444,7 +485,8 @@ static void wait_done(ThreadId tid, Addr word, Bool woken)
    }
 }
 
-/* A thread in a system call may block: it is not waited for. But a thread
+/* A call that waits for others ends the caller's turn (call_starts);
+ * the caller is not waited for. But a thread
  * that a futex wake-up made runnable again comes back to the lock at a
  * time the kernel chooses. So the waker's result queues the threads it
  * woke (wakeup_done), and while a wake-up call is under way (the core runs
@@ -457,8 +499,7 @@ void cb_il_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res)
    UWord op;
    if (!cb_il_active()) return;
    in_syscall[tid] = res == NULL;
-   if (!res && tid == turn_owner && live_threads > 1 && waits_for_others(sysno, args))
-      turn_owner = VG_INVALID_THREADID;    /* its turn ends here */
+   if (!res) call_starts(tid, sysno, args);
    op = futex_op(sysno, args);
    if (is_wakeup(op)) {
       if (!res) {

@@ -44,6 +44,24 @@ the natural way (no hand-over inside its loop).
 5. --fair-sched=no given with the interleaving is refused in one line
    (the turns need the ticket lock); with --interleave=0 it runs.
    Malformed values: tests/tool/options_errors.py.
+
+6. Which system calls end a turn: clients/turn_calls.c, the false
+   pattern of 1 with a system call in every iteration of the loop
+   (bump_call_loop: the call ends the iteration's first superblock, so
+   two a iteration; CALL_ITERS each).
+     write   (0 bytes to /dev/null, a call that comes back by itself):
+             part of the turn, which the others wait out although the
+             core releases the lock around the call.  So the turns are
+             N blocks as in 1: 4 CALL_ITERS / N turns, hand-overs
+             4 CALL_ITERS / N - 1 less SLACK.  (Before, the thread that
+             got the lock during the call took the turn over when its
+             OS thread was quick enough: at N = 2000, 14 hand-overs
+             instead of 39, and other counts under load.)
+     yield   (sched_yield, a call that waits for the others): ends the
+             turn at once, so the threads alternate every iteration:
+             2 CALL_ITERS - 1 hand-overs less SLACK.  (Before: whichever
+             OS thread got the lock first; 25,624 in one run.)
+   D1Ts = 0 in both; the write case twice gives the same counts.
 """
 
 import os
@@ -56,6 +74,7 @@ import cgfile        # noqa: E402
 import harness       # noqa: E402
 
 ITERS = 50000                # clients/interleave.c
+CALL_ITERS = 20000           # clients/turn_calls.c
 DEFAULT_N = 500              # CB_DEFAULT_INTERLEAVE (callgrind/global.h)
 SLACK = 10                   # turns straddling a loop's start or end
 PRIVATE = ["--private-caches=yes", "--I1=32768,8,64", "--D1=32768,8,64",
@@ -74,6 +93,9 @@ harness.CLIENT_BUILD.update({
     "il_sieve_chunked": _SIEVE,
 })
 harness.CLIENT_BUILD["interleave_fork"] = harness.CLIENT_BUILD["interleave_false"]
+for _call in ("write", "yield"):
+    harness.CLIENT_BUILD["turn_calls_" + _call] = (["turn_calls.c"], "gcc", _FLAGS)
+    harness.CLIENT_ARGS["turn_calls_" + _call] = [_call]
 harness.CLIENT_ARGS.update({"il_sieve_static1": ["1"], "il_sieve_chunked": ["0"],
                             "interleave_fork": ["fork"]})
 # libgomp's idle threads would spin through their turns
@@ -90,12 +112,12 @@ def fn_costs(run, pattern):
     return hits[0].self_cost
 
 
-def loop_counts(client, opts, tag):
+def loop_counts(client, opts, tag, loop="bump_loop"):
     run = harness.run_tool(harness.OURS, client, PRIVATE + opts, tag)
     problems = harness.run_problems(run)
     if problems:
         return None, problems
-    c = fn_costs(run, r"^bump_loop")
+    c = fn_costs(run, r"^" + loop)
     return {e: c.get(e, 0) for e in ("D1Fs", "D1Ts", "Inv")}, []
 
 
@@ -109,8 +131,8 @@ def expected(pattern, n):
             "padded": {"D1Fs": none, "D1Ts": none}}[pattern]
 
 
-def outside(counts, want):
-    return ["bump_loop %s = %d, expected %d..%d" % (e, counts[e], lo, hi)
+def outside(counts, want, loop="bump_loop"):
+    return ["%s %s = %d, expected %d..%d" % (loop, e, counts[e], lo, hi)
             for e, (lo, hi) in want.items() if not lo <= counts[e] <= hi]
 
 
@@ -149,6 +171,30 @@ def repeat_case():
         if not problems and first != second:
             problems.append("bump_loop %s then %s" % (first, second))
         return [(name, problems)]
+    return check
+
+
+def turn_calls_case(call, n):
+    """clients/turn_calls.c (docstring, 6)."""
+    def check():
+        name = "interleave/calls/%s/N=%s" % (call, n or "default")
+        opts = ["--interleave=%d" % n] if n else []
+        counts, problems = loop_counts("turn_calls_" + call, opts, name, "bump_call_loop")
+        if counts is None:
+            return [(name, problems)]
+        if call == "yield":
+            handovers = 2 * CALL_ITERS - 1
+        else:
+            handovers = 4 * CALL_ITERS // (n or DEFAULT_N) - 1
+        want = {"D1Fs": (max(handovers - SLACK, 0), handovers), "D1Ts": (0, 0)}
+        if call == "write":
+            again, p2 = loop_counts("turn_calls_" + call, opts, name + "-again",
+                                    "bump_call_loop")
+            problems += p2
+            if again is not None and again != counts:
+                problems.append("bump_call_loop %s, then %s" % (counts, again))
+        return [(name, problems + outside(counts, want, "bump_call_loop"),
+                 "D1Fs %d" % counts["D1Fs"])]
     return check
 
 
@@ -269,6 +315,8 @@ def main():
                   agree_case("il_sieve_static1", "sieve_interleaved", True)))
     cases.append(("interleave/agree/il_sieve_chunked",
                   agree_case("il_sieve_chunked", "sieve_chunked", False)))
+    cases.append(("interleave/calls/write/N=2000", turn_calls_case("write", 2000)))
+    cases.append(("interleave/calls/yield/N=default", turn_calls_case("yield", 0)))
     cases.append(("interleave/fork", fork_case()))
     cases.append(("interleave/fair-sched-no", fair_sched_case([], True)))
     cases.append(("interleave/fair-sched-no/N=0",
