@@ -30,7 +30,8 @@
  *    part of the turn: while it runs, a thread that gets the lock (the
  *    core releases it around every call that may block) waits for the
  *    caller to come back, as it waits when the core's own time slice
- *    ends inside a turn (a spin loop's pause instruction shortens it).
+ *    ends inside a turn (the core shortens it when a spin loop runs
+ *    `pause`).
  *    Else who went next would depend on which OS thread the kernel ran
  *    first.
  *  - While one thread exists, no turn ends: a single-threaded program
@@ -38,10 +39,11 @@
  *
  * What still varies from run to run: when a thread comes back from a
  * system call that waits for real and was not ended by a futex wake-up
- * we saw (a read from a pipe, a sleep, a join woken by the kernel at a
- * thread's exit): while it is in the kernel, the others take as many
- * turns as fit. And a call taken as part of the turn that blocks after
- * all (a write to a full pipe) is waited for until MAX_YIELDS.
+ * we saw (a read from a pipe, a sleep, a timed wait that times out, a
+ * join woken by the kernel at a thread's exit): while it is in the
+ * kernel, the others take as many turns as fit. And a call taken as part
+ * of the turn that blocks after all (a write to a full pipe) is waited
+ * for until MAX_YIELDS.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
