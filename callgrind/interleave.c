@@ -34,14 +34,18 @@
  *    `pause`).
  *    Else who went next would depend on which OS thread the kernel ran
  *    first.
+ *  - A thread's exit is a wake-up of whoever waits to join it: the
+ *    kernel wakes them when it clears the thread's id word (clone's
+ *    CLONE_CHILD_CLEARTID), after the thread has left Valgrind; they
+ *    queue at the exit, and no turn starts before the word is clear, so a
+ *    join finds the thread gone (or waits) the same way in every run.
  *  - While one thread exists, no turn ends: a single-threaded program
  *    runs exactly as without the option; a fork's child starts so.
  *
  * What still varies from run to run: when a thread comes back from a
  * system call that waits for real and was not ended by a futex wake-up
- * we saw (a read from a pipe, a sleep, a timed wait that times out, a
- * join woken by the kernel at a thread's exit): while it is in the
- * kernel, the others take as many turns as fit. And a call taken as part
+ * we saw (a read from a pipe, a sleep, a timed wait that times out):
+ * while it is in the kernel, the others take as many turns as fit. And a call taken as part
  * of the turn that blocks after all (a write to a full pipe) is waited
  * for until MAX_YIELDS.
  *
@@ -88,6 +92,15 @@ static Int in_wakeups;              /* threads in a futex wake-up call now */
 static ThreadId *woken_early;       /* VG_N_THREADS entries */
 static Addr *woken_early_on;        /* the word each waited on */
 static Int n_woken_early;
+/* Where the kernel clears a thread's id once its OS thread has gone
+ * (clone's child_tid under CLONE_CHILD_CLEARTID; 0: nowhere), by thread
+ * id; the clone call each thread has under way; and the threads that
+ * exited whose id the kernel has not cleared yet. pthread_join reads
+ * that word: a turn starts only once it is clear, so that a join finds
+ * the thread gone in every run, not only when the kernel was quick. */
+static Addr *clears_at, *cloning_clears_at;
+static Bool *exit_uncleared;
+static Int n_exit_uncleared;
 static ULong handovers_waited;      /* -v: yields to let the due thread in */
 static ULong sleeps;                /* -v: and sleeps while it got a CPU */
 static ULong gave_up;               /* -v: waits cut short (MAX_YIELDS) */
@@ -98,10 +111,10 @@ static void forked_child(ThreadId tid)
 {
    ThreadId t;
    live_threads = 1;
-   n_waiting = n_woken_early = in_wakeups = 0;
+   n_waiting = n_woken_early = in_wakeups = n_exit_uncleared = 0;
    handovers_waited = sleeps = gave_up = 0;
    for (t = 0; t < VG_N_THREADS; t++) {
-      is_waiting[t] = in_syscall[t] = False;
+      is_waiting[t] = in_syscall[t] = exit_uncleared[t] = False;
       waits_on[t] = wakes_on[t] = 0;
    }
    turn_owner = tid;
@@ -154,6 +167,9 @@ void cb_il_post_clo_init(void)
    waits_on = per_thread(sizeof *waits_on);
    wakes_on = per_thread(sizeof *wakes_on);
    in_syscall = per_thread(sizeof *in_syscall);
+   clears_at = per_thread(sizeof *clears_at);
+   cloning_clears_at = per_thread(sizeof *cloning_clears_at);
+   exit_uncleared = per_thread(sizeof *exit_uncleared);
 }
 
 /* At the start of every block: turn_left -= 1, and when it reaches zero
@@ -311,6 +327,26 @@ static Bool must_wait(ThreadId tid)
    Bool others_turn = turn_owner != VG_INVALID_THREADID && turn_owner != tid;
    return others_turn || !due(tid);
 }
+/* Is an exited thread's id word still set? (A word no longer mapped
+ * counts as clear.) */
+static Bool id_word_set(ThreadId t)
+{
+   Addr word = clears_at[t];
+   return VG_(am_is_valid_for_client)(word, sizeof(Int), VKI_PROT_READ)
+          && *(volatile Int *)word != 0;
+}
+
+static Bool exit_not_cleared(ThreadId tid)
+{
+   ThreadId t;
+   for (t = 1; t < VG_N_THREADS && n_exit_uncleared > 0; t++)
+      if (exit_uncleared[t] && !id_word_set(t)) {
+         exit_uncleared[t] = False;
+         n_exit_uncleared--;
+      }
+   return n_exit_uncleared > 0;
+}
+
 static Bool early_and_wakeup_under_way(ThreadId tid)
 {
    return in_wakeups > 0 && is_woken_early(tid);
@@ -347,6 +383,7 @@ void cb_il_thread_runs(ThreadId tid)
    }
    push(tid);
    if (!yield_while(must_wait, tid)) drop_absent();
+   if (n_exit_uncleared > 0) yield_while(exit_not_cleared, tid);
    leave_queue(tid);
    turn_owner = tid;
    turn_left = live_threads > 1 ? (Long)cb_clo.interleave : NO_TURNS;
@@ -439,6 +476,19 @@ static void call_starts(ThreadId tid, UInt sysno, const UWord *args)
    if (kind == CALL_YIELDS) push(tid);
 }
 
+/* The word a clone asks the kernel to clear when the child's OS thread
+ * goes, or 0. (The child_tid argument is the fourth on amd64, the fifth
+ * on x86, arm64 and ppc.) */
+static Addr clone_child_tid(const UWord *args)
+{
+   if (!(args[0] & VKI_CLONE_CHILD_CLEARTID)) return 0;
+#if defined(VGA_amd64)
+   return args[3];
+#else
+   return args[4];
+#endif
+}
+
 static Bool wakeup_under_way_on(Addr word)
 {
    ThreadId t;
@@ -502,6 +552,7 @@ void cb_il_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res)
    if (!cb_il_active()) return;
    in_syscall[tid] = res == NULL;
    if (!res) call_starts(tid, sysno, args);
+   if (!res && sysno == __NR_clone) cloning_clears_at[tid] = clone_child_tid(args);
    op = futex_op(sysno, args);
    if (is_wakeup(op)) {
       if (!res) {
@@ -544,6 +595,11 @@ void cb_il_thread_created(ThreadId parent, ThreadId child)
    if (parent == VG_INVALID_THREADID) return;
    live_threads++;
    if (!cb_il_active()) return;
+   clears_at[child] = cloning_clears_at[parent];
+   if (exit_uncleared[child]) {        /* the id's last thread: gone now */
+      exit_uncleared[child] = False;
+      n_exit_uncleared--;
+   }
    push(child);
    push(parent);
    if (turn_owner == parent) turn_owner = VG_INVALID_THREADID;
@@ -555,6 +611,13 @@ void cb_il_thread_exited(ThreadId tid)
       leave_queue(tid);
       forget_woken_early(tid);
       waits_on[tid] = wakes_on[tid] = 0;
+      if (clears_at[tid] && !exit_uncleared[tid]) {
+         exit_uncleared[tid] = True;
+         n_exit_uncleared++;
+         /* the kernel wakes whoever waits on the word (a join) when it
+          * clears it: they queue now, as after a wake-up call */
+         wakeup_done(clears_at[tid], VG_N_THREADS, 0);
+      }
    }
    if (turn_owner == tid) turn_owner = VG_INVALID_THREADID;
    if (live_threads > 1) live_threads--;
