@@ -282,9 +282,14 @@ void sp_free(sp_store *st, uint32_t ref)
    st->live--;
 }
 
-static int same_site(const sp_site *a, const sp_site *b)
+/* A site as one word, to compare in one step (sp_site has no padding). */
+typedef char site_is_a_word[sizeof(sp_site) == sizeof(uint64_t) ? 1 : -1];
+static uint64_t site_word(const void *s)
 {
-   return a->pos_id == b->pos_id && a->size == b->size && a->kinds == b->kinds;
+   uint64_t x;
+
+   __builtin_memcpy(&x, s, sizeof x);
+   return x;
 }
 
 /* The site's number in the record, added if new; -1 past max_sites. */
@@ -295,7 +300,7 @@ static int site_number(sp_store *st, uint32_t *ref, const sp_site *s)
    sp_site *to;
 
    for (i = 0; i < h->nsites; i++)
-      if (same_site(site_at(st, h, i), s))
+      if (site_word(site_at(st, h, i)) == site_word(s))
          return (int)i;
    if (h->nsites >= st->max_sites)
       return -1;
@@ -390,18 +395,68 @@ static int add_count(sp_store *st, uint32_t *ref, uint32_t rank)
    return 1;
 }
 
+/* One more of a count known to be there, at rank, done in place where
+   it needs no wider record: 1 if done, 0 if not (nothing changed). */
+static int bump_in_place(const sp_store *st, head *h, uint32_t rank)
+{
+   uint8_t *c = counts_of(st, h);
+   uint32_t shift = rank % 2 * 4, v;
+
+   if (is_wide(h)) {
+      if (c[rank] >= st->max_count)
+         return 0;
+      c[rank]++;
+      return 1;
+   }
+   v = (uint32_t)(c[rank / 2] >> shift) & NARROW_MAX;
+   if (v >= NARROW_MAX || v >= st->max_count)
+      return 0;
+   c[rank / 2] = (uint8_t)(c[rank / 2] + (1u << shift));
+   return 1;
+}
+
+/* The site's number in the record (-1 if it has none yet) and the place
+   of its count at off, in one pass over the sites (the ranks summed on
+   the way); *present: whether the record has a count there. */
+static int locate(const sp_store *st, head *h, const sp_site *s, uint32_t off,
+                  uint32_t *rank, int *present)
+{
+   uint32_t stride = site_stride(st), i, w, r = 0;
+   uint64_t want = site_word(s), word;
+   const char *site = (const char *)(h + 1);
+
+   for (i = 0; i < h->nsites; i++, site += stride) {
+      if (site_word(site) == want)
+         break;
+      for (w = 0; w < st->words; w++)
+         r += ones(offsets_word((const sp_site *)site, w));
+   }
+   if (i == h->nsites)
+      return -1;
+   for (w = 0; w < off / 64; w++)
+      r += ones(offsets_word((const sp_site *)site, w));
+   word = offsets_word((const sp_site *)site, off / 64);
+   *rank = r + ones(word & ((1ull << (off % 64)) - 1));
+   *present = (word >> (off % 64)) & 1;
+   return (int)i;
+}
+
 int sp_count(sp_store *st, uint32_t *ref, uint32_t tid, const sp_site *s, uint32_t off)
 {
    head *h = at(st, *ref);
-   int site;
-   uint32_t rank;
+   int site, present = 0;
+   uint32_t rank = 0;
 
-   if (tid != h->tid || (site = site_number(st, ref, s)) < 0)
+   if (tid != h->tid)
       return 0;
-   h = at(st, *ref);
-   rank = rank_of(st, h, (uint32_t)site, off);
-   if (offsets_word(site_at(st, h, (uint32_t)site), off / 64) & (1ull << (off % 64)))
-      return add_count(st, ref, rank);
+   site = locate(st, h, s, off, &rank, &present);
+   if (present)
+      return bump_in_place(st, h, rank) || add_count(st, ref, rank);
+   if (site < 0) {
+      if ((site = site_number(st, ref, s)) < 0)
+         return 0;
+      rank = rank_of(st, at(st, *ref), (uint32_t)site, off);
+   }
    insert_count(st, ref, (uint32_t)site, off, rank);
    return 1;
 }
