@@ -29,8 +29,8 @@
 **   - a line that two threads touched (or whose packed record overflowed): a
 **     full record (frec), found by line number: its counters of the
 **     segment keyed by (thread, offset, size, kind, code position), three
-**     inside the record, more in an array of its own kept from segment to
-**     segment, its data's tag and its results (sh_line, made when it is
+**     inside the record, more in a hash table of its own kept from segment
+**     to segment, its data's tag and its results (sh_line, made when it is
 **     first shared).
 ** Ending a segment visits only the lines it touched (a list).  Records
 ** and results live in chunks, which never move: growing copies nothing,
@@ -97,14 +97,12 @@ typedef struct {
 
 /* A line that two threads touched in a segment, or whose history left
    the trie: its counters (the first INLINE of a segment here, as a loop
-   touches few places of a line, the others in an array kept from
-   segment to segment, searched linearly, most recent first, or past
-   INDEX_FROM of them through a hash table of their indices: lines of a
-   hash table or a heap reused by random code get a hundred), and what
-   it keeps for the whole run. */
+   touches few places of a line, the others in a hash table of their own,
+   kept from segment to segment: lines of a hash table or a heap reused
+   by random code get a hundred; the reports sort a line's counts, so
+   their order in the table does not matter), and what it keeps for the
+   whole run. */
 #define INLINE 3
-#define INDEX_FROM 32
-#define INDEX_UPTO 65535
 typedef struct {
    uint64_t line;
    uint64_t seg_threads;        /* thread bits of the segment, if MULTI */
@@ -112,9 +110,6 @@ typedef struct {
    uint32_t nmore, more_cap;
    uint32_t ninline;
    counter *more;
-   uint16_t *index;             /* more's index + 1 by key, or 0 (none
-                                   past 65,535 counters: linear again) */
-   uint32_t index_mask;
    void    *tag;                /* from the namer, or 0 */
    counter  c[INLINE];
 } frec;
@@ -362,7 +357,6 @@ void sh_delete(sh_model *m)
       return;
    for (i = 0; i < m->fulls.n; i++) {
       cs_free(FULL(m, i)->more);
-      cs_free(FULL(m, i)->index);
    }
    chunked_free(&m->pages);
    chunked_free(&m->fulls);
@@ -475,79 +469,63 @@ static uint32_t full_of(sh_model *m, uint64_t line)
    return i;
 }
 
-/* A line's next counter, zero, in more. */
-static counter *new_counter(sh_model *m, frec *r, uint64_t key)
-{
-   counter *c;
+/* An empty slot of a line's table of counters (a counter's key has its
+   kind bit 0). */
+#define NO_KEY (~(uint64_t)0)
 
-   if (r->nmore == r->more_cap) {
-      r->more = grow(r->more, r->nmore, &r->more_cap, sizeof(counter));
-      m->bytes += r->more_cap * sizeof(counter) / 2;
-   }
-   c = &r->more[r->nmore++];
-   *c = (counter){ key, { 0, 0 } };
-   return c;
-}
-
-/* The slot of key in r's index, or the empty slot where it goes. */
-static uint32_t index_slot(const frec *r, uint64_t key)
-{
-   uint32_t j = hash64(key, r->index_mask);
-
-   while (r->index[j] && r->more[r->index[j] - 1].key != key)
-      j = (j + 1) & r->index_mask;
-   return j;
-}
-
-static void clear_index(frec *r)
+static void clear_more(frec *r)
 {
    uint32_t i;
 
-   for (i = 0; i <= r->index_mask; i++)
-      r->index[i] = 0;
+   for (i = 0; i < r->more_cap; i++)
+      r->more[i].key = NO_KEY;
+   r->nmore = 0;
 }
 
-/* The index of r's counters in more: two slots per counter more has
-   room for (more_cap, a power of two), so that it is at most half full. */
-static void build_index(sh_model *m, frec *r)
+/* The slot of key in r's table, or the empty slot where it goes. */
+static uint32_t more_slot(const frec *r, uint64_t key)
 {
-   uint32_t size = 2 * r->more_cap, i;
+   uint32_t mask = r->more_cap - 1, j = hash64(key, mask);
 
-   if (r->index && r->index_mask + 1 == size) {
-      clear_index(r);
-   } else {
-      if (r->index)
-         m->bytes -= sizeof(uint16_t) * (r->index_mask + 1);
-      cs_free(r->index);
-      r->index = cs_alloc(sizeof(uint16_t) * size);
-      m->bytes += sizeof(uint16_t) * size;
-      for (i = 0; i < size; i++)
-         r->index[i] = 0;
-      r->index_mask = size - 1;
-   }
-   for (i = 0; i < r->nmore; i++)
-      r->index[index_slot(r, r->more[i].key)] = (uint16_t)(i + 1);
+   while (r->more[j].key != key && r->more[j].key != NO_KEY)
+      j = (j + 1) & mask;
+   return j;
 }
 
-static counter *indexed_counter(sh_model *m, frec *r, uint64_t key)
+/* r's table with twice the slots (from 8), its counters moved over. */
+static void grow_more(sh_model *m, frec *r)
 {
-   uint32_t j = index_slot(r, key);
+   counter *old = r->more;
+   uint32_t old_cap = r->more_cap, i;
 
-   if (r->index[j])
-      return &r->more[r->index[j] - 1];
-   if (r->nmore == INDEX_UPTO) {
-      m->bytes -= sizeof(uint16_t) * (r->index_mask + 1);
-      cs_free(r->index);
-      r->index = 0;
-      new_counter(m, r, key);
-   } else if (r->nmore == r->more_cap) {
-      new_counter(m, r, key);           /* more doubles: so does the index */
-      build_index(m, r);
-   } else {
-      new_counter(m, r, key);
-      r->index[j] = (uint16_t)r->nmore;
+   r->more_cap = old_cap ? old_cap * 2 : 8;
+   r->more = cs_alloc(sizeof(counter) * r->more_cap);
+   m->bytes += sizeof(counter) * (r->more_cap - old_cap);
+   for (i = 0; i < r->more_cap; i++)
+      r->more[i].key = NO_KEY;
+   for (i = 0; i < old_cap; i++)
+      if (old[i].key != NO_KEY)
+         r->more[more_slot(r, old[i].key)] = old[i];
+   cs_free(old);
+}
+
+/* The counter of key in r's table, made if new (the table at most three
+   quarters full). */
+static counter *more_counter(sh_model *m, frec *r, uint64_t key)
+{
+   uint32_t j;
+
+   if (r->more_cap) {
+      j = more_slot(r, key);
+      if (r->more[j].key == key)
+         return &r->more[j];
    }
-   return &r->more[r->nmore - 1];
+   if ((r->nmore + 1) * 4 > r->more_cap * 3)
+      grow_more(m, r);
+   j = more_slot(r, key);
+   r->more[j] = (counter){ key, { 0, 0 } };
+   r->nmore++;
+   return &r->more[j];
 }
 
 static void count_access(sh_model *m, frec *r, uint64_t key,
@@ -564,20 +542,9 @@ static void count_access(sh_model *m, frec *r, uint64_t key,
    if (r->ninline < INLINE) {
       c = &r->c[r->ninline++];
       *c = (counter){ key, { 0, 0 } };
-      goto found;
+   } else {
+      c = more_counter(m, r, key);
    }
-   if (r->index) {
-      c = indexed_counter(m, r, key);
-      goto found;
-   }
-   for (k = r->nmore; k-- > 0; )
-      if (r->more[k].key == key) {
-         c = &r->more[k];
-         goto found;
-      }
-   c = new_counter(m, r, key);
-   if (r->nmore == INDEX_FROM)
-      build_index(m, r);
 found:
    c->n[0] += loads;
    c->n[1] += stores;
@@ -749,9 +716,7 @@ static frec *go_counted(sh_model *m, lrec *r, uint64_t line)
    frec *f = FULL(m, i);
 
    f->ninline = 0;
-   f->nmore = 0;
-   if (f->index)
-      clear_index(f);
+   clear_more(f);
    if (r->flags & F_PACKED)
       unpack(m, f, r->ref);
    else
@@ -1144,8 +1109,9 @@ static uint32_t gather(sh_model *m, const frec *r)
 
    for (i = 0; i < r->ninline; i++)
       gather_one(m, &n, &r->c[i]);
-   for (i = 0; i < r->nmore; i++)
-      gather_one(m, &n, &r->more[i]);
+   for (i = 0; i < r->more_cap; i++)
+      if (r->more[i].key != NO_KEY)
+         gather_one(m, &n, &r->more[i]);
    heap_sort(m, m->tmp, n);
    return n;
 }
