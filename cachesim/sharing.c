@@ -106,7 +106,6 @@ typedef struct {
 typedef struct {
    uint64_t line;
    uint64_t seg_threads;        /* thread bits of the segment, if MULTI */
-   uint32_t result;             /* its sh_line + 1, 0 until shared */
    uint32_t nmore, more_cap;
    uint32_t ninline;
    counter *more;
@@ -129,6 +128,15 @@ typedef struct {
    uint32_t n, nchunks, cap_chunks, elem, bits;
 } chunked;
 
+/* A hash table of a chunked array's elements by line (their first field):
+   index + 1, 0 = empty; at most half full. */
+typedef char full_line_first[__builtin_offsetof(frec, line) == 0 ? 1 : -1];
+typedef char result_line_first[__builtin_offsetof(sh_line, line) == 0 ? 1 : -1];
+typedef struct {
+   uint32_t *slot;
+   uint32_t  mask;
+} by_line;
+
 struct sh_model {
    uint32_t line_size, line_bits;
    /* lines, for the whole run */
@@ -140,9 +148,9 @@ struct sh_model {
    lpage    *pc_ptr[PCACHE];    /* and the pages themselves (chunks never
                                    move) */
    chunked   fulls;             /* frec */
-   uint32_t *fslot;             /* full record index + 1, by line */
-   uint32_t  fmask;
+   by_line   fslot;             /* full records by line */
    chunked   results;           /* sh_line of the shared lines */
+   by_line   rslot;             /* and by line */
    uint32_t *touched;           /* lines touched by the segment */
    uint32_t  ntouched, touched_cap;
    uint32_t *fresh;             /* results first shared in the last segment */
@@ -252,6 +260,58 @@ static void chunked_free(chunked *a)
    cs_free(a->chunk);
 }
 
+static void by_line_init(sh_model *m, by_line *t)
+{
+   t->mask = 255;
+   t->slot = cs_alloc(sizeof(uint32_t) * (t->mask + 1));
+   m->bytes += sizeof(uint32_t) * (t->mask + 1);
+}
+
+static uint64_t line_of(const chunked *a, uint32_t i)
+{
+   return *(const uint64_t *)chunked_at(a, i);
+}
+
+/* The slot of the line's element, or the empty slot where it goes. */
+static uint32_t by_line_slot(const chunked *a, const by_line *t, uint64_t line)
+{
+   uint32_t j = hash64(line, t->mask);
+
+   while (t->slot[j] && line_of(a, t->slot[j] - 1) != line)
+      j = (j + 1) & t->mask;
+   return j;
+}
+
+static void by_line_rehash(sh_model *m, const chunked *a, by_line *t)
+{
+   uint32_t i;
+
+   cs_free(t->slot);
+   m->bytes += sizeof(uint32_t) * (t->mask + 1);
+   t->mask = t->mask * 2 + 1;
+   t->slot = cs_alloc(sizeof(uint32_t) * (t->mask + 1));
+   for (i = 0; i < a->n; i++)
+      t->slot[by_line_slot(a, t, line_of(a, i))] = i + 1;
+}
+
+/* The index of the line's element, made (zero but its line) if new;
+   *made says which. */
+static uint32_t by_line_get(sh_model *m, chunked *a, by_line *t, uint64_t line,
+                            int *made)
+{
+   uint32_t j = by_line_slot(a, t, line), i;
+
+   *made = !t->slot[j];
+   if (t->slot[j])
+      return t->slot[j] - 1;
+   i = chunked_push(m, a);
+   *(uint64_t *)chunked_at(a, i) = line;
+   t->slot[j] = i + 1;
+   if (a->n * 2 > t->mask)
+      by_line_rehash(m, a, t);
+   return i;
+}
+
 /* ---- the formulas ---------------------------------------------------------- */
 
 /* Largest set of disjoint pairs of accesses by two different threads with
@@ -333,8 +393,6 @@ sh_model *sh_new(uint32_t line_size)
    chunked_init(&m->results, sizeof(sh_line), 8);
    m->lmask = 1023;
    m->lslot = cs_alloc(sizeof(uint32_t) * (m->lmask + 1));
-   m->fmask = 255;
-   m->fslot = cs_alloc(sizeof(uint32_t) * (m->fmask + 1));
    m->pmask = 255;
    m->pslot = cs_alloc(sizeof(uint32_t) * (m->pmask + 1));
    m->hmask = 1023;
@@ -342,8 +400,10 @@ sh_model *sh_new(uint32_t line_size)
    m->node_cap = 512;
    m->node = cs_alloc(sizeof(hnode) * m->node_cap);
    m->nnodes = 1;                       /* node 0: no access yet */
-   m->bytes = sizeof(sh_model) + sizeof(uint32_t) * (1024 + 256 + 256 + 1024)
+   m->bytes = sizeof(sh_model) + sizeof(uint32_t) * (1024 + 256 + 1024)
               + sizeof(hnode) * m->node_cap;
+   by_line_init(m, &m->fslot);
+   by_line_init(m, &m->rslot);
    m->seg = 1;
    sp_init(&m->packs, line_size, pack_moved, m);
    return m;
@@ -366,7 +426,8 @@ void sh_delete(sh_model *m)
    }
    chunked_free(&m->results);
    cs_free(m->lslot);
-   cs_free(m->fslot);
+   cs_free(m->fslot.slot);
+   cs_free(m->rslot.slot);
    cs_free(m->touched);
    cs_free(m->fresh);
    cs_free(m->pos);
@@ -434,39 +495,22 @@ static uint32_t line_index(sh_model *m, uint64_t line)
    return first + (uint32_t)(line & (PAGE_LINES - 1));
 }
 
-/* ---- full records, by line ------------------------------------------------- */
-
-static void rehash_fulls(sh_model *m)
-{
-   uint32_t i, j;
-
-   cs_free(m->fslot);
-   m->bytes += sizeof(uint32_t) * (m->fmask + 1);
-   m->fmask = m->fmask * 2 + 1;
-   m->fslot = cs_alloc(sizeof(uint32_t) * (m->fmask + 1));
-   for (i = 0; i < m->fulls.n; i++) {
-      j = hash64(FULL(m, i)->line, m->fmask);
-      while (m->fslot[j])
-         j = (j + 1) & m->fmask;
-      m->fslot[j] = i + 1;
-   }
-}
+/* ---- full records and results, by line ------------------------------------ */
 
 /* The line's full record, made the first time it needs one. */
 static uint32_t full_of(sh_model *m, uint64_t line)
 {
-   uint32_t j = hash64(line, m->fmask), i;
+   int made;
 
-   while (m->fslot[j] && FULL(m, m->fslot[j] - 1)->line != line)
-      j = (j + 1) & m->fmask;
-   if (m->fslot[j])
-      return m->fslot[j] - 1;
-   i = chunked_push(m, &m->fulls);
-   FULL(m, i)->line = line;
-   m->fslot[j] = i + 1;
-   if (m->fulls.n * 2 > m->fmask)
-      rehash_fulls(m);
-   return i;
+   return by_line_get(m, &m->fulls, &m->fslot, line, &made);
+}
+
+/* The line's full record, 0 if it has none. */
+static const frec *full_if_any(const sh_model *m, uint64_t line)
+{
+   uint32_t j = by_line_slot(&m->fulls, &m->fslot, line);
+
+   return m->fslot.slot[j] ? FULL(m, m->fslot.slot[j] - 1) : 0;
 }
 
 /* An empty slot of a line's table of counters (a counter's key has its
@@ -1223,20 +1267,21 @@ static int boundary_transfer(const lrec *r)
           && (r->flags & (F_PREV_STORE | F_SEG_STORE));
 }
 
-/* The line's results, made when it is first shared. */
-static sh_line *result_of(sh_model *m, frec *f)
+/* The line's results, made when it is first shared (with its full
+   record's tag, if it has one).  A line whose only sharing is a transfer
+   across barriers gets no full record: it needs no counters. */
+static sh_line *result_of(sh_model *m, uint64_t line)
 {
-   uint32_t i;
-   sh_line *l;
+   int made;
+   uint32_t i = by_line_get(m, &m->results, &m->rslot, line, &made);
+   sh_line *l = RESULT(m, i);
+   const frec *f;
 
-   if (f->result)
-      return RESULT(m, f->result - 1);
-   i = chunked_push(m, &m->results);
-   f->result = i + 1;
-   l = RESULT(m, i);
-   l->line = f->line;
+   if (!made)
+      return l;
+   f = full_if_any(m, line);
    l->first_shared = m->seg;
-   l->tag = f->tag;
+   l->tag = f ? f->tag : 0;
    if (m->nfresh == m->fresh_cap) {
       m->fresh = grow(m->fresh, m->nfresh, &m->fresh_cap, sizeof(uint32_t));
       m->bytes += m->fresh_cap * sizeof(uint32_t) / 2;
@@ -1332,7 +1377,7 @@ static void close_shared(sh_model *m, frec *f, thread_sums *s)
 {
    uint32_t n, i;
    uint64_t pairs;
-   sh_line *l = result_of(m, f);
+   sh_line *l = result_of(m, f->line);
 
    n = gather(m, f);
    sums_reset(s);
@@ -1359,7 +1404,7 @@ static void close_line(sh_model *m, uint32_t idx, thread_sums *s)
    sh_line *l;
 
    if (boundary_transfer(r)) {
-      l = result_of(m, FULL(m, full_of(m, line_at(m, idx))));
+      l = result_of(m, line_at(m, idx));
       l->phi++;
       l->theta++;
    }
@@ -1520,7 +1565,7 @@ sh_stats sh_get_stats(const sh_model *m)
                    + sizeof(uint32_t) * (m->lmask + 1);
    st.fulls = m->fulls.n;
    st.full_bytes = (uint64_t)m->fulls.nchunks * (sizeof(frec) << m->fulls.bits)
-                   + sizeof(uint32_t) * (m->fmask + 1);
+                   + sizeof(uint32_t) * (m->fslot.mask + 1);
    st.node_bytes = (uint64_t)m->node_cap * sizeof(hnode)
                    + sizeof(uint32_t) * (m->hmask + 1);
    return st;
