@@ -52,14 +52,17 @@
 #define KEY_GROUP(k) (((k) >> 1) & 0xffff)      /* offset and size */
 #define KEY_STORE(k) ((uint32_t)((k) & 1))
 
-/* A line's count of one (position, thread, offset, size, kind): a load
-   and a store of the same bytes by one instruction are two (a
-   read-modify-write is two look-ups, and an instruction rarely both
-   loads and stores; a counter of 16 bytes, not 24).  sh_end_segment
-   sorts them. */
+/* A line's counts of one (position, thread, offset, size): loads n[0]
+   and stores n[1] (the key's kind bit is 0), so that a read-modify-write
+   is one look-up. */
+typedef struct {
+   uint64_t key, n[2];
+} counter;
+
+/* One count with its kind, as sh_end_segment sorts them. */
 typedef struct {
    uint64_t key, count;
-} counter;
+} entry;
 
 /* A line's record, for every line touched (so it is small).  Threads are
    told apart by tid & 63, as a 64-bit set of them would. */
@@ -99,7 +102,7 @@ typedef struct {
    by random code get a hundred; the reports sort a line's counts, so
    their order in the table does not matter), and what it keeps for the
    whole run. */
-#define INLINE 4
+#define INLINE 3
 typedef struct {
    uint64_t line;
    uint64_t seg_threads;        /* thread bits of the segment, if MULTI */
@@ -178,7 +181,7 @@ struct sh_model {
    sp_store  packs;
    sh_stats  stats;
    /* scratch of sh_end_segment */
-   counter  *tmp;
+   entry    *tmp;
    uint32_t  tmp_cap;
    /* happens-before of thread creation and join (sh_thread_*): bits by
       thread id, valid while every id is below 64 */
@@ -510,8 +513,8 @@ static const frec *full_if_any(const sh_model *m, uint64_t line)
    return m->fslot.slot[j] ? FULL(m, m->fslot.slot[j] - 1) : 0;
 }
 
-/* An empty slot of a line's table of counters (no key: its position
-   number would be 2^31 - 1, and positions are numbered from 0 up). */
+/* An empty slot of a line's table of counters (a counter's key has its
+   kind bit 0). */
 #define NO_KEY (~(uint64_t)0)
 
 static void clear_more(frec *r)
@@ -564,40 +567,31 @@ static counter *more_counter(sh_model *m, frec *r, uint64_t key)
    if ((r->nmore + 1) * 4 > r->more_cap * 3)
       grow_more(m, r);
    j = more_slot(r, key);
-   r->more[j] = (counter){ key, 0 };
+   r->more[j] = (counter){ key, { 0, 0 } };
    r->nmore++;
    return &r->more[j];
 }
 
-/* n more of key (its kind bit included). */
-static void count_key(sh_model *m, frec *r, uint64_t key, uint64_t n)
+static void count_access(sh_model *m, frec *r, uint64_t key,
+                         uint32_t loads, uint32_t stores)
 {
    uint32_t k;
    counter *c;
 
    for (k = 0; k < r->ninline; k++)
       if (r->c[k].key == key) {
-         r->c[k].count += n;
-         return;
+         c = &r->c[k];
+         goto found;
       }
    if (r->ninline < INLINE) {
       c = &r->c[r->ninline++];
-      c->key = key;
-      c->count = 0;
+      *c = (counter){ key, { 0, 0 } };
    } else {
       c = more_counter(m, r, key);
    }
-   c->count += n;
-}
-
-/* loads and stores of the key's bytes by its position (kind bit 0). */
-static void count_access(sh_model *m, frec *r, uint64_t key,
-                         uint32_t loads, uint32_t stores)
-{
-   if (loads)
-      count_key(m, r, key, loads);
-   if (stores)
-      count_key(m, r, key | 1, stores);
+found:
+   c->n[0] += loads;
+   c->n[1] += stores;
 }
 
 /* ---- packed records --------------------------------------------------------- */
@@ -1092,17 +1086,17 @@ void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
 /* ---- end of a segment ------------------------------------------------------ */
 
 /* A line's counts of a segment in a canonical order: by offset and size,
-   thread, kind, then the code position's address.  Every counter's key
+   thread, kind, then the code position's address.  Every entry's key
    differs, so the order is total: it does not depend on the order in
    which the keys came (nor on the counters' order), and neither do the
    reports, which list a line's positions and touched bytes in it. */
-static uint64_t sort_key(const counter *c)
+static uint64_t sort_key(const entry *c)
 {
    return (KEY_GROUP(c->key) << 20) | ((uint64_t)KEY_TID(c->key) << 1)
           | KEY_STORE(c->key);
 }
 
-static int counter_after(const sh_model *m, const counter *a, const counter *b)
+static int entry_after(const sh_model *m, const entry *a, const entry *b)
 {
    uint64_t ka = sort_key(a), kb = sort_key(b);
 
@@ -1111,24 +1105,24 @@ static int counter_after(const sh_model *m, const counter *a, const counter *b)
    return m->pos[KEY_POSID(a->key)] > m->pos[KEY_POSID(b->key)];
 }
 
-static void sift_down(const sh_model *m, counter *a, uint32_t root, uint32_t n)
+static void sift_down(const sh_model *m, entry *a, uint32_t root, uint32_t n)
 {
-   counter tmp;
+   entry tmp;
    uint32_t child;
 
    while ((child = 2 * root + 1) < n) {
-      if (child + 1 < n && counter_after(m, &a[child + 1], &a[child]))
+      if (child + 1 < n && entry_after(m, &a[child + 1], &a[child]))
          child++;
-      if (!counter_after(m, &a[child], &a[root]))
+      if (!entry_after(m, &a[child], &a[root]))
          return;
       tmp = a[root]; a[root] = a[child]; a[child] = tmp;
       root = child;
    }
 }
 
-static void heap_sort(const sh_model *m, counter *a, uint32_t n)
+static void heap_sort(const sh_model *m, entry *a, uint32_t n)
 {
-   counter tmp;
+   entry tmp;
    uint32_t i;
 
    for (i = n / 2; i-- > 0; )
@@ -1141,9 +1135,16 @@ static void heap_sort(const sh_model *m, counter *a, uint32_t n)
 
 static void gather_one(sh_model *m, uint32_t *n, const counter *c)
 {
-   if (*n == m->tmp_cap)
-      m->tmp = grow(m->tmp, *n, &m->tmp_cap, sizeof(counter));
-   m->tmp[(*n)++] = *c;
+   uint32_t kind;
+
+   for (kind = 0; kind < 2; kind++) {
+      if (!c->n[kind])
+         continue;
+      if (*n == m->tmp_cap)
+         m->tmp = grow(m->tmp, *n, &m->tmp_cap, sizeof(entry));
+      m->tmp[*n] = (entry){ c->key | kind, c->n[kind] };
+      (*n)++;
+   }
 }
 
 static uint32_t gather(sh_model *m, const frec *r)
@@ -1203,7 +1204,7 @@ static void sums_free(thread_sums *s)
 }
 
 /* theta_s of the sorted counters c[0..n): 2 * sum of M1 per group */
-static uint64_t theta_of(const counter *c, uint32_t n, thread_sums *s)
+static uint64_t theta_of(const entry *c, uint32_t n, thread_sums *s)
 {
    uint64_t theta = 0;
    uint32_t i = 0, j;
