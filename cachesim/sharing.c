@@ -29,8 +29,8 @@
 **   - a line that two threads touched (or whose packed record overflowed): a
 **     full record (frec), found by line number: its counters of the
 **     segment keyed by (thread, offset, size, kind, code position), three
-**     inside the record, more in a hash table of its own kept from segment
-**     to segment, its data's tag and its results (sh_line, made when it is
+**     inside the record, more in an array of its own (a hash table past
+**     32) kept from segment to segment, its data's tag and its results (sh_line, made when it is
 **     first shared).
 ** Ending a segment visits only the lines it touched (a list).  Records
 ** and results live in chunks, which never move: growing copies nothing,
@@ -97,11 +97,11 @@ typedef struct {
 
 /* A line that two threads touched in a segment, or whose history left
    the trie: its counters (the first INLINE of a segment here, as a loop
-   touches few places of a line, the others in a hash table of their own,
-   kept from segment to segment: lines of a hash table or a heap reused
-   by random code get a hundred; the reports sort a line's counts, so
-   their order in the table does not matter), and what it keeps for the
-   whole run. */
+   touches few places of a line, the others in an array of their own,
+   kept from segment to segment, that becomes a hash table past
+   LINEAR_UPTO: lines of a hash table or a heap reused by random code get
+   a hundred; the reports sort a line's counts, so their order does not
+   matter), and what it keeps for the whole run. */
 #define INLINE 3
 typedef struct {
    uint64_t line;
@@ -513,20 +513,26 @@ static const frec *full_if_any(const sh_model *m, uint64_t line)
    return m->fslot.slot[j] ? FULL(m, m->fslot.slot[j] - 1) : 0;
 }
 
-/* An empty slot of a line's table of counters (a counter's key has its
-   kind bit 0). */
+/* A line's counters past the inline ones: an array searched linearly
+   (most recent first) while it has room for at most LINEAR_UPTO, as most
+   lines need few, then a hash table (at most three quarters full) whose
+   empty slots have the key NO_KEY (a counter's key has its kind bit 0). */
+#define LINEAR_UPTO 32
 #define NO_KEY (~(uint64_t)0)
+
+static int hashed(const frec *r) { return r->more_cap > LINEAR_UPTO; }
 
 static void clear_more(frec *r)
 {
    uint32_t i;
 
-   for (i = 0; i < r->more_cap; i++)
-      r->more[i].key = NO_KEY;
+   if (hashed(r))
+      for (i = 0; i < r->more_cap; i++)
+         r->more[i].key = NO_KEY;
    r->nmore = 0;
 }
 
-/* The slot of key in r's table, or the empty slot where it goes. */
+/* The slot of key in r's hash table, or the empty slot where it goes. */
 static uint32_t more_slot(const frec *r, uint64_t key)
 {
    uint32_t mask = r->more_cap - 1, j = hash64(key, mask);
@@ -536,40 +542,51 @@ static uint32_t more_slot(const frec *r, uint64_t key)
    return j;
 }
 
-/* r's table with twice the slots (from 8), its counters moved over. */
-static void grow_more(sh_model *m, frec *r)
+/* Whether slot i of r's counters holds one. */
+static int more_used(const frec *r, uint32_t i)
 {
-   counter *old = r->more;
-   uint32_t old_cap = r->more_cap, i;
-
-   r->more_cap = old_cap ? old_cap * 2 : 8;
-   r->more = cs_alloc(sizeof(counter) * r->more_cap);
-   m->bytes += sizeof(counter) * (r->more_cap - old_cap);
-   for (i = 0; i < r->more_cap; i++)
-      r->more[i].key = NO_KEY;
-   for (i = 0; i < old_cap; i++)
-      if (old[i].key != NO_KEY)
-         r->more[more_slot(r, old[i].key)] = old[i];
-   cs_free(old);
+   return hashed(r) ? r->more[i].key != NO_KEY : i < r->nmore;
 }
 
-/* The counter of key in r's table, made if new (the table at most three
-   quarters full). */
+/* r's counters with room for twice as many (from 8), moved over. */
+static void grow_more(sh_model *m, frec *r)
+{
+   frec old = *r;
+   uint32_t i;
+
+   r->more_cap = old.more_cap ? old.more_cap * 2 : 8;
+   r->more = cs_alloc(sizeof(counter) * r->more_cap);
+   m->bytes += sizeof(counter) * (r->more_cap - old.more_cap);
+   if (hashed(r))
+      for (i = 0; i < r->more_cap; i++)
+         r->more[i].key = NO_KEY;
+   for (i = 0; i < old.more_cap; i++)
+      if (more_used(&old, i))
+         r->more[hashed(r) ? more_slot(r, old.more[i].key) : i] = old.more[i];
+   cs_free(old.more);
+}
+
+/* The counter of key among r's, made if new. */
 static counter *more_counter(sh_model *m, frec *r, uint64_t key)
 {
    uint32_t j;
+   counter *c;
 
-   if (r->more_cap) {
+   if (hashed(r)) {
       j = more_slot(r, key);
       if (r->more[j].key == key)
          return &r->more[j];
+   } else {
+      for (j = r->nmore; j-- > 0; )
+         if (r->more[j].key == key)
+            return &r->more[j];
    }
-   if ((r->nmore + 1) * 4 > r->more_cap * 3)
+   if (r->nmore == r->more_cap || (hashed(r) && (r->nmore + 1) * 4 > r->more_cap * 3))
       grow_more(m, r);
-   j = more_slot(r, key);
-   r->more[j] = (counter){ key, { 0, 0 } };
+   c = &r->more[hashed(r) ? more_slot(r, key) : r->nmore];
+   *c = (counter){ key, { 0, 0 } };
    r->nmore++;
-   return &r->more[j];
+   return c;
 }
 
 static void count_access(sh_model *m, frec *r, uint64_t key,
@@ -1154,7 +1171,7 @@ static uint32_t gather(sh_model *m, const frec *r)
    for (i = 0; i < r->ninline; i++)
       gather_one(m, &n, &r->c[i]);
    for (i = 0; i < r->more_cap; i++)
-      if (r->more[i].key != NO_KEY)
+      if (more_used(r, i))
          gather_one(m, &n, &r->more[i]);
    heap_sort(m, m->tmp, n);
    return n;
