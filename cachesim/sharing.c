@@ -687,13 +687,15 @@ static void rehash_nodes(sh_model *m)
    hundred; histories of their own (random accesses) would need a node
    per access, and get packed records instead: a line's own nodes are at
    most OWN_NODES (a loop's first lines lay its path down OWN_NODES
-   accesses each, the others follow it), and all lines' past a quarter
-   node per line touched.  (A node costs about 40 bytes with its slots;
+   accesses each, the others follow it), and all lines' past 16,384 and
+   an eighth of a node per line touched (the stencils need at most 6,500;
+   the nodes of random lines that went to packed records stay till the
+   segment's end, dead).  (A node costs about 40 bytes with its slots;
    a packed record of such a line about 100 in all.) */
 #define OWN_NODES 8
 static uint32_t node_budget(const sh_model *m)
 {
-   return m->hist_limit ? m->hist_limit : (1u << 16) + m->ntouched / 4;
+   return m->hist_limit ? m->hist_limit : (1u << 14) + m->ntouched / 8;
 }
 
 /* A new node in slot j; 0 if the budget is spent. */
