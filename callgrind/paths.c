@@ -44,7 +44,7 @@
 #include "global.h"
 #include "objects.h"
 
-#define KIDS 3
+#define KIDS 4
 /* The rec of an object leaf (--objects=yes): a data object as the last
  * frame of a path, its cxt the object (struct cb_obj *), never a call's. */
 #define OBJECT_REC 0xFFFFU
@@ -53,8 +53,10 @@
 
 /* 40 bytes and the costs: 16-bit fields where they suffice (a recursion
  * level is below --separate-recs' maximum of 1000), a node's thread only
- * in its root. A third kept call paid for the thread's field: fewer
- * lookups in the table, and fewer children in it. */
+ * in its root. A third kept call paid for the thread's field; a fourth
+ * fits in the padding with 8-bit tags (a tag that matches another
+ * function costs a read of that node, 1 in 256): fewer lookups in the
+ * table, and fewer children in it. */
 struct path_node {
    context   *cxt;           /* the function; NULL: a root not named yet */
    UInt       id;            /* 1, 2, ... in the order made: its id in the files */
@@ -64,7 +66,7 @@ struct path_node {
     * by a tag of the function: found in the node the call starts from,
     * hot already, where the table's slot would be a host cache miss */
    UInt       kid_id[KIDS];  /* 0: a free entry */
-   UShort     kid_tag[KIDS];
+   UChar      kid_tag[KIDS];
    UShort     rec;           /* its recursion level index (BBCC rec_index) */
    ULong      cost[0];       /* self cost of the path, cb_n_events long */
 };
@@ -328,13 +330,13 @@ static path_node *new_call(path_node *parent, context *cxt, UInt rec, Bool kept)
    return child_new(parent, cxt, rec, kept);
 }
 
-static inline UShort kid_tag(const context *cxt, UInt rec)
+static inline UChar kid_tag(const context *cxt, UInt rec)
 {
-   return (UShort)((((UWord)cxt >> 3) ^ (rec * 0x9E3779B9U)) * 0x9E3779B9U >> 16);
+   return (UChar)((((UWord)cxt >> 3) ^ (rec * 0x9E3779B9U)) * 0x9E3779B9U >> 24);
 }
 
 /* parent keeps the call to (cxt, rec) in its free entry k. */
-static void kid_keep(path_node *parent, UInt k, UShort tag, const path_node *n)
+static void kid_keep(path_node *parent, UInt k, UChar tag, const path_node *n)
 {
    parent->kid_tag[k] = tag;
    parent->kid_id[k] = n->id;
@@ -348,7 +350,7 @@ static void kid_keep(path_node *parent, UInt k, UShort tag, const path_node *n)
  * the alias table, or a node made now. */
 static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
 {
-   UShort tag = kid_tag(cxt, rec);
+   UChar tag = kid_tag(cxt, rec);
    UInt k, levels;
    path_node *n = NULL;
    for (k = 0; k < KIDS && parent->kid_id[k]; k++)
@@ -423,17 +425,25 @@ static void count_charged(void)
       if (cb_ev_pos[e] >= n_charged && !cb_event_backdated(e)) n_charged = cb_ev_pos[e] + 1;
 }
 
+/* cost += now - snap, snap = now over n events; the three arrays apart
+ * (restrict: the pointers are not loaded again after every store) */
+static inline void add_growth(ULong *restrict cost, ULong *restrict snap,
+                              const ULong *restrict now, Int n)
+{
+   Int i;
+   for (i = 0; i < n; i++) {
+      cost[i] += now[i] - snap[i];
+      snap[i] = now[i];
+   }
+}
+
 /* The running counter's growth since the last move, to the current node. */
 static void charge(exec_state *es, const BBCC *running)
 {
    path_node *n = es->path_cur;
-   Int i;
    if (!n) return;
    name_root(n, running);
-   for (i = 0; i < n_charged; i++) {
-      n->cost[i] += es->cost[i] - es->path_snap[i];
-      es->path_snap[i] = es->cost[i];
-   }
+   add_growth(n->cost, es->path_snap, es->cost, n_charged);
 }
 
 /* A new execution context (a thread, a signal handler starting): a root
@@ -552,15 +562,21 @@ void cb_paths_return(call_entry *e)
    e->path_node = NULL;
 }
 
-/* Back-dated metrics leaving a back-dating node on path's (backdating.c):
- * path's self cost, no more its parent's (to which they had come from
- * path's children). Between settles a node's sum may be short (modulo
+/* Back-dated metrics leaving a back-dating node on path's (backdating.c;
+ * counters[i] is the event at position pos[i] of the costs, none where
+ * negative): path's self cost, no more its parent's (to which they had
+ * come from path's children). Between settles a node's sum may be short (modulo
  * 2^64); no file is written then. */
-void cb_paths_move_backdated(void *path, void *parent_path, event_id ev, ULong value)
+void cb_paths_move_backdated(void *path, void *parent_path, const Int *pos,
+                             const ULong *counters, Int n)
 {
-   Int pos = cb_event_pos(ev);
-   if (path) ((path_node *)path)->cost[pos] += value;
-   if (parent_path) ((path_node *)parent_path)->cost[pos] -= value;
+   path_node *to = path, *from = parent_path;
+   Int i;
+   for (i = 0; i < n; i++) {
+      if (!counters[i] || pos[i] < 0) continue;
+      if (to) to->cost[pos[i]] += counters[i];
+      if (from) from->cost[pos[i]] -= counters[i];
+   }
 }
 
 /* With --objects=yes, a line's back-dated metrics at its eviction: from
