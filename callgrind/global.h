@@ -379,6 +379,7 @@ void cb_init_bb_table(void);
 /* A context: the function and up to separate_callers callers. */
 typedef struct context {
    UInt size;
+   UInt path_fn;      /* --paths: its first level's number (paths.c), 0 before */
    UWord hash;
    struct context *next;
    fn_node *fn[0];
