@@ -45,20 +45,16 @@
 #include "objects.h"
 
 #define KIDS 4
-/* The rec of an object leaf (--objects=yes): a data object as the last
- * frame of a path (its fn_key's who a struct cb_obj *), never a call's. */
-#define OBJECT_REC 0xFFFFU
 /* Ids stay below 2^31: the bit marks a root's parent field. */
 #define ROOT_BIT 0x80000000U
 
-/* 32 bytes and the costs (half a host cache line: a call reads one line
- * of the node it moves to, the paths take less of the host's caches from
- * the program's data): the function and its recursion level in one
- * number, a node's thread only in its root, four kept calls with 8-bit
+/* 32 bytes and the costs (the smaller the nodes, the less of the host's
+ * caches they take from the program's data; perf/RESULTS.md, session 21):
+ * the function and its recursion level in one number, a node's thread only in its root, four kept calls with 8-bit
  * tags (a tag that matches another function costs a read of that node,
  * 1 in 256): fewer lookups in the table, and fewer children in it. */
 struct path_node {
-   UInt       fn;            /* the function at its recursion level (fn_keys);
+   UInt       fn;            /* the function at its recursion level (fn_blocks);
                               * 0: a root not named yet */
    UInt       id;            /* 1, 2, ... in the order made: its id in the files */
    UInt       parent;        /* its caller's node's id; a context's root:
@@ -126,30 +122,46 @@ static inline jcc_memo *memo_of(JCC *jcc)
  * consecutive numbers from its first (context.c keeps it in path_fn, 0
  * before), as many as its function has levels (rec_index stays below
  * separate_recs); an object takes one (its number in a table here: only
- * its evictions ask). Number 0 names no function. */
-typedef struct { const void *who; UInt rec; } fn_key;   /* rec OBJECT_REC: an object */
-static fn_key *fn_keys;             /* by number */
-static UInt n_fns, fn_keys_size;
+ * its evictions ask). Number 0 names no function. A block of numbers is
+ * one entry, found by its first number when a file names it. */
+typedef struct {
+   UInt        first;       /* its first number; the blocks in their order */
+   Bool        object;      /* who is a data object (one number), else a context */
+   const void *who;
+} fn_block;
+static fn_block *fn_blocks;
+static UInt n_fn_blocks, fn_blocks_size, n_fns;
 
-/* count new numbers for who's levels first_rec, first_rec + 1, ...:
- * the first. */
-static UInt fn_numbers_new(const void *who, UInt first_rec, UInt count)
+/* count new numbers for who (an object: one): the first. */
+static UInt fn_numbers_new(const void *who, Bool object, UInt count)
 {
-   UInt i, first = n_fns + 1;
+   UInt first = n_fns + 1;
    tl_assert(first + count > first);
-   if (first + count > fn_keys_size) {
-      UInt size = fn_keys_size ? fn_keys_size : 1024;
-      while (first + count > size) size *= 2;
-      fn_keys = cb_mem_realloc(CB_MEM_PATHS, "cb.paths.fns", fn_keys,
-                               fn_keys_size * sizeof *fn_keys, size * sizeof *fn_keys);
-      fn_keys_size = size;
+   if (n_fn_blocks == fn_blocks_size) {
+      UInt size = fn_blocks_size ? 2 * fn_blocks_size : 256;
+      fn_blocks = cb_mem_realloc(CB_MEM_PATHS, "cb.paths.fns", fn_blocks,
+                                 fn_blocks_size * sizeof *fn_blocks, size * sizeof *fn_blocks);
+      fn_blocks_size = size;
    }
-   for (i = 0; i < count; i++) {
-      fn_keys[first + i].who = who;
-      fn_keys[first + i].rec = first_rec == OBJECT_REC ? OBJECT_REC : first_rec + i;
-   }
+   fn_blocks[n_fn_blocks].first = first;
+   fn_blocks[n_fn_blocks].object = object;
+   fn_blocks[n_fn_blocks].who = who;
+   n_fn_blocks++;
    n_fns += count;
    return first;
+}
+
+/* The block of number fn (not 0), and *rec its level in it (0 for an
+ * object: a data object as the last frame of a path, --objects=yes). */
+static const fn_block *fn_block_of(UInt fn, UInt *rec)
+{
+   UInt lo = 0, hi = n_fn_blocks;     /* the block: the last with first <= fn */
+   while (hi - lo > 1) {
+      UInt mid = lo + (hi - lo) / 2;
+      if (fn_blocks[mid].first <= fn) lo = mid; else hi = mid;
+   }
+   *rec = fn - fn_blocks[lo].first;
+   return &fn_blocks[lo];
 }
 
 /* The number of b's function at b's level (0 while b has no context). */
@@ -158,8 +170,8 @@ static inline UInt fn_number(const BBCC *b)
    context *cxt = b->cxt;
    if (!cxt) return 0;
    if (!cxt->path_fn)
-      cxt->path_fn = fn_numbers_new(cxt, 0, cxt->fn[0]->separate_recs > 1
-                                            ? cxt->fn[0]->separate_recs : 1);
+      cxt->path_fn = fn_numbers_new(cxt, False, cxt->fn[0]->separate_recs > 1
+                                                ? cxt->fn[0]->separate_recs : 1);
    return cxt->path_fn + b->rec_index;
 }
 
@@ -198,7 +210,7 @@ static UInt object_fn(const struct cb_obj *obj)
    sl = object_fn_find(obj);
    if (!sl->obj) {
       sl->obj = obj;
-      sl->fn = fn_numbers_new(obj, OBJECT_REC, 1);
+      sl->fn = fn_numbers_new(obj, True, 1);
       n_object_fns++;
    }
    return sl->fn;
@@ -748,17 +760,21 @@ static Bool is_written(UInt id) { return (written[id >> 3] >> (id & 7)) & 1; }
 static UInt function_id(cb_outfile *f, name_ids *ids, const path_node *n)
 {
    HChar name[4096];
-   UInt id = ids->id_of_fn[n->fn];
+   const fn_block *b;
+   UInt rec, id = ids->id_of_fn[n->fn];
    if (id) return id;
    id = ids->id_of_fn[n->fn] = ++ids->next_id;
    if (!n->fn) {
       cb_out_printf(f, "fn: %u \t(unknown)\n", id);
-   } else if (fn_keys[n->fn].rec == OBJECT_REC) {
+      return id;
+   }
+   b = fn_block_of(n->fn, &rec);
+   if (b->object) {
       cb_out_printf(f, "object: %u ", id);
-      cb_obj_write_frame(f, "", fn_keys[n->fn].who);
+      cb_obj_write_frame(f, "", b->who);
    } else {
-      const context *cxt = fn_keys[n->fn].who;
-      cb_context_name(cxt, fn_keys[n->fn].rec, name, sizeof name);
+      const context *cxt = b->who;
+      cb_context_name(cxt, rec, name, sizeof name);
       cb_out_printf(f, "fn: %u %s\t", id, cxt->fn[0]->file->name);
       cb_out_str(f, name);
       cb_out_str(f, "\n");
