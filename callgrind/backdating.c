@@ -178,15 +178,18 @@ static void add_backdated(ULong *cost, const uint64_t *c, int n)
  * the metrics of the lines loaded on it, at no cost per eviction (the
  * cache model keeps charging inline). Complete whenever the trees are
  * settled: before every dump and zero, and at the end. */
+static const event_id counted_as[BD_MAX] = {
+   EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2, EV_L1ldB, EV_LLldB,
+   EV_AcCostL2, EV_SpLossL2, EV_L2ldB, EV_Pfu, EV_Pfx };
+/* Each counter's position in the costs (negative: not an event of the
+ * run), found once (cb_bd_setup) rather than per counter and delivery. */
+static Int path_pos[BD_MAX];
+
 static void deliver_to_path(void *ctx, void *path, void *parent_path, const uint64_t *c, int n)
 {
-   static const event_id counted_as[BD_MAX] = {
-      EV_AcCost1, EV_SpLoss1, EV_AcCost2, EV_SpLoss2, EV_L1ldB, EV_LLldB,
-      EV_AcCostL2, EV_SpLossL2, EV_L2ldB, EV_Pfu, EV_Pfx };
-   Int i;
-   for (i = 0; i < n; i++)
-      if (c[i] && cb_event_pos(counted_as[i]) >= 0)
-         cb_paths_move_backdated(path, parent_path, counted_as[i], c[i]);
+   /* the same path on both sides (a recursion gone back to its node):
+    * what it gains it loses */
+   if (path != parent_path) cb_paths_move_backdated(path, parent_path, path_pos, (const ULong *)c, n);
 }
 
 /* Back-dated costs reaching a call arc. */
@@ -200,7 +203,11 @@ void cb_bd_setup(void)
    if (!cb_clo.backdate) return;
    forest = bd_forest_new(forest_events(), deliver, NULL);
    /* --paths: every node knows the call path of its chain */
-   if (cb_clo.paths) bd_forest_tags(forest, cb_paths_tag, deliver_to_path, NULL);
+   if (cb_clo.paths) {
+      Int i;
+      for (i = 0; i < BD_MAX; i++) path_pos[i] = cb_event_pos(counted_as[i]);
+      bd_forest_tags(forest, cb_paths_tag, deliver_to_path, NULL);
+   }
 }
 
 /*------------------------------------------------------------*/

@@ -66,6 +66,7 @@ context *cb_get_cxt(fn_node **top, UInt size)
       if (cxt_matches(c, top, size, h)) return c;
    c = cb_mem_alloc(CB_MEM_CONTEXTS, "cb.cxt", sizeof(context) + size * sizeof(fn_node *));
    c->size = size;
+   c->path_fn = 0;
    c->hash = h;
    for (i = 0; i < size; i++) c->fn[i] = top[-(Int)i];
    c->next = cxt_table[h % cxt_table_size];

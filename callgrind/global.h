@@ -379,6 +379,7 @@ void cb_init_bb_table(void);
 /* A context: the function and up to separate_callers callers. */
 typedef struct context {
    UInt size;
+   UInt path_fn;      /* --paths: its first level's number (paths.c), 0 before */
    UWord hash;
    struct context *next;
    fn_node *fn[0];
@@ -680,7 +681,8 @@ void  cb_paths_new_root_at_dump(thread_info *t, Int end);
 void  cb_paths_call(call_entry *e, JCC *jcc, Bool faked);
 void  cb_paths_return(call_entry *e);
 void *cb_paths_tag(void *ctx, void *parent_tag, void *arc);
-void  cb_paths_move_backdated(void *path, void *parent_path, event_id ev, ULong value);
+void  cb_paths_move_backdated(void *path, void *parent_path, const Int *pos,
+                              const ULong *counters, Int n);
 struct cb_obj;
 void  cb_paths_object_cost(void *path, struct cb_obj *obj, event_id ac, UInt accost,
                            event_id sp, UInt sploss);

@@ -44,19 +44,18 @@
 #include "global.h"
 #include "objects.h"
 
-#define KIDS 3
-/* The rec of an object leaf (--objects=yes): a data object as the last
- * frame of a path, its cxt the object (struct cb_obj *), never a call's. */
-#define OBJECT_REC 0xFFFFU
+#define KIDS 4
 /* Ids stay below 2^31: the bit marks a root's parent field. */
 #define ROOT_BIT 0x80000000U
 
-/* 40 bytes and the costs: 16-bit fields where they suffice (a recursion
- * level is below --separate-recs' maximum of 1000), a node's thread only
- * in its root. A third kept call paid for the thread's field: fewer
- * lookups in the table, and fewer children in it. */
+/* 32 bytes and the costs (the smaller the nodes, the less of the host's
+ * caches they take from the program's data; perf/RESULTS.md, session 21):
+ * the function and its recursion level in one number, a node's thread only in its root, four kept calls with 8-bit
+ * tags (a tag that matches another function costs a read of that node,
+ * 1 in 256): fewer lookups in the table, and fewer children in it. */
 struct path_node {
-   context   *cxt;           /* the function; NULL: a root not named yet */
+   UInt       fn;            /* the function at its recursion level (fn_blocks);
+                              * 0: a root not named yet */
    UInt       id;            /* 1, 2, ... in the order made: its id in the files */
    UInt       parent;        /* its caller's node's id; a context's root:
                               * ROOT_BIT | its thread */
@@ -64,8 +63,7 @@ struct path_node {
     * by a tag of the function: found in the node the call starts from,
     * hot already, where the table's slot would be a host cache miss */
    UInt       kid_id[KIDS];  /* 0: a free entry */
-   UShort     kid_tag[KIDS];
-   UShort     rec;           /* its recursion level index (BBCC rec_index) */
+   UChar      kid_tag[KIDS];
    ULong      cost[0];       /* self cost of the path, cb_n_events long */
 };
 
@@ -93,8 +91,7 @@ static UInt slot_bits, n_children;
 typedef struct path_alias {
    UInt       from;          /* 0: a free entry */
    UInt       to;
-   context   *cxt;
-   UInt       rec;
+   UInt       fn;
 } path_alias;
 static path_alias *aliases;
 static UWord alias_bits, n_aliases;
@@ -117,6 +114,109 @@ static inline jcc_memo *memo_of(JCC *jcc)
 }
 
 /*------------------------------------------------------------*/
+/*--- The functions, numbered                              ---*/
+/*------------------------------------------------------------*/
+
+/* A node names its function at its recursion level (a context and its
+ * BBCC rec_index, or a data object) by number: a context's levels take
+ * consecutive numbers from its first (context.c keeps it in path_fn, 0
+ * before), as many as its function has levels (rec_index stays below
+ * separate_recs); an object takes one (its number in a table here: only
+ * its evictions ask). Number 0 names no function. A block of numbers is
+ * one entry, found by its first number when a file names it. */
+typedef struct {
+   UInt        first;       /* its first number; the blocks in their order */
+   Bool        object;      /* who is a data object (one number), else a context */
+   const void *who;
+} fn_block;
+static fn_block *fn_blocks;
+static UInt n_fn_blocks, fn_blocks_size, n_fns;
+
+/* count new numbers for who (an object: one): the first. */
+static UInt fn_numbers_new(const void *who, Bool object, UInt count)
+{
+   UInt first = n_fns + 1;
+   tl_assert(first + count > first);
+   if (n_fn_blocks == fn_blocks_size) {
+      UInt size = fn_blocks_size ? 2 * fn_blocks_size : 256;
+      fn_blocks = cb_mem_realloc(CB_MEM_PATHS, "cb.paths.fns", fn_blocks,
+                                 fn_blocks_size * sizeof *fn_blocks, size * sizeof *fn_blocks);
+      fn_blocks_size = size;
+   }
+   fn_blocks[n_fn_blocks].first = first;
+   fn_blocks[n_fn_blocks].object = object;
+   fn_blocks[n_fn_blocks].who = who;
+   n_fn_blocks++;
+   n_fns += count;
+   return first;
+}
+
+/* The block of number fn (not 0), and *rec its level in it (0 for an
+ * object: a data object as the last frame of a path, --objects=yes). */
+static const fn_block *fn_block_of(UInt fn, UInt *rec)
+{
+   UInt lo = 0, hi = n_fn_blocks;     /* the block: the last with first <= fn */
+   while (hi - lo > 1) {
+      UInt mid = lo + (hi - lo) / 2;
+      if (fn_blocks[mid].first <= fn) lo = mid; else hi = mid;
+   }
+   *rec = fn - fn_blocks[lo].first;
+   return &fn_blocks[lo];
+}
+
+/* The number of b's function at b's level (0 while b has no context). */
+static inline UInt fn_number(const BBCC *b)
+{
+   context *cxt = b->cxt;
+   if (!cxt) return 0;
+   if (!cxt->path_fn)
+      cxt->path_fn = fn_numbers_new(cxt, False, cxt->fn[0]->separate_recs > 1
+                                                ? cxt->fn[0]->separate_recs : 1);
+   return cxt->path_fn + b->rec_index;
+}
+
+/* The objects' numbers: open addressing by the object's address. */
+typedef struct { const struct cb_obj *obj; UInt fn; } object_fn_slot;
+static object_fn_slot *object_fns;
+static UInt object_fn_bits, n_object_fns;
+
+static object_fn_slot *object_fn_find(const struct cb_obj *obj)
+{
+   UInt mask = (1U << object_fn_bits) - 1;
+   UWord s = (((UWord)obj >> 3) * 0x9E3779B97F4A7C15ULL) >> (64 - object_fn_bits);
+   for (;; s = (s + 1) & mask)
+      if (!object_fns[s].obj || object_fns[s].obj == obj) return &object_fns[s];
+}
+
+/* Twice the slots (256 at first) when 3/4 would be used. */
+static void object_fns_make_room(void)
+{
+   UInt old_size = object_fns ? 1U << object_fn_bits : 0, i;
+   object_fn_slot *old = object_fns;
+   if (object_fns && 4 * (n_object_fns + 1) <= 3 * old_size) return;
+   object_fn_bits = object_fns ? object_fn_bits + 1 : 8;
+   object_fns = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.objfns",
+                             (SizeT)(1U << object_fn_bits) * sizeof *object_fns);
+   VG_(memset)(object_fns, 0, (SizeT)(1U << object_fn_bits) * sizeof *object_fns);
+   for (i = 0; i < old_size; i++)
+      if (old[i].obj) *object_fn_find(old[i].obj) = old[i];
+   if (old) cb_mem_free(CB_MEM_PATHS, old, old_size * sizeof *old);
+}
+
+static UInt object_fn(const struct cb_obj *obj)
+{
+   object_fn_slot *sl;
+   object_fns_make_room();
+   sl = object_fn_find(obj);
+   if (!sl->obj) {
+      sl->obj = obj;
+      sl->fn = fn_numbers_new(obj, True, 1);
+      n_object_fns++;
+   }
+   return sl->fn;
+}
+
+/*------------------------------------------------------------*/
 /*--- The tree                                             ---*/
 /*------------------------------------------------------------*/
 
@@ -125,16 +225,15 @@ static inline path_node *node_at(UInt id)
    return (path_node *)(chunks[id >> CHUNK_BITS] + (SizeT)(id & (CHUNK_NODES - 1)) * node_bytes);
 }
 
-static UWord key_hash(UInt parent, const context *cxt, UInt rec, UInt bits)
+static UWord key_hash(UInt parent, UInt fn, UInt bits)
 {
-   UWord h = (UWord)parent * 0x9E3779B97F4A7C15ULL
-           ^ ((UWord)cxt >> 3) * 0xC2B2AE3D27D4EB4FULL ^ rec;
+   UWord h = (UWord)parent * 0x9E3779B97F4A7C15ULL ^ (UWord)fn * 0xC2B2AE3D27D4EB4FULL;
    return (h * 0x9E3779B97F4A7C15ULL) >> (64 - bits);
 }
 
-static UInt child_hash(UInt parent, const context *cxt, UInt rec)
+static UInt child_hash(UInt parent, UInt fn)
 {
-   return (UInt)(key_hash(parent, cxt, rec, 64) >> 32);
+   return (UInt)(key_hash(parent, fn, 64) >> 32);
 }
 
 /* The slot of hash h: the free one where it would go, or the first
@@ -178,33 +277,33 @@ static void slots_grow(void)
 static void child_insert(path_node *n)
 {
    if (!slots || 4 * (n_children + 1) > 3 * (1U << slot_bits)) slots_grow();
-   slot_put(child_hash(n->parent, n->cxt, n->rec), n->id);
+   slot_put(child_hash(n->parent, n->fn), n->id);
    n_children++;
 }
 
-static path_node *child_find(UInt parent, const context *cxt, UInt rec)
+static path_node *child_find(UInt parent, UInt fn)
 {
    UInt h, i;
    child_slot *sl;
    if (!slots) return NULL;
-   h = child_hash(parent, cxt, rec);
+   h = child_hash(parent, fn);
    i = h >> (32 - slot_bits);
    for (sl = slot_probe(h, &i); sl->id; ) {
       path_node *n = node_at(sl->id);
-      if (n->parent == parent && n->cxt == cxt && n->rec == rec) return n;
+      if (n->parent == parent && n->fn == fn) return n;
       i = (i + 1) & ((1U << slot_bits) - 1);
       sl = slot_probe(h, &i);
    }
    return NULL;
 }
 
-/* The alias of (from, cxt, rec), or the free entry where it would go. */
-static path_alias *alias_find(UInt from, const context *cxt, UInt rec)
+/* The alias of (from, fn), or the free entry where it would go. */
+static path_alias *alias_find(UInt from, UInt fn)
 {
-   UWord mask = (1UL << alias_bits) - 1, s = key_hash(from, cxt, rec, alias_bits);
+   UWord mask = (1UL << alias_bits) - 1, s = key_hash(from, fn, alias_bits);
    for (;; s = (s + 1) & mask) {
       path_alias *a = &aliases[s];
-      if (!a->from || (a->from == from && a->cxt == cxt && a->rec == rec)) return a;
+      if (!a->from || (a->from == from && a->fn == fn)) return a;
    }
 }
 
@@ -218,19 +317,18 @@ static void aliases_make_room(void)
    aliases = cb_mem_alloc(CB_MEM_PATHS, "cb.paths.aliases", (1UL << alias_bits) * sizeof *aliases);
    VG_(memset)(aliases, 0, (1UL << alias_bits) * sizeof *aliases);
    for (i = 0; i < old_size; i++)
-      if (old[i].from) *alias_find(old[i].from, old[i].cxt, old[i].rec) = old[i];
+      if (old[i].from) *alias_find(old[i].from, old[i].fn) = old[i];
    if (old) cb_mem_free(CB_MEM_PATHS, old, old_size * sizeof *old);
 }
 
-static void alias_add(const path_node *from, context *cxt, UInt rec, const path_node *to)
+static void alias_add(const path_node *from, UInt fn, const path_node *to)
 {
    path_alias *a;
    aliases_make_room();
-   a = alias_find(from->id, cxt, rec);
+   a = alias_find(from->id, fn);
    a->from = from->id;
    a->to = to->id;
-   a->cxt = cxt;
-   a->rec = rec;
+   a->fn = fn;
    n_aliases++;
 }
 
@@ -272,14 +370,13 @@ static inline UInt root_thread(const path_node *root)
 static UInt first_tid;
 static Bool threads_mixed;
 
-static path_node *root_new(context *cxt, UInt rec, UInt tid)
+static path_node *root_new(UInt fn, UInt tid)
 {
    path_node *n = node_alloc();
    n->parent = ROOT_BIT | tid;
    if (!first_tid) first_tid = tid;
    else if (tid != first_tid) threads_mixed = True;
-   n->cxt = cxt;
-   n->rec = rec;
+   n->fn = fn;
    return n;
 }
 
@@ -289,89 +386,87 @@ static path_node *root_new(context *cxt, UInt rec, UInt tid)
  * farther ones go in the alias table. */
 #define NEAR_LEVELS 16
 
-/* The ancestor of from (or from itself) named (cxt, rec) at most
- * max_levels up, or NULL; *levels: how far the walk went. */
-static path_node *ancestor_named(path_node *from, const context *cxt, UInt rec,
-                                 UInt max_levels, UInt *levels)
+/* The ancestor of from (or from itself) named fn at most max_levels
+ * up, or NULL; *levels: how far the walk went. */
+static path_node *ancestor_named(path_node *from, UInt fn, UInt max_levels, UInt *levels)
 {
    path_node *a = from;
    for (*levels = 0;; a = node_at(a->parent), (*levels)++) {
-      if (a->cxt == cxt && a->rec == rec) return a;
+      if (a->fn == fn) return a;
       if (is_root(a) || *levels == max_levels) return NULL;
    }
 }
 
-/* A new child of parent for (cxt, rec): in the table unless parent
- * keeps it (a kept call is always found among parent's first). */
-static path_node *child_new(path_node *parent, context *cxt, UInt rec, Bool kept)
+/* A new child of parent for fn: in the table unless parent keeps it (a
+ * kept call is always found among parent's first). */
+static path_node *child_new(path_node *parent, UInt fn, Bool kept)
 {
    path_node *n = node_alloc();
    n->parent = parent->id;
-   n->cxt = cxt;
-   n->rec = rec;
+   n->fn = fn;
    if (!kept) child_insert(n);
    return n;
 }
 
-/* Where a call from parent's path to (cxt, rec) goes the first time:
+/* Where a call from parent's path to fn goes the first time:
  * parent itself or an ancestor when the function is running already (an
  * alias: in the alias table when far and not kept by parent), else a
  * new child. */
-static path_node *new_call(path_node *parent, context *cxt, UInt rec, Bool kept)
+static path_node *new_call(path_node *parent, UInt fn, Bool kept)
 {
    UInt levels;
-   path_node *n = ancestor_named(parent, cxt, rec, ~0U, &levels);
+   path_node *n = ancestor_named(parent, fn, ~0U, &levels);
    if (n) {
-      if (!kept && levels > NEAR_LEVELS) alias_add(parent, cxt, rec, n);
+      if (!kept && levels > NEAR_LEVELS) alias_add(parent, fn, n);
       return n;
    }
-   return child_new(parent, cxt, rec, kept);
+   return child_new(parent, fn, kept);
 }
 
-static inline UShort kid_tag(const context *cxt, UInt rec)
+static inline UChar kid_tag(UInt fn)
 {
-   return (UShort)((((UWord)cxt >> 3) ^ (rec * 0x9E3779B9U)) * 0x9E3779B9U >> 16);
+   return (UChar)((fn * 0x9E3779B9U) >> 24);
 }
 
-/* parent keeps the call to (cxt, rec) in its free entry k. */
-static void kid_keep(path_node *parent, UInt k, UShort tag, const path_node *n)
+/* parent keeps the call to fn in its free entry k. */
+static void kid_keep(path_node *parent, UInt k, UChar tag, const path_node *n)
 {
    parent->kid_tag[k] = tag;
    parent->kid_id[k] = n->id;
 }
 
-/* Where a call from parent's path to (cxt, rec) goes: one of the calls
+/* Where a call from parent's path to fn goes: one of the calls
  * parent keeps; while it has room for more, those are all its calls so
  * far (every node made under it, every recursion back from it), so a
  * call not among them is new and asks no table; else a child in the
  * table, an ancestor found by walking up NEAR_LEVELS, a farther one in
  * the alias table, or a node made now. */
-static path_node *callee_node(path_node *parent, context *cxt, UInt rec)
+static path_node *callee_node(path_node *parent, UInt fn)
 {
-   UShort tag = kid_tag(cxt, rec);
+   UChar tag = kid_tag(fn);
    UInt k, levels;
    path_node *n = NULL;
    for (k = 0; k < KIDS && parent->kid_id[k]; k++)
       if (parent->kid_tag[k] == tag) {
          n = node_at(parent->kid_id[k]);
-         if (n->cxt == cxt && n->rec == rec) return n;
+         if (n->fn == fn) return n;
       }
    if (k < KIDS) {
-      n = new_call(parent, cxt, rec, True);
+      n = new_call(parent, fn, True);
       kid_keep(parent, k, tag, n);
       return n;
    }
-   n = child_find(parent->id, cxt, rec);
+   n = child_find(parent->id, fn);
    if (n) return n;
-   n = ancestor_named(parent, cxt, rec, NEAR_LEVELS, &levels);
+   n = ancestor_named(parent, fn, NEAR_LEVELS, &levels);
    if (n) return n;
    if (levels < NEAR_LEVELS)             /* the whole path walked */
-      return child_new(parent, cxt, rec, False);
+      return child_new(parent, fn, False);
    if (n_aliases) {
-      path_alias *a = alias_find(parent->id, cxt, rec);
+      path_alias *a = alias_find(parent->id, fn);
       if (a->from) return node_at(a->to);
    }
-   return new_call(parent, cxt, rec, False);
+   return new_call(parent, fn, False);
 }
 
 /* Where jcc's call from parent's path goes: the arc's memo first. */
@@ -379,7 +474,7 @@ static path_node *call_target(JCC *jcc, path_node *parent)
 {
    jcc_memo *m = memo_of(jcc);
    if (m->from != parent) {
-      m->to = callee_node(parent, jcc->to->cxt, jcc->to->rec_index);
+      m->to = callee_node(parent, fn_number(jcc->to));
       m->from = parent;
    }
    /* the next move charges it: its line on the way while the callee runs */
@@ -403,10 +498,7 @@ void *cb_paths_tag(void *ctx, void *parent_tag, void *arc)
  * bottom function has no call to name it). */
 static void name_root(path_node *n, const BBCC *running)
 {
-   if (!n->cxt && running) {
-      n->cxt = running->cxt;
-      n->rec = running->rec_index;
-   }
+   if (!n->fn && running) n->fn = fn_number(running);
 }
 
 /* The running counters never hold a back-dated event (those reach the
@@ -423,17 +515,25 @@ static void count_charged(void)
       if (cb_ev_pos[e] >= n_charged && !cb_event_backdated(e)) n_charged = cb_ev_pos[e] + 1;
 }
 
+/* cost += now - snap, snap = now over n events; the three arrays apart
+ * (restrict: the pointers are not loaded again after every store) */
+static inline void add_growth(ULong *restrict cost, ULong *restrict snap,
+                              const ULong *restrict now, Int n)
+{
+   Int i;
+   for (i = 0; i < n; i++) {
+      cost[i] += now[i] - snap[i];
+      snap[i] = now[i];
+   }
+}
+
 /* The running counter's growth since the last move, to the current node. */
 static void charge(exec_state *es, const BBCC *running)
 {
    path_node *n = es->path_cur;
-   Int i;
    if (!n) return;
    name_root(n, running);
-   for (i = 0; i < n_charged; i++) {
-      n->cost[i] += es->cost[i] - es->path_snap[i];
-      es->path_snap[i] = es->cost[i];
-   }
+   add_growth(n->cost, es->path_snap, es->cost, n_charged);
 }
 
 /* A new execution context (a thread, a signal handler starting): a root
@@ -444,7 +544,7 @@ void cb_paths_new_context(exec_state *es, ThreadId tid)
    if (!n_charged) count_charged();
    if (!es->path_snap) es->path_snap = cb_new_cost(CB_MEM_PATHS);
    cb_copy_cost(es->path_snap, es->cost);
-   es->path_root = es->path_cur = root_new(NULL, 0, tid);
+   es->path_root = es->path_cur = root_new(0, tid);
 }
 
 /* Instrumentation switched (instrument.c): every frame was popped, and
@@ -457,7 +557,7 @@ void cb_paths_restart(thread_info *t)
    exec_state *es = t->states[0];
    if (!cb_clo.paths || !es->path_cur) return;
    charge(es, es->bbcc);
-   es->path_root = es->path_cur = root_new(NULL, 0, t->tid);
+   es->path_root = es->path_cur = root_new(0, t->tid);
    es->path_adoptable = True;
 }
 
@@ -471,7 +571,7 @@ void cb_paths_thread_exit(thread_info *t)
    exec_state *es = t->states[0];
    if (!cb_clo.paths || !es->path_cur) return;
    charge(es, es == cb_cur.es ? cb_cur.bbcc : es->bbcc);
-   es->path_root = es->path_cur = root_new(NULL, 0, t->tid);
+   es->path_root = es->path_cur = root_new(0, t->tid);
    es->path_adoptable = False;
 }
 
@@ -491,7 +591,7 @@ void cb_paths_new_root_at_dump(thread_info *t, Int end)
    path_node *cur;
    Int i;
    if (!cb_clo.paths || !es->path_adoptable) return;
-   cur = root_new(es->path_root->cxt, es->path_root->rec, t->tid);
+   cur = root_new(es->path_root->fn, t->tid);
    es->path_root = cur;
    for (i = 0; i < end; i++) {
       call_entry *e = &t->calls.entry[i];
@@ -513,11 +613,10 @@ void cb_paths_end_context(exec_state *es)
 static void adopt_root(exec_state *es, const JCC *jcc)
 {
    path_node *old = es->path_root;
-   path_node *root = root_new(jcc->from->cxt, jcc->from->rec_index, root_thread(old));
-   old->cxt = jcc->to->cxt;
-   old->rec = jcc->to->rec_index;
+   path_node *root = root_new(fn_number(jcc->from), root_thread(old));
+   old->fn = fn_number(jcc->to);
    old->parent = root->id;
-   kid_keep(root, 0, kid_tag(old->cxt, old->rec), old);
+   kid_keep(root, 0, kid_tag(old->fn), old);
    es->path_root = root;
    es->path_adoptable = True;
 }
@@ -552,15 +651,21 @@ void cb_paths_return(call_entry *e)
    e->path_node = NULL;
 }
 
-/* Back-dated metrics leaving a back-dating node on path's (backdating.c):
- * path's self cost, no more its parent's (to which they had come from
- * path's children). Between settles a node's sum may be short (modulo
+/* Back-dated metrics leaving a back-dating node on path's (backdating.c;
+ * counters[i] is the event at position pos[i] of the costs, none where
+ * negative): path's self cost, no more its parent's (to which they had
+ * come from path's children). Between settles a node's sum may be short (modulo
  * 2^64); no file is written then. */
-void cb_paths_move_backdated(void *path, void *parent_path, event_id ev, ULong value)
+void cb_paths_move_backdated(void *path, void *parent_path, const Int *pos,
+                             const ULong *counters, Int n)
 {
-   Int pos = cb_event_pos(ev);
-   if (path) ((path_node *)path)->cost[pos] += value;
-   if (parent_path) ((path_node *)parent_path)->cost[pos] -= value;
+   path_node *to = path, *from = parent_path;
+   Int i;
+   for (i = 0; i < n; i++) {
+      if (!counters[i] || pos[i] < 0) continue;
+      if (to) to->cost[pos[i]] += counters[i];
+      if (from) from->cost[pos[i]] -= counters[i];
+   }
 }
 
 /* With --objects=yes, a line's back-dated metrics at its eviction: from
@@ -572,13 +677,14 @@ void cb_paths_object_cost(void *path, struct cb_obj *obj, event_id ac, UInt acco
 {
    path_node *p = path, *leaf;
    Int pa = cb_event_pos(ac), ps = cb_event_pos(sp);
+   UInt fn;
    if (!p || !obj || (accost == 0 && sploss == 0)) return;
-   leaf = child_find(p->id, (context *)obj, OBJECT_REC);
+   fn = object_fn(obj);
+   leaf = child_find(p->id, fn);
    if (!leaf) {
       leaf = node_alloc();
       leaf->parent = p->id;
-      leaf->cxt = (context *)obj;
-      leaf->rec = OBJECT_REC;
+      leaf->fn = fn;
       child_insert(leaf);
    }
    p->cost[pa] -= accost;
@@ -643,11 +749,9 @@ void cb_paths_zero(thread_info *t)
    if (tids) VG_(free)(tids);
 }
 
-/* Function names of one file part: (context, level) -> id, written with
- * the name at its first use. */
-typedef struct name_id { const context *cxt; UInt rec, id; struct name_id *next; } name_id;
-#define NAME_SLOTS 4093
-typedef struct { name_id *slot[NAME_SLOTS]; UInt next_id; } name_ids;
+/* Function names of one file part: by fn number the id written with the
+ * name at its first use (0: none yet). */
+typedef struct { UInt *id_of_fn; UInt next_id; } name_ids;
 /* While a part is written: a bit per node id, set once its line is. */
 static UChar *written;
 
@@ -655,38 +759,27 @@ static Bool is_written(UInt id) { return (written[id >> 3] >> (id & 7)) & 1; }
 
 static UInt function_id(cb_outfile *f, name_ids *ids, const path_node *n)
 {
-   UWord s = (((UWord)n->cxt >> 3) * 31 + n->rec) % NAME_SLOTS;
-   name_id *e;
    HChar name[4096];
-   for (e = ids->slot[s]; e; e = e->next)
-      if (e->cxt == n->cxt && e->rec == n->rec) return e->id;
-   e = CB_MALLOC("cb.paths.name", sizeof *e);
-   e->cxt = n->cxt;
-   e->rec = n->rec;
-   e->id = ++ids->next_id;
-   e->next = ids->slot[s];
-   ids->slot[s] = e;
-   if (n->rec == OBJECT_REC) {
-      cb_out_printf(f, "object: %u ", e->id);
-      cb_obj_write_frame(f, "", (const struct cb_obj *)n->cxt);
-   } else if (n->cxt) {
-      cb_context_name(n->cxt, n->rec, name, sizeof name);
-      cb_out_printf(f, "fn: %u %s\t", e->id, n->cxt->fn[0]->file->name);
+   const fn_block *b;
+   UInt rec, id = ids->id_of_fn[n->fn];
+   if (id) return id;
+   id = ids->id_of_fn[n->fn] = ++ids->next_id;
+   if (!n->fn) {
+      cb_out_printf(f, "fn: %u \t(unknown)\n", id);
+      return id;
+   }
+   b = fn_block_of(n->fn, &rec);
+   if (b->object) {
+      cb_out_printf(f, "object: %u ", id);
+      cb_obj_write_frame(f, "", b->who);
+   } else {
+      const context *cxt = b->who;
+      cb_context_name(cxt, rec, name, sizeof name);
+      cb_out_printf(f, "fn: %u %s\t", id, cxt->fn[0]->file->name);
       cb_out_str(f, name);
       cb_out_str(f, "\n");
-   } else {
-      cb_out_printf(f, "fn: %u \t(unknown)\n", e->id);
    }
-   return e->id;
-}
-
-static void free_name_ids(name_ids *ids)
-{
-   UInt s;
-   for (s = 0; s < NAME_SLOTS; s++) {
-      name_id *e = ids->slot[s];
-      while (e) { name_id *next = e->next; CB_FREE(e); e = next; }
-   }
+   return id;
 }
 
 /* root: <id> <thread> <fn> <costs> or node: <id> <parent id> <fn>
@@ -775,7 +868,8 @@ void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
    }
    f = CB_MALLOC("cb.paths.out", sizeof *f);
    ids = CB_MALLOC("cb.paths.ids", sizeof *ids);
-   VG_(memset)(ids, 0, sizeof *ids);
+   ids->id_of_fn = VG_(calloc)("cb.paths.fnids", n_fns + 1, sizeof *ids->id_of_fn);
+   ids->next_id = 0;
    cb_out_start(f, sr_Res(res), name, "paths file");
    written = VG_(calloc)("cb.paths.written", n_nodes / 8 + 1, 1);
    write_header(f, part, only, trigger, appending);
@@ -793,7 +887,7 @@ void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
    for (i = 0; i < e; i++) { cb_out_str(f, " "); cb_out_u64(f, total[i]); }
    cb_out_str(f, "\n");
    cb_out_finish(f);
-   free_name_ids(ids);
+   VG_(free)(ids->id_of_fn);
    VG_(free)(written);
    CB_FREE(ids);
    CB_FREE(f);
