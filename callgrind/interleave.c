@@ -31,9 +31,8 @@
  *    core releases it around every call that may block) waits for the
  *    caller to come back, as it waits when the core's own time slice
  *    ends inside a turn (the core shortens it when a spin loop runs
- *    `pause`).
- *    Else who went next would depend on which OS thread the kernel ran
- *    first.
+ *    `pause`). Else who went next would depend on which OS thread the
+ *    kernel ran first.
  *  - A thread's exit is a wake-up of whoever waits to join it: the
  *    kernel wakes them when it clears the thread's id word (clone's
  *    CLONE_CHILD_CLEARTID), after the thread has left Valgrind; they
@@ -45,9 +44,9 @@
  * What still varies from run to run: when a thread comes back from a
  * system call that waits for real and was not ended by a futex wake-up
  * we saw (a read from a pipe, a sleep, a timed wait that times out):
- * while it is in the kernel, the others take as many turns as fit. And a call taken as part
- * of the turn that blocks after all (a write to a full pipe) is waited
- * for until MAX_YIELDS.
+ * while it is in the kernel, the others take as many turns as fit. And a
+ * call taken as part of the turn that blocks after all (a write to a full
+ * pipe) is waited for until MAX_YIELDS.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -327,23 +326,32 @@ static Bool must_wait(ThreadId tid)
    Bool others_turn = turn_owner != VG_INVALID_THREADID && turn_owner != tid;
    return others_turn || !due(tid);
 }
-/* Is an exited thread's id word still set? (A word no longer mapped
- * counts as clear.) */
-static Bool id_word_set(ThreadId t)
+
+/* The 32-bit word the client has at addr, read now (another thread or the
+ * kernel may change it); False if addr is not readable client memory. */
+static Bool client_word(Addr addr, UInt *value)
 {
-   Addr word = clears_at[t];
-   return VG_(am_is_valid_for_client)(word, sizeof(Int), VKI_PROT_READ)
-          && *(volatile Int *)word != 0;
+   if (!VG_(am_is_valid_for_client)(addr, sizeof(UInt), VKI_PROT_READ)) return False;
+   *value = *(volatile const UInt *)addr;
+   return True;
 }
 
+static void mark_exit_uncleared(ThreadId t, Bool uncleared)
+{
+   if (exit_uncleared[t] == uncleared) return;
+   exit_uncleared[t] = uncleared;
+   n_exit_uncleared += uncleared ? 1 : -1;
+}
+
+/* Has the kernel not yet cleared some exited thread's id word? (A word no
+ * longer mapped counts as clear.) */
 static Bool exit_not_cleared(ThreadId tid)
 {
    ThreadId t;
+   UInt id;
    for (t = 1; t < VG_N_THREADS && n_exit_uncleared > 0; t++)
-      if (exit_uncleared[t] && !id_word_set(t)) {
-         exit_uncleared[t] = False;
-         n_exit_uncleared--;
-      }
+      if (exit_uncleared[t] && !(client_word(clears_at[t], &id) && id != 0))
+         mark_exit_uncleared(t, False);
    return n_exit_uncleared > 0;
 }
 
@@ -412,8 +420,9 @@ static Bool is_wait(UWord op)
  * after which the caller never runs on (the others must be let in to
  * die: the core reaps them before the process exits). */
 static const UInt waiting_calls[] = {
-   __NR_exit, __NR_exit_group, __NR_execve, __NR_execveat, __NR_nanosleep, __NR_clock_nanosleep, __NR_rt_sigsuspend,
-   __NR_rt_sigtimedwait, __NR_wait4, __NR_waitid, __NR_pselect6, __NR_ppoll,
+   __NR_exit, __NR_exit_group, __NR_execve, __NR_execveat,
+   __NR_nanosleep, __NR_clock_nanosleep, __NR_rt_sigsuspend, __NR_rt_sigtimedwait,
+   __NR_wait4, __NR_waitid, __NR_pselect6, __NR_ppoll,
    __NR_epoll_pwait, __NR_accept, __NR_accept4, __NR_connect, __NR_recvfrom,
    __NR_recvmsg, __NR_recvmmsg, __NR_msgrcv, __NR_semop, __NR_semtimedop,
    __NR_mq_timedreceive, __NR_flock,
@@ -442,18 +451,16 @@ typedef enum {
  * others cannot change it meanwhile (the caller's turn goes on). */
 static Bool futex_wait_returns_at_once(const UWord *args)
 {
-   Addr word = args[0];
-   return VG_(am_is_valid_for_client)(word, sizeof(UInt), VKI_PROT_READ)
-          && *(const UInt *)word != (UInt)args[2];
+   UInt now;
+   return client_word(args[0], &now) && now != (UInt)args[2];
 }
 
-static CallKind call_kind(UInt sysno, const UWord *args)
+/* (op: the call's futex_op) */
+static CallKind call_kind(UInt sysno, UWord op, const UWord *args)
 {
    Int i;
-   UWord op;
    if (sysno == __NR_sched_yield) return CALL_YIELDS;
    if (sysno == __NR_futex) {
-      op = futex_op(sysno, args);
       if (is_wakeup(op) || (is_wait(op) && futex_wait_returns_at_once(args)))
          return CALL_IN_TURN;
       return CALL_WAITS;
@@ -466,11 +473,11 @@ static CallKind call_kind(UInt sysno, const UWord *args)
 }
 
 /* Before tid's system call: the turn goes on, or ends here. */
-static void call_starts(ThreadId tid, UInt sysno, const UWord *args)
+static void call_starts(ThreadId tid, UInt sysno, UWord op, const UWord *args)
 {
    CallKind kind;
    if (tid != turn_owner || live_threads == 1) return;
-   kind = call_kind(sysno, args);
+   kind = call_kind(sysno, op, args);
    if (kind == CALL_IN_TURN) return;
    turn_owner = VG_INVALID_THREADID;
    if (kind == CALL_YIELDS) push(tid);
@@ -537,23 +544,24 @@ static void wait_done(ThreadId tid, Addr word, Bool woken)
    }
 }
 
-/* A call that waits for others ends the caller's turn (call_starts);
- * the caller is not waited for. But a thread
- * that a futex wake-up made runnable again comes back to the lock at a
- * time the kernel chooses. So the waker's result queues the threads it
- * woke (wakeup_done), and while a wake-up call is under way (the core runs
- * futex calls without the lock, so the woken may return before the waker
- * does) no turn starts. A wake-up never blocks. (res: NULL before the
- * call.) */
+/* A call that waits for others ends the caller's turn (call_starts); the
+ * caller is not waited for. But a thread that a futex wake-up made
+ * runnable again comes back to the lock at a time the kernel chooses. So
+ * the waker's result queues the threads it woke (wakeup_done), and while a
+ * wake-up call is under way (the core runs futex calls without the lock,
+ * so the woken may return before the waker does) no turn starts. A wake-up
+ * never blocks. (res: NULL before the call.) */
 void cb_il_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res)
 {
    Addr word;
    UWord op;
    if (!cb_il_active()) return;
    in_syscall[tid] = res == NULL;
-   if (!res) call_starts(tid, sysno, args);
-   if (!res && sysno == __NR_clone) cloning_clears_at[tid] = clone_child_tid(args);
    op = futex_op(sysno, args);
+   if (!res) {
+      call_starts(tid, sysno, op, args);
+      if (sysno == __NR_clone) cloning_clears_at[tid] = clone_child_tid(args);
+   }
    if (is_wakeup(op)) {
       if (!res) {
          wakes_on[tid] = args[0];
@@ -596,10 +604,7 @@ void cb_il_thread_created(ThreadId parent, ThreadId child)
    live_threads++;
    if (!cb_il_active()) return;
    clears_at[child] = cloning_clears_at[parent];
-   if (exit_uncleared[child]) {        /* the id's last thread: gone now */
-      exit_uncleared[child] = False;
-      n_exit_uncleared--;
-   }
+   mark_exit_uncleared(child, False);  /* the id's last thread: gone now */
    push(child);
    push(parent);
    if (turn_owner == parent) turn_owner = VG_INVALID_THREADID;
@@ -612,8 +617,7 @@ void cb_il_thread_exited(ThreadId tid)
       forget_woken_early(tid);
       waits_on[tid] = wakes_on[tid] = 0;
       if (clears_at[tid] && !exit_uncleared[tid]) {
-         exit_uncleared[tid] = True;
-         n_exit_uncleared++;
+         mark_exit_uncleared(tid, True);
          /* the kernel wakes whoever waits on the word (a join) when it
           * clears it: they queue now, as after a wake-up call */
          wakeup_done(clears_at[tid], VG_N_THREADS, 0);
