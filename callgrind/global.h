@@ -130,6 +130,7 @@ typedef struct {
    Bool   miss_class, reuse_dist;  /* --miss-class, --reuse-dist */
    Bool   private_caches;          /* --private-caches (cores.c) */
    Int    interleave;              /* blocks a thread's turn (interleave.c); 0: Valgrind's */
+   Bool   pin_threads;             /* the turns on one host CPU (pinning.c) */
    /* data objects (objects.c) */
    Bool   objects;
    Int    object_callers;
@@ -780,6 +781,18 @@ void cb_il_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res);
 void cb_il_thread_created(ThreadId parent, ThreadId child);
 void cb_il_thread_exited(ThreadId tid);
 void cb_il_print_stats(void);
+
+/*------------------------------------------------------------*/
+/*--- pinning.c: the turns on one host CPU                 ---*/
+/*------------------------------------------------------------*/
+
+void cb_pin_post_clo_init(void);
+void cb_pin_turn_starts(ThreadId tid, Bool alone);
+void cb_pin_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res);
+void cb_pin_thread_created(ThreadId parent, ThreadId child);
+void cb_pin_thread_exited(ThreadId tid);
+void cb_pin_forked_child(ThreadId tid);
+void cb_pin_print_stats(void);
 
 /*------------------------------------------------------------*/
 /*--- cores.c: private caches per thread (--private-caches) ---*/

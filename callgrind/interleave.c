@@ -118,6 +118,7 @@ static void forked_child(ThreadId tid)
    }
    turn_owner = tid;
    turn_left = NO_TURNS;
+   cb_pin_forked_child(tid);
 }
 
 Bool cb_il_active(void)
@@ -169,6 +170,7 @@ void cb_il_post_clo_init(void)
    clears_at = per_thread(sizeof *clears_at);
    cloning_clears_at = per_thread(sizeof *cloning_clears_at);
    exit_uncleared = per_thread(sizeof *exit_uncleared);
+   cb_pin_post_clo_init();
 }
 
 /* At the start of every block: turn_left -= 1, and when it reaches zero
@@ -383,6 +385,7 @@ static Bool early_and_wakeup_under_way(ThreadId tid)
 void cb_il_thread_runs(ThreadId tid)
 {
    if (!cb_il_active()) return;
+   if (live_threads == 1) cb_pin_turn_starts(tid, True);
    end_turn_if_used_up();
    if (tid == turn_owner) return;
    if (is_woken_early(tid)) {         /* its slot comes with the waker's result */
@@ -395,6 +398,7 @@ void cb_il_thread_runs(ThreadId tid)
    leave_queue(tid);
    turn_owner = tid;
    turn_left = live_threads > 1 ? (Long)cb_clo.interleave : NO_TURNS;
+   cb_pin_turn_starts(tid, live_threads == 1);
 }
 
 /* The operation of a futex call (private and clock flags off), or ~0 for
@@ -556,6 +560,7 @@ void cb_il_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res)
    Addr word;
    UWord op;
    if (!cb_il_active()) return;
+   cb_pin_syscall(tid, sysno, args, res);
    in_syscall[tid] = res == NULL;
    op = futex_op(sysno, args);
    if (!res) {
@@ -603,6 +608,7 @@ void cb_il_thread_created(ThreadId parent, ThreadId child)
    if (parent == VG_INVALID_THREADID) return;
    live_threads++;
    if (!cb_il_active()) return;
+   cb_pin_thread_created(parent, child);
    clears_at[child] = cloning_clears_at[parent];
    mark_exit_uncleared(child, False);  /* the id's last thread: gone now */
    push(child);
@@ -613,6 +619,7 @@ void cb_il_thread_created(ThreadId parent, ThreadId child)
 void cb_il_thread_exited(ThreadId tid)
 {
    if (cb_il_active()) {
+      cb_pin_thread_exited(tid);
       leave_queue(tid);
       forget_woken_early(tid);
       waits_on[tid] = wakes_on[tid] = 0;

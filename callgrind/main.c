@@ -406,6 +406,7 @@ void cb_finish_run(const HChar *trigger)
       cb_sim_print_stats();
       cb_mem_print_stats();
       cb_il_print_stats();
+      cb_pin_print_stats();
       cb_paths_print_stats();
    }
 

@@ -30,6 +30,7 @@ cb_options cb_clo = {
    .bandwidth = False, .bandwidth_unit = BW_UNIT_INSTR, .bandwidth_window = 200,
    .bandwidth_limits = NULL,
    .interleave = CB_DEFAULT_INTERLEAVE,
+   .pin_threads = True,
 };
 
 cb_sep_par_option *cb_sep_par_options;
@@ -48,6 +49,7 @@ static const HChar *bandwidth_unit_arg, *bandwidth_window_arg, *bandwidth_limits
 static const HChar *simulate_wb_no_arg;
 static Bool private_caches_given;
 static const HChar *interleave_arg;   /* means something with --private-caches only */
+static const HChar *pin_threads_arg;  /* and this with the turns only */
 
 /*------------------------------------------------------------*/
 /*--- Per-function configuration                           ---*/
@@ -526,6 +528,9 @@ Bool cb_process_cmd_line_option(const HChar *arg)
    else if (int_opt(arg, "--interleave", &cb_clo.interleave, 0, CB_MAX_INTERLEAVE)) {
       interleave_arg = arg;
    }
+   else if (bool_opt(arg, "--pin-threads", &cb_clo.pin_threads)) {
+      pin_threads_arg = arg;
+   }
    else if (bool_opt(arg, "--reuse-dist", &cb_clo.reuse_dist)) {}
    else if (bool_opt(arg, "--latency", &cb_clo.latency)) {}
    else if (int_opt(arg, "--latency-window", &cb_clo.latency_window, 1, 1 << 30)) {
@@ -689,6 +694,7 @@ void cb_print_debug_usage(void)
 {
    VG_(printf)("    --ct-verbose=<level>      Verbosity of callgrind-bd's own statistics [0]\n");
    VG_(printf)("    --defer-sim=yes|no        simulate a block's accesses at its end, not in place [yes]\n");
+   VG_(printf)("    --pin-threads=yes|no      run the turns of --interleave on one host CPU [yes]\n");
 }
 
 /* An option given without the one that gives it a meaning: refused, in
@@ -771,6 +777,8 @@ void cb_options_post(void)
    }
    if (!cb_clo.private_caches && interleave_arg)
       needs_option(interleave_arg, "--private-caches=yes");
+   if (pin_threads_arg && (!cb_clo.private_caches || cb_clo.interleave == 0))
+      needs_option(pin_threads_arg, "--private-caches=yes and --interleave above 0");
    if (!cb_clo.latency && latency_window_arg)
       needs_option(latency_window_arg, "--latency=yes");
    if (!cb_clo.sharing && sharing_penalty_arg)

@@ -38,7 +38,8 @@ BOOL_OPTS = ["--dump-instr", "--dump-line", "--compress-strings",
              "--instr-atstart", "--collect-jumps", "--collect-bus",
              "--cache-sim", "--simulate-cache", "--cacheuse", "--simulate-wb",
              "--simulate-hwpref", "--branch-sim", "--backdate",
-             "--backdate-check", "--trace-jump", "--objects", "--defer-sim"]
+             "--backdate-check", "--trace-jump", "--objects", "--defer-sim",
+             "--pin-threads"]
 NUM_OPTS = {"--separate-callers": (0, 1000), "--separate-recs": (1, 1000),
             "--dump-every-bb": (0, 1 << 62), "--ct-verbose": (0, 10),
             "--object-callers": (0, 16), "--object-granularity": (1, 1 << 30),
@@ -110,6 +111,9 @@ def fixed_cases(tmp):
     cases.append((["--objects=no", "--object-callers=0"], "--object-callers"))
     cases.append((["--sharing-penalty=20"], "--sharing-penalty"))
     cases.append((["--interleave=100"], "--interleave"))
+    cases.append((["--pin-threads=no"], "--pin-threads"))
+    cases.append((["--private-caches=yes", "--interleave=0", "--pin-threads=yes"],
+                  "--pin-threads"))
     # the turns need the ticket lock
     cases.append((["--private-caches=yes", "--fair-sched=no"], "--fair-sched"))
     cases.append((["--bandwidth=yes", "--interleave=50", "--fair-sched=no"],
