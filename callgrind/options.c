@@ -651,6 +651,8 @@ void cb_print_usage(void)
 "    --interleave=<blocks>     With private caches, threads take turns every\n"
 "                              <blocks> blocks (turns on --fair-sched=yes);\n"
 "                              0: Valgrind's own slices of 100000 [500]\n"
+"    --pin-threads=yes|no      With the turns, the threads on one host CPU\n"
+"                              (the client still sees its own affinity) [yes]\n"
 "\n   bandwidth options (callgrind-bd):\n"
 "    --bandwidth=no|yes        Bytes per time unit on every data path of the\n"
 "                              multi-core model, smoothed over a window, in\n"
@@ -694,7 +696,6 @@ void cb_print_debug_usage(void)
 {
    VG_(printf)("    --ct-verbose=<level>      Verbosity of callgrind-bd's own statistics [0]\n");
    VG_(printf)("    --defer-sim=yes|no        simulate a block's accesses at its end, not in place [yes]\n");
-   VG_(printf)("    --pin-threads=yes|no      run the turns of --interleave on one host CPU [yes]\n");
 }
 
 /* An option given without the one that gives it a meaning: refused, in
