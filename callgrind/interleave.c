@@ -121,9 +121,14 @@ static void forked_child(ThreadId tid)
    cb_pin_forked_child(tid);
 }
 
+/* The turns serve the coherence model, and make the false sharing
+ * estimate repeatable: its segments and happens-before edges follow the
+ * order of the threads' synchronisation (who takes a lock first, who
+ * reaches a barrier first, which thread's freed memory another gets),
+ * which Valgrind's own schedule leaves to the kernel's timing. */
 Bool cb_il_active(void)
 {
-   return cb_clo.private_caches && cb_clo.interleave > 0;
+   return (cb_clo.private_caches || cb_clo.sharing) && cb_clo.interleave > 0;
 }
 
 /* Is --fair-sched given among Valgrind's own arguments (command line,

@@ -48,7 +48,7 @@ static const HChar *bandwidth_unit_arg, *bandwidth_window_arg, *bandwidth_limits
 /* explicitly given (--bandwidth=yes turns them on, refuses "no") */
 static const HChar *simulate_wb_no_arg;
 static Bool private_caches_given;
-static const HChar *interleave_arg;   /* means something with --private-caches only */
+static const HChar *interleave_arg;   /* means something with --private-caches or --sharing */
 static const HChar *pin_threads_arg;  /* and this with the turns only */
 
 /*------------------------------------------------------------*/
@@ -648,8 +648,9 @@ void cb_print_usage(void)
 "    --private-caches=no|yes   Every thread a core with private I1/D1 over\n"
 "                              the shared LL, kept coherent (MSI): events\n"
 "                              D1Ts, D1Fs (true/false sharing misses), Inv [no]\n"
-"    --interleave=<blocks>     With private caches, threads take turns every\n"
-"                              <blocks> blocks (turns on --fair-sched=yes);\n"
+"    --interleave=<blocks>     With private caches or --sharing, threads take\n"
+"                              turns every <blocks> blocks (turns on\n"
+"                              --fair-sched=yes);\n"
 "                              0: Valgrind's own slices of 100000 [500]\n"
 "    --pin-threads=yes|no      With the turns, the threads on one host CPU\n"
 "                              (the client still sees its own affinity) [yes]\n"
@@ -776,10 +777,11 @@ void cb_options_post(void)
       if (object_callers_arg) needs_option(object_callers_arg, "--objects=yes");
       if (object_granularity_arg) needs_option(object_granularity_arg, "--objects=yes");
    }
-   if (!cb_clo.private_caches && interleave_arg)
-      needs_option(interleave_arg, "--private-caches=yes");
-   if (pin_threads_arg && (!cb_clo.private_caches || cb_clo.interleave == 0))
-      needs_option(pin_threads_arg, "--private-caches=yes and --interleave above 0");
+   if (!cb_clo.private_caches && !cb_clo.sharing && interleave_arg)
+      needs_option(interleave_arg, "--private-caches=yes or --sharing=yes");
+   if (pin_threads_arg && ((!cb_clo.private_caches && !cb_clo.sharing) || cb_clo.interleave == 0))
+      needs_option(pin_threads_arg, "the turns (--private-caches=yes or --sharing=yes, "
+                   "--interleave above 0)");
    if (!cb_clo.latency && latency_window_arg)
       needs_option(latency_window_arg, "--latency=yes");
    if (!cb_clo.sharing && sharing_penalty_arg)

@@ -116,6 +116,9 @@ def fixed_cases(tmp):
                   "--pin-threads"))
     # the turns need the ticket lock
     cases.append((["--private-caches=yes", "--fair-sched=no"], "--fair-sched"))
+    cases.append((["--sharing=yes", "--fair-sched=no"], "--fair-sched"))
+    cases.append((["--sharing=yes", "--interleave=0", "--pin-threads=no"],
+                  "--pin-threads"))
     cases.append((["--bandwidth=yes", "--interleave=50", "--fair-sched=no"],
                   "--fair-sched"))
     # the objects profile's directory is the profile's: the same check
