@@ -44,8 +44,8 @@ configs=("0|--interleave=0" "default|")
 for n in "${extra[@]}"; do configs+=("$n|--interleave=$n"); done
 base="--cache-sim=yes --private-caches=yes"
 out=$(mktemp)
-tf=$(mktemp)
-trap 'rm -f "$out"* "$tf"' EXIT
+trap 'rm -f "$out"*' EXIT
+. perf/lib.sh                   # cgbd_time, median
 
 declare -A wall cpu d1fs d1ts
 for _ in $(seq "$R"); do
@@ -53,11 +53,9 @@ for _ in $(seq "$R"); do
         for c in "${configs[@]}"; do
             k="${w%%|*}/${c%%|*}"
             # shellcheck disable=SC2086
-            /usr/bin/time -f "%e %U %S" -o "$tf" valgrind --tool=callgrind-bd $base ${c#*|} \
-                --callgrind-out-file="$out" ${w#*|} >/dev/null 2>&1
-            read -r e u s < "$tf"
+            read -r t _ e <<< "$(cgbd_time "$out" $base ${c#*|} -- ${w#*|})"
             wall[$k]="${wall[$k]:-} $e"
-            cpu[$k]="${cpu[$k]:-} $(echo "$u + $s" | bc -l)"
+            cpu[$k]="${cpu[$k]:-} $t"
             # D1Ts and D1Fs by name (summary: leaves trailing zero events out)
             read -r ts fs <<< "$(awk '/^events:/ { for (i = 2; i <= NF; i++) at[$i] = i }
                 /^summary:/ { print ($(at["D1Ts"]) + 0), ($(at["D1Fs"]) + 0) }' "$out")"
@@ -67,7 +65,6 @@ for _ in $(seq "$R"); do
     done
 done
 
-. perf/lib.sh                   # median
 spread() { tr ' ' '\n' | grep . | sort -n | awk 'NR==1{lo=$1} {hi=$1} END{print (lo==hi ? lo : lo ".." hi)}'; }
 echo "--cache-sim=yes --private-caches=yes, median of $R runs; ratio = with interleaving / --interleave=0"
 printf "%-9s %-8s %8s %8s %7s %7s %16s %16s\n" workload N "wall s" "CPU s" "wall x" "CPU x" D1Fs D1Ts

@@ -1,18 +1,24 @@
 # Shell helpers shared by perf/*.sh (sourced, not run).
 
-# cgbd_cpu_rss OUT opts... -- cmd...: run cmd under callgrind-bd with the
-# options, the profile to OUT; prints "cpu-seconds peak-kB" (user +
-# system time: less noisy than wall time on a shared machine).
-cgbd_cpu_rss() {
+# cgbd_time OUT opts... -- cmd...: run cmd under callgrind-bd with the
+# options, the profile to OUT; prints "cpu-seconds peak-kB wall-seconds"
+# (CPU = user + system time: less noisy than wall time on a shared
+# machine).
+cgbd_time() {
    local out=$1 opts=() tf
    shift
    while [ "$1" != "--" ]; do opts+=("$1"); shift; done
    shift
    tf=$(mktemp)
-   /usr/bin/time -f "%U %S %M" -o "$tf" valgrind --tool=callgrind-bd \
+   /usr/bin/time -f "%U %S %M %e" -o "$tf" valgrind --tool=callgrind-bd \
       "${opts[@]}" --callgrind-out-file="$out" "$@" >/dev/null 2>&1
-   awk '{print $1 + $2, $3}' "$tf"
+   awk '{print $1 + $2, $3, $4}' "$tf"
    rm -f "$tf"
+}
+
+# cgbd_cpu_rss OUT opts... -- cmd...: cgbd_time's "cpu-seconds peak-kB".
+cgbd_cpu_rss() {
+   cgbd_time "$@" | awk '{print $1, $2}'
 }
 
 # cgbd_rounds N OUT opts...: N interleaved rounds of every workload

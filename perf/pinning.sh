@@ -33,10 +33,8 @@ for _ in $(seq "$R"); do
       for v in "${variants[@]}"; do
          k="${w%%|*}/${v%%|*}"
          # shellcheck disable=SC2086
-         /usr/bin/time -f "%U %S %e" -o "$out/t" valgrind --tool=callgrind-bd $geom ${v#*|} \
-            --callgrind-out-file="$out/p.out" ${w#*|} >/dev/null 2>&1
-         read -r u s e < "$out/t"
-         cpu[$k]="${cpu[$k]:-} $(echo "$u + $s" | bc -l)"
+         read -r t _ e <<< "$(cgbd_time "$out/p.out" $geom ${v#*|} -- ${w#*|})"
+         cpu[$k]="${cpu[$k]:-} $t"
          wall[$k]="${wall[$k]:-} $e"
       done
    done
