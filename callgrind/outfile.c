@@ -60,18 +60,43 @@ void cb_out_str(cb_outfile *f, const HChar *s)
    }
 }
 
+/* How many decimal digits v takes (1 to 20). */
+static Int decimal_length(ULong v)
+{
+   Int n = 1;
+   ULong p = 10;
+   while (n < 20 && v >= p) { n++; p *= 10; }
+   return n;
+}
+
 /* v in decimal, without printf: the numbers are most of a profile, and a
- * printf each was a quarter of the time of writing a large one. */
+ * printf each was a quarter of the time of writing a large one. Written
+ * in place from the last digit, two digits per division (a .paths file
+ * is mostly numbers: perf/RESULTS.md, session 23). */
 void cb_out_u64(cb_outfile *f, ULong v)
 {
-   HChar digits[20];
-   Int n = 0;
-   do {
-      digits[n++] = (HChar)('0' + v % 10);
-      v /= 10;
-   } while (v);
+   static const HChar pairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+   Int n = decimal_length(v);
+   HChar *at;
    if (f->used + n > (Int)sizeof f->buf) cb_out_flush(f);
-   while (n > 0) f->buf[f->used++] = digits[--n];
+   f->used += n;
+   at = f->buf + f->used;
+   while (v >= 100) {
+      UInt two = (UInt)(v % 100);
+      v /= 100;
+      at -= 2;
+      at[0] = pairs[2 * two];
+      at[1] = pairs[2 * two + 1];
+   }
+   if (v >= 10) {
+      at[-2] = pairs[2 * v];
+      at[-1] = pairs[2 * v + 1];
+   } else {
+      at[-1] = (HChar)('0' + v);
+   }
 }
 
 void cb_out_i64(cb_outfile *f, Long v)
