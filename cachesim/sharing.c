@@ -1008,12 +1008,14 @@ static void access_parts(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size
 void sh_access(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
                int is_store, uint64_t pos)
 {
+   sp_tidy(&m->packs);          /* (between accesses: no record held) */
    access_parts(m, tid & SH_MAX_TID, addr, size, is_store ? 0 : 1, is_store ? 1 : 0,
                 position_id(m, pos));
 }
 
 void sh_modify(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size, uint64_t pos)
 {
+   sp_tidy(&m->packs);
    access_parts(m, tid & SH_MAX_TID, addr, size, 1, 1, position_id(m, pos));
 }
 
@@ -1091,6 +1093,7 @@ void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
    uint32_t i;
    uint64_t tkey;
 
+   sp_tidy(&m->packs);          /* (between blocks: no record held) */
    tid &= SH_MAX_TID;
    tkey = KEY(0, tid, 0, 1, 0);
    for (i = 0; i < n; i++) {

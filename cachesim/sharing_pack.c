@@ -261,13 +261,28 @@ static void compact(sp_store *st)
 
 /* ---- records ----------------------------------------------------------------- */
 
+/* Space left by freed and moved records reclaimed once it is a fifth of
+   the chunks.  Records grow far more often than new ones come once a
+   program's lines are packed (xz's match finder: the chunks reached 2.4
+   times the records' bytes when only sp_new compacted), so the caller
+   checks between accesses too (sp_tidy). */
+static int compaction_due(const sp_store *st)
+{
+   return st->left >= CHUNK && st->left * 5 >= st->bytes;
+}
+
+void sp_tidy(sp_store *st)
+{
+   if (compaction_due(st))
+      compact(st);
+}
+
 uint32_t sp_new(sp_store *st, uint32_t tid, uint32_t owner)
 {
    uint32_t ref;
    head *h;
 
-   if (st->left >= CHUNK && st->left * 5 >= st->bytes)
-      compact(st);
+   sp_tidy(st);
    ref = take(st, rec_bytes(st, 1, 8, 0));
    h = at(st, ref);
    *h = (head){ owner, (uint16_t)tid, 0, 8, 0, 1 };

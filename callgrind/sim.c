@@ -130,13 +130,39 @@ static void share_block_slow(const BB *bb, const sim_call *c, const sim_call *en
  * model does not see what the sharing model does, nor the other way, so
  * the block's accesses go to it in one call (before the replay). */
 typedef char skipped_is_sh_skipped[REPLAY_SKIPPED == SH_SKIPPED ? 1 : -1];
+
+/* The common case without the BB (mostly a host cache miss, where the
+ * cost centre is at hand): calls c..end are in the array the cost
+ * centre's histogram counts, and its sites are known. An array's sites
+ * are filled from its BB while it is the BB's current one, and what
+ * they hold (instruction address, size, kinds) does not change when a
+ * retranslation gives the BB a new array, so they are the sites
+ * share_block_slow would make. False if not such (nothing done). */
+static Bool share_block_hist(const sim_call *c, const sim_call *end, const Addr *a)
+{
+   const BBCC *b = cb_cur.bbcc;
+   const sim_call *calls = b->hist_calls;
+   UInt n = b->hist_n, *first;
+   const sh_site *sites;
+   if (c < calls || c >= calls + n) return False;
+   first = share_first(calls, n);
+   sites = share_sites(calls, n);
+   if (first[n] > 0 && sites[0].kinds == 0) return False;
+   sh_access_block(cb_fs_model, cb_cur.tid, sites + first[c - calls], (const uint64_t *)a,
+                   first[end - calls] - first[c - calls]);
+   return True;
+}
+
 void cb_sim_share_block(const sim_call *c, const sim_call *end, const Addr *a)
 {
-   const BB *bb = cb_cur.bbcc->bb;
-   const sim_call *calls = bb->sim_calls;
-   UInt n = bb->n_sim_calls, *first;
+   const BB *bb;
+   const sim_call *calls;
+   UInt n, *first;
    sh_site *sites;
-   if (!cb_cur.collect) return;
+   if (!cb_cur.collect || share_block_hist(c, end, a)) return;
+   bb = cb_cur.bbcc->bb;
+   calls = bb->sim_calls;
+   n = bb->n_sim_calls;
    if (c < calls || c >= calls + n) {
       share_block_slow(bb, c, end, a);
       return;

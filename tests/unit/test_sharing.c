@@ -1109,7 +1109,8 @@ static void test_packed(void)
 
 /* Many records of a store (sharing_pack.h) counted at random, side by
    side, so that they grow and leave space behind, some freed, new ones
-   made all along (compacting the store): each record's counts, read back
+   made all along (compacting the store, also between counts: sp_tidy):
+   each record's counts, read back
    with sp_each, must be what was counted, per site and offset; counts
    past 15 (4 bits) and lines of 256 bytes (four words of offsets) too. */
 #define PR 3000
@@ -1154,6 +1155,8 @@ static void test_pack_store(void)
       made = 0;
       bad = 0;
       for (step = 0; step < 400000; step++) {
+         if (step % 64 == 63)
+            sp_tidy(&st);               /* records move between counts too */
          if (made < PR && (made == 0 || rnd(100) == 0)) {
             pack_ref[made] = sp_new(&st, 7, made);
             alive[made++] = 1;
@@ -1182,6 +1185,9 @@ static void test_pack_store(void)
       }
       CHECK("counted where it fits, refused past 255", bad, 0);
       CHECK("the store compacted", st.compactions > 0, 1);
+      sp_tidy(&st);
+      CHECK("space left under a fifth once tidied",
+            st.left < (1u << 18) || st.left * 5 < st.bytes, 1);
       for (r = 0; r < made; r++) {
          if (!alive[r])
             continue;
