@@ -402,12 +402,15 @@ static void print_stats(void)
    VG_(umsg)("False sharing model: %llu lines (%llu kB), %llu with counters "
              "(%llu kB and their arrays), history trie at most %llu nodes "
              "(%llu kB), %llu histories packed (at most %llu lines, %llu kB, "
-             "%llu kB of it in records, at once), %llu replayed into counters; %llu kB in all\n",
+             "%llu kB of it in records, at once), %llu replayed into counters; "
+             "%llu counters at the end (%llu kB in arrays), %llu shared lines' "
+             "results (%llu kB); %llu kB in all\n",
              (ULong)st.lines, (ULong)st.line_bytes / 1024, (ULong)st.fulls,
              (ULong)st.full_bytes / 1024, (ULong)st.peak_nodes,
              (ULong)st.node_bytes / 1024, (ULong)st.packed, (ULong)st.peak_packs,
              (ULong)st.peak_pack_bytes / 1024, (ULong)st.peak_pack_used / 1024,
-             (ULong)st.replays,
+             (ULong)st.replays, (ULong)st.counters, (ULong)st.counter_bytes / 1024,
+             (ULong)st.results, (ULong)st.result_bytes / 1024,
              (ULong)sh_memory(cb_fs_model) / 1024);
 }
 
