@@ -143,39 +143,44 @@ static fs_thread *entries_of(ThreadId tid)
 /*--- Naming the data of shared lines                      ---*/
 /*------------------------------------------------------------*/
 
-static cb_fs_data *new_data(const HChar *group, const HChar *name,
-                            const HChar *file, UInt line)
+/* What one probe of a line finds, before it is kept: most probes are
+ * dropped (a line of one variable is probed 8 times), so nothing is
+ * allocated for them. name points into buf or at a string that outlives
+ * the probe. */
+typedef struct {
+   const HChar *group, *name, *file;
+   UInt line;
+   HChar buf[512];
+} fs_probe;
+
+static void set_probe(fs_probe *p, const HChar *group, const HChar *name,
+                      const HChar *file, UInt line)
 {
-   cb_fs_data *d = CB_MALLOC("cb.fs.data", sizeof *d);
-   d->group = group;
-   d->name = VG_(strdup)("cb.fs.name", name);
-   d->object = d->name;
-   d->file = file ? VG_(strdup)("cb.fs.file", file) : NULL;
-   d->line = line;
-   return d;
+   p->group = group;
+   p->name = name;
+   p->file = file;
+   p->line = line;
 }
 
 /* As the objects profile names objects (objects.h): an allocation site, a
  * static variable, or a bucket. */
-static cb_fs_data *object_data(Addr a)
+static void object_probe(Addr a, fs_probe *p)
 {
    cb_block *b = cb_obj_lookup(a);
    const cb_obj *o = b ? b->obj : NULL;
-   if (!o) return new_data("[other]", "[unknown]", NULL, 0);
-   return new_data(o->kind == OK_HEAP ? "[heap]" : o->kind == OK_STATIC ? "[static]" : "[other]",
-                   o->name, o->kind == OK_HEAP ? o->file : NULL,
-                   o->kind == OK_HEAP ? o->line : 0);
+   if (!o) { set_probe(p, "[other]", "[unknown]", NULL, 0); return; }
+   set_probe(p, o->kind == OK_HEAP ? "[heap]" : o->kind == OK_STATIC ? "[static]" : "[other]",
+             o->name, o->kind == OK_HEAP ? o->file : NULL, o->kind == OK_HEAP ? o->line : 0);
 }
 
 /* Without --objects=yes heap blocks are not tracked: a static variable by
  * its symbol, as the objects profile writes it, else a hint. */
-static cb_fs_data *symbol_data(Addr a)
+static void symbol_probe(Addr a, fs_probe *p)
 {
    DiEpoch ep = VG_(current_DiEpoch)();
    const HChar *sym, *objname = NULL;
    PtrdiffT off;
    if (VG_(get_datasym_and_offset)(ep, a, &sym, &off)) {
-      HChar buf[512];
       const HChar *base;
       /* the ELF file as objects.c finds it: its section, else the file
        * mapped there */
@@ -185,20 +190,23 @@ static cb_fs_data *symbol_data(Addr a)
          objname = seg ? VG_(am_get_filename)(seg) : NULL;
       }
       base = objname ? VG_(strrchr)(objname, '/') : NULL;
-      VG_(snprintf)(buf, sizeof buf, "%s (%s)", sym,
+      VG_(snprintf)(p->buf, sizeof p->buf, "%s (%s)", sym,
                     base ? base + 1 : objname ? objname : "???");
-      return new_data("[static]", buf, NULL, 0);
+      set_probe(p, "[static]", p->buf, NULL, 0);
+      return;
    }
-   return new_data("[other]", "[heap, stack or unknown: --objects=yes names them]",
-                   NULL, 0);
+   set_probe(p, "[other]", "[heap, stack or unknown: --objects=yes names them]", NULL, 0);
 }
 
-static void free_data(cb_fs_data *d)
+static cb_fs_data *new_data(const fs_probe *p)
 {
-   if (d->object != d->name) VG_(free)((HChar *)d->object);
-   VG_(free)((HChar *)d->name);
-   if (d->file) VG_(free)((HChar *)d->file);
-   VG_(free)(d);
+   cb_fs_data *d = CB_MALLOC("cb.fs.data", sizeof *d);
+   d->group = p->group;
+   d->name = VG_(strdup)("cb.fs.name", p->name);
+   d->object = d->name;
+   d->file = p->file ? VG_(strdup)("cb.fs.file", p->file) : NULL;
+   d->line = p->line;
+   return d;
 }
 
 /* All the data a line holds, probed every 8 bytes: two neighbouring
@@ -206,23 +214,22 @@ static void free_data(cb_fs_data *d)
  * the group and allocation position; the name lists up to three. */
 static cb_fs_data *data_of_line(Addr a, UInt ls)
 {
-   cb_fs_data *first = NULL, *d;
+   cb_fs_data *first = NULL;
+   fs_probe p;
    HChar names[600];
    UInt n = 0;
    Addr probe;
    names[0] = 0;
    for (probe = a; probe < a + ls; probe += 8) {
-      d = cb_clo.objects ? object_data(probe) : symbol_data(probe);
-      if (VG_(strcmp)(d->group, "[other]") == 0 && (first || probe + 8 < a + ls)) {
-         free_data(d);
+      if (cb_clo.objects) object_probe(probe, &p); else symbol_probe(probe, &p);
+      if (VG_(strcmp)(p.group, "[other]") == 0 && (first || probe + 8 < a + ls))
          continue;
-      }
-      if (VG_(strstr)(names, d->name) == NULL && n < 3) {
+      if (VG_(strstr)(names, p.name) == NULL && n < 3) {
          if (n) VG_(strncat)(names, " + ", sizeof names - VG_(strlen)(names) - 1);
-         VG_(strncat)(names, d->name, sizeof names - VG_(strlen)(names) - 1);
+         VG_(strncat)(names, p.name, sizeof names - VG_(strlen)(names) - 1);
          n++;
       }
-      if (!first) first = d; else free_data(d);
+      if (!first) first = new_data(&p);
    }
    if (n > 1) first->name = VG_(strdup)("cb.fs.name", names);   /* object keeps the first */
    return first;
