@@ -151,6 +151,8 @@ typedef struct {
    const HChar *group, *name, *file;
    UInt line;
    HChar buf[512];
+   const HChar *buf_sym, *buf_obj;   /* what buf was made of (a line's
+                                        probes mostly find one symbol) */
 } fs_probe;
 
 static void set_probe(fs_probe *p, const HChar *group, const HChar *name,
@@ -189,9 +191,13 @@ static void symbol_probe(Addr a, fs_probe *p)
          const NSegment *seg = VG_(am_find_nsegment)(a);
          objname = seg ? VG_(am_get_filename)(seg) : NULL;
       }
-      base = objname ? VG_(strrchr)(objname, '/') : NULL;
-      VG_(snprintf)(p->buf, sizeof p->buf, "%s (%s)", sym,
-                    base ? base + 1 : objname ? objname : "???");
+      if (sym != p->buf_sym || objname != p->buf_obj) {
+         base = objname ? VG_(strrchr)(objname, '/') : NULL;
+         VG_(snprintf)(p->buf, sizeof p->buf, "%s (%s)", sym,
+                       base ? base + 1 : objname ? objname : "???");
+         p->buf_sym = sym;
+         p->buf_obj = objname;
+      }
       set_probe(p, "[static]", p->buf, NULL, 0);
       return;
    }
@@ -220,6 +226,7 @@ static cb_fs_data *data_of_line(Addr a, UInt ls)
    UInt n = 0;
    Addr probe;
    names[0] = 0;
+   p.buf_sym = p.buf_obj = NULL;
    for (probe = a; probe < a + ls; probe += 8) {
       if (cb_clo.objects) object_probe(probe, &p); else symbol_probe(probe, &p);
       if (VG_(strcmp)(p.group, "[other]") == 0 && (first || probe + 8 < a + ls))
