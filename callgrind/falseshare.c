@@ -204,15 +204,74 @@ static void symbol_probe(Addr a, fs_probe *p)
    set_probe(p, "[other]", "[heap, stack or unknown: --objects=yes names them]", NULL, 0);
 }
 
-static cb_fs_data *new_data(const fs_probe *p)
+/* The lines of one array name the same data, and the reports compare
+ * data by content (falseshare_report.c): one copy of each is kept (a
+ * hash table, by content). */
+static cb_fs_data **interned;
+static UInt n_interned, interned_mask;
+
+static Bool same_str(const HChar *a, const HChar *b)
 {
-   cb_fs_data *d = CB_MALLOC("cb.fs.data", sizeof *d);
-   d->group = p->group;
-   d->name = VG_(strdup)("cb.fs.name", p->name);
-   d->object = d->name;
-   d->file = p->file ? VG_(strdup)("cb.fs.file", p->file) : NULL;
-   d->line = p->line;
-   return d;
+   return a == b || (a && b && VG_(strcmp)(a, b) == 0);
+}
+
+static Bool same_data(const cb_fs_data *d, const cb_fs_data *e)
+{
+   return same_str(d->group, e->group) && same_str(d->name, e->name)
+          && same_str(d->object, e->object) && same_str(d->file, e->file)
+          && d->line == e->line;
+}
+
+static UInt str_hash(UInt h, const HChar *s)
+{
+   for (; s && *s; s++) h = h * 31 + (UChar)*s;
+   return h * 31;
+}
+
+static UInt data_hash(const cb_fs_data *d)
+{
+   UInt h = str_hash(str_hash(str_hash(str_hash(d->line, d->group), d->name),
+                              d->object), d->file);
+   return (h ^ (h >> 15)) * 0x9E3779B1u;
+}
+
+/* The slot of data like d, or the empty slot where it goes. */
+static UInt intern_slot(const cb_fs_data *d)
+{
+   UInt j = data_hash(d) & interned_mask;
+   while (interned[j] && !same_data(interned[j], d)) j = (j + 1) & interned_mask;
+   return j;
+}
+
+static void intern_grow(void)
+{
+   cb_fs_data **old = interned;
+   UInt i, old_size = old ? interned_mask + 1 : 0;
+   interned_mask = old ? interned_mask * 2 + 1 : 255;
+   interned = CB_MALLOC("cb.fs.interned", (interned_mask + 1) * sizeof *interned);
+   VG_(memset)(interned, 0, (interned_mask + 1) * sizeof *interned);
+   for (i = 0; i < old_size; i++)
+      if (old[i]) interned[intern_slot(old[i])] = old[i];
+   if (old) VG_(free)(old);
+}
+
+/* The kept copy of data like d (its strings the caller's, for now). */
+static cb_fs_data *intern_data(const cb_fs_data *d)
+{
+   UInt j;
+   cb_fs_data *k;
+   if (n_interned * 2 >= interned_mask) intern_grow();
+   j = intern_slot(d);
+   if (interned[j]) return interned[j];
+   k = CB_MALLOC("cb.fs.data", sizeof *k);
+   k->group = d->group;
+   k->object = VG_(strdup)("cb.fs.name", d->object);
+   k->name = d->name == d->object ? k->object : VG_(strdup)("cb.fs.name", d->name);
+   k->file = d->file ? VG_(strdup)("cb.fs.file", d->file) : NULL;
+   k->line = d->line;
+   interned[j] = k;
+   n_interned++;
+   return k;
 }
 
 /* All the data a line holds, probed every 8 bytes: two neighbouring
@@ -220,26 +279,34 @@ static cb_fs_data *new_data(const fs_probe *p)
  * the group and allocation position; the name lists up to three. */
 static cb_fs_data *data_of_line(Addr a, UInt ls)
 {
-   cb_fs_data *first = NULL;
+   cb_fs_data first = { NULL, NULL, NULL, NULL, 0 };
    fs_probe p;
-   HChar names[600];
+   HChar names[600], first_name[sizeof p.buf];
    UInt n = 0;
    Addr probe;
    names[0] = 0;
    p.buf_sym = p.buf_obj = NULL;
    for (probe = a; probe < a + ls; probe += 8) {
       if (cb_clo.objects) object_probe(probe, &p); else symbol_probe(probe, &p);
-      if (VG_(strcmp)(p.group, "[other]") == 0 && (first || probe + 8 < a + ls))
+      if (VG_(strcmp)(p.group, "[other]") == 0 && (first.group || probe + 8 < a + ls))
          continue;
       if (VG_(strstr)(names, p.name) == NULL && n < 3) {
          if (n) VG_(strncat)(names, " + ", sizeof names - VG_(strlen)(names) - 1);
          VG_(strncat)(names, p.name, sizeof names - VG_(strlen)(names) - 1);
          n++;
       }
-      if (!first) first = new_data(&p);
+      if (!first.group) {
+         /* (p's strings outlive the probes, objects' and constants, but
+          * for its buffer, which the next probe writes again) */
+         if (p.name == p.buf) VG_(strcpy)(first_name, p.buf);
+         first.group = p.group;
+         first.object = p.name == p.buf ? first_name : p.name;
+         first.file = p.file;
+         first.line = p.line;
+      }
    }
-   if (n > 1) first->name = VG_(strdup)("cb.fs.name", names);   /* object keeps the first */
-   return first;
+   first.name = n > 1 ? names : first.object;   /* object keeps the first */
+   return intern_data(&first);
 }
 
 /* The model's namer: a second thread has just touched the line. */
