@@ -54,10 +54,23 @@
 
 /* A line's counts of one (position, thread, offset, size): loads n[0]
    and stores n[1] (the key's kind bit is 0), so that a read-modify-write
-   is one look-up. */
+   is one look-up.  32-bit counts: the lines two threads touch with many
+   keys (xz's: 78 a line) keep 16 bytes a key, not 24; a count that
+   passes the limit (2^32 - 1; less in the unit test) keeps the rest in
+   a carry of the model's, exact (a segment's counts are summed at its
+   end, gather_one). */
 typedef struct {
-   uint64_t key, n[2];
+   uint64_t key;
+   uint32_t n[2];
 } counter;
+
+/* What a count past the limit carried: the multiples of limit + 1 of
+   the line's count of key (with its kind bit) in this segment.  Few: a
+   carry is four billion accesses of one instruction to one line within
+   a segment. */
+typedef struct {
+   uint64_t line, key, high;
+} carry;
 
 /* One count with its kind, as sh_end_segment sorts them. */
 typedef struct {
@@ -180,6 +193,10 @@ struct sh_model {
    /* the packed records of this segment (freed at its end) */
    sp_store  packs;
    sh_stats  stats;
+   /* counts past count_limit in this segment (count_access) */
+   uint32_t  count_limit;
+   carry    *carries;
+   uint32_t  ncarries, carries_cap;
    /* scratch of sh_end_segment */
    entry    *tmp;
    uint32_t  tmp_cap;
@@ -405,6 +422,7 @@ sh_model *sh_new(uint32_t line_size)
    by_line_init(m, &m->fslot);
    by_line_init(m, &m->rslot);
    m->seg = 1;
+   m->count_limit = 0xffffffffu;
    sp_init(&m->packs, line_size, pack_moved, m);
    return m;
 }
@@ -437,6 +455,7 @@ void sh_delete(sh_model *m)
    cs_free(m->path);
    sp_fini(&m->packs);
    cs_free(m->tmp);
+   cs_free(m->carries);
    cs_free(m);
 }
 
@@ -589,6 +608,50 @@ static counter *more_counter(sh_model *m, frec *r, uint64_t key)
    return c;
 }
 
+/* ---- counts past the limit -------------------------------------------------- */
+
+/* The carry of the line's count of key (kind bit included); 0 if none. */
+static carry *carry_of(const sh_model *m, uint64_t line, uint64_t key)
+{
+   uint32_t i;
+
+   for (i = 0; i < m->ncarries; i++)
+      if (m->carries[i].line == line && m->carries[i].key == key)
+         return &m->carries[i];
+   return 0;
+}
+
+/* n more of counter c's kind, the multiples of count_limit + 1 carried. */
+static void add_wide(sh_model *m, const frec *r, counter *c, uint32_t kind, uint32_t n)
+{
+   uint64_t unit = (uint64_t)m->count_limit + 1, sum = c->n[kind] + (uint64_t)n;
+   carry *k;
+
+   if (sum < unit) {
+      c->n[kind] = (uint32_t)sum;
+      return;
+   }
+   if (!(k = carry_of(m, r->line, c->key | kind))) {
+      if (m->ncarries == m->carries_cap) {
+         m->carries = grow(m->carries, m->ncarries, &m->carries_cap, sizeof(carry));
+         m->bytes += m->carries_cap * sizeof(carry) / 2;
+      }
+      k = &m->carries[m->ncarries++];
+      *k = (carry){ r->line, c->key | kind, 0 };
+   }
+   k->high += sum / unit;
+   c->n[kind] = (uint32_t)(sum % unit);
+}
+
+/* A counter's count of a kind in the segment, its carry included. */
+static uint64_t count_of(const sh_model *m, const frec *r, const counter *c,
+                         uint32_t kind)
+{
+   const carry *k = m->ncarries ? carry_of(m, r->line, c->key | kind) : 0;
+
+   return c->n[kind] + (k ? k->high * ((uint64_t)m->count_limit + 1) : 0);
+}
+
 static void count_access(sh_model *m, frec *r, uint64_t key,
                          uint32_t loads, uint32_t stores)
 {
@@ -607,6 +670,12 @@ static void count_access(sh_model *m, frec *r, uint64_t key,
       c = more_counter(m, r, key);
    }
 found:
+   if ((uint64_t)c->n[0] + loads > m->count_limit
+       || (uint64_t)c->n[1] + stores > m->count_limit) {
+      add_wide(m, r, c, 0, loads);
+      add_wide(m, r, c, 1, stores);
+      return;
+   }
    c->n[0] += loads;
    c->n[1] += stores;
 }
@@ -1008,12 +1077,14 @@ static void access_parts(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size
 void sh_access(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
                int is_store, uint64_t pos)
 {
+   sp_tidy(&m->packs);          /* (between accesses: no record held) */
    access_parts(m, tid & SH_MAX_TID, addr, size, is_store ? 0 : 1, is_store ? 1 : 0,
                 position_id(m, pos));
 }
 
 void sh_modify(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size, uint64_t pos)
 {
+   sp_tidy(&m->packs);
    access_parts(m, tid & SH_MAX_TID, addr, size, 1, 1, position_id(m, pos));
 }
 
@@ -1091,6 +1162,7 @@ void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
    uint32_t i;
    uint64_t tkey;
 
+   sp_tidy(&m->packs);          /* (between blocks: no record held) */
    tid &= SH_MAX_TID;
    tkey = KEY(0, tid, 0, 1, 0);
    for (i = 0; i < n; i++) {
@@ -1152,16 +1224,17 @@ static void heap_sort(const sh_model *m, entry *a, uint32_t n)
    }
 }
 
-static void gather_one(sh_model *m, uint32_t *n, const counter *c)
+static void gather_one(sh_model *m, uint32_t *n, const frec *r, const counter *c)
 {
    uint32_t kind;
+   uint64_t count;
 
    for (kind = 0; kind < 2; kind++) {
-      if (!c->n[kind])
+      if (!(count = count_of(m, r, c, kind)))
          continue;
       if (*n == m->tmp_cap)
          m->tmp = grow(m->tmp, *n, &m->tmp_cap, sizeof(entry));
-      m->tmp[*n] = (entry){ c->key | kind, c->n[kind] };
+      m->tmp[*n] = (entry){ c->key | kind, count };
       (*n)++;
    }
 }
@@ -1171,10 +1244,10 @@ static uint32_t gather(sh_model *m, const frec *r)
    uint32_t n = 0, i;
 
    for (i = 0; i < r->ninline; i++)
-      gather_one(m, &n, &r->c[i]);
+      gather_one(m, &n, r, &r->c[i]);
    for (i = 0; i < r->more_cap; i++)
       if (more_used(r, i))
-         gather_one(m, &n, &r->more[i]);
+         gather_one(m, &n, r, &r->more[i]);
    heap_sort(m, m->tmp, n);
    return n;
 }
@@ -1458,6 +1531,7 @@ static void end_segment(sh_model *m, int fork_join)
       close_line(m, m->touched[i], &s);
    sums_free(&s);
    m->ntouched = 0;
+   m->ncarries = 0;             /* (the counts of a segment are summed) */
    clear_nodes(m);
    sp_reset(&m->packs);
    m->seg++;
@@ -1564,6 +1638,11 @@ void sh_set_history_limit(sh_model *m, uint32_t nodes)
    m->hist_limit = nodes;
 }
 
+void sh_set_count_limit(sh_model *m, uint32_t limit)
+{
+   m->count_limit = limit ? limit : 0xffffffffu;
+}
+
 void sh_set_packed_limits(sh_model *m, uint32_t max_count, uint32_t max_sites)
 {
    m->packs.max_count = max_count > SP_MAX_COUNT ? SP_MAX_COUNT : max_count;
@@ -1573,6 +1652,7 @@ void sh_set_packed_limits(sh_model *m, uint32_t max_count, uint32_t max_sites)
 sh_stats sh_get_stats(const sh_model *m)
 {
    sh_stats st = m->stats;
+   uint32_t i;
 
    st.packs_now = m->packs.live;
    st.peak_packs = m->packs.peak_live;
@@ -1587,5 +1667,17 @@ sh_stats sh_get_stats(const sh_model *m)
                    + sizeof(uint32_t) * (m->fslot.mask + 1);
    st.node_bytes = (uint64_t)m->node_cap * sizeof(hnode)
                    + sizeof(uint32_t) * (m->hmask + 1);
+   st.counter_bytes = 0;
+   st.counters = 0;
+   for (i = 0; i < m->fulls.n; i++) {
+      st.counter_bytes += (uint64_t)FULL(m, i)->more_cap * sizeof(counter);
+      st.counters += FULL(m, i)->ninline + FULL(m, i)->nmore;
+   }
+   st.results = m->results.n;
+   st.result_bytes = (uint64_t)m->results.nchunks * (sizeof(sh_line) << m->results.bits);
+   for (i = 0; i < m->results.n; i++)
+      st.result_bytes += (uint64_t)RESULT(m, i)->pos_cap * sizeof(sh_pos)
+                         + (uint64_t)RESULT(m, i)->touch_cap * sizeof(uint64_t)
+                           * (1 + 2 * touch_words(m));
    return st;
 }

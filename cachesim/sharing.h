@@ -192,6 +192,12 @@ typedef struct {
    uint64_t peak_pack_used;     /* of which in records (the rest: space
                                    left by records that grew, until the
                                    store compacts) */
+   uint64_t counters, counter_bytes; /* the full records' counters at the
+                                   end (of the last segment), and the
+                                   bytes of their arrays past the inline
+                                   ones */
+   uint64_t results, result_bytes;  /* shared lines' results, with their
+                                   positions and touched bytes */
 } sh_stats;
 sh_stats  sh_get_stats(const sh_model *);
 
@@ -205,6 +211,10 @@ void      sh_set_history_limit(sh_model *, uint32_t nodes);
    sharing_pack.h) until a count or site past these limits (at most 255
    and 127), or a second thread, moves it to counters; 0: never packed. */
 void      sh_set_packed_limits(sh_model *, uint32_t max_count, uint32_t max_sites);
+
+/* For the unit test: the largest count a line's counter holds before
+   it carries the rest (0: the default, 2^32 - 1). */
+void      sh_set_count_limit(sh_model *, uint32_t limit);
 
 /* The per-line formulas on one segment's counts, exposed for the unit
    test: n threads with loads[t], stores[t] (all offsets), and for theta

@@ -63,6 +63,18 @@ void     sp_reset(sp_store *);             /* frees every record */
 uint32_t sp_new(sp_store *, uint32_t tid, uint32_t owner);
 void     sp_free(sp_store *, uint32_t ref);
 
+/* Reclaims the space of freed and moved records if it is due (a fifth
+   of the chunks, at least one chunk; sp_new does too); records move
+   (sp_moved), so the caller holds no reference but its owners'.  The
+   test is inline: the model makes it once a block. */
+#define SP_CHUNK_BYTES (1u << 18)
+void     sp_compact(sp_store *);
+static inline void sp_tidy(sp_store *st)
+{
+   if (st->left >= SP_CHUNK_BYTES && st->left * 5 >= st->bytes)
+      sp_compact(st);
+}
+
 /* One access of thread tid at offset off with site s: 1 if counted; 0
    if it does not fit (another thread, a count past max_count, a site past
    max_sites), and then nothing changed.  *ref may change (the record

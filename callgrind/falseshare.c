@@ -143,39 +143,46 @@ static fs_thread *entries_of(ThreadId tid)
 /*--- Naming the data of shared lines                      ---*/
 /*------------------------------------------------------------*/
 
-static cb_fs_data *new_data(const HChar *group, const HChar *name,
-                            const HChar *file, UInt line)
+/* What one probe of a line finds, before it is kept: most probes are
+ * dropped (a line of one variable is probed 8 times), so nothing is
+ * allocated for them. name points into buf or at a string that outlives
+ * the probe. */
+typedef struct {
+   const HChar *group, *name, *file;
+   UInt line;
+   HChar buf[512];
+   const HChar *buf_sym, *buf_obj;   /* what buf was made of (a line's
+                                        probes mostly find one symbol) */
+} fs_probe;
+
+static void set_probe(fs_probe *p, const HChar *group, const HChar *name,
+                      const HChar *file, UInt line)
 {
-   cb_fs_data *d = CB_MALLOC("cb.fs.data", sizeof *d);
-   d->group = group;
-   d->name = VG_(strdup)("cb.fs.name", name);
-   d->object = d->name;
-   d->file = file ? VG_(strdup)("cb.fs.file", file) : NULL;
-   d->line = line;
-   return d;
+   p->group = group;
+   p->name = name;
+   p->file = file;
+   p->line = line;
 }
 
 /* As the objects profile names objects (objects.h): an allocation site, a
  * static variable, or a bucket. */
-static cb_fs_data *object_data(Addr a)
+static void object_probe(Addr a, fs_probe *p)
 {
    cb_block *b = cb_obj_lookup(a);
    const cb_obj *o = b ? b->obj : NULL;
-   if (!o) return new_data("[other]", "[unknown]", NULL, 0);
-   return new_data(o->kind == OK_HEAP ? "[heap]" : o->kind == OK_STATIC ? "[static]" : "[other]",
-                   o->name, o->kind == OK_HEAP ? o->file : NULL,
-                   o->kind == OK_HEAP ? o->line : 0);
+   if (!o) { set_probe(p, "[other]", "[unknown]", NULL, 0); return; }
+   set_probe(p, o->kind == OK_HEAP ? "[heap]" : o->kind == OK_STATIC ? "[static]" : "[other]",
+             o->name, o->kind == OK_HEAP ? o->file : NULL, o->kind == OK_HEAP ? o->line : 0);
 }
 
 /* Without --objects=yes heap blocks are not tracked: a static variable by
  * its symbol, as the objects profile writes it, else a hint. */
-static cb_fs_data *symbol_data(Addr a)
+static void symbol_probe(Addr a, fs_probe *p)
 {
    DiEpoch ep = VG_(current_DiEpoch)();
    const HChar *sym, *objname = NULL;
    PtrdiffT off;
    if (VG_(get_datasym_and_offset)(ep, a, &sym, &off)) {
-      HChar buf[512];
       const HChar *base;
       /* the ELF file as objects.c finds it: its section, else the file
        * mapped there */
@@ -184,21 +191,87 @@ static cb_fs_data *symbol_data(Addr a)
          const NSegment *seg = VG_(am_find_nsegment)(a);
          objname = seg ? VG_(am_get_filename)(seg) : NULL;
       }
-      base = objname ? VG_(strrchr)(objname, '/') : NULL;
-      VG_(snprintf)(buf, sizeof buf, "%s (%s)", sym,
-                    base ? base + 1 : objname ? objname : "???");
-      return new_data("[static]", buf, NULL, 0);
+      if (sym != p->buf_sym || objname != p->buf_obj) {
+         base = objname ? VG_(strrchr)(objname, '/') : NULL;
+         VG_(snprintf)(p->buf, sizeof p->buf, "%s (%s)", sym,
+                       base ? base + 1 : objname ? objname : "???");
+         p->buf_sym = sym;
+         p->buf_obj = objname;
+      }
+      set_probe(p, "[static]", p->buf, NULL, 0);
+      return;
    }
-   return new_data("[other]", "[heap, stack or unknown: --objects=yes names them]",
-                   NULL, 0);
+   set_probe(p, "[other]", "[heap, stack or unknown: --objects=yes names them]", NULL, 0);
 }
 
-static void free_data(cb_fs_data *d)
+/* The lines of one array name the same data, and the reports compare
+ * data by content (falseshare_report.c): one copy of each is kept (a
+ * hash table, by content). */
+static cb_fs_data **interned;
+static UInt n_interned, interned_mask;
+
+static Bool same_str(const HChar *a, const HChar *b)
 {
-   if (d->object != d->name) VG_(free)((HChar *)d->object);
-   VG_(free)((HChar *)d->name);
-   if (d->file) VG_(free)((HChar *)d->file);
-   VG_(free)(d);
+   return a == b || (a && b && VG_(strcmp)(a, b) == 0);
+}
+
+static Bool same_data(const cb_fs_data *d, const cb_fs_data *e)
+{
+   return same_str(d->group, e->group) && same_str(d->name, e->name)
+          && same_str(d->object, e->object) && same_str(d->file, e->file)
+          && d->line == e->line;
+}
+
+static UInt str_hash(UInt h, const HChar *s)
+{
+   for (; s && *s; s++) h = h * 31 + (UChar)*s;
+   return h * 31;
+}
+
+static UInt data_hash(const cb_fs_data *d)
+{
+   UInt h = str_hash(str_hash(str_hash(str_hash(d->line, d->group), d->name),
+                              d->object), d->file);
+   return (h ^ (h >> 15)) * 0x9E3779B1u;
+}
+
+/* The slot of data like d, or the empty slot where it goes. */
+static UInt intern_slot(const cb_fs_data *d)
+{
+   UInt j = data_hash(d) & interned_mask;
+   while (interned[j] && !same_data(interned[j], d)) j = (j + 1) & interned_mask;
+   return j;
+}
+
+static void intern_grow(void)
+{
+   cb_fs_data **old = interned;
+   UInt i, old_size = old ? interned_mask + 1 : 0;
+   interned_mask = old ? interned_mask * 2 + 1 : 255;
+   interned = CB_MALLOC("cb.fs.interned", (interned_mask + 1) * sizeof *interned);
+   VG_(memset)(interned, 0, (interned_mask + 1) * sizeof *interned);
+   for (i = 0; i < old_size; i++)
+      if (old[i]) interned[intern_slot(old[i])] = old[i];
+   if (old) VG_(free)(old);
+}
+
+/* The kept copy of data like d (its strings the caller's, for now). */
+static cb_fs_data *intern_data(const cb_fs_data *d)
+{
+   UInt j;
+   cb_fs_data *k;
+   if (n_interned * 2 >= interned_mask) intern_grow();
+   j = intern_slot(d);
+   if (interned[j]) return interned[j];
+   k = CB_MALLOC("cb.fs.data", sizeof *k);
+   k->group = d->group;
+   k->object = VG_(strdup)("cb.fs.name", d->object);
+   k->name = d->name == d->object ? k->object : VG_(strdup)("cb.fs.name", d->name);
+   k->file = d->file ? VG_(strdup)("cb.fs.file", d->file) : NULL;
+   k->line = d->line;
+   interned[j] = k;
+   n_interned++;
+   return k;
 }
 
 /* All the data a line holds, probed every 8 bytes: two neighbouring
@@ -206,26 +279,34 @@ static void free_data(cb_fs_data *d)
  * the group and allocation position; the name lists up to three. */
 static cb_fs_data *data_of_line(Addr a, UInt ls)
 {
-   cb_fs_data *first = NULL, *d;
-   HChar names[600];
+   cb_fs_data first = { NULL, NULL, NULL, NULL, 0 };
+   fs_probe p;
+   HChar names[600], first_name[sizeof p.buf];
    UInt n = 0;
    Addr probe;
    names[0] = 0;
+   p.buf_sym = p.buf_obj = NULL;
    for (probe = a; probe < a + ls; probe += 8) {
-      d = cb_clo.objects ? object_data(probe) : symbol_data(probe);
-      if (VG_(strcmp)(d->group, "[other]") == 0 && (first || probe + 8 < a + ls)) {
-         free_data(d);
+      if (cb_clo.objects) object_probe(probe, &p); else symbol_probe(probe, &p);
+      if (VG_(strcmp)(p.group, "[other]") == 0 && (first.group || probe + 8 < a + ls))
          continue;
-      }
-      if (VG_(strstr)(names, d->name) == NULL && n < 3) {
+      if (VG_(strstr)(names, p.name) == NULL && n < 3) {
          if (n) VG_(strncat)(names, " + ", sizeof names - VG_(strlen)(names) - 1);
-         VG_(strncat)(names, d->name, sizeof names - VG_(strlen)(names) - 1);
+         VG_(strncat)(names, p.name, sizeof names - VG_(strlen)(names) - 1);
          n++;
       }
-      if (!first) first = d; else free_data(d);
+      if (!first.group) {
+         /* (p's strings outlive the probes, objects' and constants, but
+          * for its buffer, which the next probe writes again) */
+         if (p.name == p.buf) VG_(strcpy)(first_name, p.buf);
+         first.group = p.group;
+         first.object = p.name == p.buf ? first_name : p.name;
+         first.file = p.file;
+         first.line = p.line;
+      }
    }
-   if (n > 1) first->name = VG_(strdup)("cb.fs.name", names);   /* object keeps the first */
-   return first;
+   first.name = n > 1 ? names : first.object;   /* object keeps the first */
+   return intern_data(&first);
 }
 
 /* The model's namer: a second thread has just touched the line. */
@@ -402,12 +483,15 @@ static void print_stats(void)
    VG_(umsg)("False sharing model: %llu lines (%llu kB), %llu with counters "
              "(%llu kB and their arrays), history trie at most %llu nodes "
              "(%llu kB), %llu histories packed (at most %llu lines, %llu kB, "
-             "%llu kB of it in records, at once), %llu replayed into counters; %llu kB in all\n",
+             "%llu kB of it in records, at once), %llu replayed into counters; "
+             "%llu counters at the end (%llu kB in arrays), %llu shared lines' "
+             "results (%llu kB); %llu kB in all\n",
              (ULong)st.lines, (ULong)st.line_bytes / 1024, (ULong)st.fulls,
              (ULong)st.full_bytes / 1024, (ULong)st.peak_nodes,
              (ULong)st.node_bytes / 1024, (ULong)st.packed, (ULong)st.peak_packs,
              (ULong)st.peak_pack_bytes / 1024, (ULong)st.peak_pack_used / 1024,
-             (ULong)st.replays,
+             (ULong)st.replays, (ULong)st.counters, (ULong)st.counter_bytes / 1024,
+             (ULong)st.results, (ULong)st.result_bytes / 1024,
              (ULong)sh_memory(cb_fs_model) / 1024);
 }
 

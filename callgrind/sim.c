@@ -74,24 +74,15 @@ SizeT cb_sim_calls_bytes(const sim_call *calls, UInt n)
    return n * sizeof(sim_call) + (n + 1) * sizeof(UInt) + accs * sizeof(sh_site);
 }
 
-static UInt *share_first(const sim_call *calls, UInt n)
-{
-   return (UInt *)(calls + n);
-}
-
-static sh_site *share_sites(const sim_call *calls, UInt n)
-{
-   return (sh_site *)(share_first(calls, n) + n + 1);
-}
 
 /* (the sites are left unknown: kinds 0) */
 void cb_sim_share_calls_made(sim_call *calls, UInt n)
 {
-   UInt k, *first = share_first(calls, n);
+   UInt k, *first = cb_share_first(calls, n);
    if (!cb_clo.sharing) return;
    first[0] = 0;
    for (k = 0; k < n; k++) first[k + 1] = first[k] + calls[k].n_acc;
-   VG_(memset)(share_sites(calls, n), 0, first[n] * sizeof(sh_site));
+   VG_(memset)(cb_share_sites(calls, n), 0, first[n] * sizeof(sh_site));
 }
 
 /* The site of access i of call c of bb's block. */
@@ -130,19 +121,23 @@ static void share_block_slow(const BB *bb, const sim_call *c, const sim_call *en
  * model does not see what the sharing model does, nor the other way, so
  * the block's accesses go to it in one call (before the replay). */
 typedef char skipped_is_sh_skipped[REPLAY_SKIPPED == SH_SKIPPED ? 1 : -1];
+
 void cb_sim_share_block(const sim_call *c, const sim_call *end, const Addr *a)
 {
-   const BB *bb = cb_cur.bbcc->bb;
-   const sim_call *calls = bb->sim_calls;
-   UInt n = bb->n_sim_calls, *first;
+   const BB *bb;
+   const sim_call *calls;
+   UInt n, *first;
    sh_site *sites;
    if (!cb_cur.collect) return;
+   bb = cb_cur.bbcc->bb;
+   calls = bb->sim_calls;
+   n = bb->n_sim_calls;
    if (c < calls || c >= calls + n) {
       share_block_slow(bb, c, end, a);
       return;
    }
-   first = share_first(calls, n);
-   sites = share_sites(calls, n);
+   first = cb_share_first(calls, n);
+   sites = cb_share_sites(calls, n);
    if (first[n] > 0 && sites[0].kinds == 0) fill_sites(bb, calls, calls + n, sites);
    sh_access_block(cb_fs_model, cb_cur.tid, sites + first[c - calls], (const uint64_t *)a,
                    first[end - calls] - first[c - calls]);

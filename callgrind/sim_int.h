@@ -269,6 +269,39 @@ static inline Bool cb_lat_first(const struct sim_call *c, UInt *idx, const lat_w
 extern Bool cb_sim_share_each;
 void cb_sim_share_acc(const sim_call *c, Int i, Addr a);
 void cb_sim_share_block(const sim_call *c, const sim_call *end, const Addr *a);
+
+static inline UInt *cb_share_first(const sim_call *calls, UInt n)
+{
+   return (UInt *)(calls + n);
+}
+
+static inline sh_site *cb_share_sites(const sim_call *calls, UInt n)
+{
+   return (sh_site *)(cb_share_first(calls, n) + n + 1);
+}
+
+/* The common case, inline in the replay, without the BB (mostly a host
+ * cache miss, where the cost centre is at hand): calls c..end are in the
+ * array the cost centre's histogram counts, and its sites are known. An
+ * array's sites are filled from its BB while it is the BB's current one,
+ * and what they hold (instruction address, size, kinds) does not change
+ * when a retranslation gives the BB a new array, so they are the sites
+ * cb_sim_share_block would make. False if not such (nothing done). */
+static inline Bool cb_sim_share_hist(const sim_call *c, const sim_call *end, const Addr *a)
+{
+   const BBCC *b = cb_cur.bbcc;
+   const sim_call *calls = b->hist_calls;
+   UInt n = b->hist_n, *first;
+   const sh_site *sites;
+   if (!cb_cur.collect) return True;
+   if (c < calls || c >= calls + n) return False;
+   first = cb_share_first(calls, n);
+   sites = cb_share_sites(calls, n);
+   if (first[n] > 0 && sites[0].kinds == 0) return False;
+   sh_access_block(cb_fs_model, cb_cur.tid, sites + first[c - calls], (const uint64_t *)a,
+                   first[end - calls] - first[c - calls]);
+   return True;
+}
 SizeT cb_sim_calls_bytes(const sim_call *calls, UInt n);
 void cb_sim_share_calls_made(struct sim_call *calls, UInt n);
 

@@ -250,7 +250,8 @@ void cb_sim_replay(void)
    cb_replay_calls = end;       /* a block replayed in parts goes on from here */
    if (c == end || CUT_BEFORE(2)) return;
    if (CB_SIM_STATS) { cb_sim_hot.replays++; cb_sim_hot.replayed += end - c; }
-   if (UNLIKELY(cb_clo.sharing)) cb_sim_share_block(c, end, cb_sim_replay_addr);
+   if (UNLIKELY(cb_clo.sharing) && !cb_sim_share_hist(c, end, cb_sim_replay_addr))
+      cb_sim_share_block(c, end, cb_sim_replay_addr);
    if (!cb_sim_replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || cb_replay_split
        || !counted_calls(cb_cur.bbcc, c))
       replay_all(c, end, cb_sim_replay_addr);

@@ -884,21 +884,23 @@ static int same_line(const sh_line *a, const sh_line *b)
 
 /* Random segments over a few lines, each line's accesses by one thread
    for a while before others come (the stencil's case: the history is
-   all a second thread finds), fed to five models: every access counted
+   all a second thread finds), fed to six models: every access counted
    at once (history budget 1, nothing packed: what the model did before
    it kept histories); the first thread's accesses packed from the first
    on, with counts and sites limited to 2 (so lines leave the packed form
    for counters in the middle) and with the default limits; a budget of
    6 nodes (histories leave the trie in the middle) with packed limits of
-   3; the defaults.  Their results must be alike in every field, the code
+   3; the defaults; counted at once with counters that hold at most 2
+   (the rest carried, as 2^32 - 1 does in a run).  Their results must be alike in every field, the code
    positions in the same order; and, against the raw accesses, a shared
    segment's loads and stores all counted, a line's positions (when at
    most SH_MAX_POS) with their exact counts. */
-#define HM 5
+#define HM 6
 static void test_histories(void)
 {
-   static const uint32_t limits[HM] = { 1, 1, 1, 6, 0 };
-   static const uint32_t packed[HM] = { 0, 2, 255, 3, 255 };
+   static const uint32_t limits[HM] = { 1, 1, 1, 6, 1, 0 };
+   static const uint32_t packed[HM] = { 0, 2, 255, 3, 0, 255 };
+   static const uint32_t count_limit[HM] = { 0, 0, 0, 0, 2, 0 };
    sh_model *m[HM];
    uint64_t ld[HL], st[HL], per_pos[HL][HPOS];
    int round, s, k, i, n, first, threads, shared, places, bad = 0, exact = 0;
@@ -913,6 +915,7 @@ static void test_histories(void)
          m[v] = sh_new(LINE);
          sh_set_history_limit(m[v], limits[v]);
          sh_set_packed_limits(m[v], packed[v], packed[v]);
+         sh_set_count_limit(m[v], count_limit[v]);
       }
       memset(ld, 0, sizeof ld);
       memset(st, 0, sizeof st);
@@ -1109,7 +1112,8 @@ static void test_packed(void)
 
 /* Many records of a store (sharing_pack.h) counted at random, side by
    side, so that they grow and leave space behind, some freed, new ones
-   made all along (compacting the store): each record's counts, read back
+   made all along (compacting the store, also between counts: sp_tidy):
+   each record's counts, read back
    with sp_each, must be what was counted, per site and offset; counts
    past 15 (4 bits) and lines of 256 bytes (four words of offsets) too. */
 #define PR 3000
@@ -1154,6 +1158,8 @@ static void test_pack_store(void)
       made = 0;
       bad = 0;
       for (step = 0; step < 400000; step++) {
+         if (step % 64 == 63)
+            sp_tidy(&st);               /* records move between counts too */
          if (made < PR && (made == 0 || rnd(100) == 0)) {
             pack_ref[made] = sp_new(&st, 7, made);
             alive[made++] = 1;
@@ -1182,6 +1188,9 @@ static void test_pack_store(void)
       }
       CHECK("counted where it fits, refused past 255", bad, 0);
       CHECK("the store compacted", st.compactions > 0, 1);
+      sp_tidy(&st);
+      CHECK("space left under a fifth once tidied",
+            st.left < (1u << 18) || st.left * 5 < st.bytes, 1);
       for (r = 0; r < made; r++) {
          if (!alive[r])
             continue;
