@@ -151,6 +151,15 @@ static ThreadId pinned_thread(ThreadId tid, Int pid)
    return VG_INVALID_THREADID;
 }
 
+/* Does an affinity call's pid name a thread of this process? (tgkill
+ * with signal 0 only checks that the thread is in the thread group.) */
+static Bool is_own_thread(Int pid)
+{
+   Int me = VG_(getpid)();
+   return pid == 0 || pid == me
+       || !sr_isError(syscall3(__NR_tgkill, (UWord)me, (UWord)pid, 0));
+}
+
 /* The client's own mask shown in place of the pin (the kernel copied
  * `copied` bytes to buf). */
 static void show_client_mask(Addr buf, SizeT copied)
@@ -164,6 +173,7 @@ void cb_pin_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res)
    ThreadId t;
    if (!pinned_for) return;
    if (sysno == __NR_sched_setaffinity) {
+      if (!is_own_thread((Int)args[0])) return;  /* another process's */
       pinning = False;                      /* the client decides */
       t = pinned_thread(tid, (Int)args[0]);
       if (res && !sr_isError(*res) && t != VG_INVALID_THREADID) pinned_for[t] = 0;

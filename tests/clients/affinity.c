@@ -8,7 +8,9 @@
 
    affinity look   main before the threads, each worker midway through
                    its loop, a fork's child while the workers run, main
-                   after the joins
+                   after the joins; first main sets its parent process's
+                   affinity to what it is (another process's affinity:
+                   no reason for the tool to stop pinning)
    affinity set    worker 0 sets its affinity to the first CPU of its
                    mask midway; worker 1 looks after that (yielding until
                    it has happened) and at the end
@@ -106,6 +108,15 @@ static void *worker(void *arg)
    return NULL;
 }
 
+/* The parent process's affinity set to what it is. */
+static void parent_unchanged(void)
+{
+   cpu_set_t s;
+   if (sched_getaffinity(getppid(), sizeof s, &s) != 0 ||
+       sched_setaffinity(getppid(), sizeof s, &s) != 0)
+      perror("parent's affinity");
+}
+
 /* A fork's child while both workers run (they have looked: pinned). */
 static void fork_and_look(void)
 {
@@ -124,6 +135,7 @@ int main(int argc, char **argv)
    pthread_t t[2];
    long i;
    set_mode = argc > 1 && strcmp(argv[1], "set") == 0;
+   if (!set_mode) parent_unchanged();
    look("main-start");
    for (i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, (void *)i);
    if (!set_mode) fork_and_look();

@@ -11,8 +11,10 @@ test itself may run on (os.sched_getaffinity: the client inherits it).
 1. look: main before the threads and after the joins, and a fork's child
    while the workers run: get = proc = N (no pin outside the turns; the
    child gets the mask back). Each worker midway: get = N (the client's
-   view), proc = 1 when N > 1 (pinned), and -v counts pins. With
-   --pin-threads=no: proc = N everywhere, no pin line.
+   view), proc = 1 when N > 1 (pinned), and -v counts pins (the
+   client's setting of another process's affinity, its parent's, at the
+   start does not turn pinning off). With --pin-threads=no: proc = N
+   everywhere, no pin line.
 2. set: worker 0 sets its own mask to one CPU: it sees get = proc = 1
    (its own choice, not dressed up); worker 1, looking after that, has
    its mask back (get = proc = N), and -v says pinning is off.
@@ -80,6 +82,8 @@ def look_case(pin):
         pins = pin_lines(run)
         if pin and (not pins or int(pins[-1]) == 0):
             problems.append("-v counts no pin: %s" % pins)
+        if "(pinning off)" in run.stderr:
+            problems.append("-v says pinning off")
         if not pin and pins:
             problems.append("pins with --pin-threads=no: %s" % pins)
         return [(name, problems, "N=%d, workers' proc %s" % (N, seen.get("worker0")))]
