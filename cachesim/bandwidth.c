@@ -641,33 +641,47 @@ static void next_guess(bw_core *c, int p, const uint32_t *r, uint64_t x, uint64_
    c->guess_in[p] = c->guess_wait[p];
 }
 
-/* The slots of units from .. to-1 are cleared (they left the window). */
+/* Slots of units from .. to-1 cleared, 4 at a time (contiguous parts of
+   the ring). */
+#define CLEAR_WHOLE 8u   /* bits of a word cleared as 64 slots */
+static void clear_slots(uint32_t *r, uint32_t mask, uint64_t from, uint64_t to)
+{
+   const bw_v4 zero = { 0, 0, 0, 0 };
+
+   while (from < to) {
+      uint32_t i = (uint32_t)from & mask, k = 0;
+      uint64_t n = to - from;
+      if (n > mask + 1 - i)
+         n = mask + 1 - i;
+      for (; k + 4 <= n; k += 4)
+         *(bw_v4 *)(r + i + k) = zero;
+      for (; k < n; k++)
+         r[i + k] = 0;
+      from += n;
+   }
+}
+
+/* The slots of units from .. to-1 are cleared (they left the window).  A
+   sparse path's word with many units of bytes (a loop's flops) is
+   cleared whole: one slot per bit costs a dependent loop step each. */
 static void clear_units(bw_core *c, int p, uint64_t from, uint64_t to)
 {
    uint32_t *r = c->ring[p], mask = c->ring_mask;
    uint64_t *nz = c->ring_nz[p], u;
 
    if (BW_BATCH_DENSE(p)) {
-      while (from < to) {           /* contiguous parts of the ring */
-         uint32_t i = (uint32_t)from & mask, k = 0;
-         uint64_t n = to - from;
-         const bw_v4 zero = { 0, 0, 0, 0 };
-         if (n > mask + 1 - i)
-            n = mask + 1 - i;
-         for (; k + 4 <= n; k += 4)
-            *(bw_v4 *)(r + i + k) = zero;
-         for (; k < n; k++)
-            r[i + k] = 0;
-         from += n;
-      }
+      clear_slots(r, mask, from, to);
       return;
    }
    for (u = from; u < to; u += 64) {
       uint64_t n = to - u < 64 ? to - u : 64, bits = ring_bits(nz, mask, u);
       if (n < 64)
          bits &= (1ull << n) - 1;
-      for (; bits; bits &= bits - 1)
-         r[(uint32_t)(u + (uint64_t)__builtin_ctzll(bits)) & mask] = 0;
+      if (bit_count(bits) >= CLEAR_WHOLE)
+         clear_slots(r, mask, u, u + n);
+      else
+         for (; bits; bits &= bits - 1)
+            r[(uint32_t)(u + (uint64_t)__builtin_ctzll(bits)) & mask] = 0;
       ring_bits_clear(nz, mask, u, n);
    }
 }
