@@ -558,17 +558,41 @@ static int same_units(const uint32_t *r, uint32_t mask, uint64_t x, uint64_t y, 
    return !diff;
 }
 
+/* Whether the n units from x on (path p) are known to repeat the bytes
+   of the P units before them. */
+static int checked_periodic(const bw_core *c, int p, uint64_t x, uint64_t n, uint32_t P)
+{
+   return c->ok_p[p] == P && c->ok_from[p] <= x && x + n <= c->ok_to[p];
+}
+
+/* The n units from x on (path p) repeat the bytes of the P units before
+   them: noted, joined to the units noted before if they follow them. */
+static void note_periodic(bw_core *c, int p, uint64_t x, uint64_t n, uint32_t P)
+{
+   if (c->ok_p[p] != P || c->ok_to[p] != x) {
+      c->ok_p[p] = P;
+      c->ok_from[p] = x;
+   }
+   c->ok_to[p] = x + n;
+}
+
 /* How many units from t on (before e, whole words of 64 or the rest)
-   repeat the bytes P units before them, entering and leaving. */
-static uint64_t periodic_units(const bw_core *c, const uint32_t *r, uint64_t t,
+   repeat the bytes P units before them, entering and leaving. The
+   leaving units entered W units before: where they were checked then
+   (with this P, and the ring still holds what it held), they are not
+   compared again. */
+static uint64_t periodic_units(bw_core *c, int p, const uint32_t *r, uint64_t t,
                                uint64_t e, uint32_t P)
 {
    uint64_t m = 0;
 
    while (t + m < e) {
       uint64_t n = e - t - m < 64 ? e - t - m : 64, x = t + m;
-      if (!same_units(r, c->ring_mask, x, x - P, n)
-          || !same_units(r, c->ring_mask, x - c->w, x - c->w - P, n))
+      if (!same_units(r, c->ring_mask, x, x - P, n))
+         break;
+      note_periodic(c, p, x, n, P);
+      if (!(x >= c->w && checked_periodic(c, p, x - c->w, n, P))
+          && !same_units(r, c->ring_mask, x - c->w, x - c->w - P, n))
          break;
       m += n;
    }
@@ -732,7 +756,7 @@ static void batch_path(bw_core *c, int p, uint64_t a, uint64_t e)
       if (t > since)
          bw_hist_add(h, s, t - since);
       if (P && t > P && c->sums_from[p] <= t - 1 - P && sums[(t - 1 - P) & 63] == s
-          && (m = periodic_units(c, r, t, e, P)) > 0) {
+          && (m = periodic_units(c, p, r, t, e, P)) > 0) {
          s = repeat_sums(h, sums, t, m, P);
          c->guess_wait[p] = c->guess_in[p] = 0;
          total += periodic_bytes(r, mask, t, m, P);

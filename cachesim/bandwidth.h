@@ -185,6 +185,11 @@ typedef struct {
       a failed one (doubling up to 1024: code without loops stops paying
       for guesses) */
    uint32_t  guess_in[BW_PATHS], guess_wait[BW_PATHS];
+   /* units ok_from .. ok_to-1 were checked to repeat the bytes of the
+      ok_p units before them (ok_p 0: none): when they leave the window
+      they need no second check */
+   uint64_t  ok_from[BW_PATHS], ok_to[BW_PATHS];
+   uint32_t  ok_p[BW_PATHS];
 } bw_core;
 
 void bw_core_init(bw_core *c, uint32_t w);

@@ -63,6 +63,11 @@ ULong cb_bw_inv_events;
 #define BATCH_STRETCH 4096
 
 static cb_bw_thread *threads;     /* VG_N_THREADS entries */
+/* The ids of the threads made, ascending: the loops over all cores run
+ * at every thread switch and invalidating store, and VG_N_THREADS is
+ * hundreds where a program makes a few. */
+static ThreadId *made_ids;
+static UInt n_made;
 static bw_limits limits;
 static const bw_limits *lim;      /* &limits, or NULL without a machine file */
 static Bool all_matters;          /* a limit on a shared all-cores path */
@@ -203,6 +208,7 @@ void cb_bw_setup(cs_sim *first)
    cb_bw_inv_events = ((1ULL << 32) + cb_n_events - 1) / cb_n_events;
    threads = CB_MALLOC("cb.bw.threads", VG_N_THREADS * sizeof(cb_bw_thread));
    VG_(memset)(threads, 0, VG_N_THREADS * sizeof(cb_bw_thread));
+   made_ids = CB_MALLOC("cb.bw.made", VG_N_THREADS * sizeof(ThreadId));
    /* (the shared paths move whole LL lines) */
    bw_series_init(&all[0], cb_clo.bandwidth_window, MAX_AHEAD, cb_bw_ll_line);
    bw_series_init(&all[1], cb_clo.bandwidth_window, MAX_AHEAD, cb_bw_ll_line);
@@ -310,10 +316,9 @@ static ULong flop_bits_of(const BB *bb, UInt k, UInt n)
 static void finalize_all(void)
 {
    ULong low = ~0ULL, high = 0;
-   UInt t;
-   for (t = 1; t < VG_N_THREADS; t++) {
-      cb_bw_thread *th = &threads[t];
-      if (!th->made) continue;
+   UInt i;
+   for (i = 0; i < n_made; i++) {
+      cb_bw_thread *th = &threads[made_ids[i]];
       if (th->clock > high) high = th->clock;
       if (th->live && th->clock < low) low = th->clock;
    }
@@ -649,6 +654,14 @@ static void batch_sync(cb_bw_thread *t)
 /*--- Threads                                              ---*/
 /*------------------------------------------------------------*/
 
+/* tid joins made_ids, in its place (a thread is made once). */
+static void note_made(ThreadId tid)
+{
+   UInt i = n_made++;
+   for (; i > 0 && made_ids[i - 1] > tid; i--) made_ids[i] = made_ids[i - 1];
+   made_ids[i] = tid;
+}
+
 static cb_bw_thread *thread_of(ThreadId tid)
 {
    cb_bw_thread *t = &threads[tid];
@@ -657,6 +670,7 @@ static cb_bw_thread *thread_of(ThreadId tid)
       else bw_core_init(&t->core, cb_clo.bandwidth_window);
       t->b_limit = cb_bw_batched ? bw_batch_limit(&t->core) : 0;
       bw_dirty_init(&t->dirty);
+      note_made(tid);
       t->made = True;
       t->live = True;
       t->clock = all[0].final;
@@ -711,11 +725,12 @@ void cb_bw_syscall(ThreadId tid, Bool entering)
  * written back. */
 void cb_bw__invalidated(cb_bw_thread *t, ULong first, ULong last)
 {
-   UInt k;
+   UInt i;
    ULong l;
-   for (k = 1; k < VG_N_THREADS; k++) {
-      if (!threads[k].made || &threads[k] == t) continue;
-      for (l = first; l <= last; l++) bw_dirty_take(&threads[k].dirty, l);
+   for (i = 0; i < n_made; i++) {
+      cb_bw_thread *o = &threads[made_ids[i]];
+      if (o == t) continue;
+      for (l = first; l <= last; l++) bw_dirty_take(&o->dirty, l);
    }
 }
 
@@ -739,9 +754,8 @@ void cb_bw_context_change(ThreadId tid)
 /* Dumps: the running groups' units close, so the part has their events. */
 void cb_bw_sync(void)
 {
-   UInt t;
-   for (t = 1; t < VG_N_THREADS; t++)
-      if (threads[t].made) end_group(&threads[t]);
+   UInt i;
+   for (i = 0; i < n_made; i++) end_group(&threads[made_ids[i]]);
 }
 
 /*------------------------------------------------------------*/

@@ -75,11 +75,13 @@ static inline void cb_bw_misses(cb_bw_thread *t, unsigned r, UInt l1)
    if (r & CS_LL_DIRTY_MISS) { open[BW_MEM_WR] += cb_bw_ll_line; t->core.dirty |= 1u << BW_MEM_WR; }
 }
 
-/* Batched: the bytes of cache result r go to unit u. */
-static inline void cb_bw_batch_misses(cb_bw_thread *t, unsigned r, UInt l1, ULong u)
+/* Batched: the bytes of cache result r (an L1 miss) go to unit u. Out
+ * of line: the hooks test for the miss first (cb_bw_batch_missed), so
+ * that a hit, nearly every access, costs no call. */
+static __attribute__((noinline)) void cb_bw_batch_misses(cb_bw_thread *t, unsigned r, UInt l1,
+                                                         ULong u)
 {
    bw_core *c = &t->core;
-   if (!(r & CS_L1_MISS)) return;
    bw_batch_add(c, BW_L1_RD, u, l1);
    if (r & CB_BW_REMOTE) bw_batch_add(c, BW_L1_L1, u, l1);
    if (!(r & CS_LL_MISS)) return;
@@ -87,20 +89,35 @@ static inline void cb_bw_batch_misses(cb_bw_thread *t, unsigned r, UInt l1, ULon
    if (r & CS_LL_DIRTY_MISS) bw_batch_add(c, BW_MEM_WR, u, cb_bw_ll_line);
 }
 
-/* Batched: a fetch group starts: its n units are the next ones (the
- * running group's instructions all execute); its flops are known. */
-static inline void cb_bw_batch_group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0,
-                                     unsigned r)
+static inline __attribute__((always_inline))
+void cb_bw_batch_missed(cb_bw_thread *t, unsigned r, UInt l1, ULong u)
 {
-   if (UNLIKELY(!cb_cur.collect)) { t->g_n = 0; return; }
+   if (UNLIKELY(r & CS_L1_MISS)) cb_bw_batch_misses(t, r, l1, u);
+}
+
+/* Batched, collecting: a fetch group starts: its n units are the next
+ * ones (the running group's instructions all execute); its flops are
+ * known (flops: its block has some). */
+static inline __attribute__((always_inline))
+void cb_bw_batch_group_in(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0, unsigned r,
+                          Bool flops)
+{
    if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
    t->g_n = n;
    t->g_cost0 = cost0;
    t->g_unit0 = t->b_next;
    t->g_last_k = 0;
    t->b_next += n;
-   if (UNLIKELY(cb_cur.bbcc->bb->bw_flops != NULL)) cb_bw__group_flops(t, cost0, n, slot0);
-   cb_bw_batch_misses(t, r, cb_bw_i1_line, t->g_unit0);
+   if (UNLIKELY(flops)) cb_bw__group_flops(t, cost0, n, slot0);
+   cb_bw_batch_missed(t, r, cb_bw_i1_line, t->g_unit0);
+}
+
+/* Batched: a fetch group starts. */
+static inline void cb_bw_batch_group(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0,
+                                     unsigned r)
+{
+   if (UNLIKELY(!cb_cur.collect)) { t->g_n = 0; return; }
+   cb_bw_batch_group_in(t, cost0, n, slot0, r, cb_cur.bbcc->bb->bw_flops != NULL);
 }
 
 /* A fetch group of n instructions from cost offset cost0 (slot0: the
@@ -146,7 +163,7 @@ void cb_bw_batch_data(cb_bw_thread *t, UInt cost, UWord size, unsigned r,
       bw_batch_add(c, BW_CORE_WR, u, size);
       if (modify) bw_batch_add(c, BW_CORE_RD, u, size);
    } else bw_batch_add(c, BW_CORE_RD, u, size);
-   cb_bw_batch_misses(t, r, cb_bw_d1_line, u);
+   cb_bw_batch_missed(t, r, cb_bw_d1_line, u);
 }
 
 /* A data access of the instruction at cost offset cost: size bytes at a,
@@ -177,12 +194,21 @@ static inline void cb_bw_data(UInt cost, Addr a, UWord size, unsigned r,
    cb_bw_misses(t, r, cb_bw_d1_line);
 }
 
-/* cb_bw_data when batched (the counted replay's: sim_replay.c). */
+/* The counted replay's hooks (sim_replay.c: batched, collecting, one
+ * block of one thread t, whose block has flops or not): what cb_bw_fetch
+ * and cb_bw_data do, with what holds for the whole block worked out
+ * once. */
 static inline __attribute__((always_inline))
-void cb_bw_batched_access(UInt cost, Addr a, UWord size, unsigned r, Bool is_write,
-                          Bool modify)
+void cb_bw_counted_fetch(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0, unsigned r,
+                         Bool flops)
 {
-   cb_bw_thread *t = cb_bw_cur;
+   cb_bw_batch_group_in(t, cost0, n, slot0, r, flops);
+}
+
+static inline __attribute__((always_inline))
+void cb_bw_batched_access(cb_bw_thread *t, UInt cost, Addr a, UWord size, unsigned r,
+                          Bool is_write, Bool modify)
+{
    if (is_write) cb_bw_store(t, a, size, r);
    if (!t->g_n) { t->pending_wb = 0; return; }
    cb_bw_batch_data(t, cost, size, r, is_write, modify);

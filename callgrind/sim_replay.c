@@ -185,6 +185,9 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    cc_state code = cores ? cb_cc_core->code : 0;
    UInt n_ir = 0, n_dr = 0, n_dw = 0, li = 0;
    const lat_watch *watch = NULL;
+   /* (--bandwidth: the running core, and whether the block has flops) */
+   cb_bw_thread *bw_t = bw ? cb_bw_cur : NULL;
+   Bool bw_flops = bw && b->bb->bw_flops != NULL;
    Int i;
    if (lat && !cb_lat_first(c, &li, &watch)) lat = False;
    if (UNLIKELY(b->hist_calls != c)) hist_attach(b);
@@ -202,7 +205,8 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
                cs_instr_hits(s, c->fetch_addr + c->fetch_size,
                              c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);
          }
-         if (bw) cb_bw_fetch(c->fetch_cost, c->n_fetch, cb_cost_base + c->fetch_cost, r);
+         if (bw) cb_bw_counted_fetch(bw_t, c->fetch_cost, c->n_fetch,
+                                     cb_cost_base + c->fetch_cost, r, bw_flops);
       }
       if (UNLIKELY(c->guarded)) {
          if (a[0] != REPLAY_SKIPPED) do_acc(c, 0, a[0]);
@@ -219,7 +223,7 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
          else if (!hit) r = data_not_mru(c, i, a[i]);
          else if (cores && write && !cb_cores_store_hit_quiet(hot, code, a[i], c->acc[i].size))
             r = data_coherence(c, i, a[i], 0);
-         if (bw) cb_bw_batched_access(c->acc[i].cost, a[i], c->acc[i].size, r, write,
+         if (bw) cb_bw_batched_access(bw_t, c->acc[i].cost, a[i], c->acc[i].size, r, write,
                                       c->acc[i].modify);
          r &= ~(CB_BW_REMOTE | CB_BW_INVALIDATED);   /* (the cache's result only) */
          if (lat && (r || cb_lat_hit_matters(&watch[li], a[i])))

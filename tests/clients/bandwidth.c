@@ -19,9 +19,19 @@
  *   bandwidth wb N       store_lines: one 8-byte store into each of N
  *                        consecutive 64-byte lines of a line-aligned
  *                        buffer (N <= 2048), then ret.
+ *   bandwidth smc N      run_smc: a loop of N iterations in a buffer,
+ *                           1: addsd %xmm1,%xmm0  (1 flop)
+ *                              decq %rdi ; jnz 1b ; ret
+ *                        run, then its addsd rewritten to orpd (same
+ *                        length, no flop) and run, then addsd again and
+ *                        run; the translations discarded after each
+ *                        rewrite. The same block (address, instruction
+ *                        count) with other flops: Flop = 2N.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <valgrind/valgrind.h>
 
 void access_kernel(void *dst, const void *src, long *counter, long n);
 void flop_sse(long n);
@@ -88,6 +98,35 @@ static char dst[64] __attribute__((aligned(64)));
 static long counter;
 static char lines[2048 * 64] __attribute__((aligned(64)));
 
+/* The loop's bytes: addsd %xmm1,%xmm0 (orpd %xmm1,%xmm0 in its place:
+ * 66 0f 56 c1); decq %rdi; jnz back to the start; ret. */
+static const unsigned char smc_code[] = {
+   0xf2, 0x0f, 0x58, 0xc1, 0x48, 0xff, 0xcf, 0x75, 0xf7, 0xc3 };
+static const unsigned char smc_orpd[] = { 0x66, 0x0f, 0x56, 0xc1 };
+
+static void smc_write(unsigned char *buf, const unsigned char *first4)
+{
+   memcpy(buf, first4, 4);
+   VALGRIND_DISCARD_TRANSLATIONS(buf, sizeof smc_code);
+}
+
+/* (not inlined: --toggle-collect=run_smc collects the three runs) */
+__attribute__((noinline)) void run_smc(long n)
+{
+   unsigned char *buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+   void (*loop)(long);
+   if (buf == MAP_FAILED) exit(3);
+   memcpy(buf, smc_code, sizeof smc_code);
+   loop = (void (*)(long))(void *)buf;
+   loop(n);
+   smc_write(buf, smc_orpd);
+   loop(n);
+   smc_write(buf, smc_code);
+   loop(n);
+   munmap(buf, 4096);
+}
+
 int main(int argc, char **argv)
 {
    long n = argc > 2 ? atol(argv[2]) : 1000;
@@ -97,6 +136,7 @@ int main(int argc, char **argv)
    else if (strcmp(argv[1], "sse") == 0) flop_sse(n);
    else if (strcmp(argv[1], "avx") == 0) flop_avx(n);
    else if (strcmp(argv[1], "wb") == 0 && n <= 2048) store_lines(lines, n);
+   else if (strcmp(argv[1], "smc") == 0) run_smc(n);
    else return 2;
    return counter == (strcmp(argv[1], "access") == 0 ? n : 0) ? 0 : 1;
 }

@@ -121,6 +121,7 @@ CLIENT_BUILD = {
     "bandwidth_avx": (["bandwidth.c"], "gcc", []),
     "bandwidth_wb1k": (["bandwidth.c"], "gcc", []),
     "bandwidth_wb2k": (["bandwidth.c"], "gcc", []),
+    "bandwidth_smc": (["bandwidth.c"], "gcc", []),
     # --prefetch (tests/tool/l2_prefetch.py): -O1, sums in registers
     "stream": (["stream.c"], "gcc", ["-O1"]),
     # blocks of more than 64 data accesses, replayed in parts by the
@@ -144,6 +145,7 @@ CLIENT_ARGS = {"dlopen": ["./dlopen_lib.so"],
                "bandwidth_access": ["access", "1000"],
                "bandwidth_sse": ["sse", "1000"], "bandwidth_avx": ["avx", "1000"],
                "bandwidth_wb1k": ["wb", "1024"], "bandwidth_wb2k": ["wb", "2048"],
+               "bandwidth_smc": ["smc", "1000"],
                "long_block_fault": ["fault"]}
 
 # Single-threaded clients that finish normally: compared exactly.

@@ -228,6 +228,31 @@ def flop_case(kind, per_iter, unit):
     return run
 
 
+def smc_case():
+    """The counted replay's Flop events reach the cost slots through the
+    block's run counts (as Ir): a block translated again with other flops
+    (clients/bandwidth.c smc: the same address and instruction count,
+    addsd, then orpd, then addsd again, N runs each) must count each
+    run's own flops: the functions' Flop = the summary's = the file's =
+    2N."""
+    name = "bandwidth/hand/flops-retranslated"
+
+    def run():
+        r, probs = run_bw("bandwidth_smc", ["--toggle-collect=run_smc"], "bw-smc")
+        if probs:
+            return [(name, probs)]
+        bw = read_bandwidth(r.out + ".bandwidth")
+        part = cgfile.parse(r.out).parts[0]
+        want = 2 * N
+        got = {"Flop of the functions": sum(f.self_cost.get("Flop", 0)
+                                            for f in part.fns.values()),
+               "summary Flop": part.summary["Flop"],
+               "file flop": bw.thread("1").paths["flop"].total}
+        return [(name, ["%s: %d, want %d" % (k, v, want)
+                        for k, v in got.items() if v != want])]
+    return run
+
+
 def writeback_case():
     """L1->LL: store_lines writes one word into each of N consecutive lines
     (D1 32 KiB, 8-way, 64 sets: each set gets N/64 lines, so every line
@@ -511,7 +536,8 @@ def bad_machine(label, text, expect):
 def cases():
     c = [("bandwidth/identity/" + cl, identity_case(cl)) for cl in SINGLE + THREADED]
     c += [("bandwidth/hand/access", access_case()),
-          ("bandwidth/hand/write-back", writeback_case())]
+          ("bandwidth/hand/write-back", writeback_case()),
+          ("bandwidth/hand/flops-retranslated", smc_case())]
     for kind, per in (("sse", 16), ("avx", 30)):
         for unit in ("instr", "flop"):
             c.append(("bandwidth/hand/flop-%s-%s" % (kind, unit),
