@@ -787,7 +787,8 @@ void cb_il_print_stats(void);
 /*------------------------------------------------------------*/
 
 void cb_pin_post_clo_init(void);
-void cb_pin_turn_starts(ThreadId tid, Bool alone);
+void cb_pin_alone(ThreadId tid);
+void cb_pin_turn_starts(ThreadId tid);
 void cb_pin_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res);
 void cb_pin_thread_created(ThreadId parent, ThreadId child);
 void cb_pin_thread_exited(ThreadId tid);

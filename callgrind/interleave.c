@@ -390,7 +390,7 @@ static Bool early_and_wakeup_under_way(ThreadId tid)
 void cb_il_thread_runs(ThreadId tid)
 {
    if (!cb_il_active()) return;
-   if (live_threads == 1) cb_pin_turn_starts(tid, True);
+   if (live_threads == 1) cb_pin_alone(tid);
    end_turn_if_used_up();
    if (tid == turn_owner) return;
    if (is_woken_early(tid)) {         /* its slot comes with the waker's result */
@@ -403,7 +403,7 @@ void cb_il_thread_runs(ThreadId tid)
    leave_queue(tid);
    turn_owner = tid;
    turn_left = live_threads > 1 ? (Long)cb_clo.interleave : NO_TURNS;
-   cb_pin_turn_starts(tid, live_threads == 1);
+   if (live_threads > 1) cb_pin_turn_starts(tid);
 }
 
 /* The operation of a futex call (private and clock flags off), or ~0 for

@@ -779,7 +779,7 @@ void cb_options_post(void)
    }
    if (!cb_clo.private_caches && !cb_clo.sharing && interleave_arg)
       needs_option(interleave_arg, "--private-caches=yes or --sharing=yes");
-   if (pin_threads_arg && ((!cb_clo.private_caches && !cb_clo.sharing) || cb_clo.interleave == 0))
+   if (pin_threads_arg && !cb_il_active())
       needs_option(pin_threads_arg, "the turns (--private-caches=yes or --sharing=yes, "
                    "--interleave above 0)");
    if (!cb_clo.latency && latency_window_arg)

@@ -123,11 +123,18 @@ static void take_home_here(void)
    home_epoch++;
 }
 
-/* tid starts a turn; alone: it is the only thread. */
-void cb_pin_turn_starts(ThreadId tid, Bool alone)
+/* tid runs on as the only thread: nothing to hand over, the kernel may
+ * place it where it likes. */
+void cb_pin_alone(ThreadId tid)
+{
+   unpin(tid);
+}
+
+/* tid starts a turn while two or more threads live. */
+void cb_pin_turn_starts(ThreadId tid)
 {
    if (!pinned_for) return;
-   if (!pinning || alone) { unpin(tid); return; }
+   if (!pinning) { unpin(tid); return; }
    if (tid == rehoming || home_cpu < 0) {
       rehoming = VG_INVALID_THREADID;
       take_home_here();

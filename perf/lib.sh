@@ -24,20 +24,23 @@ cgbd_cpu_rss() {
 # cgbd_rounds N OUT opts...: N interleaved rounds of every workload
 # ("name|cmd") of the array `workloads` under every configuration
 # ("name|opts") of the array `configs`, the options first, the profile to
-# OUT; each run's CPU seconds appended to cpu[name/config] and its peak
-# kB to mem[name/config] (associative arrays the caller declares).
+# OUT; each run's CPU seconds appended to cpu[name/config], its peak
+# kB to mem[name/config] and, if the caller declares `wall` too, its wall
+# seconds to wall[name/config] (associative arrays the caller declares).
 # shellcheck disable=SC2154
 cgbd_rounds() {
-   local n=$1 out=$2 w c key t m
+   local n=$1 out=$2 w c key t m e keep_wall=no
    shift 2
+   declare -p wall >/dev/null 2>&1 && keep_wall=yes
    for _ in $(seq "$n"); do
       for w in "${workloads[@]}"; do
          for c in "${configs[@]}"; do
             key="${w%%|*}/${c%%|*}"
             # shellcheck disable=SC2086
-            read -r t m <<< "$(cgbd_cpu_rss "$out" "$@" ${c#*|} -- ${w#*|})"
+            read -r t m e <<< "$(cgbd_time "$out" "$@" ${c#*|} -- ${w#*|})"
             cpu[$key]="${cpu[$key]:-} $t"
             mem[$key]="${mem[$key]:-} $m"
+            if [ $keep_wall = yes ]; then wall[$key]="${wall[$key]:-} $e"; fi
          done
       done
    done

@@ -19,26 +19,16 @@ R=${1:-3}
 multicore_workloads perf/build      # sets workloads
 export VALGRIND_LIB=$PWD/vglib OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive
 geom="--I1=32768,8,64 --D1=32768,8,64 --LL=6291456,12,64"
-variants=("base|--cache-sim=yes"
-          "pinned|--cache-sim=yes --private-caches=yes"
-          "unpin|--cache-sim=yes --private-caches=yes --pin-threads=no"
-          "il0|--cache-sim=yes --private-caches=yes --interleave=0")
+configs=("base|--cache-sim=yes"
+         "pinned|--cache-sim=yes --private-caches=yes"
+         "unpin|--cache-sim=yes --private-caches=yes --pin-threads=no"
+         "il0|--cache-sim=yes --private-caches=yes --interleave=0")
 
-declare -A cpu wall
+declare -A cpu mem wall
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# shellcheck disable=SC2154  # (workloads: multicore_workloads)
-for _ in $(seq "$R"); do
-   for w in "${workloads[@]}"; do
-      for v in "${variants[@]}"; do
-         k="${w%%|*}/${v%%|*}"
-         # shellcheck disable=SC2086
-         read -r t _ e <<< "$(cgbd_time "$out/p.out" $geom ${v#*|} -- ${w#*|})"
-         cpu[$k]="${cpu[$k]:-} $t"
-         wall[$k]="${wall[$k]:-} $e"
-      done
-   done
-done
+# shellcheck disable=SC2086
+cgbd_rounds "$R" "$out/p.out" $geom
 
 x() { printf "%6.2f" "$(echo "$1 / $2" | bc -l)"; }
 echo "median of $R runs; x = / base"
