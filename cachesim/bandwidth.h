@@ -262,6 +262,47 @@ static inline void bw_batch_add(bw_core *c, int p, uint64_t u, uint32_t bytes)
    if (!BW_BATCH_DENSE(p))
       c->ring_nz[p][i >> 6] |= 1ull << (i & 63);
 }
+/* Units u .. u+n-1 of path p get the bytes src[0..n), written whole
+   (a caller that knows a run of units' bytes beforehand, e.g. a block's
+   static loads and stores): their slots must not have been added to
+   (units from the last one written on, before bw_batch_limit: cleared,
+   so writing is adding).  A sparse path's "not zero" bits come apart,
+   from bw_batch_mark. */
+typedef uint32_t bw_batch_v4 __attribute__((vector_size(16), aligned(4)));
+/* n values from src to dst, 4 at a time (a block's units: tens) */
+static inline void bw__copy(uint32_t *dst, const uint32_t *src, uint32_t n)
+{
+   uint32_t k = 0;
+
+   for (; k + 4 <= n; k += 4)
+      *(bw_batch_v4 *)(dst + k) = *(const bw_batch_v4 *)(src + k);
+   for (; k < n; k++)
+      dst[k] = src[k];
+}
+static inline void bw_batch_put(bw_core *c, int p, uint64_t u, const uint32_t *src, uint32_t n)
+{
+   uint32_t *r = c->ring[p], i = (uint32_t)u & c->ring_mask, first = n;
+
+   if (first > c->ring_mask + 1 - i)
+      first = c->ring_mask + 1 - i;
+   bw__copy(r + i, src, first);
+   bw__copy(r, src + first, n - first);
+}
+/* The "not zero" bits of path p's units u .. u+n-1 are set where bits
+   (bit k of word k / 64: unit u + k) has them. */
+static inline void bw_batch_mark(bw_core *c, int p, uint64_t u, const uint64_t *bits, uint32_t n)
+{
+   uint64_t *nz = c->ring_nz[p];
+   uint32_t words = c->ring_mask >> 6, j;
+
+   for (j = 0; 64 * j < n; j++, u += 64) {
+      uint32_t i = ((uint32_t)u & c->ring_mask) >> 6, off = (uint32_t)u & 63;
+      uint64_t b = n - 64 * j >= 64 ? bits[j] : bits[j] & ((1ull << (n - 64 * j)) - 1);
+      nz[i] |= b << off;
+      if (off)
+         nz[(i + 1) & words] |= b >> (64 - off);
+   }
+}
 /* Bytes may be added at units before this one (then flush). */
 static inline uint64_t bw_batch_limit(const bw_core *c)
 {

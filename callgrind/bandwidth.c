@@ -51,6 +51,7 @@
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
 #include "bandwidth_hooks.h"
+#include "sim_int.h"          /* sim_call: a block's static bytes */
 
 #define MAX_AHEAD (1u << 21)      /* aligned units a core may run ahead */
 
@@ -74,6 +75,7 @@ static Bool all_matters;          /* a limit on a shared all-cores path */
 static bw_series all[2];          /* LL<-mem all, LL->mem all */
 static Int dom_pos[BW_DOM_PATHS]; /* event positions, -1: no limit */
 static Int flop_pos, peak_pos;
+Int cb_bw_flop_pos;
 
 /*------------------------------------------------------------*/
 /*--- Setup: events, the machine file                      ---*/
@@ -168,7 +170,7 @@ static void declare_events(void)
 {
    Int p;
    cb_event_declare(EV_Flop, "Flop");
-   flop_pos = cb_event_pos(EV_Flop);
+   flop_pos = cb_bw_flop_pos = cb_event_pos(EV_Flop);
    peak_pos = -1;
    for (p = 0; p < BW_DOM_PATHS; p++) dom_pos[p] = -1;
    if (!lim) return;
@@ -305,6 +307,131 @@ static ULong flop_bits_of(const BB *bb, UInt k, UInt n)
    ULong bits = w[i] >> off;
    if (off && i + 1 < (bb->instr_count + 63) / 64) bits |= w[i + 1] << (64 - off);
    return n >= 64 ? bits : bits & ((1ULL << n) - 1);
+}
+
+/*------------------------------------------------------------*/
+/*--- A block's static bytes (bandwidth_hooks.h)           ---*/
+/*------------------------------------------------------------*/
+
+static UInt block_units(const sim_call *calls, UInt n)
+{
+   UInt j, units = 0;
+   for (j = 0; j < n; j++) units += calls[j].n_fetch;
+   return units;
+}
+
+SizeT cb_bw_block_bytes(const sim_call *calls, UInt n)
+{
+   UInt units = block_units(calls, n);
+   SizeT bytes = sizeof(cb_bw_block) + (2 * (n + 1) + 3 * units) * sizeof(UInt);
+   return ((bytes + 7) & ~(SizeT)7) + (units + 63) / 64 * sizeof(ULong);
+}
+
+/* Whether the calls' groups number the block's instructions from 0 on,
+ * in order, each access (but a guarded one) in its call's group. */
+static Bool block_numbered(const sim_call *calls, UInt n)
+{
+   UInt j, i, units = 0, group0 = 0;
+   for (j = 0; j < n; j++) {
+      const sim_call *c = &calls[j];
+      if (c->n_fetch) {
+         if (c->fetch_cost != units * cb_n_events) return False;
+         group0 = units;
+         units += c->n_fetch;
+      }
+      for (i = 0; i < c->n_acc && !c->guarded; i++) {
+         UInt k = c->acc[i].cost / cb_n_events;
+         if (c->acc[i].cost % cb_n_events || k < group0 || k >= units) return False;
+      }
+   }
+   return True;
+}
+
+/* The per-unit bytes and flops (S kept). */
+static void block_bytes(cb_bw_block *S, const sim_call *calls, const BB *bb)
+{
+   UInt *rd = cb_bw_block_rd(S), *wr = cb_bw_block_wr(S), *fl = cb_bw_block_fl(S);
+   ULong *bits = cb_bw_block_bits(S);
+   UInt j, i, u;
+   for (j = 0; j < S->n_calls; j++) {
+      const sim_call *c = &calls[j];
+      for (i = 0; i < c->n_acc && !c->guarded; i++) {
+         UInt k = c->acc[i].cost / cb_n_events;
+         if (!c->acc[i].write || c->acc[i].modify) rd[k] += c->acc[i].size;
+         if (c->acc[i].write) wr[k] += c->acc[i].size;
+      }
+   }
+   for (u = 0; u < S->units && bb->bw_flops; u++) {
+      fl[u] = bb->bw_flops[u];
+      if (fl[u]) { bits[u / 64] |= 1ULL << (u % 64); S->flops = 1; }
+   }
+}
+
+/* at[] and flop_at[]: a run reaching the first j calls, and whether an
+ * access of a later call falls in its units (the smallest unit of the
+ * accesses from call j on, walking back). */
+static void block_prefixes(cb_bw_block *S, const sim_call *calls)
+{
+   UInt *at = cb_bw_block_at(S), *flop_at = cb_bw_block_flop_at(S), *fl = cb_bw_block_fl(S);
+   UInt j, i, u = 0, flops = 0, first_acc = S->units;
+   for (j = 0; j <= S->n_calls; j++) {
+      at[j] = u;
+      flop_at[j] = flops;
+      if (j == S->n_calls) break;
+      for (i = 0; i < calls[j].n_fetch; i++, u++) flops += fl[u];
+   }
+   for (j = S->n_calls; j-- > 0;) {
+      const sim_call *c = &calls[j];
+      for (i = 0; i < c->n_acc && !c->guarded; i++) {
+         UInt k = c->acc[i].cost / cb_n_events;
+         if (k < first_acc) first_acc = k;
+      }
+      if (first_acc < at[j]) at[j] |= CB_BW_INEXACT;
+   }
+}
+
+static void block_make(cb_bw_block *S, const sim_call *calls, UInt n, const BB *bb)
+{
+   VG_(memset)(S, 0, cb_bw_block_bytes(calls, n));
+   S->n_calls = n;
+   S->units = block_units(calls, n);
+   if (!block_numbered(calls, n)) return;
+   S->kept = 1;
+   block_bytes(S, calls, bb);
+   block_prefixes(S, calls);
+}
+
+void cb_bw_block_made(const sim_call *calls, const BB *bb)
+{
+   if (cb_bw_batched) block_make(cb_sim_bw_block(calls, bb->n_sim_calls), calls, bb->n_sim_calls, bb);
+}
+
+/* (at a retranslation with the same calls: its flops may differ) */
+Bool cb_bw_block_same(const sim_call *calls, const BB *bb)
+{
+   SizeT bytes;
+   cb_bw_block *S;
+   Bool same;
+   if (!cb_bw_batched) return True;
+   bytes = cb_bw_block_bytes(calls, bb->n_sim_calls);
+   S = VG_(malloc)("cb.bw.block", bytes);
+   block_make(S, calls, bb->n_sim_calls, bb);
+   same = VG_(memcmp)(S, cb_sim_bw_block(calls, bb->n_sim_calls), bytes) == 0;
+   VG_(free)(S);
+   return same;
+}
+
+/* The Flop events of `runs` runs of call k of the n calls (the units of
+ * its group), for the blocks whose runs cb_bw_block_run counts. */
+void cb_bw_settle_call(ULong *cost, const sim_call *calls, UInt n, UInt k, ULong runs)
+{
+   const cb_bw_block *S = cb_sim_bw_block(calls, n);
+   const UInt *at = cb_bw_block_at(S), *fl = cb_bw_block_fl(S);
+   UInt u, end;
+   if (!S->kept || !S->flops) return;
+   end = at[k + 1] & ~CB_BW_INEXACT;
+   for (u = at[k] & ~CB_BW_INEXACT; u < end; u++)
+      if (fl[u]) cost[u * cb_n_events + flop_pos] += fl[u] * runs;
 }
 
 /*------------------------------------------------------------*/
@@ -618,18 +745,21 @@ void cb_bw__batch_flush(cb_bw_thread *t)
    batch_flush(t);
 }
 
-/* The running group's flops (its block has some): their events, and
- * their units' flop path. */
-void cb_bw__group_flops(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0)
+/* The running group's flops (its block has some): their events (not
+ * with events False: the run histogram counts them, cb_bw_settle_call),
+ * and their units' flop path. */
+void cb_bw__group_flops(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0, Bool events)
 {
    const BB *bb = cb_cur.bbcc->bb;
    UInt k0 = (UInt)(((ULong)cost0 * cb_bw_inv_events) >> 32);   /* cost0 / events */
    UInt stride = cb_cur.nonskipped ? 0 : cb_n_events, base;
+   ULong none = 0;
    const UChar *flops = bb->bw_flops + k0;
    /* (locals: the slots' stores cannot move them) */
    UInt *ring = t->core.ring[BW_FLOP], mask = t->core.ring_mask;
    uint64_t *nz = t->core.ring_nz[BW_FLOP];
-   ULong *pos = slot0 + flop_pos, u0 = t->g_unit0, sum = 0;
+   ULong *pos = events ? slot0 + flop_pos : &none, u0 = t->g_unit0, sum = 0;
+   if (!events) stride = 0;
    for (base = 0; base < n; base += 64) {  /* (a group of an I1 line > 64 bytes) */
       ULong bits;
       for (bits = flop_bits_of(bb, k0 + base, n - base); bits; bits &= bits - 1) {

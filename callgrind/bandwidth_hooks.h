@@ -61,6 +61,46 @@ typedef struct cb_bw_thread {
 /* cb_bw_cur, the line sizes, cb_bw__group and cb_bw__advance are
  * declared in global.h (section "bandwidth.c"). */
 
+/* A block's static bytes (batched; built at its instrumentation,
+ * cb_bw_block_make, after its calls: sim.c's cb_sim_bw_block). A fetch
+ * group's loads, stores and flops are known then, as are the units of
+ * its instructions in a run of the block when its groups number the
+ * block's instructions from 0 on, in order (kept): the counted replay
+ * writes a run's units whole (cb_bw_block_run) instead of adding each
+ * access's bytes, and the Flop events are counted from the block's run
+ * histogram (cb_bw_settle_call) instead of per run. Guarded accesses,
+ * which may not run, are not in it (their hook adds them). */
+typedef struct cb_bw_block {
+   UInt units;      /* instructions in the block's groups */
+   UInt n_calls;
+   UInt kept;       /* the groups number the instructions 0.. in order */
+   UInt flops;      /* some instruction has flops */
+   /* then UInt at[n_calls + 1]: the units of a run reaching the first j
+    * calls, CB_BW_INEXACT set when a later call has an access in them
+    * (a run ending there, mid-group, goes per access); UInt
+    * flop_at[n_calls + 1]: their flops; UInt rd[units], wr[units],
+    * fl[units]: each unit's loads, stores, flops; 8-aligned, ULong
+    * bits[(units + 63) / 64]: the units with flops */
+} cb_bw_block;
+#define CB_BW_INEXACT 0x80000000u
+
+static inline UInt *cb_bw_block_at(const cb_bw_block *S) { return (UInt *)(S + 1); }
+static inline UInt *cb_bw_block_flop_at(const cb_bw_block *S)
+{
+   return cb_bw_block_at(S) + S->n_calls + 1;
+}
+static inline UInt *cb_bw_block_rd(const cb_bw_block *S)
+{
+   return cb_bw_block_flop_at(S) + S->n_calls + 1;
+}
+static inline UInt *cb_bw_block_wr(const cb_bw_block *S) { return cb_bw_block_rd(S) + S->units; }
+static inline UInt *cb_bw_block_fl(const cb_bw_block *S) { return cb_bw_block_wr(S) + S->units; }
+static inline ULong *cb_bw_block_bits(const cb_bw_block *S)
+{
+   HWord end = (HWord)(cb_bw_block_fl(S) + S->units);
+   return (ULong *)((end + 7) & ~(HWord)7);
+}
+
 /* The bytes of a cache result r on the line sizes (l1: I1's or D1's). */
 static inline void cb_bw_misses(cb_bw_thread *t, unsigned r, UInt l1)
 {
@@ -100,7 +140,7 @@ void cb_bw_batch_missed(cb_bw_thread *t, unsigned r, UInt l1, ULong u)
  * known (flops: its block has some). */
 static inline __attribute__((always_inline))
 void cb_bw_batch_group_in(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0, unsigned r,
-                          Bool flops)
+                          Bool flops, Bool flop_events)
 {
    if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
    t->g_n = n;
@@ -108,7 +148,7 @@ void cb_bw_batch_group_in(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0, uns
    t->g_unit0 = t->b_next;
    t->g_last_k = 0;
    t->b_next += n;
-   if (UNLIKELY(flops)) cb_bw__group_flops(t, cost0, n, slot0);
+   if (UNLIKELY(flops)) cb_bw__group_flops(t, cost0, n, slot0, flop_events);
    cb_bw_batch_missed(t, r, cb_bw_i1_line, t->g_unit0);
 }
 
@@ -117,7 +157,7 @@ static inline void cb_bw_batch_group(cb_bw_thread *t, UInt cost0, UInt n, ULong 
                                      unsigned r)
 {
    if (UNLIKELY(!cb_cur.collect)) { t->g_n = 0; return; }
-   cb_bw_batch_group_in(t, cost0, n, slot0, r, cb_cur.bbcc->bb->bw_flops != NULL);
+   cb_bw_batch_group_in(t, cost0, n, slot0, r, cb_cur.bbcc->bb->bw_flops != NULL, True);
 }
 
 /* A fetch group of n instructions from cost offset cost0 (slot0: the
@@ -146,10 +186,11 @@ static inline void cb_bw_store(cb_bw_thread *t, Addr a, UWord size, unsigned r)
 
 /* Batched: the access's bytes go to its instruction's unit (the group's
  * first unit + its index in the group: cost offsets are instruction *
- * events apart; a multiplication by the inverse, no division). */
+ * events apart; a multiplication by the inverse, no division); not with
+ * adds False: its block run wrote them (cb_bw_block_run). */
 static inline __attribute__((always_inline))
 void cb_bw_batch_data(cb_bw_thread *t, UInt cost, UWord size, unsigned r,
-                      Bool is_write, Bool modify)
+                      Bool is_write, Bool modify, Bool adds)
 {
    bw_core *c = &t->core;
    UInt k = (UInt)(((ULong)(cost - t->g_cost0) * cb_bw_inv_events) >> 32);
@@ -159,7 +200,8 @@ void cb_bw_batch_data(cb_bw_thread *t, UInt cost, UWord size, unsigned r,
       bw_batch_add(c, BW_L1_WR, u, (UInt)t->pending_wb);
       t->pending_wb = 0;
    }
-   if (is_write) {
+   if (!adds) ;
+   else if (is_write) {
       bw_batch_add(c, BW_CORE_WR, u, size);
       if (modify) bw_batch_add(c, BW_CORE_RD, u, size);
    } else bw_batch_add(c, BW_CORE_RD, u, size);
@@ -177,7 +219,7 @@ static inline void cb_bw_data(UInt cost, Addr a, UWord size, unsigned r,
    if (is_write) cb_bw_store(t, a, size, r);
    if (!t->g_n) { t->pending_wb = 0; return; }
    if (cb_bw_batched) {
-      cb_bw_batch_data(t, cost, size, r, is_write, modify);
+      cb_bw_batch_data(t, cost, size, r, is_write, modify, True);
       return;
    }
    if (cost != t->g_cur) cb_bw__advance(t, cost);
@@ -200,18 +242,54 @@ static inline void cb_bw_data(UInt cost, Addr a, UWord size, unsigned r,
  * once. */
 static inline __attribute__((always_inline))
 void cb_bw_counted_fetch(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0, unsigned r,
-                         Bool flops)
+                         Bool flops, Bool flop_events)
 {
-   cb_bw_batch_group_in(t, cost0, n, slot0, r, flops);
+   cb_bw_batch_group_in(t, cost0, n, slot0, r, flops, flop_events);
 }
 
 static inline __attribute__((always_inline))
 void cb_bw_batched_access(cb_bw_thread *t, UInt cost, Addr a, UWord size, unsigned r,
-                          Bool is_write, Bool modify)
+                          Bool is_write, Bool modify, Bool adds)
 {
    if (is_write) cb_bw_store(t, a, size, r);
    if (!t->g_n) { t->pending_wb = 0; return; }
-   cb_bw_batch_data(t, cost, size, r, is_write, modify);
+   cb_bw_batch_data(t, cost, size, r, is_write, modify, adds);
+}
+
+/* The counted replay: a run of block S reaching its first `calls` calls
+ * gets its units' static bytes at once, when S keeps them and the run
+ * ends at a group's end (else False: the hooks add per access). Its
+ * units are the next ones: room is made for all of them first (a flush
+ * here or at a later group start counts the same units). The Flop
+ * events come from the run histogram; the running counter gets the
+ * run's flops. */
+static inline __attribute__((always_inline))
+Bool cb_bw_block_run(cb_bw_thread *t, const cb_bw_block *S, UInt calls)
+{
+   UInt n = cb_bw_block_at(S)[calls];
+   if (UNLIKELY(!S->kept || (n & CB_BW_INEXACT))) return False;
+   if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
+   bw_batch_put(&t->core, BW_CORE_RD, t->b_next, cb_bw_block_rd(S), n);
+   bw_batch_put(&t->core, BW_CORE_WR, t->b_next, cb_bw_block_wr(S), n);
+   if (S->flops) {
+      bw_batch_put(&t->core, BW_FLOP, t->b_next, cb_bw_block_fl(S), n);
+      bw_batch_mark(&t->core, BW_FLOP, t->b_next, (const uint64_t *)cb_bw_block_bits(S), n);
+      cb_cur.cost[cb_bw_flop_pos] += cb_bw_block_flop_at(S)[calls];
+   }
+   return True;
+}
+
+/* A fetch group of a block run that cb_bw_block_run wrote: its units
+ * are numbered (for the misses and the accesses' units). */
+static inline __attribute__((always_inline))
+void cb_bw_static_fetch(cb_bw_thread *t, UInt cost0, UInt n, unsigned r)
+{
+   t->g_n = n;
+   t->g_cost0 = cost0;
+   t->g_unit0 = t->b_next;
+   t->g_last_k = 0;
+   t->b_next += n;
+   cb_bw_batch_missed(t, r, cb_bw_i1_line, t->g_unit0);
 }
 
 #endif

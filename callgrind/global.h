@@ -871,7 +871,15 @@ extern Bool cb_bw_batched;           /* units batched (bandwidth.c) */
 extern ULong cb_bw_inv_events;       /* ceil(2^32 / events) */
 void cb_bw__group(struct cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0);
 void cb_bw__batch_flush(struct cb_bw_thread *t);
-void cb_bw__group_flops(struct cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0);
+void cb_bw__group_flops(struct cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0,
+                        Bool events);
+extern Int cb_bw_flop_pos;           /* the Flop event's position */
+struct sim_call;
+struct cb_bw_block;
+SizeT cb_bw_block_bytes(const struct sim_call *calls, UInt n);
+Bool cb_bw_block_same(const struct sim_call *calls, const BB *bb);  /* as bb's now */
+void cb_bw_block_made(const struct sim_call *calls, const BB *bb);
+void cb_bw_settle_call(ULong *cost, const struct sim_call *calls, UInt n, UInt k, ULong runs);
 void cb_bw__advance(struct cb_bw_thread *t, UInt cost);
 void cb_bw__invalidated(struct cb_bw_thread *t, ULong first, ULong last);
 void cb_bw_setup(struct cs_sim *first);  /* after the cache model; bad machine file: exit */

@@ -66,12 +66,27 @@ void cb_sim_share_acc(const sim_call *c, Int i, Addr a)
  * count) and the sites of the accesses (sharing.h: the position number,
  * size and kinds of each), found at the block's first replay: the
  * model gets them with the stored addresses, nothing copied. */
-SizeT cb_sim_calls_bytes(const sim_call *calls, UInt n)
+static SizeT calls_and_sites_bytes(const sim_call *calls, UInt n)
 {
    UInt k, accs = 0;
    if (!cb_clo.sharing) return n * sizeof(sim_call);
    for (k = 0; k < n; k++) accs += calls[k].n_acc;
    return n * sizeof(sim_call) + (n + 1) * sizeof(UInt) + accs * sizeof(sh_site);
+}
+
+/* With --bandwidth=yes, batched, the block's static bytes follow (after
+ * the sharing part, 8-aligned: cb_bw_block_make). */
+SizeT cb_sim_calls_bytes(const sim_call *calls, UInt n)
+{
+   SizeT bytes = calls_and_sites_bytes(calls, n);
+   if (!cb_bw_batched) return bytes;
+   return ((bytes + 7) & ~(SizeT)7) + cb_bw_block_bytes(calls, n);
+}
+
+struct cb_bw_block *cb_sim__bw_block_shared(const sim_call *calls, UInt n)
+{
+   SizeT at = calls_and_sites_bytes(calls, n);
+   return (struct cb_bw_block *)((HChar *)calls + ((at + 7) & ~(SizeT)7));
 }
 
 

@@ -303,6 +303,14 @@ static inline Bool cb_sim_share_hist(const sim_call *c, const sim_call *end, con
    return True;
 }
 SizeT cb_sim_calls_bytes(const sim_call *calls, UInt n);
+/* --bandwidth=yes, batched: the static bytes after a block's n calls
+ * (after its sharing part, if any: cb_sim_calls_bytes) */
+struct cb_bw_block *cb_sim__bw_block_shared(const sim_call *calls, UInt n);
+static inline struct cb_bw_block *cb_sim_bw_block(const sim_call *calls, UInt n)
+{
+   if (LIKELY(!cb_clo.sharing)) return (struct cb_bw_block *)(calls + n);
+   return cb_sim__bw_block_shared(calls, n);
+}
 void cb_sim_share_calls_made(struct sim_call *calls, UInt n);
 
 static inline void do_acc(const sim_call *c, Int i, Addr a)

@@ -218,19 +218,24 @@ void cb_sim_bb_begin(IRSB *sbOut, BB *bb, Bool fresh)
 
 /* The block's call descriptors go to the BB. A retranslation of the same
  * block builds the same list and shares it; a different list gets a new
- * array (the old one may still serve an older translation, so it stays). */
+ * array (the old one may still serve an older translation, so it stays).
+ * With --bandwidth (batched) the list's static bytes, flops included,
+ * must be the same too: a retranslation with other flops gets its own
+ * array, so the counts of each run's flops stay with its calls. */
 void cb_sim_bb_end(IRSB *sbOut)
 {
    BB *bb = cur_block.bb;
    Int i;
    if (cur_block.n_calls == 0) return;
    if (!bb->sim_calls || bb->n_sim_calls != (UInt)cur_block.n_calls
-       || VG_(memcmp)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(sim_call)) != 0) {
+       || VG_(memcmp)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(sim_call)) != 0
+       || !cb_bw_block_same(bb->sim_calls, bb)) {
       bb->sim_calls = cb_mem_alloc(CB_MEM_BBS, "cb.sim.calls",
                                    cb_sim_calls_bytes(cur_block.calls, cur_block.n_calls));
       VG_(memcpy)(bb->sim_calls, cur_block.calls, cur_block.n_calls * sizeof(sim_call));
       cb_sim_share_calls_made(bb->sim_calls, cur_block.n_calls);
       bb->n_sim_calls = cur_block.n_calls;
+      cb_bw_block_made(bb->sim_calls, bb);
    }
    for (i = 0; i < cur_block.n_calls; i++)
       cur_block.call_arg[i]->Iex.Const.con->Ico.U64 = (ULong)(HWord)&bb->sim_calls[i];

@@ -67,6 +67,7 @@ static void settle_bbcc(BBCC *b)
    for (k = b->hist_n; k-- > 0;) {
       runs += b->hist[k + 1];
       if (runs > 0 && !b->hist_calls[k].guarded) add_call_runs(b->cost, &b->hist_calls[k], runs);
+      if (runs > 0 && cb_bw_batched) cb_bw_settle_call(b->cost, b->hist_calls, b->hist_n, k, runs);
    }
    VG_(memset)(b->hist, 0, (b->hist_n + 1) * sizeof(ULong));
 }
@@ -185,13 +186,20 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    cc_state code = cores ? cb_cc_core->code : 0;
    UInt n_ir = 0, n_dr = 0, n_dw = 0, li = 0;
    const lat_watch *watch = NULL;
-   /* (--bandwidth: the running core, and whether the block has flops) */
+   /* (--bandwidth: the running core, whether the block has flops, its
+    * static bytes, and whether this run wrote them) */
    cb_bw_thread *bw_t = bw ? cb_bw_cur : NULL;
    Bool bw_flops = bw && b->bb->bw_flops != NULL;
+   const cb_bw_block *bw_block = NULL;
+   Bool bw_static = False;
    Int i;
    if (lat && !cb_lat_first(c, &li, &watch)) lat = False;
    if (UNLIKELY(b->hist_calls != c)) hist_attach(b);
    b->hist[end - c]++;
+   if (bw) {
+      bw_block = cb_sim_bw_block(c, b->hist_n);
+      bw_static = cb_bw_block_run(bw_t, bw_block, end - c);
+   }
    for (; c < end; a += c->n_acc, c++) {
       n_ir += c->n_fetch;
       if (c->n_fetch && !CUT_BEFORE(3)) {
@@ -205,8 +213,10 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
                cs_instr_hits(s, c->fetch_addr + c->fetch_size,
                              c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);
          }
-         if (bw) cb_bw_counted_fetch(bw_t, c->fetch_cost, c->n_fetch,
-                                     cb_cost_base + c->fetch_cost, r, bw_flops);
+         if (bw && bw_static) cb_bw_static_fetch(bw_t, c->fetch_cost, c->n_fetch, r);
+         else if (bw) cb_bw_counted_fetch(bw_t, c->fetch_cost, c->n_fetch,
+                                          cb_cost_base + c->fetch_cost, r, bw_flops,
+                                          !bw_block->kept);
       }
       if (UNLIKELY(c->guarded)) {
          if (a[0] != REPLAY_SKIPPED) do_acc(c, 0, a[0]);
@@ -224,7 +234,7 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
          else if (cores && write && !cb_cores_store_hit_quiet(hot, code, a[i], c->acc[i].size))
             r = data_coherence(c, i, a[i], 0);
          if (bw) cb_bw_batched_access(bw_t, c->acc[i].cost, a[i], c->acc[i].size, r, write,
-                                      c->acc[i].modify);
+                                      c->acc[i].modify, !bw_static);
          r &= ~(CB_BW_REMOTE | CB_BW_INVALIDATED);   /* (the cache's result only) */
          if (lat && (r || cb_lat_hit_matters(&watch[li], a[i])))
             cb_lat_after_index(li, a[i], r, cb_cost_base + c->acc[i].cost);
@@ -259,9 +269,11 @@ void cb_sim_replay(void)
    if (!cb_sim_replay_plain_ok || !cb_cur.collect || cb_cur.nonskipped || cb_replay_split
        || !counted_calls(cb_cur.bbcc, c))
       replay_all(c, end, cb_sim_replay_addr);
-   else if (UNLIKELY(cb_bw_cur != NULL)) {
-      /* (--bandwidth: batched, no --latency: cb_sim_post_clo_init) */
-      if (cb_cc && !cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, False, True, False, True);
+   else if (UNLIKELY(cb_bw_batched)) {
+      /* (--bandwidth: batched, no --latency: cb_sim_post_clo_init; the
+       * run histogram counts its Flop events: not without a core) */
+      if (!cb_bw_cur) replay_all(c, end, cb_sim_replay_addr);
+      else if (cb_cc && !cb_sim_cache->use) replay_counted(c, end, cb_sim_replay_addr, False, True, False, True);
       else replay_counted(c, end, cb_sim_replay_addr, cb_sim_cache->use, cb_cc != NULL, False, True);
    }
    else if (UNLIKELY(cb_clo.latency))
