@@ -693,15 +693,20 @@ static void clear_units(bw_core *c, int p, uint64_t from, uint64_t to)
    uint32_t *r = c->ring[p], mask = c->ring_mask;
    uint64_t *nz = c->ring_nz[p], u;
 
+   int written = (c->written >> p) & 1;
+
    if (BW_BATCH_DENSE(p)) {
-      clear_slots(r, mask, from, to);
+      if (!written)
+         clear_slots(r, mask, from, to);
       return;
    }
    for (u = from; u < to; u += 64) {
       uint64_t n = to - u < 64 ? to - u : 64, bits = ring_bits(nz, mask, u);
       if (n < 64)
          bits &= (1ull << n) - 1;
-      if (bit_count(bits) >= CLEAR_WHOLE)
+      if (written)
+         ;
+      else if (bit_count(bits) >= CLEAR_WHOLE)
          clear_slots(r, mask, u, u + n);
       else
          for (; bits; bits &= bits - 1)
@@ -818,9 +823,13 @@ void bw_batch_finish(bw_core *c, uint64_t units)
       return;
    bw_batch_flush(c, units);
    bw__dominance_change(c, -2, 0, c->units);   /* as bw_finish */
-   /* the drain: nothing was added after `units` */
-   for (p = 0; p < BW_PATHS; p++)
+   /* the drain: nothing was added after `units` (a written path's slots
+      there may hold what units a ring earlier had) */
+   for (p = 0; p < BW_PATHS; p++) {
+      if ((c->written >> p) & 1)
+         clear_slots(c->ring[p], c->ring_mask, units, end);
       batch_path(c, p, units, end);
+   }
    c->finished = 1;
 }
 

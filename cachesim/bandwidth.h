@@ -190,6 +190,10 @@ typedef struct {
       they need no second check */
    uint64_t  ok_from[BW_PATHS], ok_to[BW_PATHS];
    uint32_t  ok_p[BW_PATHS];
+   /* the paths (bit p) whose every unit's slot the caller writes whole
+      before adding to it (bw_batch_put, bw_batch_zero): their slots are
+      not cleared when they leave the window, only their "not zero" bits */
+   uint32_t  written;
 } bw_core;
 
 void bw_core_init(bw_core *c, uint32_t w);
@@ -266,8 +270,9 @@ static inline void bw_batch_add(bw_core *c, int p, uint64_t u, uint32_t bytes)
    (a caller that knows a run of units' bytes beforehand, e.g. a block's
    static loads and stores): their slots must not have been added to
    (units from the last one written on, before bw_batch_limit: cleared,
-   so writing is adding).  A sparse path's "not zero" bits come apart,
-   from bw_batch_mark. */
+   so writing is adding; on a written path, bw_core.written, every unit
+   is written so).  A sparse path's "not zero" bits come apart, from
+   bw_batch_mark. */
 typedef uint32_t bw_batch_v4 __attribute__((vector_size(16), aligned(4)));
 /* n values from src to dst, 4 at a time (a block's units: tens) */
 static inline void bw__copy(uint32_t *dst, const uint32_t *src, uint32_t n)
@@ -287,6 +292,16 @@ static inline void bw_batch_put(bw_core *c, int p, uint64_t u, const uint32_t *s
       first = c->ring_mask + 1 - i;
    bw__copy(r + i, src, first);
    bw__copy(r, src + first, n - first);
+}
+/* Units u .. u+n-1 of a written path p (bw_core.written) hold nothing
+   yet: zero, to be added to. */
+static inline void bw_batch_zero(bw_core *c, int p, uint64_t u, uint32_t n)
+{
+   static const uint32_t zeros[64];
+   uint32_t k;
+
+   for (k = 0; k < n; k += 64)
+      bw_batch_put(c, p, u + k, zeros, n - k < 64 ? n - k : 64);
 }
 /* The "not zero" bits of path p's units u .. u+n-1 are set where bits
    (bit k of word k / 64: unit u + k) has them. */

@@ -796,7 +796,10 @@ static cb_bw_thread *thread_of(ThreadId tid)
 {
    cb_bw_thread *t = &threads[tid];
    if (!t->made) {
-      if (cb_bw_batched) bw_batch_init(&t->core, cb_clo.bandwidth_window, BATCH_STRETCH);
+      if (cb_bw_batched) {
+         bw_batch_init(&t->core, cb_clo.bandwidth_window, BATCH_STRETCH);
+         t->core.written = CB_BW_WRITTEN;
+      }
       else bw_core_init(&t->core, cb_clo.bandwidth_window);
       t->b_limit = cb_bw_batched ? bw_batch_limit(&t->core) : 0;
       bw_dirty_init(&t->dirty);

@@ -67,7 +67,8 @@ typedef struct cb_bw_thread {
  * its instructions in a run of the block when its groups number the
  * block's instructions from 0 on, in order (kept): the counted replay
  * writes a run's units whole (cb_bw_block_run) instead of adding each
- * access's bytes, and the Flop events are counted from the block's run
+ * access's bytes (every other group zeroes its units first:
+ * cb_bw_units_zero, so that no slot is cleared when it leaves), and the Flop events are counted from the block's run
  * histogram (cb_bw_settle_call) instead of per run. Guarded accesses,
  * which may not run, are not in it (their hook adds them). */
 typedef struct cb_bw_block {
@@ -135,6 +136,17 @@ void cb_bw_batch_missed(cb_bw_thread *t, unsigned r, UInt l1, ULong u)
    if (UNLIKELY(r & CS_L1_MISS)) cb_bw_batch_misses(t, r, l1, u);
 }
 
+/* Batched: units u .. u+n-1 of the paths a block run writes whole
+ * (CB_BW_WRITTEN: not cleared when they leave the window) start from
+ * zero when a group adds to them one by one. */
+#define CB_BW_WRITTEN ((1u << BW_CORE_RD) | (1u << BW_CORE_WR) | (1u << BW_FLOP))
+static inline void cb_bw_units_zero(cb_bw_thread *t, ULong u, UInt n)
+{
+   bw_batch_zero(&t->core, BW_CORE_RD, u, n);
+   bw_batch_zero(&t->core, BW_CORE_WR, u, n);
+   bw_batch_zero(&t->core, BW_FLOP, u, n);
+}
+
 /* Batched, collecting: a fetch group starts: its n units are the next
  * ones (the running group's instructions all execute); its flops are
  * known (flops: its block has some). */
@@ -148,6 +160,7 @@ void cb_bw_batch_group_in(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0, uns
    t->g_unit0 = t->b_next;
    t->g_last_k = 0;
    t->b_next += n;
+   cb_bw_units_zero(t, t->g_unit0, n);
    if (UNLIKELY(flops)) cb_bw__group_flops(t, cost0, n, slot0, flop_events);
    cb_bw_batch_missed(t, r, cb_bw_i1_line, t->g_unit0);
 }
@@ -260,7 +273,8 @@ void cb_bw_batched_access(cb_bw_thread *t, UInt cost, Addr a, UWord size, unsign
  * gets its units' static bytes at once, when S keeps them and the run
  * ends at a group's end (else False: the hooks add per access). Its
  * units are the next ones: room is made for all of them first (a flush
- * here or at a later group start counts the same units). The Flop
+ * here or at a later group start counts the same units). Their slots are
+ * written, zeros too (CB_BW_WRITTEN). The Flop
  * events come from the run histogram; the running counter gets the
  * run's flops. */
 static inline __attribute__((always_inline))
@@ -271,8 +285,8 @@ Bool cb_bw_block_run(cb_bw_thread *t, const cb_bw_block *S, UInt calls)
    if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
    bw_batch_put(&t->core, BW_CORE_RD, t->b_next, cb_bw_block_rd(S), n);
    bw_batch_put(&t->core, BW_CORE_WR, t->b_next, cb_bw_block_wr(S), n);
+   bw_batch_put(&t->core, BW_FLOP, t->b_next, cb_bw_block_fl(S), n);
    if (S->flops) {
-      bw_batch_put(&t->core, BW_FLOP, t->b_next, cb_bw_block_fl(S), n);
       bw_batch_mark(&t->core, BW_FLOP, t->b_next, (const uint64_t *)cb_bw_block_bits(S), n);
       cb_cur.cost[cb_bw_flop_pos] += cb_bw_block_flop_at(S)[calls];
    }
