@@ -1045,12 +1045,18 @@ static void series_step(bw_series *s, uint64_t u, int count)
    uint64_t v = bw_series_at(s, u);
 
    if (u >= s->w) {
+      /* (unit o leaves and is cleared: its chunk looked up once) */
       uint64_t o = u - s->w;
       bw_chunk *c = chunk_of(s, o);
-      uint32_t i = (uint32_t)(o % BW_CHUNK);
-      if (c && c->n[i]) {
-         s->sum -= bw_series_at(s, o);
-         series_clear(s, o);
+      uint32_t i = (uint32_t)(o % BW_CHUNK), n = c ? c->n[i] : 0;
+      if (n) {
+         if (n == BW_OVERFLOW) {
+            s->sum -= bw_series__overflow(s, o) * s->granule;
+            bw_map_del(&s->overflow, o);
+         } else
+            s->sum -= (uint64_t)n * s->granule;
+         c->n[i] = 0;
+         c->nz[i / 64] &= ~(1ull << (i % 64));
       }
    }
    s->sum += v;

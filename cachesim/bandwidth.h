@@ -274,17 +274,24 @@ static inline void bw_batch_add(bw_core *c, int p, uint64_t u, uint32_t bytes)
    is written so).  A sparse path's "not zero" bits come apart, from
    bw_batch_mark. */
 typedef uint32_t bw_batch_v4 __attribute__((vector_size(16), aligned(4)));
-/* n values from src to dst, 4 at a time (a block's units: tens) */
-static inline void bw__copy(uint32_t *dst, const uint32_t *src, uint32_t n)
+/* n values from src to dst, 4 at a time (a block's units: tens; the
+   last four written again rather than one by one) */
+static inline __attribute__((always_inline))
+void bw__copy(uint32_t *dst, const uint32_t *src, uint32_t n)
 {
-   uint32_t k = 0;
+   uint32_t k;
 
-   for (; k + 4 <= n; k += 4)
+   if (n < 4) {
+      for (k = 0; k < n; k++)
+         dst[k] = src[k];
+      return;
+   }
+   for (k = 0; k + 4 < n; k += 4)
       *(bw_batch_v4 *)(dst + k) = *(const bw_batch_v4 *)(src + k);
-   for (; k < n; k++)
-      dst[k] = src[k];
+   *(bw_batch_v4 *)(dst + n - 4) = *(const bw_batch_v4 *)(src + n - 4);
 }
-static inline void bw_batch_put(bw_core *c, int p, uint64_t u, const uint32_t *src, uint32_t n)
+static inline __attribute__((always_inline))
+void bw_batch_put(bw_core *c, int p, uint64_t u, const uint32_t *src, uint32_t n)
 {
    uint32_t *r = c->ring[p], i = (uint32_t)u & c->ring_mask, first = n;
 

@@ -460,6 +460,9 @@ static void realign(cb_bw_thread *t)
    ULong final = all[0].final;
    if (t->clock < final) t->clock = final;
    t->b_off = t->clock - t->core.units;   /* (batched: all counted but the open) */
+   /* (the sums, O(W) each, are read only by the dominance of a shared
+    * path; OpenMP's passive wait switches threads often) */
+   if (!all_matters) return;
    t->all_sum[0] = t->clock ? bw_series_window(&all[0], t->clock - 1) : 0;
    t->all_sum[1] = t->clock ? bw_series_window(&all[1], t->clock - 1) : 0;
 }

@@ -85,18 +85,18 @@ typedef struct cb_bw_block {
 } cb_bw_block;
 #define CB_BW_INEXACT 0x80000000u
 
-static inline UInt *cb_bw_block_at(const cb_bw_block *S) { return (UInt *)(S + 1); }
-static inline UInt *cb_bw_block_flop_at(const cb_bw_block *S)
+static inline __attribute__((always_inline)) UInt *cb_bw_block_at(const cb_bw_block *S) { return (UInt *)(S + 1); }
+static inline __attribute__((always_inline)) UInt *cb_bw_block_flop_at(const cb_bw_block *S)
 {
    return cb_bw_block_at(S) + S->n_calls + 1;
 }
-static inline UInt *cb_bw_block_rd(const cb_bw_block *S)
+static inline __attribute__((always_inline)) UInt *cb_bw_block_rd(const cb_bw_block *S)
 {
    return cb_bw_block_flop_at(S) + S->n_calls + 1;
 }
-static inline UInt *cb_bw_block_wr(const cb_bw_block *S) { return cb_bw_block_rd(S) + S->units; }
-static inline UInt *cb_bw_block_fl(const cb_bw_block *S) { return cb_bw_block_wr(S) + S->units; }
-static inline ULong *cb_bw_block_bits(const cb_bw_block *S)
+static inline __attribute__((always_inline)) UInt *cb_bw_block_wr(const cb_bw_block *S) { return cb_bw_block_rd(S) + S->units; }
+static inline __attribute__((always_inline)) UInt *cb_bw_block_fl(const cb_bw_block *S) { return cb_bw_block_wr(S) + S->units; }
+static inline __attribute__((always_inline)) ULong *cb_bw_block_bits(const cb_bw_block *S)
 {
    HWord end = (HWord)(cb_bw_block_fl(S) + S->units);
    return (ULong *)((end + 7) & ~(HWord)7);
