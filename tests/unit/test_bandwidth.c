@@ -326,10 +326,48 @@ static uint32_t batch_value(int kind, int p, long t)
    }
 }
 
+#define WRITTEN_PATHS ((1u << BW_CORE_RD) | (1u << BW_CORE_WR) | (1u << BW_FLOP))
+
+/* Written paths (bw_core.written): units u .. nxt-1 in blocks of random
+   length, each written whole (bw_batch_put, bw_batch_mark: the tool's
+   block runs) or zeroed and added to (bw_batch_zero: its other groups). */
+static void write_units(bw_core *b, long u, long nxt)
+{
+   long g;
+   int p;
+
+   for (g = u; g < nxt;) {
+      uint32_t n = 1 + rnd(40), k, vals[64], how = rnd(2);
+      uint64_t bits;
+      if (g + (long)n > nxt)
+         n = (uint32_t)(nxt - g);
+      for (p = 0; p < BW_PATHS; p++) {
+         if (!((WRITTEN_PATHS >> p) & 1))
+            continue;
+         if (!how) {
+            bw_batch_zero(b, p, (uint64_t)g, n);
+            for (k = 0; k < n; k++)
+               if (btrace[g + k][p])
+                  bw_batch_add(b, p, (uint64_t)(g + k), btrace[g + k][p]);
+            continue;
+         }
+         for (k = 0, bits = 0; k < n; k++) {
+            vals[k] = btrace[g + k][p];
+            bits |= (uint64_t)(vals[k] != 0) << k;
+         }
+         bw_batch_put(b, p, (uint64_t)g, vals, n);
+         if (!BW_BATCH_DENSE(p))
+            bw_batch_mark(b, p, (uint64_t)g, &bits, n);
+      }
+      g += n;
+   }
+}
+
 /* The batched core against bw_close once per unit: adds in stretches of
-   random length (path by path, last unit first), flushed at random units
-   (not always where the adds end), T units many times the ring. */
-static void run_batch(long T, uint32_t w, uint32_t stretch, int kind)
+   random length (path by path, last unit first; with written, the
+   written paths' units by write_units), flushed at random units (not
+   always where the adds end), T units many times the ring. */
+static void run_batch(long T, uint32_t w, uint32_t stretch, int kind, int written)
 {
    bw_core ref, b;
    long t, u = 0;
@@ -337,6 +375,8 @@ static void run_batch(long T, uint32_t w, uint32_t stretch, int kind)
 
    bw_core_init(&ref, w);
    bw_batch_init(&b, w, stretch);
+   if (written)
+      b.written = WRITTEN_PATHS;
    for (t = 0; t < T; t++) {
       for (p = 0; p < BW_PATHS; p++) {
          btrace[t][p] = batch_value(kind, p, t);
@@ -356,8 +396,10 @@ static void run_batch(long T, uint32_t w, uint32_t stretch, int kind)
       nxt = u + 1 + (long)rnd(limit - u);
       if (nxt > T)
          nxt = T;
+      if (written)
+         write_units(&b, u, nxt);
       for (p = 0; p < BW_PATHS; p++)
-         for (t = nxt - 1; t >= u; t--)
+         for (t = nxt - 1; t >= u && !(written && ((WRITTEN_PATHS >> p) & 1)); t--)
             if (btrace[t][p])
                bw_batch_add(&b, p, t, btrace[t][p]);
       /* bw_batch_next finds exactly the units with bytes */
@@ -394,14 +436,17 @@ static void test_batch(void)
    int kind;
 
    begin();
-   for (kind = 0; kind < 5; kind++) {
-      run_batch(MAXB, 1, 100, kind);       /* W = 1 */
-      run_batch(MAXB, 64, 1000, kind);     /* W = 64: ring 2048, wraps ~60 times */
-      run_batch(MAXB, 200, 4000, kind);    /* the default window */
-      run_batch(50, 37, 10, kind);         /* T < the ring */
+   for (kind = 0; kind < 10; kind++) {
+      int written = kind >= 5;             /* written paths (bw_core.written) */
+      run_batch(MAXB, 1, 100, kind % 5, written);       /* W = 1 */
+      run_batch(MAXB, 64, 1000, kind % 5, written);     /* W = 64: ring 2048, wraps ~60 times */
+      run_batch(MAXB, 200, 4000, kind % 5, written);    /* the default window */
+      run_batch(50, 37, 10, kind % 5, written);         /* T < the ring */
    }
-   run_batch(MAXB, 1000, 100, 2);          /* W > the stretch */
-   end("batched core = unit by unit: random, sparse, periodic, silent, few changes; W 1, 64, 200, 1000");
+   run_batch(MAXB, 1000, 100, 2, 0);       /* W > the stretch */
+   run_batch(MAXB, 1000, 100, 2, 1);
+   end("batched core = unit by unit: random, sparse, periodic, silent, few changes; W 1, 64, 200, 1000; "
+       "with written paths (put, zero, mark)");
 }
 
 /* ---- dominance ----------------------------------------------------------------- */
