@@ -428,6 +428,10 @@ void bw_core_free(bw_core *c)
          cs_free(c->ring_nz[p]);
          cs_free(c->sums[p]);
       }
+      if (c->ev_unit[p]) {
+         cs_free(c->ev_unit[p]);
+         cs_free(c->ev_bytes[p]);
+      }
       cs_free(c->win[p].qu);
       cs_free(c->win[p].qr);
       bw_hist_free(&c->hist[p]);
@@ -802,6 +806,73 @@ static void batch_path(bw_core *c, int p, uint64_t a, uint64_t e)
       clear_units(c, p, low, e - w - BW_BATCH_LAG);
 }
 
+void bw_batch_ordered(bw_core *c, uint32_t paths)
+{
+   uint64_t n = (uint64_t)c->ring_mask + 1;
+   int p;
+
+   c->ordered = paths;
+   for (p = 0; p < BW_PATHS; p++)
+      if ((paths >> p) & 1) {
+         c->ev_unit[p] = cs_alloc(n * sizeof(uint64_t));
+         c->ev_bytes[p] = cs_alloc(n * sizeof(uint32_t));
+      }
+}
+
+/* Ordered path p over units a .. e-1: its entries entering (their unit)
+   and leaving (W units after it) merged in unit order; the window sum
+   changes where a unit's entering bytes differ from its leaving ones
+   (as batch_path's search by bits, with no bits). */
+static void batch_events(bw_core *c, int p, uint64_t a, uint64_t e)
+{
+   bw_window *win = &c->win[p];
+   bw_hist *h = &c->hist[p];
+   const uint64_t *unit = c->ev_unit[p];
+   const uint32_t *bytes = c->ev_bytes[p];
+   uint32_t mask = c->ring_mask, w = c->w;
+   uint64_t s = win->sum, since = a, total = 0;
+   uint64_t in = c->ev_in[p], out = c->ev_head[p], tail = c->ev_tail[p];
+   const uint64_t none = ~(uint64_t)0;
+
+   for (;;) {
+      uint64_t xi = in < tail ? unit[(uint32_t)in & mask] : none;
+      uint64_t xo = out < in ? unit[(uint32_t)out & mask] + w : none;   /* (entered first) */
+      uint64_t x = xi < xo ? xi : xo;
+      uint32_t vin = 0, vout = 0;
+      if (x >= e)
+         break;
+      if (xi == x)
+         vin = bytes[(uint32_t)in++ & mask];
+      if (xo == x)
+         vout = bytes[(uint32_t)out++ & mask];
+      total += vin;
+      if (vin == vout)
+         continue;
+      if (x > since) {
+         if (h->run_n && h->run_v == s)
+            h->run_n += x - since;
+         else
+            bw_hist_add(h, s, x - since);
+      }
+      s = s + vin - vout;
+      since = x;
+   }
+   c->ev_in[p] = in;
+   c->ev_head[p] = out;
+   win->sum = s;
+   win->since = since;
+   bw__window_change(h, win, e);
+   c->total[p] += total;
+}
+
+static void batch_any(bw_core *c, int p, uint64_t a, uint64_t e)
+{
+   if ((c->ordered >> p) & 1)
+      batch_events(c, p, a, e);
+   else
+      batch_path(c, p, a, e);
+}
+
 void bw_batch_flush(bw_core *c, uint64_t end)
 {
    int p;
@@ -809,7 +880,7 @@ void bw_batch_flush(bw_core *c, uint64_t end)
    if (end <= c->units)
       return;
    for (p = 0; p < BW_PATHS; p++)
-      batch_path(c, p, c->units, end);
+      batch_any(c, p, c->units, end);
    c->units = end;
    c->dirty = 0;
 }
@@ -828,7 +899,7 @@ void bw_batch_finish(bw_core *c, uint64_t units)
    for (p = 0; p < BW_PATHS; p++) {
       if ((c->written >> p) & 1)
          clear_slots(c->ring[p], c->ring_mask, units, end);
-      batch_path(c, p, units, end);
+      batch_any(c, p, units, end);
    }
    c->finished = 1;
 }

@@ -194,6 +194,14 @@ typedef struct {
       before adding to it (bw_batch_put, bw_batch_zero): their slots are
       not cleared when they leave the window, only their "not zero" bits */
    uint32_t  written;
+   /* the paths (bit p) the caller adds to in unit order (bw_batch_append):
+      kept as a list of (unit, bytes), oldest first, instead of the ring:
+      entries ev_head .. ev_in-1 entered (they leave W units after their
+      unit), ev_in .. ev_tail-1 not yet (counters; entry i at i & ring_mask) */
+   uint32_t  ordered;
+   uint64_t *ev_unit[BW_PATHS];
+   uint32_t *ev_bytes[BW_PATHS];
+   uint64_t  ev_head[BW_PATHS], ev_in[BW_PATHS], ev_tail[BW_PATHS];
 } bw_core;
 
 void bw_core_init(bw_core *c, uint32_t w);
@@ -324,6 +332,44 @@ static inline void bw_batch_mark(bw_core *c, int p, uint64_t u, const uint64_t *
       if (off)
          nz[(i + 1) & words] |= b >> (64 - off);
    }
+}
+/* Paths (bit p) the caller adds to in unit order only, by
+   bw_batch_append (after bw_batch_init, before any add): a path with
+   bytes in few units (the misses) costs the walk its units with bytes,
+   entering and leaving, and no "not zero" bits or clears. */
+void bw_batch_ordered(bw_core *c, uint32_t paths);
+/* Ordered path p: bytes at unit u, u at least the unit of the last
+   append (and from c->units on). */
+static inline void bw_batch_append(bw_core *c, int p, uint64_t u, uint32_t bytes)
+{
+   uint64_t t = c->ev_tail[p];
+   uint32_t last = (uint32_t)(t - 1) & c->ring_mask;
+
+   if (t != c->ev_in[p] && c->ev_unit[p][last] == u) {
+      c->ev_bytes[p][last] += bytes;
+      return;
+   }
+   c->ev_unit[p][(uint32_t)t & c->ring_mask] = u;
+   c->ev_bytes[p][(uint32_t)t & c->ring_mask] = bytes;
+   c->ev_tail[p] = t + 1;
+}
+/* Ordered path p: the first entry not entered yet with its unit from x
+   on (or ev_tail); its unit and bytes below. */
+static inline uint64_t bw_batch_entry(const bw_core *c, int p, uint64_t x)
+{
+   uint64_t i = c->ev_in[p];
+
+   while (i < c->ev_tail[p] && c->ev_unit[p][(uint32_t)i & c->ring_mask] < x)
+      i++;
+   return i;
+}
+static inline uint64_t bw_batch_entry_unit(const bw_core *c, int p, uint64_t i)
+{
+   return i < c->ev_tail[p] ? c->ev_unit[p][(uint32_t)i & c->ring_mask] : ~(uint64_t)0;
+}
+static inline uint32_t bw_batch_entry_bytes(const bw_core *c, int p, uint64_t i)
+{
+   return c->ev_bytes[p][(uint32_t)i & c->ring_mask];
 }
 /* Bytes may be added at units before this one (then flush). */
 static inline uint64_t bw_batch_limit(const bw_core *c)

@@ -698,10 +698,9 @@ static void batch_series_add(cb_bw_thread *t, ULong x, ULong end, ULong off)
    Int i;
    for (i = 0; i < 2; i++) {
       Int p = i ? BW_MEM_WR : BW_MEM_RD;
-      ULong u;
-      for (u = bw_batch_next(&t->core, p, x, end); u < end;
-           u = bw_batch_next(&t->core, p, u + 1, end))
-         bw_series_add(&all[i], u + off, bw_batch_at(&t->core, p, u));
+      ULong e, u;
+      for (e = bw_batch_entry(&t->core, p, x); (u = bw_batch_entry_unit(&t->core, p, e)) < end; e++)
+         bw_series_add(&all[i], u + off, bw_batch_entry_bytes(&t->core, p, e));
    }
 }
 
@@ -802,6 +801,7 @@ static cb_bw_thread *thread_of(ThreadId tid)
       if (cb_bw_batched) {
          bw_batch_init(&t->core, cb_clo.bandwidth_window, BATCH_STRETCH);
          t->core.written = CB_BW_WRITTEN;
+         bw_batch_ordered(&t->core, CB_BW_ORDERED);
       }
       else bw_core_init(&t->core, cb_clo.bandwidth_window);
       t->b_limit = cb_bw_batched ? bw_batch_limit(&t->core) : 0;

@@ -123,11 +123,11 @@ static __attribute__((noinline)) void cb_bw_batch_misses(cb_bw_thread *t, unsign
                                                          ULong u)
 {
    bw_core *c = &t->core;
-   bw_batch_add(c, BW_L1_RD, u, l1);
-   if (r & CB_BW_REMOTE) bw_batch_add(c, BW_L1_L1, u, l1);
+   bw_batch_append(c, BW_L1_RD, u, l1);
+   if (r & CB_BW_REMOTE) bw_batch_append(c, BW_L1_L1, u, l1);
    if (!(r & CS_LL_MISS)) return;
-   bw_batch_add(c, BW_MEM_RD, u, cb_bw_ll_line);
-   if (r & CS_LL_DIRTY_MISS) bw_batch_add(c, BW_MEM_WR, u, cb_bw_ll_line);
+   bw_batch_append(c, BW_MEM_RD, u, cb_bw_ll_line);
+   if (r & CS_LL_DIRTY_MISS) bw_batch_append(c, BW_MEM_WR, u, cb_bw_ll_line);
 }
 
 static inline __attribute__((always_inline))
@@ -140,6 +140,11 @@ void cb_bw_batch_missed(cb_bw_thread *t, unsigned r, UInt l1, ULong u)
  * (CB_BW_WRITTEN: not cleared when they leave the window) start from
  * zero when a group adds to them one by one. */
 #define CB_BW_WRITTEN ((1u << BW_CORE_RD) | (1u << BW_CORE_WR) | (1u << BW_FLOP))
+/* The miss paths get their bytes in unit order (a group's accesses in
+ * program order, its I1 miss at its first unit, the groups in order):
+ * lists, not rings (bw_batch_ordered). */
+#define CB_BW_ORDERED ((1u << BW_L1_RD) | (1u << BW_L1_WR) | (1u << BW_L1_L1) \
+                       | (1u << BW_MEM_RD) | (1u << BW_MEM_WR))
 static inline void cb_bw_units_zero(cb_bw_thread *t, ULong u, UInt n)
 {
    bw_batch_zero(&t->core, BW_CORE_RD, u, n);
@@ -210,7 +215,7 @@ void cb_bw_batch_data(cb_bw_thread *t, UInt cost, UWord size, unsigned r,
    ULong u = t->g_unit0 + k;
    t->g_last_k = k;
    if (t->pending_wb) {              /* D1 victims of this access, dirty */
-      bw_batch_add(c, BW_L1_WR, u, (UInt)t->pending_wb);
+      bw_batch_append(c, BW_L1_WR, u, (UInt)t->pending_wb);
       t->pending_wb = 0;
    }
    if (!adds) ;

@@ -367,16 +367,57 @@ static void write_units(bw_core *b, long u, long nxt)
    random length (path by path, last unit first; with written, the
    written paths' units by write_units), flushed at random units (not
    always where the adds end), T units many times the ring. */
-static void run_batch(long T, uint32_t w, uint32_t stretch, int kind, int written)
+#define ORDERED_PATHS ((1u << BW_L1_RD) | (1u << BW_L1_WR) | (1u << BW_L1_L1) \
+                       | (1u << BW_MEM_RD) | (1u << BW_MEM_WR))
+
+/* Ordered paths: units u .. nxt-1 appended in unit order, their entries
+   then found again (bw_batch_entry: from a random unit on). */
+static int append_units(bw_core *b, long u, long nxt)
+{
+   long t, x;
+   int p, ok = 1;
+
+   for (t = u; t < nxt; t++)
+      for (p = 0; p < BW_PATHS; p++)
+         if (((ORDERED_PATHS >> p) & 1) && btrace[t][p]) {
+            /* (two appends to one unit: one entry) */
+            uint32_t half = btrace[t][p] / 2;
+            if (half)
+               bw_batch_append(b, p, (uint64_t)t, half);
+            bw_batch_append(b, p, (uint64_t)t, btrace[t][p] - half);
+         }
+   x = (long)b->units + (long)rnd((uint32_t)(nxt - (long)b->units + 1));
+   for (p = 0; p < BW_PATHS; p++) {
+      uint64_t e;
+      if (!((ORDERED_PATHS >> p) & 1))
+         continue;
+      e = bw_batch_entry(b, p, (uint64_t)x);
+      for (t = x; t < nxt; t++)
+         if (btrace[t][p]) {
+            ok &= bw_batch_entry_unit(b, p, e) == (uint64_t)t
+                  && bw_batch_entry_bytes(b, p, e) == btrace[t][p];
+            e++;
+         }
+      ok &= bw_batch_entry_unit(b, p, e) == ~(uint64_t)0;
+   }
+   return ok;
+}
+
+/* mode 0: bw_batch_add only; 1: written paths (write_units); 2: written
+   and ordered paths (append_units), as the tool uses them. */
+static void run_batch(long T, uint32_t w, uint32_t stretch, int kind, int mode)
 {
    bw_core ref, b;
    long t, u = 0;
-   int p, ok = 1, next_ok = 1;
+   int p, ok = 1, next_ok = 1, written = mode >= 1, ordered = mode == 2;
+   uint32_t own = (written ? WRITTEN_PATHS : 0) | (ordered ? ORDERED_PATHS : 0);
 
    bw_core_init(&ref, w);
    bw_batch_init(&b, w, stretch);
    if (written)
       b.written = WRITTEN_PATHS;
+   if (ordered)
+      bw_batch_ordered(&b, ORDERED_PATHS);
    for (t = 0; t < T; t++) {
       for (p = 0; p < BW_PATHS; p++) {
          btrace[t][p] = batch_value(kind, p, t);
@@ -398,14 +439,16 @@ static void run_batch(long T, uint32_t w, uint32_t stretch, int kind, int writte
          nxt = T;
       if (written)
          write_units(&b, u, nxt);
+      if (ordered)
+         next_ok &= append_units(&b, u, nxt);
       for (p = 0; p < BW_PATHS; p++)
-         for (t = nxt - 1; t >= u && !(written && ((WRITTEN_PATHS >> p) & 1)); t--)
+         for (t = nxt - 1; t >= u && !((own >> p) & 1); t--)
             if (btrace[t][p])
                bw_batch_add(&b, p, t, btrace[t][p]);
       /* bw_batch_next finds exactly the units with bytes */
       for (p = 0; p < BW_PATHS; p++) {
          long x = (long)b.units;
-         if (BW_BATCH_DENSE(p))
+         if (BW_BATCH_DENSE(p) || ((b.ordered >> p) & 1))
             continue;
          for (t = (long)b.units; t < nxt; t++)
             if (btrace[t][p]) {
@@ -436,17 +479,17 @@ static void test_batch(void)
    int kind;
 
    begin();
-   for (kind = 0; kind < 10; kind++) {
-      int written = kind >= 5;             /* written paths (bw_core.written) */
-      run_batch(MAXB, 1, 100, kind % 5, written);       /* W = 1 */
-      run_batch(MAXB, 64, 1000, kind % 5, written);     /* W = 64: ring 2048, wraps ~60 times */
-      run_batch(MAXB, 200, 4000, kind % 5, written);    /* the default window */
-      run_batch(50, 37, 10, kind % 5, written);         /* T < the ring */
+   for (kind = 0; kind < 15; kind++) {
+      int mode = kind / 5;                 /* written, ordered paths (run_batch) */
+      run_batch(MAXB, 1, 100, kind % 5, mode);       /* W = 1 */
+      run_batch(MAXB, 64, 1000, kind % 5, mode);     /* W = 64: ring 2048, wraps ~60 times */
+      run_batch(MAXB, 200, 4000, kind % 5, mode);    /* the default window */
+      run_batch(50, 37, 10, kind % 5, mode);         /* T < the ring */
    }
-   run_batch(MAXB, 1000, 100, 2, 0);       /* W > the stretch */
-   run_batch(MAXB, 1000, 100, 2, 1);
+   for (kind = 0; kind < 3; kind++)
+      run_batch(MAXB, 1000, 100, 2, kind);           /* W > the stretch */
    end("batched core = unit by unit: random, sparse, periodic, silent, few changes; W 1, 64, 200, 1000; "
-       "with written paths (put, zero, mark)");
+       "with written paths (put, zero, mark) and ordered paths (append, entries)");
 }
 
 /* ---- dominance ----------------------------------------------------------------- */
