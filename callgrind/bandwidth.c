@@ -323,7 +323,7 @@ static UInt block_units(const sim_call *calls, UInt n)
 SizeT cb_bw_block_bytes(const sim_call *calls, UInt n)
 {
    UInt units = block_units(calls, n);
-   SizeT bytes = sizeof(cb_bw_block) + (2 * (n + 1) + 3 * units) * sizeof(UInt);
+   SizeT bytes = sizeof(cb_bw_block) + (2 * (n + 1) + n + 3 * units) * sizeof(UInt);
    return ((bytes + 7) & ~(SizeT)7) + (units + 63) / 64 * sizeof(ULong);
 }
 
@@ -347,18 +347,22 @@ static Bool block_numbered(const sim_call *calls, UInt n)
    return True;
 }
 
-/* The per-unit bytes and flops (S kept). */
+/* The per-unit bytes and flops, and each group's last access (S kept:
+ * its accesses are in their groups, in order). */
 static void block_bytes(cb_bw_block *S, const sim_call *calls, const BB *bb)
 {
    UInt *rd = cb_bw_block_rd(S), *wr = cb_bw_block_wr(S), *fl = cb_bw_block_fl(S);
+   UInt *last_k = cb_bw_block_last_k(S);
    ULong *bits = cb_bw_block_bits(S);
-   UInt j, i, u;
+   UInt j, i, u, group = 0, group0 = 0;
    for (j = 0; j < S->n_calls; j++) {
       const sim_call *c = &calls[j];
+      if (c->n_fetch) { group = j; group0 = c->fetch_cost / cb_n_events; }
       for (i = 0; i < c->n_acc && !c->guarded; i++) {
          UInt k = c->acc[i].cost / cb_n_events;
          if (!c->acc[i].write || c->acc[i].modify) rd[k] += c->acc[i].size;
          if (c->acc[i].write) wr[k] += c->acc[i].size;
+         last_k[group] = k - group0;
       }
    }
    for (u = 0; u < S->units && bb->bw_flops; u++) {

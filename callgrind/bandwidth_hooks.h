@@ -79,7 +79,9 @@ typedef struct cb_bw_block {
    /* then UInt at[n_calls + 1]: the units of a run reaching the first j
     * calls, CB_BW_INEXACT set when a later call has an access in them
     * (a run ending there, mid-group, goes per access); UInt
-    * flop_at[n_calls + 1]: their flops; UInt rd[units], wr[units],
+    * flop_at[n_calls + 1]: their flops; UInt last_k[n_calls]: for a
+    * call with a fetch, the index in its group of the group's last
+    * access but a guarded one (0: none); UInt rd[units], wr[units],
     * fl[units]: each unit's loads, stores, flops; 8-aligned, ULong
     * bits[(units + 63) / 64]: the units with flops */
 } cb_bw_block;
@@ -90,9 +92,13 @@ static inline __attribute__((always_inline)) UInt *cb_bw_block_flop_at(const cb_
 {
    return cb_bw_block_at(S) + S->n_calls + 1;
 }
-static inline __attribute__((always_inline)) UInt *cb_bw_block_rd(const cb_bw_block *S)
+static inline __attribute__((always_inline)) UInt *cb_bw_block_last_k(const cb_bw_block *S)
 {
    return cb_bw_block_flop_at(S) + S->n_calls + 1;
+}
+static inline __attribute__((always_inline)) UInt *cb_bw_block_rd(const cb_bw_block *S)
+{
+   return cb_bw_block_last_k(S) + S->n_calls;
 }
 static inline __attribute__((always_inline)) UInt *cb_bw_block_wr(const cb_bw_block *S) { return cb_bw_block_rd(S) + S->units; }
 static inline __attribute__((always_inline)) UInt *cb_bw_block_fl(const cb_bw_block *S) { return cb_bw_block_wr(S) + S->units; }
@@ -204,22 +210,22 @@ static inline void cb_bw_store(cb_bw_thread *t, Addr a, UWord size, unsigned r)
 
 /* Batched: the access's bytes go to its instruction's unit (the group's
  * first unit + its index in the group: cost offsets are instruction *
- * events apart; a multiplication by the inverse, no division); not with
- * adds False: its block run wrote them (cb_bw_block_run). */
+ * events apart; a multiplication by the inverse, no division). */
 static inline __attribute__((always_inline))
 void cb_bw_batch_data(cb_bw_thread *t, UInt cost, UWord size, unsigned r,
-                      Bool is_write, Bool modify, Bool adds)
+                      Bool is_write, Bool modify)
 {
    bw_core *c = &t->core;
    UInt k = (UInt)(((ULong)(cost - t->g_cost0) * cb_bw_inv_events) >> 32);
    ULong u = t->g_unit0 + k;
-   t->g_last_k = k;
+   /* (the largest: in a block run, the group's static last access set
+    * it already, cb_bw_static_fetch; else accesses come in order) */
+   if (k > t->g_last_k) t->g_last_k = k;
    if (t->pending_wb) {              /* D1 victims of this access, dirty */
       bw_batch_append(c, BW_L1_WR, u, (UInt)t->pending_wb);
       t->pending_wb = 0;
    }
-   if (!adds) ;
-   else if (is_write) {
+   if (is_write) {
       bw_batch_add(c, BW_CORE_WR, u, size);
       if (modify) bw_batch_add(c, BW_CORE_RD, u, size);
    } else bw_batch_add(c, BW_CORE_RD, u, size);
@@ -237,7 +243,7 @@ static inline void cb_bw_data(UInt cost, Addr a, UWord size, unsigned r,
    if (is_write) cb_bw_store(t, a, size, r);
    if (!t->g_n) { t->pending_wb = 0; return; }
    if (cb_bw_batched) {
-      cb_bw_batch_data(t, cost, size, r, is_write, modify, True);
+      cb_bw_batch_data(t, cost, size, r, is_write, modify);
       return;
    }
    if (cost != t->g_cur) cb_bw__advance(t, cost);
@@ -267,11 +273,11 @@ void cb_bw_counted_fetch(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0, unsi
 
 static inline __attribute__((always_inline))
 void cb_bw_batched_access(cb_bw_thread *t, UInt cost, Addr a, UWord size, unsigned r,
-                          Bool is_write, Bool modify, Bool adds)
+                          Bool is_write, Bool modify)
 {
    if (is_write) cb_bw_store(t, a, size, r);
    if (!t->g_n) { t->pending_wb = 0; return; }
-   cb_bw_batch_data(t, cost, size, r, is_write, modify, adds);
+   cb_bw_batch_data(t, cost, size, r, is_write, modify);
 }
 
 /* The counted replay: a run of block S reaching its first `calls` calls
@@ -298,17 +304,44 @@ Bool cb_bw_block_run(cb_bw_thread *t, const cb_bw_block *S, UInt calls)
    return True;
 }
 
-/* A fetch group of a block run that cb_bw_block_run wrote: its units
- * are numbered (for the misses and the accesses' units). */
+/* A fetch group (call j of block S) of a block run that cb_bw_block_run
+ * wrote: its units are numbered (for the misses), and the units a flush
+ * leaves open are those from its last access on (a guarded one, which
+ * may not run, moves them on: cb_bw_batch_data). */
 static inline __attribute__((always_inline))
-void cb_bw_static_fetch(cb_bw_thread *t, UInt cost0, UInt n, unsigned r)
+void cb_bw_static_fetch(cb_bw_thread *t, const cb_bw_block *S, UInt j, UInt cost0, UInt n,
+                        unsigned r)
 {
    t->g_n = n;
    t->g_cost0 = cost0;
    t->g_unit0 = t->b_next;
-   t->g_last_k = 0;
+   t->g_last_k = cb_bw_block_last_k(S)[j];
    t->b_next += n;
    cb_bw_batch_missed(t, r, cb_bw_i1_line, t->g_unit0);
+}
+
+/* Its bytes are written: a miss's, or a dirty victim's write-back, at
+ * its unit. */
+static __attribute__((noinline)) void cb_bw_static_missed(cb_bw_thread *t, UInt cost,
+                                                         unsigned r)
+{
+   UInt k = (UInt)(((ULong)(cost - t->g_cost0) * cb_bw_inv_events) >> 32);
+   ULong u = t->g_unit0 + k;
+   if (t->pending_wb) {
+      bw_batch_append(&t->core, BW_L1_WR, u, (UInt)t->pending_wb);
+      t->pending_wb = 0;
+   }
+   if (r & CS_L1_MISS) cb_bw_batch_misses(t, r, cb_bw_d1_line, u);
+}
+
+/* A data access of such a run: what is not static, the dirty lines and
+ * the above. */
+static inline __attribute__((always_inline))
+void cb_bw_static_access(cb_bw_thread *t, UInt cost, Addr a, UWord size, unsigned r,
+                         Bool is_write)
+{
+   if (is_write) cb_bw_store(t, a, size, r);
+   if (UNLIKELY((r & CS_L1_MISS) || t->pending_wb)) cb_bw_static_missed(t, cost, r);
 }
 
 #endif

@@ -191,6 +191,7 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    cb_bw_thread *bw_t = bw ? cb_bw_cur : NULL;
    Bool bw_flops = bw && b->bb->bw_flops != NULL;
    const cb_bw_block *bw_block = NULL;
+   const sim_call *c0 = c;
    Bool bw_static = False;
    Int i;
    if (lat && !cb_lat_first(c, &li, &watch)) lat = False;
@@ -213,7 +214,8 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
                cs_instr_hits(s, c->fetch_addr + c->fetch_size,
                              c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);
          }
-         if (bw && bw_static) cb_bw_static_fetch(bw_t, c->fetch_cost, c->n_fetch, r);
+         if (bw && bw_static) cb_bw_static_fetch(bw_t, bw_block, c - c0, c->fetch_cost,
+                                                 c->n_fetch, r);
          else if (bw) cb_bw_counted_fetch(bw_t, c->fetch_cost, c->n_fetch,
                                           cb_cost_base + c->fetch_cost, r, bw_flops,
                                           !bw_block->kept);
@@ -233,8 +235,10 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
          else if (!hit) r = data_not_mru(c, i, a[i]);
          else if (cores && write && !cb_cores_store_hit_quiet(hot, code, a[i], c->acc[i].size))
             r = data_coherence(c, i, a[i], 0);
-         if (bw) cb_bw_batched_access(bw_t, c->acc[i].cost, a[i], c->acc[i].size, r, write,
-                                      c->acc[i].modify, !bw_static);
+         if (bw && bw_static) cb_bw_static_access(bw_t, c->acc[i].cost, a[i], c->acc[i].size,
+                                                  r, write);
+         else if (bw) cb_bw_batched_access(bw_t, c->acc[i].cost, a[i], c->acc[i].size, r,
+                                           write, c->acc[i].modify);
          r &= ~(CB_BW_REMOTE | CB_BW_INVALIDATED);   /* (the cache's result only) */
          if (lat && (r || cb_lat_hit_matters(&watch[li], a[i])))
             cb_lat_after_index(li, a[i], r, cb_cost_base + c->acc[i].cost);
