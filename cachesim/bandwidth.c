@@ -423,9 +423,11 @@ void bw_core_free(bw_core *c)
    int p;
 
    for (p = 0; p < BW_PATHS; p++) {
-      if (c->ring[p]) {
-         cs_free(c->ring[p]);
-         cs_free(c->ring_nz[p]);
+      if (c->sums[p]) {
+         if (c->ring[p]) {
+            cs_free(c->ring[p]);
+            cs_free(c->ring_nz[p]);
+         }
          cs_free(c->sums[p]);
       }
       if (c->ev_unit[p]) {
@@ -814,8 +816,13 @@ void bw_batch_ordered(bw_core *c, uint32_t paths)
    c->ordered = paths;
    for (p = 0; p < BW_PATHS; p++)
       if ((paths >> p) & 1) {
-         c->ev_unit[p] = cs_alloc(n * sizeof(uint64_t));
+         c->ev_unit[p] = cs_alloc(n * sizeof(uint32_t));
          c->ev_bytes[p] = cs_alloc(n * sizeof(uint32_t));
+         /* (its ring is not used) */
+         cs_free(c->ring[p]);
+         cs_free(c->ring_nz[p]);
+         c->ring[p] = 0;
+         c->ring_nz[p] = 0;
       }
 }
 
@@ -827,16 +834,17 @@ static void batch_events(bw_core *c, int p, uint64_t a, uint64_t e)
 {
    bw_window *win = &c->win[p];
    bw_hist *h = &c->hist[p];
-   const uint64_t *unit = c->ev_unit[p];
    const uint32_t *bytes = c->ev_bytes[p];
    uint32_t mask = c->ring_mask, w = c->w;
    uint64_t s = win->sum, since = a, total = 0;
    uint64_t in = c->ev_in[p], out = c->ev_head[p], tail = c->ev_tail[p];
+   /* (the entries held: from a - W on) */
+   uint64_t low = a > w ? a - w : 0;
    const uint64_t none = ~(uint64_t)0;
 
    for (;;) {
-      uint64_t xi = in < tail ? unit[(uint32_t)in & mask] : none;
-      uint64_t xo = out < in ? unit[(uint32_t)out & mask] + w : none;   /* (entered first) */
+      uint64_t xi = in < tail ? bw__ev_unit(c, p, in, low) : none;
+      uint64_t xo = out < in ? bw__ev_unit(c, p, out, low) + w : none;   /* (entered first) */
       uint64_t x = xi < xo ? xi : xo;
       uint32_t vin = 0, vout = 0;
       if (x >= e)

@@ -197,9 +197,10 @@ typedef struct {
    /* the paths (bit p) the caller adds to in unit order (bw_batch_append):
       kept as a list of (unit, bytes), oldest first, instead of the ring:
       entries ev_head .. ev_in-1 entered (they leave W units after their
-      unit), ev_in .. ev_tail-1 not yet (counters; entry i at i & ring_mask) */
+      unit), ev_in .. ev_tail-1 not yet (counters; entry i at i & ring_mask);
+      an entry's unit modulo 2^32 (those held span less than the ring) */
    uint32_t  ordered;
-   uint64_t *ev_unit[BW_PATHS];
+   uint32_t *ev_unit[BW_PATHS];
    uint32_t *ev_bytes[BW_PATHS];
    uint64_t  ev_head[BW_PATHS], ev_in[BW_PATHS], ev_tail[BW_PATHS];
 } bw_core;
@@ -345,27 +346,33 @@ static inline void bw_batch_append(bw_core *c, int p, uint64_t u, uint32_t bytes
    uint64_t t = c->ev_tail[p];
    uint32_t last = (uint32_t)(t - 1) & c->ring_mask;
 
-   if (t != c->ev_in[p] && c->ev_unit[p][last] == u) {
+   if (t != c->ev_in[p] && c->ev_unit[p][last] == (uint32_t)u) {
       c->ev_bytes[p][last] += bytes;
       return;
    }
-   c->ev_unit[p][(uint32_t)t & c->ring_mask] = u;
+   c->ev_unit[p][(uint32_t)t & c->ring_mask] = (uint32_t)u;
    c->ev_bytes[p][(uint32_t)t & c->ring_mask] = bytes;
    c->ev_tail[p] = t + 1;
 }
 /* Ordered path p: the first entry not entered yet with its unit from x
    on (or ev_tail); its unit and bytes below. */
+/* Entry i's unit, held from unit `low` on (units at least low, less
+   than low + 2^32). */
+static inline uint64_t bw__ev_unit(const bw_core *c, int p, uint64_t i, uint64_t low)
+{
+   return low + (uint32_t)(c->ev_unit[p][(uint32_t)i & c->ring_mask] - (uint32_t)low);
+}
+static inline uint64_t bw_batch_entry_unit(const bw_core *c, int p, uint64_t i)
+{
+   return i < c->ev_tail[p] ? bw__ev_unit(c, p, i, c->units) : ~(uint64_t)0;
+}
 static inline uint64_t bw_batch_entry(const bw_core *c, int p, uint64_t x)
 {
    uint64_t i = c->ev_in[p];
 
-   while (i < c->ev_tail[p] && c->ev_unit[p][(uint32_t)i & c->ring_mask] < x)
+   while (bw_batch_entry_unit(c, p, i) < x)
       i++;
    return i;
-}
-static inline uint64_t bw_batch_entry_unit(const bw_core *c, int p, uint64_t i)
-{
-   return i < c->ev_tail[p] ? c->ev_unit[p][(uint32_t)i & c->ring_mask] : ~(uint64_t)0;
 }
 static inline uint32_t bw_batch_entry_bytes(const bw_core *c, int p, uint64_t i)
 {
