@@ -309,6 +309,31 @@ void bw_batch_put(bw_core *c, int p, uint64_t u, const uint32_t *src, uint32_t n
    bw__copy(r + i, src, first);
    bw__copy(r, src + first, n - first);
 }
+/* bw_batch_put of the same units of three paths (a block run's loads,
+   stores and flops): one loop where the units do not wrap around. */
+static inline __attribute__((always_inline))
+void bw_batch_put3(bw_core *c, const int p[3], uint64_t u, const uint32_t *const src[3],
+                   uint32_t n)
+{
+   uint32_t i = (uint32_t)u & c->ring_mask, k;
+   uint32_t *r0 = c->ring[p[0]] + i, *r1 = c->ring[p[1]] + i, *r2 = c->ring[p[2]] + i;
+   const uint32_t *s0 = src[0], *s1 = src[1], *s2 = src[2];
+
+   if (n < 4 || n > c->ring_mask + 1 - i) {
+      for (k = 0; k < 3; k++)
+         bw_batch_put(c, p[k], u, src[k], n);
+      return;
+   }
+   for (k = 0; k + 4 < n; k += 4) {
+      *(bw_batch_v4 *)(r0 + k) = *(const bw_batch_v4 *)(s0 + k);
+      *(bw_batch_v4 *)(r1 + k) = *(const bw_batch_v4 *)(s1 + k);
+      *(bw_batch_v4 *)(r2 + k) = *(const bw_batch_v4 *)(s2 + k);
+   }
+   k = n - 4;        /* (the last four again) */
+   *(bw_batch_v4 *)(r0 + k) = *(const bw_batch_v4 *)(s0 + k);
+   *(bw_batch_v4 *)(r1 + k) = *(const bw_batch_v4 *)(s1 + k);
+   *(bw_batch_v4 *)(r2 + k) = *(const bw_batch_v4 *)(s2 + k);
+}
 /* Units u .. u+n-1 of a written path p (bw_core.written) hold nothing
    yet: zero, to be added to. */
 static inline void bw_batch_zero(bw_core *c, int p, uint64_t u, uint32_t n)

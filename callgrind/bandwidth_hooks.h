@@ -291,12 +291,12 @@ void cb_bw_batched_access(cb_bw_thread *t, UInt cost, Addr a, UWord size, unsign
 static inline __attribute__((always_inline))
 Bool cb_bw_block_run(cb_bw_thread *t, const cb_bw_block *S, UInt calls)
 {
+   static const int paths[3] = { BW_CORE_RD, BW_CORE_WR, BW_FLOP };
+   const uint32_t *const src[3] = { cb_bw_block_rd(S), cb_bw_block_wr(S), cb_bw_block_fl(S) };
    UInt n = cb_bw_block_at(S)[calls];
    if (UNLIKELY(!S->kept || (n & CB_BW_INEXACT))) return False;
    if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
-   bw_batch_put(&t->core, BW_CORE_RD, t->b_next, cb_bw_block_rd(S), n);
-   bw_batch_put(&t->core, BW_CORE_WR, t->b_next, cb_bw_block_wr(S), n);
-   bw_batch_put(&t->core, BW_FLOP, t->b_next, cb_bw_block_fl(S), n);
+   bw_batch_put3(&t->core, paths, t->b_next, src, n);
    if (S->flops) {
       bw_batch_mark(&t->core, BW_FLOP, t->b_next, (const uint64_t *)cb_bw_block_bits(S), n);
       cb_cur.cost[cb_bw_flop_pos] += cb_bw_block_flop_at(S)[calls];

@@ -329,18 +329,34 @@ static uint32_t batch_value(int kind, int p, long t)
 #define WRITTEN_PATHS ((1u << BW_CORE_RD) | (1u << BW_CORE_WR) | (1u << BW_FLOP))
 
 /* Written paths (bw_core.written): units u .. nxt-1 in blocks of random
-   length, each written whole (bw_batch_put, bw_batch_mark: the tool's
-   block runs) or zeroed and added to (bw_batch_zero: its other groups). */
+   length, each written whole (bw_batch_put or bw_batch_put3,
+   bw_batch_mark: the tool's block runs) or zeroed and added to
+   (bw_batch_zero: its other groups). */
 static void write_units(bw_core *b, long u, long nxt)
 {
    long g;
    int p;
 
    for (g = u; g < nxt;) {
-      uint32_t n = 1 + rnd(40), k, vals[64], how = rnd(2);
+      uint32_t n = 1 + rnd(40), k, vals[64], how = rnd(3);
       uint64_t bits;
       if (g + (long)n > nxt)
          n = (uint32_t)(nxt - g);
+      if (how == 2) {                    /* the three at once (bw_batch_put3) */
+         static const int paths[3] = { BW_CORE_RD, BW_CORE_WR, BW_FLOP };
+         uint32_t v3[3][64];
+         const uint32_t *const src[3] = { v3[0], v3[1], v3[2] };
+         for (k = 0, bits = 0; k < n; k++) {
+            v3[0][k] = btrace[g + k][BW_CORE_RD];
+            v3[1][k] = btrace[g + k][BW_CORE_WR];
+            v3[2][k] = btrace[g + k][BW_FLOP];
+            bits |= (uint64_t)(v3[2][k] != 0) << k;
+         }
+         bw_batch_put3(b, paths, (uint64_t)g, src, n);
+         bw_batch_mark(b, BW_FLOP, (uint64_t)g, &bits, n);
+         g += n;
+         continue;
+      }
       for (p = 0; p < BW_PATHS; p++) {
          if (!((WRITTEN_PATHS >> p) & 1))
             continue;
