@@ -319,9 +319,17 @@ void bw_batch_put3(bw_core *c, const int p[3], uint64_t u, const uint32_t *const
    uint32_t *r0 = c->ring[p[0]] + i, *r1 = c->ring[p[1]] + i, *r2 = c->ring[p[2]] + i;
    const uint32_t *s0 = src[0], *s1 = src[1], *s2 = src[2];
 
-   if (n < 4 || n > c->ring_mask + 1 - i) {
+   if (n > c->ring_mask + 1 - i) {
       for (k = 0; k < 3; k++)
          bw_batch_put(c, p[k], u, src[k], n);
+      return;
+   }
+   if (n < 4) {      /* (short blocks are common) */
+      for (k = 0; k < n; k++) {
+         r0[k] = s0[k];
+         r1[k] = s1[k];
+         r2[k] = s2[k];
+      }
       return;
    }
    for (k = 0; k + 4 < n; k += 4) {
