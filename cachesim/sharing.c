@@ -1658,6 +1658,10 @@ sh_stats sh_get_stats(const sh_model *m)
    st.peak_packs = m->packs.peak_live;
    st.peak_pack_bytes = m->packs.peak_bytes;
    st.peak_pack_used = m->packs.peak_used;
+   st.pack_grows = m->packs.grows;
+   st.pack_compactions = m->packs.compactions;
+   st.pack_compact_moved = m->packs.compact_moved;
+   st.pack_grows_in_place = m->packs.grows_in_place;
 
    st.lines = (uint64_t)m->pages.n * PAGE_LINES;
    st.line_bytes = (uint64_t)m->pages.nchunks * (sizeof(lpage) << m->pages.bits)

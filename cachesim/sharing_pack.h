@@ -14,7 +14,10 @@
 ** offsets takes about 100 bytes.
 **
 ** Records live in chunks of the store, one after the other, reached by a
-** 32-bit reference.  A record that grows moves to the end; the space it
+** 32-bit reference.  A record that grows does so in place if it is the
+** last of its chunk and the chunk has room (most growths: a record grows
+** several times in a row, as a history is replayed into it or a burst of
+** accesses brings new keys), else it moves to the end; the space it
 ** leaves is reclaimed by sliding the records down (sp_new does, when a
 ** fifth of the chunks' bytes is left space), which tells the owner of
 ** each record that moved (sp_moved).  All records go at once at a
@@ -53,6 +56,9 @@ typedef struct {
    uint64_t  live, peak_live;   /* records */
    uint64_t  used_bytes, peak_used; /* the records' bytes */
    uint64_t  compactions;
+   uint64_t  grows, grows_in_place; /* records that grew, and of those
+                                   the ones that did not move */
+   uint64_t  compact_moved;     /* bytes that compactions moved */
 } sp_store;
 
 void     sp_init(sp_store *, uint32_t line_size, sp_moved, void *ctx);
