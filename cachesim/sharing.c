@@ -108,6 +108,16 @@ typedef struct {
    lrec     l[PAGE_LINES];
 } lpage;
 
+/* A slot of the pages' hash table: the page number beside its index, so
+   that a probe compares in the slot and reads no page but the one found
+   (xz's lines at random: the page's first bytes were a host cache miss
+   of every page-cache miss). */
+typedef struct {
+   uint64_t page;
+   uint32_t idx;                /* page index + 1; 0 = empty */
+   uint32_t unused;
+} lslot_t;
+
 /* A line that two threads touched in a segment, or whose history left
    the trie: its counters (the first INLINE of a segment here, as a loop
    touches few places of a line, the others in an array of their own,
@@ -154,7 +164,7 @@ struct sh_model {
    uint32_t line_size, line_bits;
    /* lines, for the whole run */
    chunked   pages;             /* lpage */
-   uint32_t *lslot;             /* page index + 1; 0 = empty */
+   lslot_t  *lslot;             /* pages by number, at most 3/4 full */
    uint32_t  lmask;
    uint64_t  pc_page[PCACHE];   /* direct-mapped cache of pages looked up */
    uint32_t  pc_idx[PCACHE];    /* their first line's index + 1; 0 = none */
@@ -409,7 +419,7 @@ sh_model *sh_new(uint32_t line_size)
    chunked_init(&m->fulls, sizeof(frec), 8);
    chunked_init(&m->results, sizeof(sh_line), 8);
    m->lmask = 1023;
-   m->lslot = cs_alloc(sizeof(uint32_t) * (m->lmask + 1));
+   m->lslot = cs_alloc(sizeof(lslot_t) * (m->lmask + 1));
    m->pmask = 255;
    m->pslot = cs_alloc(sizeof(uint32_t) * (m->pmask + 1));
    m->hmask = 1023;
@@ -417,7 +427,7 @@ sh_model *sh_new(uint32_t line_size)
    m->node_cap = 512;
    m->node = cs_alloc(sizeof(hnode) * m->node_cap);
    m->nnodes = 1;                       /* node 0: no access yet */
-   m->bytes = sizeof(sh_model) + sizeof(uint32_t) * (1024 + 256 + 1024)
+   m->bytes = sizeof(sh_model) + sizeof(lslot_t) * 1024 + sizeof(uint32_t) * (256 + 1024)
               + sizeof(hnode) * m->node_cap;
    by_line_init(m, &m->fslot);
    by_line_init(m, &m->rslot);
@@ -469,14 +479,15 @@ static void rehash_lines(sh_model *m)
    uint32_t i, j;
 
    cs_free(m->lslot);
-   m->bytes += sizeof(uint32_t) * (m->lmask + 1);
+   m->bytes += sizeof(lslot_t) * (m->lmask + 1);
    m->lmask = m->lmask * 2 + 1;
-   m->lslot = cs_alloc(sizeof(uint32_t) * (m->lmask + 1));
+   m->lslot = cs_alloc(sizeof(lslot_t) * (m->lmask + 1));
    for (i = 0; i < m->pages.n; i++) {
       j = hash64(PAGE(m, i)->page, m->lmask);
-      while (m->lslot[j])
+      while (m->lslot[j].idx)
          j = (j + 1) & m->lmask;
-      m->lslot[j] = i + 1;
+      m->lslot[j].page = PAGE(m, i)->page;
+      m->lslot[j].idx = i + 1;
    }
 }
 
@@ -496,16 +507,17 @@ static uint32_t line_index(sh_model *m, uint64_t line)
    if (m->pc_idx[d] && m->pc_page[d] == page)
       return m->pc_idx[d] - 1 + (uint32_t)(line & (PAGE_LINES - 1));
    j = hash64(page, m->lmask);
-   while (m->lslot[j] && PAGE(m, m->lslot[j] - 1)->page != page)
+   while (m->lslot[j].idx && m->lslot[j].page != page)
       j = (j + 1) & m->lmask;
-   if (m->lslot[j]) {
-      first = (m->lslot[j] - 1) << PAGE_BITS;
+   if (m->lslot[j].idx) {
+      first = (m->lslot[j].idx - 1) << PAGE_BITS;
    } else {
       uint32_t i = chunked_push(m, &m->pages);
       PAGE(m, i)->page = page;
-      m->lslot[j] = i + 1;
+      m->lslot[j].page = page;
+      m->lslot[j].idx = i + 1;
       first = i << PAGE_BITS;
-      if (m->pages.n * 2 > m->lmask)
+      if (m->pages.n * 4 > m->lmask * 3)
          rehash_lines(m);
    }
    m->pc_page[d] = page;
@@ -1665,7 +1677,7 @@ sh_stats sh_get_stats(const sh_model *m)
 
    st.lines = (uint64_t)m->pages.n * PAGE_LINES;
    st.line_bytes = (uint64_t)m->pages.nchunks * (sizeof(lpage) << m->pages.bits)
-                   + sizeof(uint32_t) * (m->lmask + 1);
+                   + sizeof(lslot_t) * (m->lmask + 1);
    st.fulls = m->fulls.n;
    st.full_bytes = (uint64_t)m->fulls.nchunks * (sizeof(frec) << m->fulls.bits)
                    + sizeof(uint32_t) * (m->fslot.mask + 1);
