@@ -359,6 +359,15 @@ static uint64_t site_word(const void *s)
    return x;
 }
 
+/* Room for a site more: a quarter more (a record's copies, when it
+   cannot grow where it is, are few even for lines of many sites). */
+static uint32_t more_sites(uint32_t cap)
+{
+   uint32_t more = cap + 1 + cap / 4;
+
+   return more < SP_MAX_SITES ? more : SP_MAX_SITES;
+}
+
 /* The site's number in the record, added if new; -1 past max_sites. */
 static int site_number(sp_store *st, uint32_t *ref, const sp_site *s)
 {
@@ -372,7 +381,7 @@ static int site_number(sp_store *st, uint32_t *ref, const sp_site *s)
    if (h->nsites >= st->max_sites)
       return -1;
    if (h->nsites == sites_cap(h)) {
-      resize(st, ref, sites_cap(h) + 1, h->cap, is_wide(h));
+      resize(st, ref, more_sites(sites_cap(h)), h->cap, is_wide(h));
       h = at(st, *ref);
    }
    to = site_at(st, h, h->nsites);
