@@ -7,7 +7,8 @@
 ** position number, size, kinds), the offset its first byte in the line.
 ** It is a set, not a sequence: the reports sort a line's counts
 ** (sharing.c, close_shared), so the order in which the keys came is not
-** kept.  Per site of the line: the site (8 bytes) and a bit set of the
+** kept.  Per site of the line: the site (8 bytes, its kinds carrying the
+** number of offsets set above their two bits) and a bit set of the
 ** offsets it touched (a bit per byte of the line); then a count per
 ** offset set, by site and offset, of 4 bits until one passes 15, of 8
 ** bits after.  A hash table's line that three sites touched at 70

@@ -1137,7 +1137,8 @@ static void pack_check(void *ctx, uint32_t tid, const sp_site *s, uint32_t off,
    uint16_t (*seen)[256] = ctx;
 
    (void)tid;
-   if (s->pos_id >= PS || pack_want[pack_rec_of_read][s->pos_id][off] != count)
+   if (s->pos_id >= PS || s->kinds != 1 || s->size != 8
+       || pack_want[pack_rec_of_read][s->pos_id][off] != count)
       pack_mismatch++;
    else
       seen[s->pos_id][off] = 1;
