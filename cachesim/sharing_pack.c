@@ -436,23 +436,58 @@ static uint32_t rank_of(const sp_store *st, head *h, uint32_t site, uint32_t off
                                                 & ((1ull << (off % 64)) - 1));
 }
 
-/* Counts rank.. moved up by one place (4-bit counts: a byte takes the
-   high half of the one below). */
+static uint64_t load8(const uint8_t *p)
+{
+   uint64_t x;
+
+   __builtin_memcpy(&x, p, sizeof x);
+   return x;
+}
+
+static void store8(uint8_t *p, uint64_t x)
+{
+   __builtin_memcpy(p, &x, sizeof x);
+}
+
+/* Bytes from..top of c moved up by one byte, the top first: eight at a
+   time while eight are left (an insertion into xz's records of a
+   hundred counts spent a sixth of sp_count byte by byte). */
+static void bytes_up(uint8_t *c, uint32_t from, uint32_t top)
+{
+   uint32_t i = top + 1;                        /* the byte that gets top */
+
+   for (; i >= from + 8; i -= 8)
+      store8(c + i - 7, load8(c + i - 8));
+   for (; i > from; i--)
+      c[i] = c[i - 1];
+}
+
+/* Bytes from + 1..top of c moved up by one nibble (a byte takes the high
+   half of the one below), the top first, eight at a time as bytes_up;
+   byte from itself is left to the caller. */
+static void nibbles_up(uint8_t *c, uint32_t from, uint32_t top)
+{
+   uint32_t i = top;
+
+   for (; i >= from + 8; i -= 8)
+      store8(c + i - 7, load8(c + i - 7) << 4 | c[i - 8] >> 4);
+   for (; i > from; i--)
+      c[i] = (uint8_t)(c[i] << 4 | c[i - 1] >> 4);
+}
+
+/* Counts rank.. moved up by one place. */
 static void open_place(const sp_store *st, head *h, uint32_t rank)
 {
    uint8_t *c = counts_of(st, h);
-   uint32_t i, last;
 
    if (is_wide(h)) {
-      for (i = h->n; i > rank; i--)
-         c[i] = c[i - 1];
+      if (h->n > rank)
+         bytes_up(c, rank, h->n - 1);
       return;
    }
-   last = h->n / 2;                    /* the byte that gets count n */
-   for (i = last; i > rank / 2; i--)
-      c[i] = (uint8_t)(c[i] << 4 | c[i - 1] >> 4);
+   nibbles_up(c, rank / 2, h->n / 2);           /* (byte n / 2 gets count n) */
    if (rank % 2 == 0)
-      c[i] = (uint8_t)(c[i] << 4);
+      c[rank / 2] = (uint8_t)(c[rank / 2] << 4);
    /* (an odd rank keeps its byte's low count; its high one is set next) */
 }
 
