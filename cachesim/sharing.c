@@ -108,6 +108,16 @@ typedef struct {
    lrec     l[PAGE_LINES];
 } lpage;
 
+/* A slot of the pages' hash table: the page number beside its index, so
+   that a probe compares in the slot and reads no page but the one found
+   (xz's lines at random: the page's first bytes were a host cache miss
+   of every page-cache miss). */
+typedef struct {
+   uint64_t page;
+   uint32_t idx;                /* page index + 1; 0 = empty */
+   uint32_t unused;
+} lslot_t;
+
 /* A line that two threads touched in a segment, or whose history left
    the trie: its counters (the first INLINE of a segment here, as a loop
    touches few places of a line, the others in an array of their own,
@@ -154,7 +164,7 @@ struct sh_model {
    uint32_t line_size, line_bits;
    /* lines, for the whole run */
    chunked   pages;             /* lpage */
-   uint32_t *lslot;             /* page index + 1; 0 = empty */
+   lslot_t  *lslot;             /* pages by number, at most 3/4 full */
    uint32_t  lmask;
    uint64_t  pc_page[PCACHE];   /* direct-mapped cache of pages looked up */
    uint32_t  pc_idx[PCACHE];    /* their first line's index + 1; 0 = none */
@@ -409,7 +419,7 @@ sh_model *sh_new(uint32_t line_size)
    chunked_init(&m->fulls, sizeof(frec), 8);
    chunked_init(&m->results, sizeof(sh_line), 8);
    m->lmask = 1023;
-   m->lslot = cs_alloc(sizeof(uint32_t) * (m->lmask + 1));
+   m->lslot = cs_alloc(sizeof(lslot_t) * (m->lmask + 1));
    m->pmask = 255;
    m->pslot = cs_alloc(sizeof(uint32_t) * (m->pmask + 1));
    m->hmask = 1023;
@@ -417,7 +427,7 @@ sh_model *sh_new(uint32_t line_size)
    m->node_cap = 512;
    m->node = cs_alloc(sizeof(hnode) * m->node_cap);
    m->nnodes = 1;                       /* node 0: no access yet */
-   m->bytes = sizeof(sh_model) + sizeof(uint32_t) * (1024 + 256 + 1024)
+   m->bytes = sizeof(sh_model) + sizeof(lslot_t) * 1024 + sizeof(uint32_t) * (256 + 1024)
               + sizeof(hnode) * m->node_cap;
    by_line_init(m, &m->fslot);
    by_line_init(m, &m->rslot);
@@ -469,14 +479,15 @@ static void rehash_lines(sh_model *m)
    uint32_t i, j;
 
    cs_free(m->lslot);
-   m->bytes += sizeof(uint32_t) * (m->lmask + 1);
+   m->bytes += sizeof(lslot_t) * (m->lmask + 1);
    m->lmask = m->lmask * 2 + 1;
-   m->lslot = cs_alloc(sizeof(uint32_t) * (m->lmask + 1));
+   m->lslot = cs_alloc(sizeof(lslot_t) * (m->lmask + 1));
    for (i = 0; i < m->pages.n; i++) {
       j = hash64(PAGE(m, i)->page, m->lmask);
-      while (m->lslot[j])
+      while (m->lslot[j].idx)
          j = (j + 1) & m->lmask;
-      m->lslot[j] = i + 1;
+      m->lslot[j].page = PAGE(m, i)->page;
+      m->lslot[j].idx = i + 1;
    }
 }
 
@@ -496,16 +507,17 @@ static uint32_t line_index(sh_model *m, uint64_t line)
    if (m->pc_idx[d] && m->pc_page[d] == page)
       return m->pc_idx[d] - 1 + (uint32_t)(line & (PAGE_LINES - 1));
    j = hash64(page, m->lmask);
-   while (m->lslot[j] && PAGE(m, m->lslot[j] - 1)->page != page)
+   while (m->lslot[j].idx && m->lslot[j].page != page)
       j = (j + 1) & m->lmask;
-   if (m->lslot[j]) {
-      first = (m->lslot[j] - 1) << PAGE_BITS;
+   if (m->lslot[j].idx) {
+      first = (m->lslot[j].idx - 1) << PAGE_BITS;
    } else {
       uint32_t i = chunked_push(m, &m->pages);
       PAGE(m, i)->page = page;
-      m->lslot[j] = i + 1;
+      m->lslot[j].page = page;
+      m->lslot[j].idx = i + 1;
       first = i << PAGE_BITS;
-      if (m->pages.n * 2 > m->lmask)
+      if (m->pages.n * 4 > m->lmask * 3)
          rehash_lines(m);
    }
    m->pc_page[d] = page;
@@ -1097,7 +1109,7 @@ uint32_t sh_position(sh_model *m, uint64_t pos)
    segment, and whose accesses are counted (a full record) or packed:
    what access_part does then, without its look-ups.  0 if not done. */
 static int counted_fast(sh_model *m, lrec *r, uint64_t tkey, uint32_t tid,
-                        const sh_site *s, uint32_t off)
+                        const sh_site *s, uint32_t off, uint32_t size)
 {
    uint8_t flags = r->flags;
 
@@ -1106,10 +1118,10 @@ static int counted_fast(sh_model *m, lrec *r, uint64_t tkey, uint32_t tid,
       if ((flags & F_SEG_MULTI) ? !(f->seg_threads & (1ull << (tid & 63)))
                                 : r->owner != (tid & 63))
          return 0;
-      count_access(m, f, KEY(s->pos_id, 0, off, s->size, 0) | tkey, s->kinds & 1,
+      count_access(m, f, KEY(s->pos_id, 0, off, size, 0) | tkey, s->kinds & 1,
                    s->kinds >> 1);
    } else if ((flags & (F_PACKED | F_SEG_MULTI)) == F_PACKED && r->owner == (tid & 63)) {
-      if (!pack_count(m, r, tid, s->pos_id, off, s->size, s->kinds))
+      if (!pack_count(m, r, tid, s->pos_id, off, size, s->kinds))
          return 0;
    } else {
       return 0;
@@ -1126,9 +1138,10 @@ static int counted_fast(sh_model *m, lrec *r, uint64_t tkey, uint32_t tid,
    access_part would do then: the history moves to the hint, the store
    flag is set.  Lines with counters or packed ones go to counted_fast.
    0 if the access is not such.  tkey: the thread's part of the counting
-   key. */
+   key; size: the access's, or its part's in this line (the caller splits
+   an access across a line's end). */
 static inline int history_fast(sh_model *m, uint64_t tkey, uint32_t tid,
-                               const sh_site *s, uint64_t addr)
+                               const sh_site *s, uint64_t addr, uint32_t size)
 {
    uint32_t off = (uint32_t)(addr & (m->line_size - 1));
    uint64_t line = addr >> m->line_bits, page = line >> PAGE_BITS, key;
@@ -1136,18 +1149,18 @@ static inline int history_fast(sh_model *m, uint64_t tkey, uint32_t tid,
    lrec *r;
    const hnode *n;
 
-   if (off + s->size > m->line_size || !m->pc_idx[d] || m->pc_page[d] != page)
+   if (!m->pc_idx[d] || m->pc_page[d] != page)
       return 0;
    r = &m->pc_ptr[d]->l[line & (PAGE_LINES - 1)];
    if (r->last_seg != m->seg)
       return 0;
    if (r->flags & (F_COUNTED | F_PACKED | F_SEG_MULTI))
-      return counted_fast(m, r, tkey, tid, s, off);
+      return counted_fast(m, r, tkey, tid, s, off, size);
    if (r->owner != (uint8_t)(tid & 63))
       return 0;
    h = m->node[r->ref].hint;
    n = &m->node[h];
-   key = KEY(s->pos_id, 0, off, s->size, 0) | tkey;
+   key = KEY(s->pos_id, 0, off, size, 0) | tkey;
    if (!h || n->key != key || n->kinds != s->kinds)
       return 0;
    r->ref = h;
@@ -1156,21 +1169,37 @@ static inline int history_fast(sh_model *m, uint64_t tkey, uint32_t tid,
    return 1;
 }
 
+/* The access's part in its line from addr: all of size, or up to the
+   line's end. */
+static uint32_t part_in_line(const sh_model *m, uint64_t addr, uint32_t size)
+{
+   uint32_t room = m->line_size - (uint32_t)(addr & (m->line_size - 1));
+
+   return size < room ? size : room;
+}
+
+/* Each access, or each part of one across a line's end (a stencil's
+   unaligned vector loads: 2.2 M of examples/jacobi.c's 23 M), tries the
+   short path (one call of history_fast, so that it stays inline), else
+   takes access_part as access_parts would, in the same order. */
 void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
                      const uint64_t *addr, uint32_t n)
 {
-   uint32_t i;
-   uint64_t tkey;
+   uint32_t i, size, part;
+   uint64_t tkey, a;
 
    sp_tidy(&m->packs);          /* (between blocks: no record held) */
    tid &= SH_MAX_TID;
    tkey = KEY(0, tid, 0, 1, 0);
    for (i = 0; i < n; i++) {
-      if (addr[i] == SH_SKIPPED
-          || history_fast(m, tkey, tid, &site[i], addr[i]))
+      if (addr[i] == SH_SKIPPED)
          continue;
-      access_parts(m, tid, addr[i], site[i].size, site[i].kinds & 1, site[i].kinds >> 1,
-                   site[i].pos_id);
+      for (a = addr[i], size = site[i].size; size > 0; a += part, size -= part) {
+         part = part_in_line(m, a, size);
+         if (!history_fast(m, tkey, tid, &site[i], a, part))
+            access_part(m, tid, a >> m->line_bits, (uint32_t)(a & (m->line_size - 1)),
+                        part, site[i].kinds & 1, site[i].kinds >> 1, site[i].pos_id);
+      }
    }
 }
 
@@ -1658,10 +1687,14 @@ sh_stats sh_get_stats(const sh_model *m)
    st.peak_packs = m->packs.peak_live;
    st.peak_pack_bytes = m->packs.peak_bytes;
    st.peak_pack_used = m->packs.peak_used;
+   st.pack_grows = m->packs.grows;
+   st.pack_compactions = m->packs.compactions;
+   st.pack_compact_moved = m->packs.compact_moved;
+   st.pack_grows_in_place = m->packs.grows_in_place;
 
    st.lines = (uint64_t)m->pages.n * PAGE_LINES;
    st.line_bytes = (uint64_t)m->pages.nchunks * (sizeof(lpage) << m->pages.bits)
-                   + sizeof(uint32_t) * (m->lmask + 1);
+                   + sizeof(lslot_t) * (m->lmask + 1);
    st.fulls = m->fulls.n;
    st.full_bytes = (uint64_t)m->fulls.nchunks * (sizeof(frec) << m->fulls.bits)
                    + sizeof(uint32_t) * (m->fslot.mask + 1);

@@ -192,6 +192,11 @@ typedef struct {
    uint64_t peak_pack_used;     /* of which in records (the rest: space
                                    left by records that grew, until the
                                    store compacts) */
+   uint64_t pack_grows, pack_grows_in_place; /* packed records that
+                                   grew, and of those the ones that grew
+                                   where they were */
+   uint64_t pack_compactions, pack_compact_moved; /* the store's
+                                   compactions, with the bytes they moved */
    uint64_t counters, counter_bytes; /* the full records' counters at the
                                    end (of the last segment), and the
                                    bytes of their arrays past the inline

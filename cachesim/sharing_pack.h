@@ -7,14 +7,18 @@
 ** position number, size, kinds), the offset its first byte in the line.
 ** It is a set, not a sequence: the reports sort a line's counts
 ** (sharing.c, close_shared), so the order in which the keys came is not
-** kept.  Per site of the line: the site (8 bytes) and a bit set of the
+** kept.  Per site of the line: the site (8 bytes, its kinds carrying the
+** number of offsets set above their two bits) and a bit set of the
 ** offsets it touched (a bit per byte of the line); then a count per
 ** offset set, by site and offset, of 4 bits until one passes 15, of 8
 ** bits after.  A hash table's line that three sites touched at 70
 ** offsets takes about 100 bytes.
 **
 ** Records live in chunks of the store, one after the other, reached by a
-** 32-bit reference.  A record that grows moves to the end; the space it
+** 32-bit reference.  A record that grows does so in place if it is the
+** last of its chunk and the chunk has room (most growths: a record grows
+** several times in a row, as a history is replayed into it or a burst of
+** accesses brings new keys), else it moves to the end; the space it
 ** leaves is reclaimed by sliding the records down (sp_new does, when a
 ** fifth of the chunks' bytes is left space), which tells the owner of
 ** each record that moved (sp_moved).  All records go at once at a
@@ -53,6 +57,9 @@ typedef struct {
    uint64_t  live, peak_live;   /* records */
    uint64_t  used_bytes, peak_used; /* the records' bytes */
    uint64_t  compactions;
+   uint64_t  grows, grows_in_place; /* records that grew, and of those
+                                   the ones that did not move */
+   uint64_t  compact_moved;     /* bytes that compactions moved */
 } sp_store;
 
 void     sp_init(sp_store *, uint32_t line_size, sp_moved, void *ctx);

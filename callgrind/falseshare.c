@@ -493,6 +493,10 @@ static void print_stats(void)
              (ULong)st.replays, (ULong)st.counters, (ULong)st.counter_bytes / 1024,
              (ULong)st.results, (ULong)st.result_bytes / 1024,
              (ULong)sh_memory(cb_fs_model) / 1024);
+   VG_(umsg)("False sharing model: packed records grew %llu times (%llu in "
+             "place); %llu compactions moved %llu kB\n",
+             (ULong)st.pack_grows, (ULong)st.pack_grows_in_place,
+             (ULong)st.pack_compactions, (ULong)st.pack_compact_moved / 1024);
 }
 
 void cb_fs_fini(const HChar *out_base)

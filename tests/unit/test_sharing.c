@@ -1112,7 +1112,8 @@ static void test_packed(void)
 
 /* Many records of a store (sharing_pack.h) counted at random, side by
    side, so that they grow and leave space behind, some freed, new ones
-   made all along (compacting the store, also between counts: sp_tidy):
+   made all along (compacting the store, also between counts: sp_tidy),
+   some counted in bursts (the last record of a chunk grows in place):
    each record's counts, read back
    with sp_each, must be what was counted, per site and offset; counts
    past 15 (4 bits) and lines of 256 bytes (four words of offsets) too. */
@@ -1136,7 +1137,8 @@ static void pack_check(void *ctx, uint32_t tid, const sp_site *s, uint32_t off,
    uint16_t (*seen)[256] = ctx;
 
    (void)tid;
-   if (s->pos_id >= PS || pack_want[pack_rec_of_read][s->pos_id][off] != count)
+   if (s->pos_id >= PS || s->kinds != 1 || s->size != 8
+       || pack_want[pack_rec_of_read][s->pos_id][off] != count)
       pack_mismatch++;
    else
       seen[s->pos_id][off] = 1;
@@ -1147,7 +1149,7 @@ static void test_pack_store(void)
    static const uint32_t lines[2] = { 64, 256 };
    sp_store st;
    uint16_t seen[PS][256];
-   uint32_t L, i, k, r, o, p, made, alive[PR];
+   uint32_t L, i, k, r, o, p, made, alive[PR], last = 0, burst = 0;
    int step, bad;
 
    begin();
@@ -1157,6 +1159,7 @@ static void test_pack_store(void)
       memset(pack_want, 0, sizeof pack_want);
       made = 0;
       bad = 0;
+      burst = 0;
       for (step = 0; step < 400000; step++) {
          if (step % 64 == 63)
             sp_tidy(&st);               /* records move between counts too */
@@ -1165,7 +1168,13 @@ static void test_pack_store(void)
             alive[made++] = 1;
             continue;
          }
-         r = rnd(made);
+         if (burst) {                   /* the same record again: it */
+            r = last;                   /* grows in place */
+            burst--;
+         } else {
+            r = last = rnd(made);
+            burst = rnd(20) == 0 ? 60 : 0;
+         }
          if (!alive[r])
             continue;
          if (rnd(3000) == 0) {
@@ -1188,6 +1197,8 @@ static void test_pack_store(void)
       }
       CHECK("counted where it fits, refused past 255", bad, 0);
       CHECK("the store compacted", st.compactions > 0, 1);
+      CHECK("records grew in place and moved",
+            st.grows_in_place > 0 && st.grows_in_place < st.grows, 1);
       sp_tidy(&st);
       CHECK("space left under a fifth once tidied",
             st.left < (1u << 18) || st.left * 5 < st.bytes, 1);
