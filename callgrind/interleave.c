@@ -278,11 +278,6 @@ static void drop_absent(void)
    }
 }
 
-/* Ask the core to let other threads run: the lock is released, the OS
- * thread yields its CPU, and the lock is taken again (behind any thread
- * that asked meanwhile). */
-extern void VG_(vg_yield)(void);
-
 /* The due thread asks for the lock only when its OS thread runs. When it
  * waits for a CPU that other processes hold, sched_yield returns at once
  * and the yields would spin: sleep a millisecond (holding the lock, which
@@ -311,13 +306,42 @@ static Bool due(ThreadId tid)
    return n_waiting > 0 && waiting[0] == tid && in_wakeups == 0;
 }
 
+/* The core's lock, given back and taken again the way VG_(vg_yield) does
+ * it, but without vg_yield's check that the OS thread is the thread's (a
+ * gettid system call: one of about ten that a hand-over costs, see
+ * perf/RESULTS-multicore.md, session 24). From coregrind's
+ * pub_core_scheduler.h and pub_core_syscall.h (tools link the core
+ * statically); the status is its ThreadStatus, whose VgTs_Yielding has
+ * been 4 since 3.4. */
+extern void VG_(release_BigLock)(ThreadId tid, Int sleepstate, const HChar *who);
+extern void VG_(acquire_BigLock)(ThreadId tid, const HChar *who);
+extern SysRes VG_(do_syscall)(UWord sysno, RegWord a1, RegWord a2, RegWord a3,
+                              RegWord a4, RegWord a5, RegWord a6, RegWord a7,
+                              RegWord a8);
+#define VGTS_YIELDING 4
+
+static void host_sched_yield(void)
+{
+   VG_(do_syscall)(__NR_sched_yield, 0, 0, 0, 0, 0, 0, 0, 0);
+}
+
+/* Let other threads run: the lock is released, the OS thread yields its
+ * CPU, and the lock is taken again (behind any thread that asked
+ * meanwhile). */
+static void hand_lock_on(ThreadId tid)
+{
+   VG_(release_BigLock)(tid, VGTS_YIELDING, "cb_il");
+   host_sched_yield();
+   VG_(acquire_BigLock)(tid, "cb_il");
+}
+
 /* Give the lock away until cond(tid) no longer holds (or MAX_YIELDS). */
 static Bool yield_while(Bool (*cond)(ThreadId), ThreadId tid)
 {
    Int tries = 0;
    while (cond(tid)) {
       if (tries++ == MAX_YIELDS) { gave_up++; return False; }
-      VG_(vg_yield)();
+      hand_lock_on(tid);
       handovers_waited++;
       end_turn_if_used_up();          /* the turns others had meanwhile */
       if (cond(tid) && tries % 64 == 0) sleep_a_little();
@@ -381,7 +405,7 @@ static Bool early_and_wakeup_under_way(ThreadId tid)
  * is part of the turn): whether a queued thread got it then would depend
  * on whether its OS thread was running. So a thread whose turn is not
  * due, or that finds another thread's turn running, gives the lock away
- * (VG_(vg_yield): release, sched_yield, take a ticket) until the due
+ * (hand_lock_on: release, sched_yield, take a ticket) until the due
  * thread has had it. Queued threads and turn owners always come back
  * (they wait for the lock, or in a call that returns by itself); the
  * bound only keeps a thread killed with the process, a call that blocked
