@@ -721,6 +721,23 @@ static void clear_units(bw_core *c, int p, uint64_t from, uint64_t to)
    }
 }
 
+/* The window sum s, held from unit *since to x, is counted for those
+   units (the histogram's open run extended inline: the common case) and
+   becomes s + in - out at x, where in and out are the bytes of the unit
+   entering and of the one leaving the window. */
+static inline uint64_t sum_changes(bw_hist *h, uint64_t s, uint64_t *since,
+                                   uint64_t x, uint32_t in, uint32_t out)
+{
+   if (x > *since) {
+      if (h->run_n && h->run_v == s)
+         h->run_n += x - *since;
+      else
+         bw_hist_add(h, s, x - *since);
+   }
+   *since = x;
+   return s + in - out;
+}
+
 /* Path p over units a .. e-1: the window sum changes only in a unit
    whose bytes differ from those of the unit leaving (W before).  A word
    of 64 units with few such is searched by its bits, the units between
@@ -749,16 +766,8 @@ static void batch_path(bw_core *c, int p, uint64_t a, uint64_t e)
             uint64_t x = t + (uint64_t)__builtin_ctzll(bits);
             uint32_t in = r[(uint32_t)x & mask], out = r[(uint32_t)(x - w) & mask];
             total += in;
-            if (in == out)
-               continue;
-            if (x > since) {
-               if (h->run_n && h->run_v == s)
-                  h->run_n += x - since;
-               else
-                  bw_hist_add(h, s, x - since);
-            }
-            s = s + in - out;
-            since = x;
+            if (in != out)
+               s = sum_changes(h, s, &since, x, in, out);
          }
          c->sums_from[p] = ~(uint64_t)0;     /* (not noted) */
          t += n;
@@ -854,16 +863,8 @@ static void batch_events(bw_core *c, int p, uint64_t a, uint64_t e)
       if (xo == x)
          vout = bytes[(uint32_t)out++ & mask];
       total += vin;
-      if (vin == vout)
-         continue;
-      if (x > since) {
-         if (h->run_n && h->run_v == s)
-            h->run_n += x - since;
-         else
-            bw_hist_add(h, s, x - since);
-      }
-      s = s + vin - vout;
-      since = x;
+      if (vin != vout)
+         s = sum_changes(h, s, &since, x, vin, vout);
    }
    c->ev_in[p] = in;
    c->ev_head[p] = out;
