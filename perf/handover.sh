@@ -25,46 +25,26 @@ multicore_workloads perf/build
 workloads=("${workloads[@]:2:1}" "${workloads[@]:5}")   # jacobi, stencil, xz -T2
 export OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive
 geom="--I1=32768,8,64 --D1=32768,8,64 --LL=6291456,12,64"
-configs=("base|$NEW_VGLIB|--cache-sim=yes"
-         "old|$OLD_VGLIB|--cache-sim=yes --private-caches=yes"
-         "new|$NEW_VGLIB|--cache-sim=yes --private-caches=yes")
-declare -A cpu wall
+configs=("base|--cache-sim=yes"
+         "old|--cache-sim=yes --private-caches=yes"
+         "new|--cache-sim=yes --private-caches=yes")
+declare -A config_lib=([base]=$NEW_VGLIB [old]=$OLD_VGLIB [new]=$NEW_VGLIB)
+declare -A cpu mem wall
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for _ in $(seq "$R"); do
-   for w in "${workloads[@]}"; do
-      for c in "${configs[@]}"; do
-         IFS='|' read -r cn lib opts <<< "$c"
-         # shellcheck disable=SC2086
-         read -r t _ e <<< "$(VALGRIND_LIB=$lib cgbd_time "$out/p.out" $geom $opts -- ${w#*|})"
-         cpu[${w%%|*}/$cn]="${cpu[${w%%|*}/$cn]:-} $t"
-         wall[${w%%|*}/$cn]="${wall[${w%%|*}/$cn]:-} $e"
-      done
-   done
-done
-x() { printf "%6.2f" "$(echo "$1 / $2" | bc -l)"; }
+# shellcheck disable=SC2086
+cgbd_rounds "$R" "$out/p.out" $geom
 echo "median of $R runs; x = / base"
-printf "%-8s | %5s %6s %6s | %6s %6s | %5s %6s %6s | %6s %6s\n" workload \
+printf "%-10s | %5s %6s %6s | %6s %6s | %5s %6s %6s | %6s %6s\n" workload \
    cpu old new "old x" "new x" wall old new "old x" "new x"
-for w in "${workloads[@]}"; do
-   n=${w%%|*}
-   printf "%-8s" "$n"
-   for m in cpu wall; do
-      declare -n tab=$m
-      b=$(echo "${tab[$n/base]}" | median)
-      o=$(echo "${tab[$n/old]}" | median)
-      p=$(echo "${tab[$n/new]}" | median)
-      printf " | %5.2f %6.2f %6.2f | %s %s" "$b" "$o" "$p" "$(x "$o" "$b")" "$(x "$p" "$b")"
-   done
-   echo
-done
+ratio_table old new
 command -v perf >/dev/null || exit 0
 events=raw_syscalls:sys_enter,syscalls:sys_enter_gettid,context-switches
 perf stat -e "$events" true >/dev/null 2>&1 || exit 0
 echo "per hand-over (one perf stat run each): system calls, gettid, context switches"
 for w in "${workloads[@]}"; do
    for c in "${configs[@]:1}"; do
-      IFS='|' read -r cn lib opts <<< "$c"
+      cn=${c%%|*} opts=${c#*|} lib=${config_lib[${c%%|*}]}
       # shellcheck disable=SC2086
       VALGRIND_LIB=$lib perf stat -x, -e "$events" valgrind --tool=callgrind-bd $geom $opts -v \
          --callgrind-out-file="$out/p.out" ${w#*|} 2>"$out/err" >/dev/null

@@ -27,17 +27,21 @@ cgbd_cpu_rss() {
 # OUT; each run's CPU seconds appended to cpu[name/config], its peak
 # kB to mem[name/config] and, if the caller declares `wall` too, its wall
 # seconds to wall[name/config] (associative arrays the caller declares).
+# A configuration runs the build of config_lib[config] if the caller
+# declares that array (two builds compared), else $VALGRIND_LIB's.
 # shellcheck disable=SC2154
 cgbd_rounds() {
-   local n=$1 out=$2 w c key t m e keep_wall=no
+   local n=$1 out=$2 w c key t m e keep_wall=no lib
    shift 2
    declare -p wall >/dev/null 2>&1 && keep_wall=yes
    for _ in $(seq "$n"); do
       for w in "${workloads[@]}"; do
          for c in "${configs[@]}"; do
             key="${w%%|*}/${c%%|*}"
+            lib=${VALGRIND_LIB:-}
+            if declare -p config_lib >/dev/null 2>&1; then lib=${config_lib[${c%%|*}]}; fi
             # shellcheck disable=SC2086
-            read -r t m e <<< "$(cgbd_time "$out" "$@" ${c#*|} -- ${w#*|})"
+            read -r t m e <<< "$(VALGRIND_LIB=$lib cgbd_time "$out" "$@" ${c#*|} -- ${w#*|})"
             cpu[$key]="${cpu[$key]:-} $t"
             mem[$key]="${mem[$key]:-} $m"
             if [ $keep_wall = yes ]; then wall[$key]="${wall[$key]:-} $e"; fi
@@ -48,6 +52,32 @@ cgbd_rounds() {
 
 # median: of the numbers on stdin (separated by spaces or newlines)
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+
+# ratio_table CONFIG...: per workload of `workloads`, the median CPU and
+# wall seconds (cgbd_rounds' cpu and wall) of the configuration "base"
+# and of each CONFIG, then each CONFIG's divided by the base's, one line
+# a workload: "name | base c1 c2 | x1 x2 | base c1 c2 | x1 x2".
+# shellcheck disable=SC2154
+ratio_table() {
+   local w n m b v c
+   for w in "${workloads[@]}"; do
+      n=${w%%|*}
+      printf "%-10s" "$n"
+      for m in cpu wall; do
+         local -n tab=$m
+         b=$(echo "${tab[$n/base]}" | median)
+         printf " | %5.2f" "$b"
+         for c; do printf " %6.2f" "$(echo "${tab[$n/$c]}" | median)"; done
+         printf " |"
+         for c; do
+            v=$(echo "${tab[$n/$c]}" | median)
+            printf " %6.2f" "$(echo "$v / $b" | bc -l)"
+         done
+         unset -n tab
+      done
+      echo
+   done
+}
 
 # multicore_workloads DIR: the threaded workloads of perf/multicore.sh
 # (built into DIR by it) into the array `workloads` ("name|cmd"), xz -T2

@@ -30,21 +30,7 @@ trap 'rm -rf "$out"' EXIT
 # shellcheck disable=SC2086
 cgbd_rounds "$R" "$out/p.out" $geom
 
-x() { printf "%6.2f" "$(echo "$1 / $2" | bc -l)"; }
 echo "median of $R runs; x = / base"
 printf "%-10s | %5s %6s %6s %6s | %6s %6s %6s | %5s %6s %6s %6s | %6s %6s %6s\n" workload \
    "cpu" pinned unpin il0 "pin x" "unp x" "il0 x" "wall" pinned unpin il0 "pin x" "unp x" "il0 x"
-for w in "${workloads[@]}"; do
-   n=${w%%|*}
-   printf "%-10s" "$n"
-   for m in cpu wall; do
-      declare -n tab=$m
-      b=$(echo "${tab[$n/base]}" | median)
-      p=$(echo "${tab[$n/pinned]}" | median)
-      u=$(echo "${tab[$n/unpin]}" | median)
-      i=$(echo "${tab[$n/il0]}" | median)
-      printf " | %5.2f %6.2f %6.2f %6.2f | %s %s %s" "$b" "$p" "$u" "$i" \
-         "$(x "$p" "$b")" "$(x "$u" "$b")" "$(x "$i" "$b")"
-   done
-   echo
-done
+ratio_table pinned unpin il0
