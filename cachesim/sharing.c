@@ -118,6 +118,18 @@ typedef struct {
    uint32_t unused;
 } lslot_t;
 
+/* A slot of the direct-mapped cache of pages: the number and the page
+   in one host line, so that the short path reads one slot (was three
+   arrays: three host lines).  An empty slot's page is NO_PAGE, which no
+   line's page is (an address shifted right by at least 7 bits). */
+#define NO_PAGE (~(uint64_t)0)
+typedef struct {
+   uint64_t page;
+   lpage   *ptr;                /* the page (chunks never move) */
+   uint32_t first;              /* its first line's index */
+   uint32_t unused;
+} pcache_t;
+
 /* A line that two threads touched in a segment, or whose history left
    the trie: its counters (the first INLINE of a segment here, as a loop
    touches few places of a line, the others in an array of their own,
@@ -145,6 +157,11 @@ typedef struct {
                                    one loop take the same), 0 = none */
 } hnode;
 
+/* Node 0's key: no access's (their kind bit is 0), so that the short
+   path compares a hint of 0 (none) with its access's key, which fails,
+   without testing the hint first. */
+#define NO_NODE_KEY (~(uint64_t)0)
+
 /* An array of elements of one size in chunks that never move. */
 typedef struct {
    char   **chunk;
@@ -166,10 +183,7 @@ struct sh_model {
    chunked   pages;             /* lpage */
    lslot_t  *lslot;             /* pages by number, at most 3/4 full */
    uint32_t  lmask;
-   uint64_t  pc_page[PCACHE];   /* direct-mapped cache of pages looked up */
-   uint32_t  pc_idx[PCACHE];    /* their first line's index + 1; 0 = none */
-   lpage    *pc_ptr[PCACHE];    /* and the pages themselves (chunks never
-                                   move) */
+   pcache_t  pc[PCACHE];        /* direct-mapped cache of pages looked up */
    chunked   fulls;             /* frec */
    by_line   fslot;             /* full records by line */
    chunked   results;           /* sh_line of the shared lines */
@@ -406,7 +420,7 @@ static void pack_moved(void *ctx, uint32_t idx, uint32_t ref)
 sh_model *sh_new(uint32_t line_size)
 {
    sh_model *m;
-   uint32_t bits = 0;
+   uint32_t bits = 0, i;
 
    if (line_size < 8 || line_size > 256 || (line_size & (line_size - 1)))
       cs_fail("sharing: line size must be a power of two in 8..256");
@@ -427,6 +441,9 @@ sh_model *sh_new(uint32_t line_size)
    m->node_cap = 512;
    m->node = cs_alloc(sizeof(hnode) * m->node_cap);
    m->nnodes = 1;                       /* node 0: no access yet */
+   m->node[0].key = NO_NODE_KEY;
+   for (i = 0; i < PCACHE; i++)
+      m->pc[i].page = NO_PAGE;
    m->bytes = sizeof(sh_model) + sizeof(lslot_t) * 1024 + sizeof(uint32_t) * (256 + 1024)
               + sizeof(hnode) * m->node_cap;
    by_line_init(m, &m->fslot);
@@ -504,8 +521,8 @@ static uint32_t line_index(sh_model *m, uint64_t line)
    uint32_t j, first;
    uint32_t d = page_cache_slot(page);
 
-   if (m->pc_idx[d] && m->pc_page[d] == page)
-      return m->pc_idx[d] - 1 + (uint32_t)(line & (PAGE_LINES - 1));
+   if (m->pc[d].page == page)
+      return m->pc[d].first + (uint32_t)(line & (PAGE_LINES - 1));
    j = hash64(page, m->lmask);
    while (m->lslot[j].idx && m->lslot[j].page != page)
       j = (j + 1) & m->lmask;
@@ -520,9 +537,9 @@ static uint32_t line_index(sh_model *m, uint64_t line)
       if (m->pages.n * 4 > m->lmask * 3)
          rehash_lines(m);
    }
-   m->pc_page[d] = page;
-   m->pc_idx[d] = first + 1;
-   m->pc_ptr[d] = PAGE(m, first >> PAGE_BITS);
+   m->pc[d].page = page;
+   m->pc[d].first = first;
+   m->pc[d].ptr = PAGE(m, first >> PAGE_BITS);
    return first + (uint32_t)(line & (PAGE_LINES - 1));
 }
 
@@ -1044,10 +1061,15 @@ static void note_thread(sh_model *m, lrec *r, uint64_t line, uint32_t tid)
    }
 }
 
-static void access_part(sh_model *m, uint32_t tid, uint64_t line, uint32_t off,
-                        uint32_t size, uint32_t loads, uint32_t stores, uint32_t posid)
+/* One access's part in the line of addr, at off with size (not the
+   site's, for a part): six arguments, so that the block's loop passes
+   them all in registers. */
+static void access_part(sh_model *m, uint32_t tid, uint64_t addr, uint32_t off,
+                        uint32_t size, const sh_site *s)
 {
+   uint64_t line = addr >> m->line_bits;
    uint32_t idx = line_index(m, line);
+   uint32_t loads = s->kinds & 1, stores = s->kinds >> 1, posid = s->pos_id;
    lrec *r = rec_at(m, idx);
    uint64_t key;
 
@@ -1074,13 +1096,14 @@ static void access_parts(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size
                          uint32_t loads, uint32_t stores, uint32_t posid)
 {
    uint32_t off, part;
+   sh_site site = { posid, 0, (uint16_t)(loads | stores << 1) };
 
    while (size > 0) {
       off = (uint32_t)(addr & (m->line_size - 1));
       part = m->line_size - off;
       if (part > size)
          part = size;
-      access_part(m, tid, addr >> m->line_bits, off, part, loads, stores, posid);
+      access_part(m, tid, addr, off, part, &site);
       addr += part;
       size -= part;
    }
@@ -1131,37 +1154,51 @@ static int counted_fast(sh_model *m, lrec *r, uint64_t tkey, uint32_t tid,
    return 1;
 }
 
+/* What the short path reads of the model and of the block's thread,
+   kept in locals for a block: the short path stores to a line record
+   (its flags are a byte, which may alias anything), and the compiler
+   would otherwise read each of these again at every access. */
+typedef struct {
+   uint32_t line_bits, off_mask;
+   uint32_t seg;
+   uint32_t tid;                /* folded: tid & SH_MAX_TID */
+   uint8_t  owner;              /* tid & 63, as line records hold it */
+   uint64_t tkey;               /* the thread's part of a counting key */
+   const hnode *node;           /* the trie (moves when it grows: read
+                                   again after the slow path) */
+} fast_ctx;
+
 /* The common access, done here without a call: its line's page is in
    the page cache, the access is in one line, its thread alone has
    touched the line in this segment, and its history goes on the way the
    last line's went from the same node (the parent's hint).  Exactly what
    access_part would do then: the history moves to the hint, the store
    flag is set.  Lines with counters or packed ones go to counted_fast.
-   0 if the access is not such.  tkey: the thread's part of the counting
-   key; size: the access's, or its part's in this line (the caller splits
-   an access across a line's end). */
-static inline int history_fast(sh_model *m, uint64_t tkey, uint32_t tid,
-                               const sh_site *s, uint64_t addr, uint32_t size)
+   0 if the access is not such.  off, size: the access's (or its part's,
+   when the caller splits one across a line's end) place in the line.  A
+   hint of 0 (none) reads node 0, whose key is no access's. */
+static inline int history_fast(sh_model *m, const fast_ctx *c, const sh_site *s, uint64_t addr,
+                 uint32_t off, uint32_t size)
 {
-   uint32_t off = (uint32_t)(addr & (m->line_size - 1));
-   uint64_t line = addr >> m->line_bits, page = line >> PAGE_BITS, key;
-   uint32_t d = page_cache_slot(page), h;
+   uint64_t line = addr >> c->line_bits, page = line >> PAGE_BITS, key;
+   const pcache_t *p = &m->pc[page_cache_slot(page)];
    lrec *r;
+   uint32_t h;
    const hnode *n;
 
-   if (!m->pc_idx[d] || m->pc_page[d] != page)
+   if (p->page != page)
       return 0;
-   r = &m->pc_ptr[d]->l[line & (PAGE_LINES - 1)];
-   if (r->last_seg != m->seg)
+   r = &p->ptr->l[line & (PAGE_LINES - 1)];
+   if (r->last_seg != c->seg)
       return 0;
    if (r->flags & (F_COUNTED | F_PACKED | F_SEG_MULTI))
-      return counted_fast(m, r, tkey, tid, s, off, size);
-   if (r->owner != (uint8_t)(tid & 63))
+      return counted_fast(m, r, c->tkey, c->tid, s, off, size);
+   if (r->owner != c->owner)
       return 0;
-   h = m->node[r->ref].hint;
-   n = &m->node[h];
-   key = KEY(s->pos_id, 0, off, size, 0) | tkey;
-   if (!h || n->key != key || n->kinds != s->kinds)
+   h = c->node[r->ref].hint;
+   n = &c->node[h];
+   key = ((uint64_t)s->pos_id << 33 | c->tkey) | ((uint64_t)(off << 8 | (size - 1)) << 1);
+   if (n->key != key || n->kinds != s->kinds)
       return 0;
    r->ref = h;
    if (s->kinds & 2)
@@ -1169,36 +1206,43 @@ static inline int history_fast(sh_model *m, uint64_t tkey, uint32_t tid,
    return 1;
 }
 
-/* The access's part in its line from addr: all of size, or up to the
-   line's end. */
-static uint32_t part_in_line(const sh_model *m, uint64_t addr, uint32_t size)
-{
-   uint32_t room = m->line_size - (uint32_t)(addr & (m->line_size - 1));
-
-   return size < room ? size : room;
-}
-
 /* Each access, or each part of one across a line's end (a stencil's
    unaligned vector loads: 2.2 M of examples/jacobi.c's 23 M), tries the
-   short path (one call of history_fast, so that it stays inline), else
-   takes access_part as access_parts would, in the same order. */
+   short path (one inline copy of history_fast), else takes access_part
+   as access_parts would, in the same order. */
 void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
                      const uint64_t *addr, uint32_t n)
 {
-   uint32_t i, size, part;
-   uint64_t tkey, a;
+   uint32_t i, off, size, part;
+   uint64_t a;
+   fast_ctx c;
 
    sp_tidy(&m->packs);          /* (between blocks: no record held) */
-   tid &= SH_MAX_TID;
-   tkey = KEY(0, tid, 0, 1, 0);
+   c.line_bits = m->line_bits;
+   c.off_mask = m->line_size - 1;
+   c.seg = m->seg;
+   c.tid = tid & SH_MAX_TID;
+   c.owner = (uint8_t)(tid & 63);
+   c.tkey = KEY(0, c.tid, 0, 1, 0);
+   c.node = m->node;
    for (i = 0; i < n; i++) {
-      if (addr[i] == SH_SKIPPED)
+      a = addr[i];
+      if (a == SH_SKIPPED)
          continue;
-      for (a = addr[i], size = site[i].size; size > 0; a += part, size -= part) {
-         part = part_in_line(m, a, size);
-         if (!history_fast(m, tkey, tid, &site[i], a, part))
-            access_part(m, tid, a >> m->line_bits, (uint32_t)(a & (m->line_size - 1)),
-                        part, site[i].kinds & 1, site[i].kinds >> 1, site[i].pos_id);
+      size = site[i].size;
+      off = (uint32_t)a & c.off_mask;
+      part = size < c.off_mask + 1 - off ? size : c.off_mask + 1 - off;
+      for (;;) {
+         if (!history_fast(m, &c, &site[i], a, off, part)) {
+            access_part(m, c.tid, a, off, part, &site[i]);
+            c.node = m->node;   /* (the trie may have grown) */
+         }
+         if (part == size)
+            break;
+         a += part;             /* the rest, from the next line's start */
+         size -= part;
+         off = 0;
+         part = size < c.off_mask + 1 ? size : c.off_mask + 1;
       }
    }
 }
