@@ -1177,8 +1177,8 @@ typedef struct {
    0 if the access is not such.  off, size: the access's (or its part's,
    when the caller splits one across a line's end) place in the line.  A
    hint of 0 (none) reads node 0, whose key is no access's. */
-static inline int history_fast(sh_model *m, const fast_ctx *c, const sh_site *s, uint64_t addr,
-                 uint32_t off, uint32_t size)
+static inline int history_fast(sh_model *m, const fast_ctx *c, const sh_site *s,
+                               uint64_t addr, uint32_t off, uint32_t size)
 {
    uint64_t line = addr >> c->line_bits, page = line >> PAGE_BITS, key;
    const pcache_t *p = &m->pc[page_cache_slot(page)];
