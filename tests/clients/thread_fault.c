@@ -1,0 +1,77 @@
+/* Two threads share a cache line; the second ends the process while the
+   first is inside a loop that never blocks (so that, under the turns of
+   --interleave, the first is waiting for its turn or running when the
+   end comes). argv[1] says how the process ends:
+
+     segv   the second thread writes through a null pointer (SIGSEGV)
+     term   the second thread sends the process SIGTERM
+     abort  the second thread calls abort() (SIGABRT)
+     exit   the second thread calls exit(4)
+     _exit  the second thread calls _exit(5)
+
+   Used by tests/tool/thread_faults.py: every output file of every
+   analysis must still be complete afterwards. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* both threads write their own half of one line: false sharing */
+static struct { volatile long a, b; } shared_line __attribute__((aligned(64)));
+static volatile int second_started;
+static const char *how;
+
+static void bump_a(long n)
+{
+    for (long i = 0; i < n; i++)
+        shared_line.a++;
+}
+
+static void bump_b(long n)
+{
+    for (long i = 0; i < n; i++)
+        shared_line.b++;
+}
+
+static void end_process(void)
+{
+    printf("second thread ends the process (%s)\n", how);
+    fflush(stdout);
+    if (strcmp(how, "segv") == 0)
+        *(volatile int *)0 = 1;
+    else if (strcmp(how, "term") == 0)
+        kill(getpid(), SIGTERM);
+    else if (strcmp(how, "abort") == 0)
+        abort();
+    else if (strcmp(how, "exit") == 0)
+        exit(4);
+    else if (strcmp(how, "_exit") == 0)
+        _exit(5);
+    for (;;)            /* a signal sent to the process is on its way */
+        pause();
+}
+
+static void *second(void *arg)
+{
+    (void)arg;
+    second_started = 1;
+    bump_b(20000);
+    end_process();
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    pthread_t t;
+    how = argc > 1 ? argv[1] : "exit";
+    bump_a(1000);
+    if (pthread_create(&t, NULL, second, NULL) != 0)
+        return 1;
+    while (!second_started)
+        bump_a(10);
+    for (;;)            /* never blocks: the process ends in the other */
+        bump_a(100);
+    return 0;
+}
