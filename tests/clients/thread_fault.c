@@ -11,6 +11,9 @@
      loop   nobody ends it: both threads loop until the test kills the
             process (SIGTERM from outside)
 
+   A second argument `dump`: a part is dumped by client request once both
+   threads run (CALLGRIND_DUMP_STATS_AT).
+
    Used by tests/tool/thread_faults.py: every output file of every
    analysis must still be complete afterwards. */
 #include <pthread.h>
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <valgrind/callgrind.h>
 
 /* both threads write their own half of one line: false sharing */
 static struct { volatile long a, b; } shared_line __attribute__((aligned(64)));
@@ -73,6 +77,8 @@ int main(int argc, char **argv)
         return 1;
     while (!second_started)
         bump_a(10);
+    if (argc > 2 && strcmp(argv[2], "dump") == 0)
+        CALLGRIND_DUMP_STATS_AT("both threads run");
     /* never waits: the process ends in the other thread (without the
        turns of --interleave, the test gives --fair-sched=yes: Valgrind's
        default lock would keep this thread running for seconds) */

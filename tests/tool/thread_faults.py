@@ -9,8 +9,9 @@ Configurations (each with every way of ending):
   plain     the profile alone (--fair-sched=yes: Valgrind's own slices;
             with its default lock the looping thread would keep it
             for seconds)
-  parts     --separate-threads, --dump-every-bb parts, --paths beside
-            each, --separate-par, --cache-sim (Valgrind's slices)
+  parts     --separate-threads, --dump-every-bb parts and one dumped by
+            client request, --paths beside each, --separate-par,
+            --cache-sim (Valgrind's slices)
   turns     --sharing, --bandwidth (with its private caches), --paths,
             --objects, --miss-class, --reuse-dist: the threads take turns
             (--interleave's default), so main waits for its turn when the
@@ -50,6 +51,8 @@ CONFIGS = {
     "turns": ANALYSES,
     "no-turns": ANALYSES + ["--interleave=0", "--fair-sched=yes"],
 }
+# the client's arguments after the way it ends
+CLIENT_EXTRA = {"parts": ["dump"]}
 # what a configuration writes beside each profile file
 COMPANIONS = {"parts": [".paths"], "turns": [".paths"],
               "no-turns": [".paths"]}
@@ -65,7 +68,7 @@ def native_status(end):
                           timeout=60).returncode
 
 
-def run_client(opts, tag, end):
+def run_client(opts, tag, end, extra):
     """Our tool on thread_fault ending as `end`; for `killed`, SIGTERM
     from outside once the second thread has started (it prints a line
     first) while both loop."""
@@ -79,7 +82,7 @@ def run_client(opts, tag, end):
     proc = subprocess.Popen(["valgrind", "--tool=" + harness.OURS,
                              "--callgrind-out-file=" + out] + opts
                             + ["./" + os.path.basename(exe),
-                               "loop" if end == "killed" else end],
+                               "loop" if end == "killed" else end] + extra,
                             cwd=harness.BUILD, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if end == "killed":
@@ -197,7 +200,8 @@ def outputs_problems(config, run):
 def case(config, end):
     def check():
         tag = "thread_faults/%s-%s" % (config, end)
-        run = run_client(CONFIGS[config], tag, end)
+        run = run_client(CONFIGS[config], tag, end,
+                         CLIENT_EXTRA.get(config, []))
         want = -signal.SIGTERM if end == "killed" else native_status(end)
         problems = []
         if run.returncode != want:
