@@ -658,7 +658,8 @@ static Bool open_profile(const HChar *name, Bool *appending)
                       VKI_S_IRUSR | VKI_S_IWUSR);
    }
    if (sr_isError(res)) {
-      VG_(message)(Vg_UserMsg, "callgrind-bd: cannot open profile '%s' for writing\n", name);
+      VG_(message)(Vg_UserMsg, "callgrind-bd: cannot create profile '%s': %s\n", name,
+                   cb_open_error_text(sr_Err(res)));
       return False;
    }
    cb_out_start(&out, sr_Res(res), name, "profile");

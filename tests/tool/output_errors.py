@@ -17,6 +17,10 @@ second calls exit(4)).
   tmpfs-full         all files in a 64 KiB tmpfs (root only, else
                      skipped): each file cut short is named, the client's
                      exit status kept
+  part-blocked       a directory where a --dump-every-bb part must go
+                     (known only when the part comes): one message naming
+                     it and the reason, the other parts and the final
+                     profile complete, the client's exit status kept
 """
 
 import os
@@ -155,6 +159,26 @@ def tmpfs_full(tmp):
         subprocess.run(["umount", d])
 
 
+def part_blocked(tmp):
+    out = os.path.join(tmp, "p.out")
+    os.mkdir(out + ".2")
+    r = run(out, ["--fair-sched=yes", "--dump-every-bb=50000"])
+    problems = []
+    if r.returncode != EXIT_STATUS:
+        problems.append("exit %d, the client's %d"
+                        % (r.returncode, EXIT_STATUS))
+    msgs = [l for l in r.stderr.splitlines() if "callgrind-bd:" in l]
+    want = "cannot create profile '%s.2': is a directory" % out
+    if len(msgs) != 1 or want not in msgs[0]:
+        problems.append("expected one message %r, got %r" % (want, msgs))
+    parts = [f for f in sorted(os.listdir(tmp)) if f != "p.out.2"]
+    if "p.out" not in parts or "p.out.1" not in parts:
+        problems.append("parts written: %s" % parts)
+    for f in parts:
+        problems += complete_problems(os.path.join(tmp, f))
+    return [("output-errors/part-blocked", problems)]
+
+
 def main():
     with harness.case_dirs("cgbd-output-errors-") as in_own_dir:
         cases = [("output-errors/blocked/" + s, in_own_dir(blocked(s)))
@@ -163,6 +187,7 @@ def main():
         cases += [("output-errors/dev-full/" + s, in_own_dir(dev_full(s)))
                   for s in COMPANIONS]
         cases.append(("output-errors/tmpfs-full", in_own_dir(tmpfs_full)))
+        cases.append(("output-errors/part-blocked", in_own_dir(part_blocked)))
         return harness.run_cases(cases)
 
 
