@@ -4,6 +4,8 @@
    end comes). argv[1] says how the process ends:
 
      segv   the second thread writes through a null pointer (SIGSEGV)
+     fpe    the second thread divides by zero (SIGFPE)
+     main-segv  main faults (SIGSEGV) while the second thread loops
      term   the second thread sends the process SIGTERM
      abort  the second thread calls abort() (SIGABRT)
      exit   the second thread calls exit(4)
@@ -28,6 +30,7 @@
 static struct { volatile long a, b; } shared_line __attribute__((aligned(64)));
 static volatile int second_started;
 static const char *how;
+static volatile int zero, sink_divisor = 7;
 
 static void bump_a(long n)
 {
@@ -47,6 +50,8 @@ static void end_process(void)
     fflush(stdout);
     if (strcmp(how, "segv") == 0)
         *(volatile int *)0 = 1;
+    else if (strcmp(how, "fpe") == 0)
+        zero = sink_divisor / zero;
     else if (strcmp(how, "term") == 0)
         kill(getpid(), SIGTERM);
     else if (strcmp(how, "abort") == 0)
@@ -79,6 +84,12 @@ int main(int argc, char **argv)
         bump_a(10);
     if (argc > 2 && strcmp(argv[2], "dump") == 0)
         CALLGRIND_DUMP_STATS_AT("both threads run");
+    if (strcmp(how, "main-segv") == 0) {
+        bump_a(20000);
+        printf("main faults\n");
+        fflush(stdout);
+        *(volatile int *)0 = 1;
+    }
     /* never waits: the process ends in the other thread (without the
        turns of --interleave, the test gives --fair-sched=yes: Valgrind's
        default lock would keep this thread running for seconds) */

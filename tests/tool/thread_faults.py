@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Every output file survives a threaded client's abnormal end
 (docs/robustness.md). clients/thread_fault.c: the second thread ends the
-process while main is inside a loop that never waits -- SIGSEGV, SIGTERM
-sent by itself, abort(), exit(4), _exit(5) -- and, as `killed`, both
-threads loop until this script sends the process SIGTERM from outside.
+process while main is inside a loop that never waits -- SIGSEGV, SIGFPE,
+SIGTERM sent by itself, abort(), exit(4), _exit(5) --, main faults
+(SIGSEGV) while the second thread loops, and, as `killed`, both threads
+loop until this script sends the process SIGTERM from outside.
 
 Configurations (each with every way of ending):
   plain     the profile alone (--fair-sched=yes: Valgrind's own slices;
@@ -40,7 +41,7 @@ import pathscheck        # noqa: E402
 
 CLIENT = "thread_fault"
 TOOLS = os.path.join(harness.BUILDDIR, "tools")
-ENDS = ["segv", "term", "abort", "exit", "_exit"]
+ENDS = ["segv", "fpe", "main-segv", "term", "abort", "exit", "_exit"]
 ANALYSES = ["--sharing=yes", "--bandwidth=yes", "--paths=yes",
             "--objects=yes", "--miss-class=yes", "--reuse-dist=yes"]
 CONFIGS = {
