@@ -6,6 +6,8 @@
      segv   the second thread writes through a null pointer (SIGSEGV)
      fpe    the second thread divides by zero (SIGFPE)
      main-segv  main faults (SIGSEGV) while the second thread loops
+     segv3  as segv, with a third thread looping too (two threads wait
+            for their turns when the fault comes)
      term   the second thread sends the process SIGTERM
      abort  the second thread calls abort() (SIGABRT)
      exit   the second thread calls exit(4)
@@ -48,7 +50,7 @@ static void end_process(void)
 {
     printf("second thread ends the process (%s)\n", how);
     fflush(stdout);
-    if (strcmp(how, "segv") == 0)
+    if (strcmp(how, "segv") == 0 || strcmp(how, "segv3") == 0)
         *(volatile int *)0 = 1;
     else if (strcmp(how, "fpe") == 0)
         zero = sink_divisor / zero;
@@ -64,6 +66,14 @@ static void end_process(void)
         bump_b(100);
 }
 
+static void *third(void *arg)
+{
+    (void)arg;
+    for (;;)
+        bump_b(100);
+    return NULL;
+}
+
 static void *second(void *arg)
 {
     (void)arg;
@@ -75,9 +85,11 @@ static void *second(void *arg)
 
 int main(int argc, char **argv)
 {
-    pthread_t t;
+    pthread_t t, t3;
     how = argc > 1 ? argv[1] : "exit";
     bump_a(1000);
+    if (strcmp(how, "segv3") == 0 && pthread_create(&t3, NULL, third, NULL) != 0)
+        return 1;
     if (pthread_create(&t, NULL, second, NULL) != 0)
         return 1;
     while (!second_started)

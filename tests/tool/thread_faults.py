@@ -2,9 +2,10 @@
 """Every output file survives a threaded client's abnormal end
 (docs/robustness.md). clients/thread_fault.c: the second thread ends the
 process while main is inside a loop that never waits -- SIGSEGV, SIGFPE,
-SIGTERM sent by itself, abort(), exit(4), _exit(5) --, main faults
-(SIGSEGV) while the second thread loops, and, as `killed`, both threads
-loop until this script sends the process SIGTERM from outside.
+SIGTERM sent by itself, abort(), exit(4), _exit(5) --, the same SIGSEGV
+with a third thread looping (segv3), main faults (SIGSEGV) while the
+second thread loops, and, as `killed`, both threads loop until this
+script sends the process SIGTERM from outside.
 
 Configurations (each with every way of ending):
   plain     the profile alone (--fair-sched=yes: Valgrind's own slices;
@@ -44,7 +45,8 @@ import profiles          # noqa: E402
 
 CLIENT = "thread_fault"
 TOOLS = os.path.join(harness.BUILDDIR, "tools")
-ENDS = ["segv", "fpe", "main-segv", "term", "abort", "exit", "_exit"]
+ENDS = ["segv", "segv3", "fpe", "main-segv", "term", "abort", "exit",
+        "_exit"]
 ANALYSES = ["--sharing=yes", "--bandwidth=yes", "--paths=yes",
             "--objects=yes", "--miss-class=yes", "--reuse-dist=yes"]
 CONFIGS = {
