@@ -545,6 +545,51 @@ Bool cb_check_out_file(void)
    return True;
 }
 
+/* The file written beside the final profile at the end of the run
+ * (<profile>.paths, .sharing, .sharing.txt, .bandwidth) must be creatable
+ * before the client runs, as the profile must: else the analysis would be
+ * lost after the whole run (a name too long, a directory in its way). A
+ * file that is not there is made and removed again (the end of the run
+ * writes it); one that is (a link, an old run's) is opened, not changed,
+ * until the end truncates it. per_thread:
+ * with --separate-threads=yes it is beside each thread's file (thread 1's
+ * is checked). */
+static void check_companion(const HChar *suffix, const HChar *what, Bool per_thread)
+{
+   HChar name[VG_(strlen)(out_base) + VG_(strlen)(suffix) + 16];
+   SysRes res;
+   Bool made = False;
+   if (per_thread && cb_clo.separate_threads)
+      VG_(sprintf)(name, "%s-%02d%s", out_base, 1, suffix);
+   else
+      VG_(sprintf)(name, "%s%s", out_base, suffix);
+   res = VG_(open)(name, VKI_O_WRONLY, 0);
+   if (sr_isError(res) && sr_Err(res) == VKI_ENOENT) {
+      res = VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_EXCL,
+                      VKI_S_IRUSR | VKI_S_IWUSR);
+      made = !sr_isError(res);
+   }
+   if (sr_isError(res)) {
+      VG_(fmsg)("callgrind-bd: cannot create %s '%s': %s\n", what, name,
+                cb_open_error_text(sr_Err(res)));
+      VG_(exit)(1);
+   }
+   VG_(close)(sr_Res(res));
+   if (made) VG_(unlink)(name);
+}
+
+/* Before the client runs: every file the options write at the end. (The
+ * objects profile: cb_obj_dump_init. Parts' files are made as they come.) */
+void cb_check_companion_files(void)
+{
+   if (cb_clo.paths) check_companion(".paths", "paths file", True);
+   if (cb_clo.sharing) {
+      check_companion(".sharing.txt", "sharing report", False);
+      check_companion(".sharing", "sharing profile", False);
+   }
+   if (cb_clo.bandwidth) check_companion(".bandwidth", "bandwidth file", False);
+}
+
 /* Before an execve: the file made empty at start (cb_check_out_file)
  * would stay empty if the exec succeeds, since the final dump never comes;
  * the profile is in the part just written. A file with content (e.g. of
@@ -613,7 +658,8 @@ static Bool open_profile(const HChar *name, Bool *appending)
                       VKI_S_IRUSR | VKI_S_IWUSR);
    }
    if (sr_isError(res)) {
-      VG_(message)(Vg_UserMsg, "callgrind-bd: cannot open profile '%s' for writing\n", name);
+      VG_(message)(Vg_UserMsg, "callgrind-bd: cannot create profile '%s': %s\n", name,
+                   cb_open_error_text(sr_Err(res)));
       return False;
    }
    cb_out_start(&out, sr_Res(res), name, "profile");

@@ -37,7 +37,8 @@ static Bool open_report(const HChar *name, const HChar *what)
    SysRes res = VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
                           VKI_S_IRUSR | VKI_S_IWUSR);
    if (sr_isError(res)) {
-      VG_(umsg)("callgrind-bd: cannot create %s '%s'\n", what, name);
+      VG_(umsg)("callgrind-bd: cannot create %s '%s': %s\n", what, name,
+                cb_open_error_text(sr_Err(res)));
       return False;
    }
    cb_out_start(&out, sr_Res(res), name, what);

@@ -908,6 +908,7 @@ void cb_rd_data(ULong *slot, Addr a, UWord size);
 
 void cb_init_dumps(void);
 Bool cb_check_out_file(void);
+void cb_check_companion_files(void);
 void cb_remove_empty_out_file(void);
 void cb_dump_profile(const HChar *trigger, Bool current_thread_only);
 void cb_zero_all_cost(Bool only_current_thread);

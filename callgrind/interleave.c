@@ -311,11 +311,28 @@ static Bool due(ThreadId tid)
    return n_waiting > 0 && waiting[0] == tid && in_wakeups == 0;
 }
 
-/* Give the lock away until cond(tid) no longer holds (or MAX_YIELDS). */
+/* The core's mark of a thread that must go (another one ended the
+ * process), and its flag of a thread inside generated code: neither is in
+ * the tool headers, but tools link the core statically (3.19 to 3.2x). */
+extern Bool VG_(is_exiting)(ThreadId tid);
+extern Bool VG_(in_generated_code);
+
+/* Another thread's fault ended the process while tid waited: tid must
+ * go, and the faulting thread is inside generated code (its signal
+ * handler waits for tid to go), so no turn of anybody's comes. (Ended by
+ * an exit_group, the process goes on as before: the others' turns come
+ * while the exiting thread waits for the rest to go.) */
+static Bool fault_ends_process(ThreadId tid)
+{
+   return VG_(is_exiting)(tid) && VG_(in_generated_code);
+}
+
+/* Give the lock away until cond(tid) no longer holds (or MAX_YIELDS, or
+ * a fault ends the process). */
 static Bool yield_while(Bool (*cond)(ThreadId), ThreadId tid)
 {
    Int tries = 0;
-   while (cond(tid)) {
+   while (cond(tid) && !fault_ends_process(tid)) {
       if (tries++ == MAX_YIELDS) { gave_up++; return False; }
       VG_(vg_yield)();
       handovers_waited++;
@@ -367,6 +384,38 @@ static Bool early_and_wakeup_under_way(ThreadId tid)
    return in_wakeups > 0 && is_woken_early(tid);
 }
 
+/* A thread whose flag of generated code it cleared (go_without_running),
+ * or none. */
+static ThreadId borrowed_flag_of = VG_INVALID_THREADID;
+
+/* While tid waited for its turn, a fault (SIGSEGV, SIGBUS, SIGFPE,
+ * SIGILL) in another thread ended the process. The core handles it
+ * inside the faulting thread's generated code, whose flag
+ * VG_(in_generated_code) stays set meanwhile, and waits there for tid
+ * to go (VG_(reap_threads)). The core checks that mark before it runs a
+ * thread, but tid waited inside the core's run_thread_for_a_while, past
+ * that check, and the core asserts the flag clear before tid enters
+ * generated code. So tid clears the flag (and sets it again as it exits,
+ * cb_il_thread_exited, before the faulting thread resumes), and runs no
+ * block: its event counter is zeroed, so that the first block's check
+ * sends it back to the scheduler, which sees the mark and lets it go. */
+static void go_without_running(ThreadId tid)
+{
+   UInt zero = 0;
+   VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestArchState, host_EvC_COUNTER),
+                             sizeof zero, (const UChar *)&zero);
+   VG_(in_generated_code) = False;
+   borrowed_flag_of = tid;
+}
+
+/* tid exits: the flag it borrowed goes back (go_without_running). */
+static void give_back_flag(ThreadId tid)
+{
+   if (borrowed_flag_of != tid) return;
+   VG_(in_generated_code) = True;
+   borrowed_flag_of = VG_INVALID_THREADID;
+}
+
 /* The scheduler is about to run tid's code (after a slice ended, a system
  * call, a translation...). The running turn goes on; else tid queues and
  * starts a new turn when it is first.
@@ -401,6 +450,10 @@ void cb_il_thread_runs(ThreadId tid)
    if (!yield_while(must_wait, tid)) drop_absent();
    if (n_exit_uncleared > 0) yield_while(exit_not_cleared, tid);
    leave_queue(tid);
+   if (fault_ends_process(tid)) {
+      go_without_running(tid);
+      return;
+   }
    turn_owner = tid;
    turn_left = live_threads > 1 ? (Long)cb_clo.interleave : NO_TURNS;
    if (live_threads > 1) cb_pin_turn_starts(tid);
@@ -624,6 +677,7 @@ void cb_il_thread_created(ThreadId parent, ThreadId child)
 void cb_il_thread_exited(ThreadId tid)
 {
    if (cb_il_active()) {
+      give_back_flag(tid);
       cb_pin_thread_exited(tid);
       leave_queue(tid);
       forget_woken_early(tid);

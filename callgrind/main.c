@@ -324,6 +324,7 @@ static void cb_post_clo_init(void)
     * file itself) */
    if (!cb_check_out_file()) VG_(exit)(1);
    cb_obj_dump_init();
+   cb_check_companion_files();
    cb_init_threads();
    cb_mpi_rank_init();
    cb_instrument_init(cb_clo.instr_atstart);

@@ -863,7 +863,8 @@ void cb_paths_dump(const HChar *profile_name, Int part, thread_info *only,
                    : VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC,
                                VKI_S_IRUSR | VKI_S_IWUSR);
    if (sr_isError(res)) {
-      VG_(message)(Vg_UserMsg, "callgrind-bd: cannot open paths file '%s' for writing\n", name);
+      VG_(message)(Vg_UserMsg, "callgrind-bd: cannot create paths file '%s': %s\n", name,
+                   cb_open_error_text(sr_Err(res)));
       return;
    }
    f = CB_MALLOC("cb.paths.out", sizeof *f);

@@ -160,7 +160,7 @@ fi
 # tests/README.md, "Against other Valgrind releases".
 vg_scripts="compare_default cache_compare options_compare options_errors
    cmd_line users_view clreq collect_off zero_backdate control threads segv
-   faults exec loop_entry backdate_oracle defer_sim real_programs objects
+   faults thread_faults exec loop_entry backdate_oracle defer_sim real_programs objects
    objects_dumps sharing separate_par memory_limit bandwidth missclass
    mpi_rank_env install"
 vg_pattern="tool/($(echo $vg_scripts | tr ' ' '|'))\.(py|sh)\$"

@@ -84,6 +84,9 @@ CLIENT_BUILD = {
     "thread_exit": (["thread_exit.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
     # a thread created after the first was joined: the same thread id
     "thread_reuse": (["thread_reuse.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
+    # the second thread ends the process (argument: segv, term, abort,
+    # exit, _exit) while main loops (tests/tool/thread_faults.py)
+    "thread_fault": (["thread_fault.c"], "gcc", ["-pthread", "-Wl,-z,now"]),
     "exec": (["exec.c"], "gcc", []),
     "cacheuse": (["cacheuse.c"], "gcc", []),
     "clreq": (["clreq.c"], "gcc", []),

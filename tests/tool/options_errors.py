@@ -48,6 +48,14 @@ PATTERN_OPTS = ["--fn-skip", "--dump-before", "--dump-after",
                 "--zero-before", "--toggle-collect", "--pop-on-jump"]
 NUMBERED_OPTS = {"--separate-callers": (0, 1000), "--separate-recs": (1, 1000)}
 CACHE_OPTS = ["--I1", "--D1", "--LL", "--L2"]
+# the multi-core analyses and their sub-options (docs/robustness.md):
+# fixed cases only (the fuzz loop's choices stay as they were)
+MULTICORE_BOOL = ["--private-caches", "--sharing", "--bandwidth", "--paths",
+                  "--miss-class", "--reuse-dist", "--latency"]
+MULTICORE_NUM = {"--sharing-penalty": (1, 1000000, "--sharing=yes"),
+                 "--bandwidth-window": (1, 65536, "--bandwidth=yes"),
+                 "--interleave": (0, 100000, "--private-caches=yes"),
+                 "--latency-window": (1, 1 << 30, "--latency=yes")}
 
 
 def fixed_cases(tmp):
@@ -105,6 +113,7 @@ def fixed_cases(tmp):
               "fib2:1:10,5", "fib2:1:1:2", "fib2:1:99999999999999999999",
               "ns::f:7", "fib2:1:" + ",".join(str(b) for b in range(65))):
         cases.append((["--separate-par=" + v], "--separate-par"))
+    cases += multicore_cases()
     # options that mean something only with another one
     cases.append((["--object-callers=3"], "--object-callers"))
     cases.append((["--object-granularity=64"], "--object-granularity"))
@@ -128,6 +137,40 @@ def fixed_cases(tmp):
     # a granule below the cache line (64 bytes here)
     cases.append((["--objects=yes", "--D1=32768,8,64", "--LL=262144,8,64",
                    "--object-granularity=32"], "--object-granularity"))
+    return cases
+
+
+def multicore_cases():
+    """Bad, missing (bare option) and out-of-range values of the
+    multi-core analyses' options, given with the option they need (so
+    that the value is what is refused); values the needed option does
+    not take; and the turns' options with a value but without turns."""
+    cases = []
+    for o in MULTICORE_BOOL:
+        for v in ("", "maybe", "on"):
+            cases.append(([o + "=" + v], o))
+        cases.append(([o], o))                      # no value
+    for o, (lo, hi, needs) in MULTICORE_NUM.items():
+        for v in ("", "x", str(lo - 1), str(hi + 1), "5k"):
+            cases.append(([needs, o + "=" + v], o))
+        cases.append(([needs, o], o))
+    for v in ("", "cycles"):
+        cases.append((["--bandwidth=yes", "--bandwidth-unit=" + v],
+                      "--bandwidth-unit"))
+    cases.append((["--bandwidth=yes", "--bandwidth-unit"], "--bandwidth-unit"))
+    cases.append((["--bandwidth=yes", "--bandwidth-limits"],
+                  "--bandwidth-limits"))
+    cases.append((["--bandwidth=yes", "--bandwidth-limits="],
+                  "--bandwidth-limits"))
+    cases.append((["--private-caches=yes", "--pin-threads=2"],
+                  "--pin-threads"))
+    cases.append((["--sharing=yes", "--interleave=0", "--pin-threads=yes"],
+                  "--pin-threads"))
+    cases.append((["--bandwidth=yes", "--private-caches=no",
+                   "--interleave=5"], "--interleave"))
+    cases.append((["--bandwidth=yes", "--fair-sched=no"], "--fair-sched"))
+    cases.append((["--paths=yes", "--cacheuse=yes", "--backdate=no"],
+                  "--paths"))
     return cases
 
 
