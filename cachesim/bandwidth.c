@@ -440,6 +440,10 @@ void bw_core_free(bw_core *c)
    }
    for (p = 0; p < BW_DOM_PATHS; p++)
       bw_hist_free(&c->dom_hist[p]);
+   if (c->log_unit) {
+      cs_free(c->log_unit);
+      cs_free(c->log_key);
+   }
 }
 
 void bw_finish(bw_core *c)
@@ -582,6 +586,101 @@ static void note_periodic(bw_core *c, int p, uint64_t x, uint64_t n, uint32_t P)
    c->ok_to[p] = x + n;
 }
 
+/* ---- the run log (bandwidth.h) ---- */
+
+void bw_batch_log_init(bw_core *c)
+{
+   /* (at most an entry per unit, and the units held span the ring) */
+   uint64_t n = (uint64_t)c->ring_mask + 1;
+
+   c->log_mask = (uint32_t)n - 1;
+   c->log_unit = cs_alloc(n * sizeof(uint64_t));
+   c->log_key = cs_alloc(n * sizeof(uint64_t));
+}
+
+/* The last entry with its unit at most x (log_tail: none). */
+static uint64_t log_find(const bw_core *c, uint64_t x)
+{
+   uint64_t lo = c->log_head, hi = c->log_tail;   /* (the answer is in [lo - 1, hi)) */
+
+   if (lo == hi || c->log_unit[(uint32_t)lo & c->log_mask] > x)
+      return c->log_tail;
+   while (hi - lo > 1) {
+      uint64_t mid = lo + (hi - lo) / 2;
+      if (c->log_unit[(uint32_t)mid & c->log_mask] <= x)
+         lo = mid;
+      else
+         hi = mid;
+   }
+   return lo;
+}
+
+/* The entry holding unit x and its partner P units before it, whose
+   unit is P before its own: log_from = log_to = the entry's unit. */
+static int log_start(bw_core *c, uint64_t x, uint32_t P)
+{
+   uint64_t i = log_find(c, x), j, ui;
+
+   if (i == c->log_tail)
+      return 0;
+   ui = c->log_unit[(uint32_t)i & c->log_mask];
+   if (ui < P || (j = log_find(c, ui - P)) == c->log_tail
+       || c->log_unit[(uint32_t)j & c->log_mask] != ui - P)
+      return 0;
+   c->log_p = P;
+   c->log_from = c->log_to = ui;
+   c->log_i = i;
+   c->log_j = j;
+   return 1;
+}
+
+/* Whether the written paths' units x .. x+n-1 (before e, the walk's end:
+   their bytes are final) repeat the bytes of the P units before them by
+   the log: entries of one key (not 0) at the distance P, one after the
+   other.  The units found so are kept (log_from .. log_to), for the
+   other written paths and the next words; an entry reaching e or beyond
+   is taken up to e and looked at again later (bytes may still be added
+   to it: then its key is 0). */
+static int log_periodic(bw_core *c, uint64_t x, uint64_t n, uint32_t P, uint64_t e)
+{
+   uint32_t mask = c->log_mask;
+
+   if (!c->log_unit)
+      return 0;
+   if (!(c->log_p == P && c->log_from <= x && x <= c->log_to) && !log_start(c, x, P))
+      return 0;                    /* (the units found before stay: another path's P) */
+   while (c->log_to < x + n) {
+      uint64_t i = c->log_i, j = c->log_j, ki, ui, end;
+      if (i >= c->log_tail || j < c->log_head)
+         break;
+      ki = c->log_key[(uint32_t)i & mask];
+      ui = c->log_unit[(uint32_t)i & mask];
+      end = ui + BW_LOG_N(ki);
+      if (!ki || ki != c->log_key[(uint32_t)j & mask] || ui > c->log_to || end <= c->log_to
+          || ui - c->log_unit[(uint32_t)j & mask] != P)
+         break;
+      if (end > e) {
+         c->log_to = e;
+         break;
+      }
+      c->log_to = end;
+      c->log_i = i + 1;
+      c->log_j = j + 1;
+   }
+   if (c->log_to < x + n)
+      return 0;
+   c->log_taken++;
+   return 1;
+}
+
+/* The entries wholly before unit `low` are not needed any more. */
+static void log_trim(bw_core *c, uint64_t low)
+{
+   while (c->log_tail - c->log_head > 1
+          && c->log_unit[(uint32_t)(c->log_head + 1) & c->log_mask] <= low)
+      c->log_head++;
+}
+
 /* How many units from t on (before e, whole words of 64 or the rest)
    repeat the bytes P units before them, entering and leaving. The
    leaving units entered W units before: where they were checked then
@@ -594,7 +693,8 @@ static uint64_t periodic_units(bw_core *c, int p, const uint32_t *r, uint64_t t,
 
    while (t + m < e) {
       uint64_t n = e - t - m < 64 ? e - t - m : 64, x = t + m;
-      if (!same_units(r, c->ring_mask, x, x - P, n))
+      if (!(((c->written >> p) & 1) && log_periodic(c, x, n, P, e))
+          && !same_units(r, c->ring_mask, x, x - P, n))
          break;
       note_periodic(c, p, x, n, P);
       if (!(x >= c->w && checked_periodic(c, p, x - c->w, n, P))
@@ -892,6 +992,9 @@ void bw_batch_flush(bw_core *c, uint64_t end)
       batch_any(c, p, c->units, end);
    c->units = end;
    c->dirty = 0;
+   /* (the walk looks back W units and a period, P < 64, from them) */
+   if (c->log_unit && end > c->w + 2 * BW_BATCH_LAG)
+      log_trim(c, end - c->w - 2 * BW_BATCH_LAG);
 }
 
 void bw_batch_finish(bw_core *c, uint64_t units)

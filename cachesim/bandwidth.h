@@ -203,6 +203,17 @@ typedef struct {
    uint32_t *ev_unit[BW_PATHS];
    uint32_t *ev_bytes[BW_PATHS];
    uint64_t  ev_head[BW_PATHS], ev_in[BW_PATHS], ev_tail[BW_PATHS];
+   /* the run log of the written paths (bw_batch_log; NULL: none):
+      entries log_head .. log_tail-1 (entry i at i & log_mask) */
+   uint64_t *log_unit, *log_key;
+   uint64_t  log_head, log_tail;
+   uint32_t  log_mask;
+   /* units log_from .. log_to-1 repeat the log_p units before them by
+      the log (log_p 0: none); entry log_i holds unit log_to, log_j is
+      its partner log_p units before */
+   uint64_t  log_from, log_to, log_i, log_j;
+   uint32_t  log_p;
+   uint64_t  log_taken;         /* words the log spared a compare (tests) */
 } bw_core;
 
 void bw_core_init(bw_core *c, uint32_t w);
@@ -410,6 +421,32 @@ static inline uint64_t bw_batch_entry(const bw_core *c, int p, uint64_t x)
 static inline uint32_t bw_batch_entry_bytes(const bw_core *c, int p, uint64_t i)
 {
    return c->ev_bytes[p][(uint32_t)i & c->ring_mask];
+}
+/* The run log of the written paths (bw_core.written): a caller that
+   writes runs of units whose bytes a key fixes (a block's static bytes:
+   the same key, the same bytes on every written path) says so, and the
+   walk takes two runs of one key at the distance of a period for
+   repeating units instead of comparing their bytes.  Entries in unit
+   order: units u .. u+n-1 hold the bytes key fixes, n its low 32 bits
+   (key 0: not known, up to the next entry). */
+#define BW_LOG_N(key) ((uint32_t)(key))
+void bw_batch_log_init(bw_core *c);
+static inline void bw_batch_log(bw_core *c, uint64_t u, uint64_t key)
+{
+   uint64_t t = c->log_tail;
+
+   if (!key && t != c->log_head && !c->log_key[(uint32_t)(t - 1) & c->log_mask])
+      return;                      /* (the unknown units go on) */
+   if (t - c->log_head > c->log_mask)
+      c->log_head++;               /* full: the oldest entry is dropped */
+   c->log_unit[(uint32_t)t & c->log_mask] = u;
+   c->log_key[(uint32_t)t & c->log_mask] = key;
+   c->log_tail = t + 1;
+}
+/* Bytes were added to the last entry's units: not known any more. */
+static inline void bw_batch_log_unknown(bw_core *c)
+{
+   c->log_key[(uint32_t)(c->log_tail - 1) & c->log_mask] = 0;
 }
 /* Bytes may be added at units before this one (then flush). */
 static inline uint64_t bw_batch_limit(const bw_core *c)

@@ -407,7 +407,12 @@ static void block_make(cb_bw_block *S, const sim_call *calls, UInt n, const BB *
 
 void cb_bw_block_made(const sim_call *calls, const BB *bb)
 {
-   if (cb_bw_batched) block_make(cb_sim_bw_block(calls, bb->n_sim_calls), calls, bb->n_sim_calls, bb);
+   static UInt serial;
+   cb_bw_block *S;
+   if (!cb_bw_batched) return;
+   S = cb_sim_bw_block(calls, bb->n_sim_calls);
+   block_make(S, calls, bb->n_sim_calls, bb);
+   S->serial = ++serial;
 }
 
 /* (at a retranslation with the same calls: its flops may differ) */
@@ -420,6 +425,7 @@ Bool cb_bw_block_same(const sim_call *calls, const BB *bb)
    bytes = cb_bw_block_bytes(calls, bb->n_sim_calls);
    S = VG_(malloc)("cb.bw.block", bytes);
    block_make(S, calls, bb->n_sim_calls, bb);
+   S->serial = cb_sim_bw_block(calls, bb->n_sim_calls)->serial;   /* (not a difference) */
    same = VG_(memcmp)(S, cb_sim_bw_block(calls, bb->n_sim_calls), bytes) == 0;
    VG_(free)(S);
    return same;
@@ -806,6 +812,7 @@ static cb_bw_thread *thread_of(ThreadId tid)
          bw_batch_init(&t->core, cb_clo.bandwidth_window, BATCH_STRETCH);
          t->core.written = CB_BW_WRITTEN;
          bw_batch_ordered(&t->core, CB_BW_ORDERED);
+         bw_batch_log_init(&t->core);
       }
       else bw_core_init(&t->core, cb_clo.bandwidth_window);
       t->b_limit = cb_bw_batched ? bw_batch_limit(&t->core) : 0;
