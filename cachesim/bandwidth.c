@@ -442,6 +442,7 @@ void bw_core_free(bw_core *c)
       bw_hist_free(&c->dom_hist[p]);
    if (c->log_unit) {
       cs_free(c->log_unit);
+      cs_free(c->log_end);
       cs_free(c->log_key);
    }
 }
@@ -595,6 +596,7 @@ void bw_batch_log_init(bw_core *c)
 
    c->log_mask = (uint32_t)n - 1;
    c->log_unit = cs_alloc(n * sizeof(uint64_t));
+   c->log_end = cs_alloc(n * sizeof(uint64_t));
    c->log_key = cs_alloc(n * sizeof(uint64_t));
 }
 
@@ -615,60 +617,31 @@ static uint64_t log_find(const bw_core *c, uint64_t x)
    return lo;
 }
 
-/* The entry holding unit x and its partner P units before it, whose
-   unit is P before its own: log_from = log_to = the entry's unit. */
-static int log_start(bw_core *c, uint64_t x, uint32_t P)
-{
-   uint64_t i = log_find(c, x), j, ui;
-
-   if (i == c->log_tail)
-      return 0;
-   ui = c->log_unit[(uint32_t)i & c->log_mask];
-   if (ui < P || (j = log_find(c, ui - P)) == c->log_tail
-       || c->log_unit[(uint32_t)j & c->log_mask] != ui - P)
-      return 0;
-   c->log_p = P;
-   c->log_from = c->log_to = ui;
-   c->log_i = i;
-   c->log_j = j;
-   return 1;
-}
-
 /* Whether the written paths' units x .. x+n-1 (before e, the walk's end:
    their bytes are final) repeat the bytes of the P units before them by
-   the log: entries of one key (not 0) at the distance P, one after the
-   other.  The units found so are kept (log_from .. log_to), for the
-   other written paths and the next words; an entry reaching e or beyond
-   is taken up to e and looked at again later (bytes may still be added
-   to it: then its key is 0). */
+   the log: they and those are in one entry (runs of one key), and P is
+   a multiple of the runs' length.  The units found so are kept
+   (log_from .. log_to), for the other written paths and the next words;
+   no further than e (bytes may still be added to the last runs: then
+   their key is 0). */
 static int log_periodic(bw_core *c, uint64_t x, uint64_t n, uint32_t P, uint64_t e)
 {
-   uint32_t mask = c->log_mask;
+   uint64_t i, key, end;
+   uint32_t k;
 
-   if (!c->log_unit)
+   if (c->log_p == P && c->log_from <= x && x + n <= c->log_to)
+      goto taken;
+   if (!c->log_unit || (i = log_find(c, x)) == c->log_tail)
       return 0;
-   if (!(c->log_p == P && c->log_from <= x && x <= c->log_to) && !log_start(c, x, P))
-      return 0;                    /* (the units found before stay: another path's P) */
-   while (c->log_to < x + n) {
-      uint64_t i = c->log_i, j = c->log_j, ki, ui, end;
-      if (i >= c->log_tail || j < c->log_head)
-         break;
-      ki = c->log_key[(uint32_t)i & mask];
-      ui = c->log_unit[(uint32_t)i & mask];
-      end = ui + BW_LOG_N(ki);
-      if (!ki || ki != c->log_key[(uint32_t)j & mask] || ui > c->log_to || end <= c->log_to
-          || ui - c->log_unit[(uint32_t)j & mask] != P)
-         break;
-      if (end > e) {
-         c->log_to = e;
-         break;
-      }
-      c->log_to = end;
-      c->log_i = i + 1;
-      c->log_j = j + 1;
-   }
-   if (c->log_to < x + n)
+   k = (uint32_t)i & c->log_mask;
+   key = c->log_key[k];
+   end = c->log_end[k] < e ? c->log_end[k] : e;
+   if (!key || P % BW_LOG_N(key) || c->log_unit[k] + P > x || x + n > end)
       return 0;
+   c->log_p = P;
+   c->log_from = c->log_unit[k] + P;
+   c->log_to = end;
+taken:
    c->log_taken++;
    return 1;
 }
@@ -677,7 +650,7 @@ static int log_periodic(bw_core *c, uint64_t x, uint64_t n, uint32_t P, uint64_t
 static void log_trim(bw_core *c, uint64_t low)
 {
    while (c->log_tail - c->log_head > 1
-          && c->log_unit[(uint32_t)(c->log_head + 1) & c->log_mask] <= low)
+          && c->log_end[(uint32_t)c->log_head & c->log_mask] <= low)
       c->log_head++;
 }
 
@@ -1020,8 +993,15 @@ void bw_batch_finish(bw_core *c, uint64_t units)
 ** Dirty D1 lines
 */
 
-void bw_dirty_init(bw_dirty *d)
+void bw_dirty_init(bw_dirty *d, uint32_t sets, uint32_t ways)
 {
+   uint64_t n = pow2_at_least(sets ? sets : 1), i;
+
+   d->ways = ways ? ways : 1;
+   d->row_mask = (uint32_t)n - 1;
+   d->rows = cs_alloc(n * d->ways * sizeof(uint64_t));
+   for (i = 0; i < n * d->ways; i++)
+      d->rows[i] = BW_MAP_NONE;
    d->lines.keys = d->lines.vals = 0;
    d->lines.cap = d->lines.used = 0;
    d->last = BW_MAP_NONE;
@@ -1029,18 +1009,48 @@ void bw_dirty_init(bw_dirty *d)
 
 void bw_dirty_free(bw_dirty *d)
 {
+   cs_free(d->rows);
+   d->rows = 0;
    bw_map_free(&d->lines);
+}
+
+static uint64_t *dirty_row(const bw_dirty *d, uint64_t line)
+{
+   return d->rows + (uint64_t)((uint32_t)line & d->row_mask) * d->ways;
 }
 
 void bw_dirty__mark(bw_dirty *d, uint64_t line)
 {
-   bw_map_slot(&d->lines, line);
+   uint64_t *row = dirty_row(d, line), *free_place = 0;
+   uint32_t k;
+
    d->last = line;
+   for (k = 0; k < d->ways; k++) {
+      if (row[k] == line)
+         return;
+      if (row[k] == BW_MAP_NONE && !free_place)
+         free_place = &row[k];
+   }
+   /* (a line in the map stays there: never in both) */
+   if (d->lines.used && bw_map_find(&d->lines, line))
+      return;
+   if (free_place)
+      *free_place = line;
+   else
+      bw_map_slot(&d->lines, line);
 }
 
 int bw_dirty_take(bw_dirty *d, uint64_t line)
 {
-   if (!bw_map_del(&d->lines, line))
+   uint64_t *row = dirty_row(d, line);
+   uint32_t k;
+
+   for (k = 0; k < d->ways; k++)
+      if (row[k] == line)
+         break;
+   if (k < d->ways)
+      row[k] = BW_MAP_NONE;
+   else if (!d->lines.used || !bw_map_del(&d->lines, line))
       return 0;
    if (d->last == line)
       d->last = BW_MAP_NONE;
@@ -1049,6 +1059,10 @@ int bw_dirty_take(bw_dirty *d, uint64_t line)
 
 void bw_dirty_clear(bw_dirty *d)
 {
+   uint64_t i, n = ((uint64_t)d->row_mask + 1) * d->ways;
+
+   for (i = 0; i < n; i++)
+      d->rows[i] = BW_MAP_NONE;
    bw_map_clear(&d->lines);
    d->last = BW_MAP_NONE;
 }

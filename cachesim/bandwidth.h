@@ -204,14 +204,14 @@ typedef struct {
    uint32_t *ev_bytes[BW_PATHS];
    uint64_t  ev_head[BW_PATHS], ev_in[BW_PATHS], ev_tail[BW_PATHS];
    /* the run log of the written paths (bw_batch_log; NULL: none):
-      entries log_head .. log_tail-1 (entry i at i & log_mask) */
-   uint64_t *log_unit, *log_key;
+      entries log_head .. log_tail-1 (entry i at i & log_mask), each
+      units log_unit .. log_end-1, runs of one key */
+   uint64_t *log_unit, *log_end, *log_key;
    uint64_t  log_head, log_tail;
    uint32_t  log_mask;
    /* units log_from .. log_to-1 repeat the log_p units before them by
-      the log (log_p 0: none); entry log_i holds unit log_to, log_j is
-      its partner log_p units before */
-   uint64_t  log_from, log_to, log_i, log_j;
+      the log (log_p 0: none) */
+   uint64_t  log_from, log_to;
    uint32_t  log_p;
    uint64_t  log_taken;         /* words the log spared a compare (tests) */
 } bw_core;
@@ -425,22 +425,28 @@ static inline uint32_t bw_batch_entry_bytes(const bw_core *c, int p, uint64_t i)
 /* The run log of the written paths (bw_core.written): a caller that
    writes runs of units whose bytes a key fixes (a block's static bytes:
    the same key, the same bytes on every written path) says so, and the
-   walk takes two runs of one key at the distance of a period for
-   repeating units instead of comparing their bytes.  Entries in unit
-   order: units u .. u+n-1 hold the bytes key fixes, n its low 32 bits
-   (key 0: not known, up to the next entry). */
+   walk takes a loop of one block (runs of one key, one after the other)
+   for repeating units instead of comparing their bytes: a period the
+   multiple of the run's length.  Entries in unit order, a key's runs
+   one after the other joined: units u .. u+n-1 hold the bytes key fixes
+   (its low 32 bits are n; key 0: not known). */
 #define BW_LOG_N(key) ((uint32_t)(key))
 void bw_batch_log_init(bw_core *c);
-static inline void bw_batch_log(bw_core *c, uint64_t u, uint64_t key)
+static inline __attribute__((always_inline))
+void bw_batch_log(bw_core *c, uint64_t u, uint32_t n, uint64_t key)
 {
    uint64_t t = c->log_tail;
+   uint32_t last = (uint32_t)(t - 1) & c->log_mask, i = (uint32_t)t & c->log_mask;
 
-   if (!key && t != c->log_head && !c->log_key[(uint32_t)(t - 1) & c->log_mask])
-      return;                      /* (the unknown units go on) */
+   if (t != c->log_head && c->log_key[last] == key && c->log_end[last] == u) {
+      c->log_end[last] = u + n;      /* (the loop goes on) */
+      return;
+   }
    if (t - c->log_head > c->log_mask)
       c->log_head++;               /* full: the oldest entry is dropped */
-   c->log_unit[(uint32_t)t & c->log_mask] = u;
-   c->log_key[(uint32_t)t & c->log_mask] = key;
+   c->log_unit[i] = u;
+   c->log_end[i] = u + n;
+   c->log_key[i] = key;
    c->log_tail = t + 1;
 }
 /* Bytes were added to the last entry's units: not known any more. */
@@ -469,13 +475,19 @@ void bw_batch_finish(bw_core *c, uint64_t units);
 
 /* The lines a core's D1 holds modified: a store marks its lines, a line
    the D1 drops (cs_set_d1_victim_observer) is written back if marked.
-   A set of line numbers (the keys of a map), at most the lines D1 holds. */
+   A set of line numbers, at most the lines D1 holds: a row of `ways`
+   lines per D1 set (line % sets, sets rounded up to a power of two), so
+   that a mark or a take scans a row where a hash map probed and shifted
+   back; a line whose row is full (not with D1's own geometry: its set
+   holds `ways` lines) goes to a map. */
 typedef struct {
-   bw_map    lines;
+   uint64_t *rows;             /* BW_MAP_NONE: an empty place */
+   uint32_t  row_mask, ways;
+   bw_map    lines;            /* the lines no row had room for */
    uint64_t  last;             /* the line marked last (most stores repeat it) */
 } bw_dirty;
 
-void bw_dirty_init(bw_dirty *d);
+void bw_dirty_init(bw_dirty *d, uint32_t sets, uint32_t ways);
 void bw_dirty_free(bw_dirty *d);
 void bw_dirty__mark(bw_dirty *d, uint64_t line);
 static inline void bw_dirty_mark(bw_dirty *d, uint64_t line)

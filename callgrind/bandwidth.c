@@ -816,7 +816,13 @@ static cb_bw_thread *thread_of(ThreadId tid)
       }
       else bw_core_init(&t->core, cb_clo.bandwidth_window);
       t->b_limit = cb_bw_batched ? bw_batch_limit(&t->core) : 0;
-      bw_dirty_init(&t->dirty);
+      /* (a row per D1 set: the lines a set holds; a fully associative
+       * D1 gets rows of 16) */
+      {
+         UInt lines = cb_geom.d1.size / cb_geom.d1.line_size;
+         UInt ways = cb_geom.d1.assoc < 16 ? cb_geom.d1.assoc : 16;
+         bw_dirty_init(&t->dirty, lines / ways, ways);
+      }
       note_made(tid);
       t->made = True;
       t->live = True;

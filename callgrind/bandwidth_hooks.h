@@ -172,7 +172,7 @@ void cb_bw_batch_group_in(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0, uns
    t->g_unit0 = t->b_next;
    t->g_last_k = 0;
    t->b_next += n;
-   bw_batch_log(&t->core, t->g_unit0, 0);
+   bw_batch_log(&t->core, t->g_unit0, n, 0);
    cb_bw_units_zero(t, t->g_unit0, n);
    if (UNLIKELY(flops)) cb_bw__group_flops(t, cost0, n, slot0, flop_events);
    cb_bw_batch_missed(t, r, cb_bw_i1_line, t->g_unit0);
@@ -227,8 +227,6 @@ void cb_bw_batch_data(cb_bw_thread *t, UInt cost, UWord size, unsigned r,
       bw_batch_append(c, BW_L1_WR, u, (UInt)t->pending_wb);
       t->pending_wb = 0;
    }
-   /* (in a block run: a guarded access's bytes are not its static ones) */
-   bw_batch_log_unknown(c);
    if (is_write) {
       bw_batch_add(c, BW_CORE_WR, u, size);
       if (modify) bw_batch_add(c, BW_CORE_RD, u, size);
@@ -302,12 +300,19 @@ Bool cb_bw_block_run(cb_bw_thread *t, const cb_bw_block *S, UInt calls)
    if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
    bw_batch_put3(&t->core, paths, t->b_next, src, n);
    /* (two runs of S reaching the same call: the same bytes) */
-   if (n) bw_batch_log(&t->core, t->b_next, (ULong)S->serial << 32 | n);
+   if (n) bw_batch_log(&t->core, t->b_next, n, (ULong)S->serial << 32 | n);
    if (S->flops) {
       bw_batch_mark(&t->core, BW_FLOP, t->b_next, (const uint64_t *)cb_bw_block_bits(S), n);
       cb_cur.cost[cb_bw_flop_pos] += cb_bw_block_flop_at(S)[calls];
    }
    return True;
+}
+
+/* A guarded access of a block run that cb_bw_block_run wrote ran: the
+ * run's bytes are not the block's static ones (the run log). */
+static inline void cb_bw_block_unknown(cb_bw_thread *t)
+{
+   bw_batch_log_unknown(&t->core);
 }
 
 /* A fetch group (call j of block S) of a block run that cb_bw_block_run

@@ -221,6 +221,8 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
                                           !bw_block->kept);
       }
       if (UNLIKELY(c->guarded)) {
+         /* (--bandwidth: its bytes are not the block's static ones) */
+         if (bw && bw_static && a[0] != REPLAY_SKIPPED) cb_bw_block_unknown(bw_t);
          if (a[0] != REPLAY_SKIPPED) do_acc(c, 0, a[0]);
          li += c->n_acc;
          continue;

@@ -399,7 +399,7 @@ static void write_units(bw_core *b, long u, long nxt, int kind, int log)
          bw_batch_put3(b, paths, (uint64_t)g, src, n);
          bw_batch_mark(b, BW_FLOP, (uint64_t)g, &bits, n);
          if (log)
-            bw_batch_log(b, (uint64_t)g, key_of(v3, n));
+            bw_batch_log(b, (uint64_t)g, n, key_of(v3, n));
          for (k = 0; k < n && log; k++)
             if (bextra[g + k]) {
                bw_batch_add(b, BW_CORE_RD, (uint64_t)(g + k), bextra[g + k]);
@@ -409,7 +409,7 @@ static void write_units(bw_core *b, long u, long nxt, int kind, int log)
          continue;
       }
       if (log)
-         bw_batch_log(b, (uint64_t)g, 0);
+         bw_batch_log(b, (uint64_t)g, n, 0);
       for (p = 0; p < BW_PATHS; p++) {
          if (!((WRITTEN_PATHS >> p) & 1))
             continue;
@@ -744,16 +744,27 @@ static void test_series(void)
 
 /* ---- dirty lines ------------------------------------------------------------------ */
 
+/* The lines held: in the rows and in the map. */
+static long dirty_count(const bw_dirty *d)
+{
+   uint64_t i, n = ((uint64_t)d->row_mask + 1) * d->ways;
+   long c = (long)d->lines.used;
+
+   for (i = 0; i < n; i++)
+      c += d->rows[i] != BW_MAP_NONE;
+   return c;
+}
+
 /* Random marks and takes over a small range of lines (many collisions,
-   deletions in the middle of probe chains) against a plain array. */
-static void test_dirty(void)
+   full rows, deletions in the middle of probe chains) against a plain
+   array, for rows of several shapes (one place: nearly all in the map). */
+static void run_dirty(uint32_t sets, uint32_t ways)
 {
    bw_dirty d;
    static char want[4096];
    int i, n = 0;
 
-   begin();
-   bw_dirty_init(&d);
+   bw_dirty_init(&d, sets, ways);
    memset(want, 0, sizeof want);
    for (i = 0; i < 200000; i++) {
       uint64_t line = rnd(i < 100000 ? 300 : 4096);
@@ -767,19 +778,34 @@ static void test_dirty(void)
          want[line] = 0;
       }
       if (i % 5000 == 0)
-         CHECK("count", (long)d.lines.used, n);
+         CHECK("count", dirty_count(&d), n);
       if (i == 150000) {
          CHECK("taken twice", bw_dirty_take(&d, line) + bw_dirty_take(&d, line) <= 1, 1);
          n -= want[line];
          want[line] = 0;
       }
+      if (i == 120000) {
+         bw_dirty_clear(&d);
+         memset(want, 0, sizeof want);
+         n = 0;
+      }
    }
    for (i = 0; i < 4096; i++)
       if (want[i] != bw_dirty_take(&d, i))
          CHECK("final contents", 0, 1);
-   CHECK("empty at the end", (long)d.lines.used, 0);
+   CHECK("empty at the end", dirty_count(&d), 0);
    bw_dirty_free(&d);
-   end("dirty lines: marks and takes = a plain array");
+}
+
+static void test_dirty(void)
+{
+   begin();
+   run_dirty(0, 0);
+   run_dirty(4, 2);
+   run_dirty(64, 8);
+   run_dirty(100, 3);     /* (sets rounded up to 128) */
+   run_dirty(512, 8);
+   end("dirty lines: marks and takes = a plain array (rows of several shapes, full rows to the map)");
 }
 
 /* ---- machine file ---------------------------------------------------------------- */
