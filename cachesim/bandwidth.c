@@ -430,10 +430,8 @@ void bw_core_free(bw_core *c)
          }
          cs_free(c->sums[p]);
       }
-      if (c->ev_unit[p]) {
-         cs_free(c->ev_unit[p]);
-         cs_free(c->ev_bytes[p]);
-      }
+      if (c->ev[p])
+         cs_free(c->ev[p]);
       cs_free(c->win[p].qu);
       cs_free(c->win[p].qr);
       bw_hist_free(&c->hist[p]);
@@ -898,8 +896,7 @@ void bw_batch_ordered(bw_core *c, uint32_t paths)
    c->ordered = paths;
    for (p = 0; p < BW_PATHS; p++)
       if ((paths >> p) & 1) {
-         c->ev_unit[p] = cs_alloc(n * sizeof(uint32_t));
-         c->ev_bytes[p] = cs_alloc(n * sizeof(uint32_t));
+         c->ev[p] = cs_alloc(n * sizeof(bw_entry));
          /* (its ring is not used) */
          cs_free(c->ring[p]);
          cs_free(c->ring_nz[p]);
@@ -916,25 +913,50 @@ static void batch_events(bw_core *c, int p, uint64_t a, uint64_t e)
 {
    bw_window *win = &c->win[p];
    bw_hist *h = &c->hist[p];
-   const uint32_t *bytes = c->ev_bytes[p];
+   const bw_entry *ev = c->ev[p];
    uint32_t mask = c->ring_mask, w = c->w;
    uint64_t s = win->sum, since = a, total = 0;
    uint64_t in = c->ev_in[p], out = c->ev_head[p], tail = c->ev_tail[p];
-   /* (the entries held: from a - W on) */
+   /* (the entries held: from a - W on, so their units from `low` on) */
    uint64_t low = a > w ? a - w : 0;
    const uint64_t none = ~(uint64_t)0;
+   /* the next entry entering and the next leaving, each loaded once */
+   bw_entry ei = { 0, 0 }, eo = { 0, 0 };
+   uint64_t xi = none, xo = none;
 
+   if (in < tail) {
+      ei = ev[(uint32_t)in & mask];
+      xi = low + (uint32_t)(ei.unit - (uint32_t)low);
+   }
+   if (out < in) {                 /* (entered first) */
+      eo = ev[(uint32_t)out & mask];
+      xo = low + (uint32_t)(eo.unit - (uint32_t)low) + w;
+   }
    for (;;) {
-      uint64_t xi = in < tail ? bw__ev_unit(c, p, in, low) : none;
-      uint64_t xo = out < in ? bw__ev_unit(c, p, out, low) + w : none;   /* (entered first) */
       uint64_t x = xi < xo ? xi : xo;
       uint32_t vin = 0, vout = 0;
       if (x >= e)
          break;
-      if (xi == x)
-         vin = bytes[(uint32_t)in++ & mask];
-      if (xo == x)
-         vout = bytes[(uint32_t)out++ & mask];
+      if (xo == x) {
+         vout = eo.bytes;
+         xo = none;
+         if (++out < in) {
+            eo = ev[(uint32_t)out & mask];
+            xo = low + (uint32_t)(eo.unit - (uint32_t)low) + w;
+         }
+      }
+      if (xi == x) {
+         vin = ei.bytes;
+         xi = none;
+         if (in++ == out && xo == none) {   /* (it leaves next, W on) */
+            eo = ei;
+            xo = x + w;
+         }
+         if (in < tail) {
+            ei = ev[(uint32_t)in & mask];
+            xi = low + (uint32_t)(ei.unit - (uint32_t)low);
+         }
+      }
       total += vin;
       if (vin != vout)
          s = sum_changes(h, s, &since, x, vin, vout);
@@ -1091,6 +1113,10 @@ void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead, uint32_t granu
       p[i] = 0;
    s->w = w;
    s->granule = granule ? granule : 1;
+   s->granule_shift = 32;
+   for (i = 0; i < 32; i++)
+      if (s->granule == 1u << i)
+         s->granule_shift = (uint32_t)i;
    /* (a power of two: the bound of the ring this replaces) */
    s->max_span = pow2_at_least((uint64_t)max_ahead + w);
    s->ntab = 4;
@@ -1197,9 +1223,13 @@ void bw_series_add(bw_series *s, uint64_t u, uint32_t v)
       cs_fail("bandwidth: all-cores unit beyond the ring");
    if (!v)
       return;
-   if (v % s->granule)
+   /* (a line size: a shift, where a division took tens of cycles) */
+   if (s->granule_shift < 32)
+      n = v >> s->granule_shift;
+   else
+      n = v / s->granule;
+   if (n * s->granule != v)
       cs_fail("bandwidth: all-cores value not a multiple of the line size");
-   n = v / s->granule;
    c = chunk_made(s, u);
    cur = c->n[i];
    if (cur == BW_OVERFLOW)

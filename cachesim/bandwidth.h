@@ -153,6 +153,12 @@ typedef struct {
    uint64_t  since;             /* first unit not yet counted in hist */
 } bw_window;
 
+/* An entry of an ordered path: its unit (modulo 2^32) and bytes, side
+   by side (the walk reads both). */
+typedef struct {
+   uint32_t unit, bytes;
+} bw_entry;
+
 typedef struct {
    uint32_t  w;                 /* window */
    uint32_t  dirty;             /* paths with bytes in the open unit (bit p) */
@@ -200,8 +206,7 @@ typedef struct {
       unit), ev_in .. ev_tail-1 not yet (counters; entry i at i & ring_mask);
       an entry's unit modulo 2^32 (those held span less than the ring) */
    uint32_t  ordered;
-   uint32_t *ev_unit[BW_PATHS];
-   uint32_t *ev_bytes[BW_PATHS];
+   bw_entry *ev[BW_PATHS];
    uint64_t  ev_head[BW_PATHS], ev_in[BW_PATHS], ev_tail[BW_PATHS];
    /* the run log of the written paths (bw_batch_log; NULL: none):
       entries log_head .. log_tail-1 (entry i at i & log_mask), each
@@ -390,12 +395,12 @@ static inline void bw_batch_append(bw_core *c, int p, uint64_t u, uint32_t bytes
    uint64_t t = c->ev_tail[p];
    uint32_t last = (uint32_t)(t - 1) & c->ring_mask;
 
-   if (t != c->ev_in[p] && c->ev_unit[p][last] == (uint32_t)u) {
-      c->ev_bytes[p][last] += bytes;
+   if (t != c->ev_in[p] && c->ev[p][last].unit == (uint32_t)u) {
+      c->ev[p][last].bytes += bytes;
       return;
    }
-   c->ev_unit[p][(uint32_t)t & c->ring_mask] = (uint32_t)u;
-   c->ev_bytes[p][(uint32_t)t & c->ring_mask] = bytes;
+   c->ev[p][(uint32_t)t & c->ring_mask].unit = (uint32_t)u;
+   c->ev[p][(uint32_t)t & c->ring_mask].bytes = bytes;
    c->ev_tail[p] = t + 1;
 }
 /* Ordered path p: the first entry not entered yet with its unit from x
@@ -404,7 +409,7 @@ static inline void bw_batch_append(bw_core *c, int p, uint64_t u, uint32_t bytes
    than low + 2^32). */
 static inline uint64_t bw__ev_unit(const bw_core *c, int p, uint64_t i, uint64_t low)
 {
-   return low + (uint32_t)(c->ev_unit[p][(uint32_t)i & c->ring_mask] - (uint32_t)low);
+   return low + (uint32_t)(c->ev[p][(uint32_t)i & c->ring_mask].unit - (uint32_t)low);
 }
 static inline uint64_t bw_batch_entry_unit(const bw_core *c, int p, uint64_t i)
 {
@@ -420,7 +425,7 @@ static inline uint64_t bw_batch_entry(const bw_core *c, int p, uint64_t x)
 }
 static inline uint32_t bw_batch_entry_bytes(const bw_core *c, int p, uint64_t i)
 {
-   return c->ev_bytes[p][(uint32_t)i & c->ring_mask];
+   return c->ev[p][(uint32_t)i & c->ring_mask].bytes;
 }
 /* The run log of the written paths (bw_core.written): a caller that
    writes runs of units whose bytes a key fixes (a block's static bytes:
@@ -526,6 +531,7 @@ typedef struct bw_chunk {
 
 typedef struct {
    uint32_t  w, granule;
+   uint32_t  granule_shift;      /* log2(granule) when a power of two, else 32 */
    uint64_t  max_span;           /* max_ahead + W: units held at most */
    bw_chunk **tab;               /* chunk k at tab[k & (ntab - 1)], for */
    uint32_t  ntab;               /*   k from low_k on (a power of two) */

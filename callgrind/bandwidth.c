@@ -323,7 +323,7 @@ static UInt block_units(const sim_call *calls, UInt n)
 SizeT cb_bw_block_bytes(const sim_call *calls, UInt n)
 {
    UInt units = block_units(calls, n);
-   SizeT bytes = sizeof(cb_bw_block) + (2 * (n + 1) + n + 3 * units) * sizeof(UInt);
+   SizeT bytes = sizeof(cb_bw_block) + (3 * (n + 1) + 3 * units) * sizeof(UInt);
    return ((bytes + 7) & ~(SizeT)7) + (units + 63) / 64 * sizeof(ULong);
 }
 
@@ -354,15 +354,17 @@ static void block_bytes(cb_bw_block *S, const sim_call *calls, const BB *bb)
    UInt *rd = cb_bw_block_rd(S), *wr = cb_bw_block_wr(S), *fl = cb_bw_block_fl(S);
    UInt *last_k = cb_bw_block_last_k(S);
    ULong *bits = cb_bw_block_bits(S);
-   UInt j, i, u, group = 0, group0 = 0;
+   UInt j, i, u, group = 0;
+   /* (last_k per group here, the group's first unit if it has no
+    * access; block_prefixes makes it per run) */
    for (j = 0; j < S->n_calls; j++) {
       const sim_call *c = &calls[j];
-      if (c->n_fetch) { group = j; group0 = c->fetch_cost / cb_n_events; }
+      if (c->n_fetch) { group = j; last_k[j] = c->fetch_cost / cb_n_events; }
       for (i = 0; i < c->n_acc && !c->guarded; i++) {
          UInt k = c->acc[i].cost / cb_n_events;
          if (!c->acc[i].write || c->acc[i].modify) rd[k] += c->acc[i].size;
          if (c->acc[i].write) wr[k] += c->acc[i].size;
-         last_k[group] = k - group0;
+         last_k[group] = k;
       }
    }
    for (u = 0; u < S->units && bb->bw_flops; u++) {
@@ -377,6 +379,7 @@ static void block_bytes(cb_bw_block *S, const sim_call *calls, const BB *bb)
 static void block_prefixes(cb_bw_block *S, const sim_call *calls)
 {
    UInt *at = cb_bw_block_at(S), *flop_at = cb_bw_block_flop_at(S), *fl = cb_bw_block_fl(S);
+   UInt *last_k = cb_bw_block_last_k(S);
    UInt j, i, u = 0, flops = 0, first_acc = S->units;
    for (j = 0; j <= S->n_calls; j++) {
       at[j] = u;
@@ -391,6 +394,13 @@ static void block_prefixes(cb_bw_block *S, const sim_call *calls)
          if (k < first_acc) first_acc = k;
       }
       if (first_acc < at[j]) at[j] |= CB_BW_INEXACT;
+   }
+   /* a run reaching the first j calls: its last group's (descending:
+    * the groups' values, at smaller indices, are read before they go) */
+   for (j = S->n_calls + 1; j-- > 0;) {
+      UInt g = j;
+      while (g > 0 && !calls[g - 1].n_fetch) g--;
+      last_k[j] = g > 0 ? last_k[g - 1] : 0;
    }
 }
 
