@@ -370,10 +370,20 @@ static inline void bw_batch_zero(bw_core *c, int p, uint64_t u, uint32_t n)
 }
 /* The "not zero" bits of path p's units u .. u+n-1 are set where bits
    (bit k of word k / 64: unit u + k) has them. */
-static inline void bw_batch_mark(bw_core *c, int p, uint64_t u, const uint64_t *bits, uint32_t n)
+static inline __attribute__((always_inline))
+void bw_batch_mark(bw_core *c, int p, uint64_t u, const uint64_t *bits, uint32_t n)
 {
    uint64_t *nz = c->ring_nz[p];
    uint32_t words = c->ring_mask >> 6, j;
+
+   if (n <= 64) {      /* (a block's units: one word, inline) */
+      uint32_t i = ((uint32_t)u & c->ring_mask) >> 6, off = (uint32_t)u & 63;
+      uint64_t b = n == 64 ? bits[0] : bits[0] & ((1ull << n) - 1);
+      nz[i] |= b << off;
+      if (off)
+         nz[(i + 1) & words] |= b >> (64 - off);
+      return;
+   }
 
    for (j = 0; 64 * j < n; j++, u += 64) {
       uint32_t i = ((uint32_t)u & c->ring_mask) >> 6, off = (uint32_t)u & 63;
