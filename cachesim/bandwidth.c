@@ -799,9 +799,12 @@ static void clear_units(bw_core *c, int p, uint64_t from, uint64_t to)
 static inline uint64_t sum_changes(bw_hist *h, uint64_t s, uint64_t *since,
                                    uint64_t x, uint32_t in, uint32_t out)
 {
+   /* (a dense value straight to its count: the sums of a miss path
+      alternate, where the open run's compare mispredicted and flushed
+      it every time; counts add up in any order) */
    if (x > *since) {
-      if (h->run_n && h->run_v == s)
-         h->run_n += x - *since;
+      if (s < h->dense_n)
+         h->dense[s] += x - *since;
       else
          bw_hist_add(h, s, x - *since);
    }
@@ -920,43 +923,22 @@ static void batch_events(bw_core *c, int p, uint64_t a, uint64_t e)
    /* (the entries held: from a - W on, so their units from `low` on) */
    uint64_t low = a > w ? a - w : 0;
    const uint64_t none = ~(uint64_t)0;
-   /* the next entry entering and the next leaving, each loaded once */
-   bw_entry ei = { 0, 0 }, eo = { 0, 0 };
-   uint64_t xi = none, xo = none;
 
-   if (in < tail) {
-      ei = ev[(uint32_t)in & mask];
-      xi = low + (uint32_t)(ei.unit - (uint32_t)low);
-   }
-   if (out < in) {                 /* (entered first) */
-      eo = ev[(uint32_t)out & mask];
-      xo = low + (uint32_t)(eo.unit - (uint32_t)low) + w;
-   }
+   /* (no branch on which side comes next: the next entering and the
+      next leaving entry are loaded every step, a slot past the tail
+      too, and taken by compares) */
    for (;;) {
+      bw_entry ei = ev[(uint32_t)in & mask], eo = ev[(uint32_t)out & mask];
+      uint64_t xi = in < tail ? low + (uint32_t)(ei.unit - (uint32_t)low) : none;
+      uint64_t xo = out < in ? low + (uint32_t)(eo.unit - (uint32_t)low) + w : none;
       uint64_t x = xi < xo ? xi : xo;
-      uint32_t vin = 0, vout = 0;
+      uint32_t vin, vout;
       if (x >= e)
          break;
-      if (xo == x) {
-         vout = eo.bytes;
-         xo = none;
-         if (++out < in) {
-            eo = ev[(uint32_t)out & mask];
-            xo = low + (uint32_t)(eo.unit - (uint32_t)low) + w;
-         }
-      }
-      if (xi == x) {
-         vin = ei.bytes;
-         xi = none;
-         if (in++ == out && xo == none) {   /* (it leaves next, W on) */
-            eo = ei;
-            xo = x + w;
-         }
-         if (in < tail) {
-            ei = ev[(uint32_t)in & mask];
-            xi = low + (uint32_t)(ei.unit - (uint32_t)low);
-         }
-      }
+      vin = xi == x ? ei.bytes : 0;
+      vout = xo == x ? eo.bytes : 0;
+      in += xi == x;
+      out += xo == x;
       total += vin;
       if (vin != vout)
          s = sum_changes(h, s, &since, x, vin, vout);
@@ -983,8 +965,11 @@ void bw_batch_flush(bw_core *c, uint64_t end)
 
    if (end <= c->units)
       return;
-   for (p = 0; p < BW_PATHS; p++)
+   for (p = 0; p < BW_PATHS; p++) {
+      if ((BWX & 8) && ((c->written >> p) & 1)) continue;
+      if ((BWX & 16) && ((c->ordered >> p) & 1)) continue;
       batch_any(c, p, c->units, end);
+   }
    c->units = end;
    c->dirty = 0;
    /* (the walk looks back W units and a period, P < 64, from them) */

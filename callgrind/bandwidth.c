@@ -747,7 +747,7 @@ static void batch_flush(cb_bw_thread *t)
       ULong stop;
       if (ev <= at) ev = at + 1;
       stop = ev - off < end ? ev - off : end;
-      batch_series_add(t, x, stop, off);
+      if (!(BWX & 32)) batch_series_add(t, x, stop, off);
       x = stop;
       if (stop + off != ev) break;
       t->clock = ev;                 /* (finalize_all reads it) */
