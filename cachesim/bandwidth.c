@@ -170,14 +170,15 @@ void bw_hist_add(bw_hist *h, uint64_t v, uint64_t n)
    h->run_n = n;
 }
 
-/* One more value: the common case (the same as the last) inline. */
-static inline void hist_one(bw_hist *h, uint64_t v)
+/* n more units of value v: a dense value straight to its count (a miss
+   path's sums alternate: an open run's compare would mispredict and
+   flush it every time; counts add up in any order). */
+static inline void hist_count(bw_hist *h, uint64_t v, uint64_t n)
 {
-   if (h->run_v == v && h->run_n) {
-      h->run_n++;
-      return;
-   }
-   bw_hist_add(h, v, 1);
+   if (v < h->dense_n)
+      h->dense[v] += n;
+   else
+      bw_hist_add(h, v, n);
 }
 
 /* Shell sort of the hash table's keys (only when writing). */
@@ -799,15 +800,8 @@ static void clear_units(bw_core *c, int p, uint64_t from, uint64_t to)
 static inline uint64_t sum_changes(bw_hist *h, uint64_t s, uint64_t *since,
                                    uint64_t x, uint32_t in, uint32_t out)
 {
-   /* (a dense value straight to its count: the sums of a miss path
-      alternate, where the open run's compare mispredicted and flushed
-      it every time; counts add up in any order) */
-   if (x > *since) {
-      if (s < h->dense_n)
-         h->dense[s] += x - *since;
-      else
-         bw_hist_add(h, s, x - *since);
-   }
+   if (x > *since)
+      hist_count(h, s, x - *since);
    *since = x;
    return s + in - out;
 }
@@ -1274,7 +1268,7 @@ static void series_step(bw_series *s, uint64_t u, int count)
    s->sum += v;
    if (count)
       s->total += v;
-   hist_one(&s->hist, s->sum);
+   hist_count(&s->hist, s->sum, 1);
 }
 
 /* The not-zero bits of the 64 units from x on (x a multiple of 64). */
@@ -1306,8 +1300,64 @@ static uint64_t change_bits(const bw_series *s, uint64_t u, uint64_t n)
 /* The window sum changes only in a unit that enters or leaves a nonzero
    value: the units between two such are counted at once (a unit that
    leaves zero has nothing to clear). */
+/* A chunk looked up once for the units of one chunk (no chunk is made
+   or released while units are finalized). */
+typedef struct {
+   uint64_t  k;
+   bw_chunk *c;
+} chunk_hint;
+
+static inline bw_chunk *chunk_hinted(const bw_series *s, chunk_hint *h, uint64_t u)
+{
+   if (u / BW_CHUNK != h->k) {
+      h->k = u / BW_CHUNK;
+      h->c = chunk_of(s, u);
+   }
+   return h->c;
+}
+
+/* The units of the change bits from u on (u >= W), each as series_step
+   (unit x enters, x - W leaves and is cleared), the units between them
+   counted at once: the sums in locals, the two chunks looked up once per
+   chunk; a unit in the overflow table takes series_step. */
+static void final_bits(bw_series *s, uint64_t u, uint64_t bits, chunk_hint *hin,
+                       chunk_hint *hout)
+{
+   uint64_t sum = s->sum, total = s->total, final = s->final, g = s->granule;
+
+   for (; bits; bits &= bits - 1) {
+      uint64_t x = u + (uint64_t)__builtin_ctzll(bits), o = x - s->w;
+      bw_chunk *ci = chunk_hinted(s, hin, x), *co = chunk_hinted(s, hout, o);
+      uint32_t ii = (uint32_t)(x % BW_CHUNK), io = (uint32_t)(o % BW_CHUNK);
+      uint32_t vin = ci ? ci->n[ii] : 0, vout = co ? co->n[io] : 0;
+      if (x > final)
+         hist_count(&s->hist, sum, x - final);
+      if (vin == BW_OVERFLOW || vout == BW_OVERFLOW) {
+         s->sum = sum;
+         s->total = total;
+         series_step(s, x, 1);
+         sum = s->sum;
+         total = s->total;
+      } else {
+         if (vout) {
+            co->n[io] = 0;
+            co->nz[io / 64] &= ~(1ull << (io % 64));
+         }
+         sum = sum - vout * g + vin * g;
+         total += vin * g;
+         hist_count(&s->hist, sum, 1);
+      }
+      final = x + 1;
+   }
+   s->sum = sum;
+   s->total = total;
+   s->final = final;
+}
+
 void bw_series_final(bw_series *s, uint64_t upto)
 {
+   chunk_hint hin = { ~(uint64_t)0, 0 }, hout = { ~(uint64_t)0, 0 };
+
    while (s->final < upto) {
       uint64_t u = s->final, n = upto - u > 64 ? 64 : upto - u, bits;
       if (u < s->w) {            /* nothing leaves yet */
@@ -1317,15 +1367,11 @@ void bw_series_final(bw_series *s, uint64_t upto)
       }
       /* (a step clears only the bit of the unit leaving at it: the
          other bits of the word stay right) */
-      for (bits = change_bits(s, u, n); bits; bits &= bits - 1) {
-         uint64_t x = u + (uint64_t)__builtin_ctzll(bits);
-         if (x > s->final)
-            bw_hist_add(&s->hist, s->sum, x - s->final);
-         series_step(s, x, 1);
-         s->final = x + 1;
-      }
+      bits = change_bits(s, u, n);
+      if (bits)
+         final_bits(s, u, bits, &hin, &hout);
       if (u + n > s->final)
-         bw_hist_add(&s->hist, s->sum, u + n - s->final);
+         hist_count(&s->hist, s->sum, u + n - s->final);
       s->final = u + n;
    }
    release_chunks(s);
