@@ -597,6 +597,31 @@ void bw_batch_log_init(bw_core *c)
    c->log_unit = cs_alloc(n * sizeof(uint64_t));
    c->log_end = cs_alloc(n * sizeof(uint64_t));
    c->log_key = cs_alloc(n * sizeof(uint64_t));
+   c->log_cur_key = ~(uint64_t)0;  /* (no entry yet: no key is all ones) */
+}
+
+/* The last entry's key and end go to the arrays. */
+static void log_sync(bw_core *c)
+{
+   uint32_t last = (uint32_t)(c->log_tail - 1) & c->log_mask;
+
+   if (c->log_tail != c->log_head) {
+      c->log_key[last] = c->log_cur_key;
+      c->log_end[last] = c->log_cur_end;
+   }
+}
+
+void bw__log_new(bw_core *c, uint64_t u, uint32_t n, uint64_t key)
+{
+   uint64_t t = c->log_tail;
+
+   log_sync(c);
+   if (t - c->log_head > c->log_mask)
+      c->log_head++;               /* full: the oldest entry is dropped */
+   c->log_unit[(uint32_t)t & c->log_mask] = u;
+   c->log_tail = t + 1;
+   c->log_cur_key = key;
+   c->log_cur_end = u + n;
 }
 
 /* The last entry with its unit at most x (log_tail: none). */
@@ -959,6 +984,8 @@ void bw_batch_flush(bw_core *c, uint64_t end)
 
    if (end <= c->units)
       return;
+   if (c->log_unit)
+      log_sync(c);
    for (p = 0; p < BW_PATHS; p++) {
       if ((BWX & 8) && ((c->written >> p) & 1)) continue;
       if ((BWX & 16) && ((c->ordered >> p) & 1)) continue;

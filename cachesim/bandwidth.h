@@ -214,6 +214,9 @@ typedef struct {
       units log_unit .. log_end-1, runs of one key */
    uint64_t *log_unit, *log_end, *log_key;
    uint64_t  log_head, log_tail;
+   /* the last entry's key and end: here, not in the arrays, while runs
+      are added (bw__log_sync puts them there before a walk) */
+   uint64_t  log_cur_key, log_cur_end;
    uint32_t  log_mask;
    /* units log_from .. log_to-1 repeat the log_p units before them by
       the log (log_p 0: none) */
@@ -448,27 +451,19 @@ static inline uint32_t bw_batch_entry_bytes(const bw_core *c, int p, uint64_t i)
    (its low 32 bits are n; key 0: not known). */
 #define BW_LOG_N(key) ((uint32_t)(key))
 void bw_batch_log_init(bw_core *c);
+void bw__log_new(bw_core *c, uint64_t u, uint32_t n, uint64_t key);
 static inline __attribute__((always_inline))
 void bw_batch_log(bw_core *c, uint64_t u, uint32_t n, uint64_t key)
 {
-   uint64_t t = c->log_tail;
-   uint32_t last = (uint32_t)(t - 1) & c->log_mask, i = (uint32_t)t & c->log_mask;
-
-   if (t != c->log_head && c->log_key[last] == key && c->log_end[last] == u) {
-      c->log_end[last] = u + n;      /* (the loop goes on) */
-      return;
-   }
-   if (t - c->log_head > c->log_mask)
-      c->log_head++;               /* full: the oldest entry is dropped */
-   c->log_unit[i] = u;
-   c->log_end[i] = u + n;
-   c->log_key[i] = key;
-   c->log_tail = t + 1;
+   if (key == c->log_cur_key && u == c->log_cur_end)
+      c->log_cur_end = u + n;      /* (the loop goes on) */
+   else
+      bw__log_new(c, u, n, key);
 }
 /* Bytes were added to the last entry's units: not known any more. */
 static inline void bw_batch_log_unknown(bw_core *c)
 {
-   c->log_key[(uint32_t)(c->log_tail - 1) & c->log_mask] = 0;
+   c->log_cur_key = 0;
 }
 /* Bytes may be added at units before this one (then flush). */
 static inline uint64_t bw_batch_limit(const bw_core *c)
