@@ -615,6 +615,11 @@ void bw__log_new(bw_core *c, uint64_t u, uint32_t n, uint64_t key)
 {
    uint64_t t = c->log_tail;
 
+   if (!c->log_unit) {             /* (no log: bw_batch_log_init not called) */
+      c->log_cur_key = key;
+      c->log_cur_end = u + n;
+      return;
+   }
    log_sync(c);
    if (t - c->log_head > c->log_mask)
       c->log_head++;               /* full: the oldest entry is dropped */

@@ -822,7 +822,7 @@ static cb_bw_thread *thread_of(ThreadId tid)
          bw_batch_init(&t->core, cb_clo.bandwidth_window, BATCH_STRETCH);
          t->core.written = CB_BW_WRITTEN;
          bw_batch_ordered(&t->core, CB_BW_ORDERED);
-         bw_batch_log_init(&t->core);
+         if (!(BWX & 64)) bw_batch_log_init(&t->core);
       }
       else bw_core_init(&t->core, cb_clo.bandwidth_window);
       t->b_limit = cb_bw_batched ? bw_batch_limit(&t->core) : 0;
