@@ -221,6 +221,16 @@ void bw_hist_each(bw_hist *h, void (*f)(void *ctx, uint64_t v, uint64_t n),
    cs_free(k);
 }
 
+static void add_count(void *dst, uint64_t v, uint64_t n)
+{
+   bw_hist_add(dst, v, n);
+}
+
+void bw_hist_add_hist(bw_hist *dst, bw_hist *src)
+{
+   bw_hist_each(src, add_count, dst);
+}
+
 void bw_hist_free(bw_hist *h)
 {
    if (h->dense)
@@ -1251,6 +1261,14 @@ void bw_series_add(bw_series *s, uint64_t u, uint32_t v)
    } else
       c->n[i] = (uint8_t)(cur + n);
    c->nz[i / 64] |= 1ull << (i % 64);
+}
+
+void bw_series_resume(bw_series *s, uint64_t final, uint64_t sum, uint64_t total)
+{
+   s->final = final;
+   s->sum = sum;
+   s->total = total;
+   s->low_k = series_low(s) / BW_CHUNK;
 }
 
 /* Unit u is zero again. */

@@ -113,6 +113,8 @@ void bw_hist_add(bw_hist *h, uint64_t v, uint64_t n);
 void bw_hist_each(bw_hist *h, void (*f)(void *ctx, uint64_t v, uint64_t n),
                   void *ctx);
 void bw_hist_free(bw_hist *h);
+/* dst gets every count of src too. */
+void bw_hist_add_hist(bw_hist *dst, bw_hist *src);
 
 /* ---- limits ---------------------------------------------------------------- */
 
@@ -575,6 +577,10 @@ static inline uint64_t bw_series_at(const bw_series *s, uint64_t u)
       return bw_series__overflow(s, u) * s->granule;
    return (uint64_t)n * s->granule;
 }
+/* An empty series goes on from unit `final` (units before it final, with
+   this window sum and total); the caller adds the values of the W units
+   before it (they leave the window later). */
+void bw_series_resume(bw_series *s, uint64_t final, uint64_t sum, uint64_t total);
 /* Window sum ending at aligned unit u as known now (O(W)). */
 uint64_t bw_series_window(const bw_series *s, uint64_t u);
 /* Finalizes units final .. upto-1 (each counted in the histogram). */
