@@ -1001,11 +1001,8 @@ void bw_batch_flush(bw_core *c, uint64_t end)
       return;
    if (c->log_unit)
       log_sync(c);
-   for (p = 0; p < BW_PATHS; p++) {
-      if ((BWX & 8) && ((c->written >> p) & 1)) continue;
-      if ((BWX & 16) && ((c->ordered >> p) & 1)) continue;
+   for (p = 0; p < BW_PATHS; p++)
       batch_any(c, p, c->units, end);
-   }
    c->units = end;
    c->dirty = 0;
    /* (the walk looks back W units and a period, P < 64, from them) */

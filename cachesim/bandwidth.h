@@ -40,7 +40,6 @@
 #define BANDWIDTH_H
 
 #include <stdint.h>
-#define BWX 0   /* EXPERIMENT: cut parts (timing only) */
 
 /* The data paths of one core, in the order of the file format
    (docs/bandwidth-format.md), then the shared all-cores paths. */

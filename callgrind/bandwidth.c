@@ -755,7 +755,7 @@ static void batch_flush(cb_bw_thread *t)
       ULong stop;
       if (ev <= at) ev = at + 1;
       stop = ev - off < end ? ev - off : end;
-      if (!(BWX & 32)) batch_series_add(t, x, stop, off);
+      batch_series_add(t, x, stop, off);
       x = stop;
       if (stop + off != ev) break;
       t->clock = ev;                 /* (finalize_all reads it) */
@@ -861,7 +861,7 @@ static cb_bw_thread *thread_of(ThreadId tid)
          bw_batch_init(&t->core, cb_clo.bandwidth_window, BATCH_STRETCH);
          t->core.written = CB_BW_WRITTEN;
          bw_batch_ordered(&t->core, CB_BW_ORDERED);
-         if (!(BWX & 64)) bw_batch_log_init(&t->core);
+         bw_batch_log_init(&t->core);
       }
       else bw_core_init(&t->core, cb_clo.bandwidth_window);
       t->b_limit = cb_bw_batched ? bw_batch_limit(&t->core) : 0;

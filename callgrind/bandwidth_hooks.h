@@ -207,7 +207,6 @@ static inline void cb_bw_store(cb_bw_thread *t, Addr a, UWord size, unsigned r)
 {
    ULong first = a >> cb_bw_d1_bits, last = (a + size - 1) >> cb_bw_d1_bits;
    if (UNLIKELY(r & CB_BW_INVALIDATED)) cb_bw__invalidated(t, first, last);
-   if (BWX & 4) return;
    bw_dirty_mark(&t->dirty, first);
    if (UNLIKELY(last != first)) bw_dirty_mark(&t->dirty, last);
 }
@@ -300,9 +299,9 @@ Bool cb_bw_block_run(cb_bw_thread *t, const cb_bw_block *S, UInt calls)
    UInt n = cb_bw_block_at(S)[calls];
    if (UNLIKELY(!S->kept || (n & CB_BW_INEXACT))) return False;
    if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
-   if (!(BWX & 1)) bw_batch_put3(&t->core, paths, t->b_next, src, n);
+   bw_batch_put3(&t->core, paths, t->b_next, src, n);
    /* (two runs of S reaching the same call: the same bytes) */
-   if (!(BWX & 2)) if (n) bw_batch_log(&t->core, t->b_next, n, (ULong)S->serial << 32 | n);
+   if (n) bw_batch_log(&t->core, t->b_next, n, (ULong)S->serial << 32 | n);
    if (S->flops) {
       bw_batch_mark(&t->core, BW_FLOP, t->b_next, (const uint64_t *)cb_bw_block_bits(S), n);
       cb_cur.cost[cb_bw_flop_pos] += cb_bw_block_flop_at(S)[calls];
