@@ -610,33 +610,27 @@ void bw_batch_log_init(bw_core *c)
    c->log_cur_key = ~(uint64_t)0;  /* (no entry yet: no key is all ones) */
 }
 
-/* The last entry's key and end go to the arrays. */
-static void log_sync(bw_core *c)
+/* The runs being added go to the arrays (an entry of their own the
+   first time), if they are two runs or more: a lone run, or runs not
+   known (key 0), are no entry. */
+void bw__log_sync(bw_core *c)
 {
-   uint32_t last = (uint32_t)(c->log_tail - 1) & c->log_mask;
+   uint32_t last;
 
-   if (c->log_tail != c->log_head) {
-      c->log_key[last] = c->log_cur_key;
-      c->log_end[last] = c->log_cur_end;
+   if (!c->log_unit)
+      return;                      /* (no log: bw_batch_log_init not called) */
+   if (!c->log_cur_put) {
+      if (!c->log_cur_key || c->log_cur_end - c->log_cur_start <= BW_LOG_N(c->log_cur_key))
+         return;
+      if (c->log_tail - c->log_head > c->log_mask)
+         c->log_head++;            /* full: the oldest entry is dropped */
+      c->log_unit[(uint32_t)c->log_tail & c->log_mask] = c->log_cur_start;
+      c->log_tail++;
+      c->log_cur_put = 1;
    }
-}
-
-void bw__log_new(bw_core *c, uint64_t u, uint32_t n, uint64_t key)
-{
-   uint64_t t = c->log_tail;
-
-   if (!c->log_unit) {             /* (no log: bw_batch_log_init not called) */
-      c->log_cur_key = key;
-      c->log_cur_end = u + n;
-      return;
-   }
-   log_sync(c);
-   if (t - c->log_head > c->log_mask)
-      c->log_head++;               /* full: the oldest entry is dropped */
-   c->log_unit[(uint32_t)t & c->log_mask] = u;
-   c->log_tail = t + 1;
-   c->log_cur_key = key;
-   c->log_cur_end = u + n;
+   last = (uint32_t)(c->log_tail - 1) & c->log_mask;
+   c->log_key[last] = c->log_cur_key;
+   c->log_end[last] = c->log_cur_end;
 }
 
 /* The last entry with its unit at most x (log_tail: none). */
@@ -999,8 +993,7 @@ void bw_batch_flush(bw_core *c, uint64_t end)
 
    if (end <= c->units)
       return;
-   if (c->log_unit)
-      log_sync(c);
+   bw__log_sync(c);
    for (p = 0; p < BW_PATHS; p++)
       batch_any(c, p, c->units, end);
    c->units = end;

@@ -215,9 +215,12 @@ typedef struct {
       units log_unit .. log_end-1, runs of one key */
    uint64_t *log_unit, *log_end, *log_key;
    uint64_t  log_head, log_tail;
-   /* the last entry's key and end: here, not in the arrays, while runs
-      are added (bw__log_sync puts them there before a walk) */
-   uint64_t  log_cur_key, log_cur_end;
+   /* the runs being added (from log_cur_start, one key): here, not in
+      the arrays; they go there (log_cur_put: the arrays' last entry)
+      before a walk or the next key, and only when they are two runs
+      or more (a lone run has no period to repeat) */
+   uint64_t  log_cur_start, log_cur_key, log_cur_end;
+   int       log_cur_put;
    uint32_t  log_mask;
    /* units log_from .. log_to-1 repeat the log_p units before them by
       the log (log_p 0: none) */
@@ -452,14 +455,22 @@ static inline uint32_t bw_batch_entry_bytes(const bw_core *c, int p, uint64_t i)
    (its low 32 bits are n; key 0: not known). */
 #define BW_LOG_N(key) ((uint32_t)(key))
 void bw_batch_log_init(bw_core *c);
-void bw__log_new(bw_core *c, uint64_t u, uint32_t n, uint64_t key);
+void bw__log_sync(bw_core *c);
 static inline __attribute__((always_inline))
 void bw_batch_log(bw_core *c, uint64_t u, uint32_t n, uint64_t key)
 {
-   if (key == c->log_cur_key && u == c->log_cur_end)
+   if (key == c->log_cur_key && u == c->log_cur_end) {
       c->log_cur_end = u + n;      /* (the loop goes on) */
-   else
-      bw__log_new(c, u, n, key);
+      return;
+   }
+   /* (code without loops: a compare, no entry) */
+   if (c->log_cur_put || (c->log_cur_key && c->log_cur_end - c->log_cur_start
+                          > BW_LOG_N(c->log_cur_key)))
+      bw__log_sync(c);
+   c->log_cur_start = u;
+   c->log_cur_key = key;
+   c->log_cur_end = u + n;
+   c->log_cur_put = 0;
 }
 /* Bytes were added to the last entry's units: not known any more. */
 static inline void bw_batch_log_unknown(bw_core *c)
