@@ -451,8 +451,9 @@ static inline uint32_t bw_batch_entry_bytes(const bw_core *c, int p, uint64_t i)
    walk takes a loop of one block (runs of one key, one after the other)
    for repeating units instead of comparing their bytes: a period the
    multiple of the run's length.  Entries in unit order, a key's runs
-   one after the other joined: units u .. u+n-1 hold the bytes key fixes
-   (its low 32 bits are n; key 0: not known). */
+   one after the other joined (a lone run is no entry: no period to
+   repeat): units u .. u+n-1 hold the bytes key fixes (its low 32 bits
+   are n; key 0: not known). */
 #define BW_LOG_N(key) ((uint32_t)(key))
 void bw_batch_log_init(bw_core *c);
 void bw__log_sync(bw_core *c);
