@@ -170,14 +170,15 @@ void bw_hist_add(bw_hist *h, uint64_t v, uint64_t n)
    h->run_n = n;
 }
 
-/* One more value: the common case (the same as the last) inline. */
-static inline void hist_one(bw_hist *h, uint64_t v)
+/* n more units of value v: a dense value straight to its count (a miss
+   path's sums alternate: an open run's compare would mispredict and
+   flush it every time; counts add up in any order). */
+static inline void hist_count(bw_hist *h, uint64_t v, uint64_t n)
 {
-   if (h->run_v == v && h->run_n) {
-      h->run_n++;
-      return;
-   }
-   bw_hist_add(h, v, 1);
+   if (v < h->dense_n)
+      h->dense[v] += n;
+   else
+      bw_hist_add(h, v, n);
 }
 
 /* Shell sort of the hash table's keys (only when writing). */
@@ -218,6 +219,16 @@ void bw_hist_each(bw_hist *h, void (*f)(void *ctx, uint64_t v, uint64_t n),
    for (i = 0; i < n; i++)
       f(ctx, k[i], *bw_map_find(&h->big, k[i]));
    cs_free(k);
+}
+
+static void add_count(void *dst, uint64_t v, uint64_t n)
+{
+   bw_hist_add(dst, v, n);
+}
+
+void bw_hist_add_hist(bw_hist *dst, bw_hist *src)
+{
+   bw_hist_each(src, add_count, dst);
 }
 
 void bw_hist_free(bw_hist *h)
@@ -430,16 +441,19 @@ void bw_core_free(bw_core *c)
          }
          cs_free(c->sums[p]);
       }
-      if (c->ev_unit[p]) {
-         cs_free(c->ev_unit[p]);
-         cs_free(c->ev_bytes[p]);
-      }
+      if (c->ev[p])
+         cs_free(c->ev[p]);
       cs_free(c->win[p].qu);
       cs_free(c->win[p].qr);
       bw_hist_free(&c->hist[p]);
    }
    for (p = 0; p < BW_DOM_PATHS; p++)
       bw_hist_free(&c->dom_hist[p]);
+   if (c->log_unit) {
+      cs_free(c->log_unit);
+      cs_free(c->log_end);
+      cs_free(c->log_key);
+   }
 }
 
 void bw_finish(bw_core *c)
@@ -582,6 +596,97 @@ static void note_periodic(bw_core *c, int p, uint64_t x, uint64_t n, uint32_t P)
    c->ok_to[p] = x + n;
 }
 
+/* ---- the run log (bandwidth.h) ---- */
+
+void bw_batch_log_init(bw_core *c)
+{
+   /* (at most an entry per unit, and the units held span the ring) */
+   uint64_t n = (uint64_t)c->ring_mask + 1;
+
+   c->log_mask = (uint32_t)n - 1;
+   c->log_unit = cs_alloc(n * sizeof(uint64_t));
+   c->log_end = cs_alloc(n * sizeof(uint64_t));
+   c->log_key = cs_alloc(n * sizeof(uint64_t));
+   c->log_cur_key = ~(uint64_t)0;  /* (no entry yet: no key is all ones) */
+}
+
+/* The runs being added go to the arrays (an entry of their own the
+   first time), if they are two runs or more: a lone run, or runs not
+   known (key 0), are no entry. */
+void bw__log_sync(bw_core *c)
+{
+   uint32_t last;
+
+   if (!c->log_unit)
+      return;                      /* (no log: bw_batch_log_init not called) */
+   if (!c->log_cur_put) {
+      if (!c->log_cur_key || c->log_cur_end - c->log_cur_start <= BW_LOG_N(c->log_cur_key))
+         return;
+      if (c->log_tail - c->log_head > c->log_mask)
+         c->log_head++;            /* full: the oldest entry is dropped */
+      c->log_unit[(uint32_t)c->log_tail & c->log_mask] = c->log_cur_start;
+      c->log_tail++;
+      c->log_cur_put = 1;
+   }
+   last = (uint32_t)(c->log_tail - 1) & c->log_mask;
+   c->log_key[last] = c->log_cur_key;
+   c->log_end[last] = c->log_cur_end;
+}
+
+/* The last entry with its unit at most x (log_tail: none). */
+static uint64_t log_find(const bw_core *c, uint64_t x)
+{
+   uint64_t lo = c->log_head, hi = c->log_tail;   /* (the answer is in [lo - 1, hi)) */
+
+   if (lo == hi || c->log_unit[(uint32_t)lo & c->log_mask] > x)
+      return c->log_tail;
+   while (hi - lo > 1) {
+      uint64_t mid = lo + (hi - lo) / 2;
+      if (c->log_unit[(uint32_t)mid & c->log_mask] <= x)
+         lo = mid;
+      else
+         hi = mid;
+   }
+   return lo;
+}
+
+/* Whether the written paths' units x .. x+n-1 (before e, the walk's end:
+   their bytes are final) repeat the bytes of the P units before them by
+   the log: they and those are in one entry (runs of one key), and P is
+   a multiple of the runs' length.  The units found so are kept
+   (log_from .. log_to), for the other written paths and the next words;
+   no further than e (bytes may still be added to the last runs: then
+   their key is 0). */
+static int log_periodic(bw_core *c, uint64_t x, uint64_t n, uint32_t P, uint64_t e)
+{
+   uint64_t i, key, end;
+   uint32_t k;
+
+   if (c->log_p == P && c->log_from <= x && x + n <= c->log_to)
+      goto taken;
+   if (!c->log_unit || (i = log_find(c, x)) == c->log_tail)
+      return 0;
+   k = (uint32_t)i & c->log_mask;
+   key = c->log_key[k];
+   end = c->log_end[k] < e ? c->log_end[k] : e;
+   if (!key || P % BW_LOG_N(key) || c->log_unit[k] + P > x || x + n > end)
+      return 0;
+   c->log_p = P;
+   c->log_from = c->log_unit[k] + P;
+   c->log_to = end;
+taken:
+   c->log_taken++;
+   return 1;
+}
+
+/* The entries wholly before unit `low` are not needed any more. */
+static void log_trim(bw_core *c, uint64_t low)
+{
+   while (c->log_tail - c->log_head > 1
+          && c->log_end[(uint32_t)c->log_head & c->log_mask] <= low)
+      c->log_head++;
+}
+
 /* How many units from t on (before e, whole words of 64 or the rest)
    repeat the bytes P units before them, entering and leaving. The
    leaving units entered W units before: where they were checked then
@@ -594,7 +699,8 @@ static uint64_t periodic_units(bw_core *c, int p, const uint32_t *r, uint64_t t,
 
    while (t + m < e) {
       uint64_t n = e - t - m < 64 ? e - t - m : 64, x = t + m;
-      if (!same_units(r, c->ring_mask, x, x - P, n))
+      if (!(((c->written >> p) & 1) && log_periodic(c, x, n, P, e))
+          && !same_units(r, c->ring_mask, x, x - P, n))
          break;
       note_periodic(c, p, x, n, P);
       if (!(x >= c->w && checked_periodic(c, p, x - c->w, n, P))
@@ -728,12 +834,8 @@ static void clear_units(bw_core *c, int p, uint64_t from, uint64_t to)
 static inline uint64_t sum_changes(bw_hist *h, uint64_t s, uint64_t *since,
                                    uint64_t x, uint32_t in, uint32_t out)
 {
-   if (x > *since) {
-      if (h->run_n && h->run_v == s)
-         h->run_n += x - *since;
-      else
-         bw_hist_add(h, s, x - *since);
-   }
+   if (x > *since)
+      hist_count(h, s, x - *since);
    *since = x;
    return s + in - out;
 }
@@ -825,8 +927,7 @@ void bw_batch_ordered(bw_core *c, uint32_t paths)
    c->ordered = paths;
    for (p = 0; p < BW_PATHS; p++)
       if ((paths >> p) & 1) {
-         c->ev_unit[p] = cs_alloc(n * sizeof(uint32_t));
-         c->ev_bytes[p] = cs_alloc(n * sizeof(uint32_t));
+         c->ev[p] = cs_alloc(n * sizeof(bw_entry));
          /* (its ring is not used) */
          cs_free(c->ring[p]);
          cs_free(c->ring_nz[p]);
@@ -843,25 +944,29 @@ static void batch_events(bw_core *c, int p, uint64_t a, uint64_t e)
 {
    bw_window *win = &c->win[p];
    bw_hist *h = &c->hist[p];
-   const uint32_t *bytes = c->ev_bytes[p];
+   const bw_entry *ev = c->ev[p];
    uint32_t mask = c->ring_mask, w = c->w;
    uint64_t s = win->sum, since = a, total = 0;
    uint64_t in = c->ev_in[p], out = c->ev_head[p], tail = c->ev_tail[p];
-   /* (the entries held: from a - W on) */
+   /* (the entries held: from a - W on, so their units from `low` on) */
    uint64_t low = a > w ? a - w : 0;
    const uint64_t none = ~(uint64_t)0;
 
+   /* (no branch on which side comes next: the next entering and the
+      next leaving entry are loaded every step, a slot past the tail
+      too, and taken by compares) */
    for (;;) {
-      uint64_t xi = in < tail ? bw__ev_unit(c, p, in, low) : none;
-      uint64_t xo = out < in ? bw__ev_unit(c, p, out, low) + w : none;   /* (entered first) */
+      bw_entry ei = ev[(uint32_t)in & mask], eo = ev[(uint32_t)out & mask];
+      uint64_t xi = in < tail ? low + (uint32_t)(ei.unit - (uint32_t)low) : none;
+      uint64_t xo = out < in ? low + (uint32_t)(eo.unit - (uint32_t)low) + w : none;
       uint64_t x = xi < xo ? xi : xo;
-      uint32_t vin = 0, vout = 0;
+      uint32_t vin, vout;
       if (x >= e)
          break;
-      if (xi == x)
-         vin = bytes[(uint32_t)in++ & mask];
-      if (xo == x)
-         vout = bytes[(uint32_t)out++ & mask];
+      vin = xi == x ? ei.bytes : 0;
+      vout = xo == x ? eo.bytes : 0;
+      in += xi == x;
+      out += xo == x;
       total += vin;
       if (vin != vout)
          s = sum_changes(h, s, &since, x, vin, vout);
@@ -888,10 +993,14 @@ void bw_batch_flush(bw_core *c, uint64_t end)
 
    if (end <= c->units)
       return;
+   bw__log_sync(c);
    for (p = 0; p < BW_PATHS; p++)
       batch_any(c, p, c->units, end);
    c->units = end;
    c->dirty = 0;
+   /* (the walk looks back W units and a period, P < 64, from them) */
+   if (c->log_unit && end > c->w + 2 * BW_BATCH_LAG)
+      log_trim(c, end - c->w - 2 * BW_BATCH_LAG);
 }
 
 void bw_batch_finish(bw_core *c, uint64_t units)
@@ -917,8 +1026,15 @@ void bw_batch_finish(bw_core *c, uint64_t units)
 ** Dirty D1 lines
 */
 
-void bw_dirty_init(bw_dirty *d)
+void bw_dirty_init(bw_dirty *d, uint32_t sets, uint32_t ways)
 {
+   uint64_t n = pow2_at_least(sets ? sets : 1), i;
+
+   d->ways = ways ? ways : 1;
+   d->row_mask = (uint32_t)n - 1;
+   d->rows = cs_alloc(n * d->ways * sizeof(uint64_t));
+   for (i = 0; i < n * d->ways; i++)
+      d->rows[i] = BW_MAP_NONE;
    d->lines.keys = d->lines.vals = 0;
    d->lines.cap = d->lines.used = 0;
    d->last = BW_MAP_NONE;
@@ -926,18 +1042,48 @@ void bw_dirty_init(bw_dirty *d)
 
 void bw_dirty_free(bw_dirty *d)
 {
+   cs_free(d->rows);
+   d->rows = 0;
    bw_map_free(&d->lines);
+}
+
+static uint64_t *dirty_row(const bw_dirty *d, uint64_t line)
+{
+   return d->rows + (uint64_t)((uint32_t)line & d->row_mask) * d->ways;
 }
 
 void bw_dirty__mark(bw_dirty *d, uint64_t line)
 {
-   bw_map_slot(&d->lines, line);
+   uint64_t *row = dirty_row(d, line), *free_place = 0;
+   uint32_t k;
+
    d->last = line;
+   for (k = 0; k < d->ways; k++) {
+      if (row[k] == line)
+         return;
+      if (row[k] == BW_MAP_NONE && !free_place)
+         free_place = &row[k];
+   }
+   /* (a line in the map stays there: never in both) */
+   if (d->lines.used && bw_map_find(&d->lines, line))
+      return;
+   if (free_place)
+      *free_place = line;
+   else
+      bw_map_slot(&d->lines, line);
 }
 
 int bw_dirty_take(bw_dirty *d, uint64_t line)
 {
-   if (!bw_map_del(&d->lines, line))
+   uint64_t *row = dirty_row(d, line);
+   uint32_t k;
+
+   for (k = 0; k < d->ways; k++)
+      if (row[k] == line)
+         break;
+   if (k < d->ways)
+      row[k] = BW_MAP_NONE;
+   else if (!d->lines.used || !bw_map_del(&d->lines, line))
       return 0;
    if (d->last == line)
       d->last = BW_MAP_NONE;
@@ -946,6 +1092,10 @@ int bw_dirty_take(bw_dirty *d, uint64_t line)
 
 void bw_dirty_clear(bw_dirty *d)
 {
+   uint64_t i, n = ((uint64_t)d->row_mask + 1) * d->ways;
+
+   for (i = 0; i < n; i++)
+      d->rows[i] = BW_MAP_NONE;
    bw_map_clear(&d->lines);
    d->last = BW_MAP_NONE;
 }
@@ -974,6 +1124,10 @@ void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead, uint32_t granu
       p[i] = 0;
    s->w = w;
    s->granule = granule ? granule : 1;
+   s->granule_shift = 32;
+   for (i = 0; i < 32; i++)
+      if (s->granule == 1u << i)
+         s->granule_shift = (uint32_t)i;
    /* (a power of two: the bound of the ring this replaces) */
    s->max_span = pow2_at_least((uint64_t)max_ahead + w);
    s->ntab = 4;
@@ -1080,9 +1234,13 @@ void bw_series_add(bw_series *s, uint64_t u, uint32_t v)
       cs_fail("bandwidth: all-cores unit beyond the ring");
    if (!v)
       return;
-   if (v % s->granule)
+   /* (a line size: a shift, where a division took tens of cycles) */
+   if (s->granule_shift < 32)
+      n = v >> s->granule_shift;
+   else
+      n = v / s->granule;
+   if (n * s->granule != v)
       cs_fail("bandwidth: all-cores value not a multiple of the line size");
-   n = v / s->granule;
    c = chunk_made(s, u);
    cur = c->n[i];
    if (cur == BW_OVERFLOW)
@@ -1093,6 +1251,14 @@ void bw_series_add(bw_series *s, uint64_t u, uint32_t v)
    } else
       c->n[i] = (uint8_t)(cur + n);
    c->nz[i / 64] |= 1ull << (i % 64);
+}
+
+void bw_series_resume(bw_series *s, uint64_t final, uint64_t sum, uint64_t total)
+{
+   s->final = final;
+   s->sum = sum;
+   s->total = total;
+   s->low_k = series_low(s) / BW_CHUNK;
 }
 
 /* Unit u is zero again. */
@@ -1142,7 +1308,7 @@ static void series_step(bw_series *s, uint64_t u, int count)
    s->sum += v;
    if (count)
       s->total += v;
-   hist_one(&s->hist, s->sum);
+   hist_count(&s->hist, s->sum, 1);
 }
 
 /* The not-zero bits of the 64 units from x on (x a multiple of 64). */
@@ -1174,8 +1340,64 @@ static uint64_t change_bits(const bw_series *s, uint64_t u, uint64_t n)
 /* The window sum changes only in a unit that enters or leaves a nonzero
    value: the units between two such are counted at once (a unit that
    leaves zero has nothing to clear). */
+/* A chunk looked up once for the units of one chunk (no chunk is made
+   or released while units are finalized). */
+typedef struct {
+   uint64_t  k;
+   bw_chunk *c;
+} chunk_hint;
+
+static inline bw_chunk *chunk_hinted(const bw_series *s, chunk_hint *h, uint64_t u)
+{
+   if (u / BW_CHUNK != h->k) {
+      h->k = u / BW_CHUNK;
+      h->c = chunk_of(s, u);
+   }
+   return h->c;
+}
+
+/* The units of the change bits from u on (u >= W), each as series_step
+   (unit x enters, x - W leaves and is cleared), the units between them
+   counted at once: the sums in locals, the two chunks looked up once per
+   chunk; a unit in the overflow table takes series_step. */
+static void final_bits(bw_series *s, uint64_t u, uint64_t bits, chunk_hint *hin,
+                       chunk_hint *hout)
+{
+   uint64_t sum = s->sum, total = s->total, final = s->final, g = s->granule;
+
+   for (; bits; bits &= bits - 1) {
+      uint64_t x = u + (uint64_t)__builtin_ctzll(bits), o = x - s->w;
+      bw_chunk *ci = chunk_hinted(s, hin, x), *co = chunk_hinted(s, hout, o);
+      uint32_t ii = (uint32_t)(x % BW_CHUNK), io = (uint32_t)(o % BW_CHUNK);
+      uint32_t vin = ci ? ci->n[ii] : 0, vout = co ? co->n[io] : 0;
+      if (x > final)
+         hist_count(&s->hist, sum, x - final);
+      if (vin == BW_OVERFLOW || vout == BW_OVERFLOW) {
+         s->sum = sum;
+         s->total = total;
+         series_step(s, x, 1);
+         sum = s->sum;
+         total = s->total;
+      } else {
+         if (vout) {
+            co->n[io] = 0;
+            co->nz[io / 64] &= ~(1ull << (io % 64));
+         }
+         sum = sum - vout * g + vin * g;
+         total += vin * g;
+         hist_count(&s->hist, sum, 1);
+      }
+      final = x + 1;
+   }
+   s->sum = sum;
+   s->total = total;
+   s->final = final;
+}
+
 void bw_series_final(bw_series *s, uint64_t upto)
 {
+   chunk_hint hin = { ~(uint64_t)0, 0 }, hout = { ~(uint64_t)0, 0 };
+
    while (s->final < upto) {
       uint64_t u = s->final, n = upto - u > 64 ? 64 : upto - u, bits;
       if (u < s->w) {            /* nothing leaves yet */
@@ -1185,15 +1407,11 @@ void bw_series_final(bw_series *s, uint64_t upto)
       }
       /* (a step clears only the bit of the unit leaving at it: the
          other bits of the word stay right) */
-      for (bits = change_bits(s, u, n); bits; bits &= bits - 1) {
-         uint64_t x = u + (uint64_t)__builtin_ctzll(bits);
-         if (x > s->final)
-            bw_hist_add(&s->hist, s->sum, x - s->final);
-         series_step(s, x, 1);
-         s->final = x + 1;
-      }
+      bits = change_bits(s, u, n);
+      if (bits)
+         final_bits(s, u, bits, &hin, &hout);
       if (u + n > s->final)
-         bw_hist_add(&s->hist, s->sum, u + n - s->final);
+         hist_count(&s->hist, s->sum, u + n - s->final);
       s->final = u + n;
    }
    release_chunks(s);

@@ -112,6 +112,8 @@ void bw_hist_add(bw_hist *h, uint64_t v, uint64_t n);
 void bw_hist_each(bw_hist *h, void (*f)(void *ctx, uint64_t v, uint64_t n),
                   void *ctx);
 void bw_hist_free(bw_hist *h);
+/* dst gets every count of src too. */
+void bw_hist_add_hist(bw_hist *dst, bw_hist *src);
 
 /* ---- limits ---------------------------------------------------------------- */
 
@@ -152,6 +154,12 @@ typedef struct {
    uint64_t  sum;               /* the window sum from unit `since` on */
    uint64_t  since;             /* first unit not yet counted in hist */
 } bw_window;
+
+/* An entry of an ordered path: its unit (modulo 2^32) and bytes, side
+   by side (the walk reads both). */
+typedef struct {
+   uint32_t unit, bytes;
+} bw_entry;
 
 typedef struct {
    uint32_t  w;                 /* window */
@@ -200,9 +208,25 @@ typedef struct {
       unit), ev_in .. ev_tail-1 not yet (counters; entry i at i & ring_mask);
       an entry's unit modulo 2^32 (those held span less than the ring) */
    uint32_t  ordered;
-   uint32_t *ev_unit[BW_PATHS];
-   uint32_t *ev_bytes[BW_PATHS];
+   bw_entry *ev[BW_PATHS];
    uint64_t  ev_head[BW_PATHS], ev_in[BW_PATHS], ev_tail[BW_PATHS];
+   /* the run log of the written paths (bw_batch_log; NULL: none):
+      entries log_head .. log_tail-1 (entry i at i & log_mask), each
+      units log_unit .. log_end-1, runs of one key */
+   uint64_t *log_unit, *log_end, *log_key;
+   uint64_t  log_head, log_tail;
+   /* the runs being added (from log_cur_start, one key): here, not in
+      the arrays; they go there (log_cur_put: the arrays' last entry)
+      before a walk or the next key, and only when they are two runs
+      or more (a lone run has no period to repeat) */
+   uint64_t  log_cur_start, log_cur_key, log_cur_end;
+   int       log_cur_put;
+   uint32_t  log_mask;
+   /* units log_from .. log_to-1 repeat the log_p units before them by
+      the log (log_p 0: none) */
+   uint64_t  log_from, log_to;
+   uint32_t  log_p;
+   uint64_t  log_taken;         /* words the log spared a compare (tests) */
 } bw_core;
 
 void bw_core_init(bw_core *c, uint32_t w);
@@ -354,10 +378,20 @@ static inline void bw_batch_zero(bw_core *c, int p, uint64_t u, uint32_t n)
 }
 /* The "not zero" bits of path p's units u .. u+n-1 are set where bits
    (bit k of word k / 64: unit u + k) has them. */
-static inline void bw_batch_mark(bw_core *c, int p, uint64_t u, const uint64_t *bits, uint32_t n)
+static inline __attribute__((always_inline))
+void bw_batch_mark(bw_core *c, int p, uint64_t u, const uint64_t *bits, uint32_t n)
 {
    uint64_t *nz = c->ring_nz[p];
    uint32_t words = c->ring_mask >> 6, j;
+
+   if (n <= 64) {      /* (a block's units: one word, inline) */
+      uint32_t i = ((uint32_t)u & c->ring_mask) >> 6, off = (uint32_t)u & 63;
+      uint64_t b = n == 64 ? bits[0] : bits[0] & ((1ull << n) - 1);
+      nz[i] |= b << off;
+      if (off)
+         nz[(i + 1) & words] |= b >> (64 - off);
+      return;
+   }
 
    for (j = 0; 64 * j < n; j++, u += 64) {
       uint32_t i = ((uint32_t)u & c->ring_mask) >> 6, off = (uint32_t)u & 63;
@@ -379,12 +413,12 @@ static inline void bw_batch_append(bw_core *c, int p, uint64_t u, uint32_t bytes
    uint64_t t = c->ev_tail[p];
    uint32_t last = (uint32_t)(t - 1) & c->ring_mask;
 
-   if (t != c->ev_in[p] && c->ev_unit[p][last] == (uint32_t)u) {
-      c->ev_bytes[p][last] += bytes;
+   if (t != c->ev_in[p] && c->ev[p][last].unit == (uint32_t)u) {
+      c->ev[p][last].bytes += bytes;
       return;
    }
-   c->ev_unit[p][(uint32_t)t & c->ring_mask] = (uint32_t)u;
-   c->ev_bytes[p][(uint32_t)t & c->ring_mask] = bytes;
+   c->ev[p][(uint32_t)t & c->ring_mask].unit = (uint32_t)u;
+   c->ev[p][(uint32_t)t & c->ring_mask].bytes = bytes;
    c->ev_tail[p] = t + 1;
 }
 /* Ordered path p: the first entry not entered yet with its unit from x
@@ -393,7 +427,7 @@ static inline void bw_batch_append(bw_core *c, int p, uint64_t u, uint32_t bytes
    than low + 2^32). */
 static inline uint64_t bw__ev_unit(const bw_core *c, int p, uint64_t i, uint64_t low)
 {
-   return low + (uint32_t)(c->ev_unit[p][(uint32_t)i & c->ring_mask] - (uint32_t)low);
+   return low + (uint32_t)(c->ev[p][(uint32_t)i & c->ring_mask].unit - (uint32_t)low);
 }
 static inline uint64_t bw_batch_entry_unit(const bw_core *c, int p, uint64_t i)
 {
@@ -409,7 +443,40 @@ static inline uint64_t bw_batch_entry(const bw_core *c, int p, uint64_t x)
 }
 static inline uint32_t bw_batch_entry_bytes(const bw_core *c, int p, uint64_t i)
 {
-   return c->ev_bytes[p][(uint32_t)i & c->ring_mask];
+   return c->ev[p][(uint32_t)i & c->ring_mask].bytes;
+}
+/* The run log of the written paths (bw_core.written): a caller that
+   writes runs of units whose bytes a key fixes (a block's static bytes:
+   the same key, the same bytes on every written path) says so, and the
+   walk takes a loop of one block (runs of one key, one after the other)
+   for repeating units instead of comparing their bytes: a period the
+   multiple of the run's length.  Entries in unit order, a key's runs
+   one after the other joined (a lone run is no entry: no period to
+   repeat): units u .. u+n-1 hold the bytes key fixes (its low 32 bits
+   are n; key 0: not known). */
+#define BW_LOG_N(key) ((uint32_t)(key))
+void bw_batch_log_init(bw_core *c);
+void bw__log_sync(bw_core *c);
+static inline __attribute__((always_inline))
+void bw_batch_log(bw_core *c, uint64_t u, uint32_t n, uint64_t key)
+{
+   if (key == c->log_cur_key && u == c->log_cur_end) {
+      c->log_cur_end = u + n;      /* (the loop goes on) */
+      return;
+   }
+   /* (code without loops: a compare, no entry) */
+   if (c->log_cur_put || (c->log_cur_key && c->log_cur_end - c->log_cur_start
+                          > BW_LOG_N(c->log_cur_key)))
+      bw__log_sync(c);
+   c->log_cur_start = u;
+   c->log_cur_key = key;
+   c->log_cur_end = u + n;
+   c->log_cur_put = 0;
+}
+/* Bytes were added to the last entry's units: not known any more. */
+static inline void bw_batch_log_unknown(bw_core *c)
+{
+   c->log_cur_key = 0;
 }
 /* Bytes may be added at units before this one (then flush). */
 static inline uint64_t bw_batch_limit(const bw_core *c)
@@ -432,13 +499,19 @@ void bw_batch_finish(bw_core *c, uint64_t units);
 
 /* The lines a core's D1 holds modified: a store marks its lines, a line
    the D1 drops (cs_set_d1_victim_observer) is written back if marked.
-   A set of line numbers (the keys of a map), at most the lines D1 holds. */
+   A set of line numbers, at most the lines D1 holds: a row of `ways`
+   lines per D1 set (line % sets, sets rounded up to a power of two), so
+   that a mark or a take scans a row where a hash map probed and shifted
+   back; a line whose row is full (not with D1's own geometry: its set
+   holds `ways` lines) goes to a map. */
 typedef struct {
-   bw_map    lines;
+   uint64_t *rows;             /* BW_MAP_NONE: an empty place */
+   uint32_t  row_mask, ways;
+   bw_map    lines;            /* the lines no row had room for */
    uint64_t  last;             /* the line marked last (most stores repeat it) */
 } bw_dirty;
 
-void bw_dirty_init(bw_dirty *d);
+void bw_dirty_init(bw_dirty *d, uint32_t sets, uint32_t ways);
 void bw_dirty_free(bw_dirty *d);
 void bw_dirty__mark(bw_dirty *d, uint64_t line);
 static inline void bw_dirty_mark(bw_dirty *d, uint64_t line)
@@ -477,6 +550,7 @@ typedef struct bw_chunk {
 
 typedef struct {
    uint32_t  w, granule;
+   uint32_t  granule_shift;      /* log2(granule) when a power of two, else 32 */
    uint64_t  max_span;           /* max_ahead + W: units held at most */
    bw_chunk **tab;               /* chunk k at tab[k & (ntab - 1)], for */
    uint32_t  ntab;               /*   k from low_k on (a power of two) */
@@ -514,6 +588,10 @@ static inline uint64_t bw_series_at(const bw_series *s, uint64_t u)
       return bw_series__overflow(s, u) * s->granule;
    return (uint64_t)n * s->granule;
 }
+/* An empty series goes on from unit `final` (units before it final, with
+   this window sum and total); the caller adds the values of the W units
+   before it (they leave the window later). */
+void bw_series_resume(bw_series *s, uint64_t final, uint64_t sum, uint64_t total);
 /* Window sum ending at aligned unit u as known now (O(W)). */
 uint64_t bw_series_window(const bw_series *s, uint64_t u);
 /* Finalizes units final .. upto-1 (each counted in the histogram). */

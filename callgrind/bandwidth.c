@@ -73,6 +73,12 @@ static bw_limits limits;
 static const bw_limits *lim;      /* &limits, or NULL without a machine file */
 static Bool all_matters;          /* a limit on a shared all-cores path */
 static bw_series all[2];          /* LL<-mem all, LL->mem all */
+/* Batched, while the program has made one thread: the all-cores series
+ * are that thread's LL<-mem and LL->mem at the same units (it started at
+ * aligned unit 0 and nothing moved its clock on), so they are not kept:
+ * made from it when a second thread is made (series_from_sole), or
+ * copied from it at the end. */
+static Bool all_lazy;
 static Int dom_pos[BW_DOM_PATHS]; /* event positions, -1: no limit */
 static Int flop_pos, peak_pos;
 Int cb_bw_flop_pos;
@@ -207,6 +213,7 @@ void cb_bw_setup(cs_sim *first)
     * Unit flop keeps closing unit by unit (an instruction closes as many
     * units as it makes flops). */
    cb_bw_batched = !lim && cb_clo.bandwidth_unit == BW_UNIT_INSTR;
+   all_lazy = cb_bw_batched;
    cb_bw_inv_events = ((1ULL << 32) + cb_n_events - 1) / cb_n_events;
    threads = CB_MALLOC("cb.bw.threads", VG_N_THREADS * sizeof(cb_bw_thread));
    VG_(memset)(threads, 0, VG_N_THREADS * sizeof(cb_bw_thread));
@@ -323,7 +330,7 @@ static UInt block_units(const sim_call *calls, UInt n)
 SizeT cb_bw_block_bytes(const sim_call *calls, UInt n)
 {
    UInt units = block_units(calls, n);
-   SizeT bytes = sizeof(cb_bw_block) + (2 * (n + 1) + n + 3 * units) * sizeof(UInt);
+   SizeT bytes = sizeof(cb_bw_block) + (3 * (n + 1) + 3 * units) * sizeof(UInt);
    return ((bytes + 7) & ~(SizeT)7) + (units + 63) / 64 * sizeof(ULong);
 }
 
@@ -354,15 +361,17 @@ static void block_bytes(cb_bw_block *S, const sim_call *calls, const BB *bb)
    UInt *rd = cb_bw_block_rd(S), *wr = cb_bw_block_wr(S), *fl = cb_bw_block_fl(S);
    UInt *last_k = cb_bw_block_last_k(S);
    ULong *bits = cb_bw_block_bits(S);
-   UInt j, i, u, group = 0, group0 = 0;
+   UInt j, i, u, group = 0;
+   /* (last_k per group here, the group's first unit if it has no
+    * access; block_prefixes makes it per run) */
    for (j = 0; j < S->n_calls; j++) {
       const sim_call *c = &calls[j];
-      if (c->n_fetch) { group = j; group0 = c->fetch_cost / cb_n_events; }
+      if (c->n_fetch) { group = j; last_k[j] = c->fetch_cost / cb_n_events; }
       for (i = 0; i < c->n_acc && !c->guarded; i++) {
          UInt k = c->acc[i].cost / cb_n_events;
          if (!c->acc[i].write || c->acc[i].modify) rd[k] += c->acc[i].size;
          if (c->acc[i].write) wr[k] += c->acc[i].size;
-         last_k[group] = k - group0;
+         last_k[group] = k;
       }
    }
    for (u = 0; u < S->units && bb->bw_flops; u++) {
@@ -377,6 +386,7 @@ static void block_bytes(cb_bw_block *S, const sim_call *calls, const BB *bb)
 static void block_prefixes(cb_bw_block *S, const sim_call *calls)
 {
    UInt *at = cb_bw_block_at(S), *flop_at = cb_bw_block_flop_at(S), *fl = cb_bw_block_fl(S);
+   UInt *last_k = cb_bw_block_last_k(S);
    UInt j, i, u = 0, flops = 0, first_acc = S->units;
    for (j = 0; j <= S->n_calls; j++) {
       at[j] = u;
@@ -391,6 +401,13 @@ static void block_prefixes(cb_bw_block *S, const sim_call *calls)
          if (k < first_acc) first_acc = k;
       }
       if (first_acc < at[j]) at[j] |= CB_BW_INEXACT;
+   }
+   /* a run reaching the first j calls: its last group's (descending:
+    * the groups' values, at smaller indices, are read before they go) */
+   for (j = S->n_calls + 1; j-- > 0;) {
+      UInt g = j;
+      while (g > 0 && !calls[g - 1].n_fetch) g--;
+      last_k[j] = g > 0 ? last_k[g - 1] : 0;
    }
 }
 
@@ -407,7 +424,12 @@ static void block_make(cb_bw_block *S, const sim_call *calls, UInt n, const BB *
 
 void cb_bw_block_made(const sim_call *calls, const BB *bb)
 {
-   if (cb_bw_batched) block_make(cb_sim_bw_block(calls, bb->n_sim_calls), calls, bb->n_sim_calls, bb);
+   static UInt serial;
+   cb_bw_block *S;
+   if (!cb_bw_batched) return;
+   S = cb_sim_bw_block(calls, bb->n_sim_calls);
+   block_make(S, calls, bb->n_sim_calls, bb);
+   S->serial = ++serial;
 }
 
 /* (at a retranslation with the same calls: its flops may differ) */
@@ -420,6 +442,7 @@ Bool cb_bw_block_same(const sim_call *calls, const BB *bb)
    bytes = cb_bw_block_bytes(calls, bb->n_sim_calls);
    S = VG_(malloc)("cb.bw.block", bytes);
    block_make(S, calls, bb->n_sim_calls, bb);
+   S->serial = cb_sim_bw_block(calls, bb->n_sim_calls)->serial;   /* (not a difference) */
    same = VG_(memcmp)(S, cb_sim_bw_block(calls, bb->n_sim_calls), bytes) == 0;
    VG_(free)(S);
    return same;
@@ -448,6 +471,7 @@ static void finalize_all(void)
 {
    ULong low = ~0ULL, high = 0;
    UInt i;
+   if (all_lazy) return;
    for (i = 0; i < n_made; i++) {
       cb_bw_thread *th = &threads[made_ids[i]];
       if (th->clock > high) high = th->clock;
@@ -723,7 +747,7 @@ static void batch_flush(cb_bw_thread *t)
    bw_core *c = &t->core;
    ULong end = t->g_n ? t->g_unit0 + t->g_last_k : t->b_next;
    ULong x = c->units, off = t->b_off;
-   while (x < end) {
+   while (x < end && !all_lazy) {
       ULong at = x + off;
       ULong stretch_end = (at & ~0xffffULL) + 0x10000;
       ULong ahead_end = all[0].final + MAX_AHEAD;
@@ -798,18 +822,56 @@ static void note_made(ThreadId tid)
    made_ids[i] = tid;
 }
 
+/* The all-cores series as the one thread t made them: its LL<-mem and
+ * LL->mem histograms, totals and window sums up to its last counted unit
+ * (aligned: its clock, t->b_off is 0), and the entries still in its
+ * windows (needed when they leave). */
+static void series_from_sole(cb_bw_thread *t)
+{
+   Int i;
+   for (i = 0; i < 2; i++) {
+      Int p = i ? BW_MEM_WR : BW_MEM_RD;
+      bw_core *c = &t->core;
+      bw_series *s = &all[i];
+      ULong low = c->units > c->w ? c->units - c->w : 0, e;
+      tl_assert(t->b_off == 0 && t->clock == c->units);
+      bw_hist_add_hist(&s->hist, &c->hist[p]);
+      bw_series_resume(s, c->units, c->win[p].sum, c->total[p]);
+      for (e = c->ev_head[p]; e < c->ev_in[p]; e++)
+         bw_series_add(s, bw__ev_unit(c, p, e, low), bw_batch_entry_bytes(c, p, e));
+   }
+}
+
+/* A second thread is made: the series are kept from now on (the first
+ * thread's units counted first, without them). */
+static void series_keep(void)
+{
+   cb_bw_thread *sole = &threads[made_ids[0]];
+   batch_flush(sole);
+   all_lazy = False;
+   series_from_sole(sole);
+}
+
 static cb_bw_thread *thread_of(ThreadId tid)
 {
    cb_bw_thread *t = &threads[tid];
    if (!t->made) {
+      if (all_lazy && n_made == 1) series_keep();
       if (cb_bw_batched) {
          bw_batch_init(&t->core, cb_clo.bandwidth_window, BATCH_STRETCH);
          t->core.written = CB_BW_WRITTEN;
          bw_batch_ordered(&t->core, CB_BW_ORDERED);
+         bw_batch_log_init(&t->core);
       }
       else bw_core_init(&t->core, cb_clo.bandwidth_window);
       t->b_limit = cb_bw_batched ? bw_batch_limit(&t->core) : 0;
-      bw_dirty_init(&t->dirty);
+      /* (a row per D1 set: the lines a set holds; a fully associative
+       * D1 gets rows of 16) */
+      {
+         UInt lines = cb_geom.d1.size / cb_geom.d1.line_size;
+         UInt ways = cb_geom.d1.assoc < 16 ? cb_geom.d1.assoc : 16;
+         bw_dirty_init(&t->dirty, lines / ways, ways);
+      }
       note_made(tid);
       t->made = True;
       t->live = True;
@@ -1017,7 +1079,16 @@ void cb_bw_finish(const HChar *base)
       } else bw_finish(&th->core);
       if (th->clock > units) units = th->clock;
    }
-   bw_series_finish(&all[0], units);
-   bw_series_finish(&all[1], units);
+   if (all_lazy && n_made == 1) {
+      /* (its drain is the series': W units after its last) */
+      cb_bw_thread *th = &threads[made_ids[0]];
+      bw_hist_add_hist(&all[0].hist, &th->core.hist[BW_MEM_RD]);
+      bw_hist_add_hist(&all[1].hist, &th->core.hist[BW_MEM_WR]);
+      all[0].total = th->core.total[BW_MEM_RD];
+      all[1].total = th->core.total[BW_MEM_WR];
+   } else {
+      bw_series_finish(&all[0], units);
+      bw_series_finish(&all[1], units);
+   }
    write_file(base, units);
 }

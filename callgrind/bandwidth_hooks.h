@@ -76,12 +76,14 @@ typedef struct cb_bw_block {
    UInt n_calls;
    UInt kept;       /* the groups number the instructions 0.. in order */
    UInt flops;      /* some instruction has flops */
+   UInt serial;     /* made as the serial-th (the run log's key) */
    /* then UInt at[n_calls + 1]: the units of a run reaching the first j
     * calls, CB_BW_INEXACT set when a later call has an access in them
     * (a run ending there, mid-group, goes per access); UInt
-    * flop_at[n_calls + 1]: their flops; UInt last_k[n_calls]: for a
-    * call with a fetch, the index in its group of the group's last
-    * access but a guarded one (0: none); UInt rd[units], wr[units],
+    * flop_at[n_calls + 1]: their flops; UInt last_k[n_calls + 1]: for
+    * such a run, the unit (in the block) of the last access but a
+    * guarded one of its last group (none: the group's first unit);
+    * UInt rd[units], wr[units],
     * fl[units]: each unit's loads, stores, flops; 8-aligned, ULong
     * bits[(units + 63) / 64]: the units with flops */
 } cb_bw_block;
@@ -98,7 +100,7 @@ static inline __attribute__((always_inline)) UInt *cb_bw_block_last_k(const cb_b
 }
 static inline __attribute__((always_inline)) UInt *cb_bw_block_rd(const cb_bw_block *S)
 {
-   return cb_bw_block_last_k(S) + S->n_calls;
+   return cb_bw_block_last_k(S) + S->n_calls + 1;
 }
 static inline __attribute__((always_inline)) UInt *cb_bw_block_wr(const cb_bw_block *S) { return cb_bw_block_rd(S) + S->units; }
 static inline __attribute__((always_inline)) UInt *cb_bw_block_fl(const cb_bw_block *S) { return cb_bw_block_wr(S) + S->units; }
@@ -171,6 +173,7 @@ void cb_bw_batch_group_in(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0, uns
    t->g_unit0 = t->b_next;
    t->g_last_k = 0;
    t->b_next += n;
+   bw_batch_log(&t->core, t->g_unit0, n, 0);
    cb_bw_units_zero(t, t->g_unit0, n);
    if (UNLIKELY(flops)) cb_bw__group_flops(t, cost0, n, slot0, flop_events);
    cb_bw_batch_missed(t, r, cb_bw_i1_line, t->g_unit0);
@@ -297,27 +300,43 @@ Bool cb_bw_block_run(cb_bw_thread *t, const cb_bw_block *S, UInt calls)
    if (UNLIKELY(!S->kept || (n & CB_BW_INEXACT))) return False;
    if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
    bw_batch_put3(&t->core, paths, t->b_next, src, n);
+   /* (two runs of S reaching the same call: the same bytes) */
+   if (n) bw_batch_log(&t->core, t->b_next, n, (ULong)S->serial << 32 | n);
    if (S->flops) {
       bw_batch_mark(&t->core, BW_FLOP, t->b_next, (const uint64_t *)cb_bw_block_bits(S), n);
       cb_cur.cost[cb_bw_flop_pos] += cb_bw_block_flop_at(S)[calls];
    }
+   /* The run's groups number its units from its first on (S is kept):
+    * one running group for the flushes and the misses, its units the
+    * run's, cost offsets from the block's first instruction on. */
+   if (n) {
+      t->g_n = n;
+      t->g_cost0 = 0;
+      t->g_unit0 = t->b_next;
+      t->g_last_k = cb_bw_block_last_k(S)[calls];
+      t->b_next += n;
+   }
    return True;
 }
 
-/* A fetch group (call j of block S) of a block run that cb_bw_block_run
- * wrote: its units are numbered (for the misses), and the units a flush
- * leaves open are those from its last access on (a guarded one, which
- * may not run, moves them on: cb_bw_batch_data). */
-static inline __attribute__((always_inline))
-void cb_bw_static_fetch(cb_bw_thread *t, const cb_bw_block *S, UInt j, UInt cost0, UInt n,
-                        unsigned r)
+/* A guarded access of a block run that cb_bw_block_run wrote ran: the
+ * run's bytes are not the block's static ones (the run log). */
+static inline void cb_bw_block_unknown(cb_bw_thread *t)
 {
-   t->g_n = n;
-   t->g_cost0 = cost0;
-   t->g_unit0 = t->b_next;
-   t->g_last_k = cb_bw_block_last_k(S)[j];
-   t->b_next += n;
-   cb_bw_batch_missed(t, r, cb_bw_i1_line, t->g_unit0);
+   bw_batch_log_unknown(&t->core);
+}
+
+/* A fetch group (at cost offset cost0) of a block run that
+ * cb_bw_block_run wrote: an I1 miss's bytes go to its first unit (the
+ * units a flush leaves open were set for the whole run: from its last
+ * group's last access on; a guarded one, which may not run, moves them
+ * on: cb_bw_batch_data). */
+static inline __attribute__((always_inline))
+void cb_bw_static_fetch(cb_bw_thread *t, UInt cost0, unsigned r)
+{
+   if (UNLIKELY(r & CS_L1_MISS))
+      cb_bw_batch_misses(t, r, cb_bw_i1_line,
+                         t->g_unit0 + (((ULong)cost0 * cb_bw_inv_events) >> 32));
 }
 
 /* Its bytes are written: a miss's, or a dirty victim's write-back, at

@@ -191,7 +191,6 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    cb_bw_thread *bw_t = bw ? cb_bw_cur : NULL;
    Bool bw_flops = bw && b->bb->bw_flops != NULL;
    const cb_bw_block *bw_block = NULL;
-   const sim_call *c0 = c;
    Bool bw_static = False;
    Int i;
    if (lat && !cb_lat_first(c, &li, &watch)) lat = False;
@@ -214,13 +213,14 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
                cs_instr_hits(s, c->fetch_addr + c->fetch_size,
                              c->fetch_addr + c->fetch_len - 1, c->n_fetch - 1);
          }
-         if (bw && bw_static) cb_bw_static_fetch(bw_t, bw_block, c - c0, c->fetch_cost,
-                                                 c->n_fetch, r);
+         if (bw && bw_static) cb_bw_static_fetch(bw_t, c->fetch_cost, r);
          else if (bw) cb_bw_counted_fetch(bw_t, c->fetch_cost, c->n_fetch,
                                           cb_cost_base + c->fetch_cost, r, bw_flops,
                                           !bw_block->kept);
       }
       if (UNLIKELY(c->guarded)) {
+         /* (--bandwidth: its bytes are not the block's static ones) */
+         if (bw && bw_static && a[0] != REPLAY_SKIPPED) cb_bw_block_unknown(bw_t);
          if (a[0] != REPLAY_SKIPPED) do_acc(c, 0, a[0]);
          li += c->n_acc;
          continue;

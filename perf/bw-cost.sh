@@ -9,10 +9,11 @@
 # asserted in tests.
 #
 # usage: perf/bw-cost.sh OLD_VGLIB [R]   (after perf/multicore.sh built
-#        perf/build/; the new build is this tree's vglib)
+#        perf/build/; the new build is this tree's vglib, or NEWLIB: a
+#        copy of it, so that the tree can be rebuilt meanwhile)
 set -eu
 cd "$(dirname "$0")/.."
-old=$1 R=${2:-3} new=$PWD/vglib
+old=$1 R=${2:-3} new=${NEWLIB:-$PWD/vglib}
 b=perf/build
 [ -x $b/jacobi ] || { echo "bw-cost.sh: run perf/multicore.sh once first (perf/build/)" >&2; exit 2; }
 export OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive

@@ -267,6 +267,9 @@ static void test_core(void)
 
 #define MAXB 120000
 static uint32_t btrace[MAXB][BW_PATHS];
+/* the part of a unit's core<-L1 bytes a block run adds after writing its
+   static bytes (a guarded access; with the run log) */
+static uint32_t bextra[MAXB];
 #define MAXPAIRS 40000
 static uint64_t pairs[2][MAXPAIRS][2];
 static long npairs[2];
@@ -328,11 +331,48 @@ static uint32_t batch_value(int kind, int p, long t)
 
 #define WRITTEN_PATHS ((1u << BW_CORE_RD) | (1u << BW_CORE_WR) | (1u << BW_FLOP))
 
+/* The run log's keys (bw_batch_log): a block's contents (its n units'
+   bytes on the three written paths) get a number, the same contents the
+   same number (exact: contents compared), 0 once the table is full. */
+#define KEYS 4096
+static uint32_t key_n[KEYS], key_v[KEYS][3][64];
+static uint32_t n_keys;
+
+static uint64_t key_of(uint32_t v3[3][64], uint32_t n)
+{
+   uint32_t h = n * 2654435761u, k, i;
+
+   for (k = 0; k < n; k++)
+      h = (h ^ v3[0][k] ^ v3[1][k] << 10 ^ v3[2][k] << 20) * 16777619u;
+   for (i = h % KEYS; key_n[i]; i = (i + 1) % KEYS) {
+      int same = key_n[i] == n;
+      for (k = 0; k < n && same; k++)
+         same = key_v[i][0][k] == v3[0][k] && key_v[i][1][k] == v3[1][k]
+                && key_v[i][2][k] == v3[2][k];
+      if (same)
+         return (uint64_t)(i + 1) << 32 | n;
+   }
+   if (n_keys + 1 >= KEYS)
+      return 0;
+   n_keys++;
+   key_n[i] = n;
+   for (k = 0; k < n; k++) {
+      key_v[i][0][k] = v3[0][k];
+      key_v[i][1][k] = v3[1][k];
+      key_v[i][2][k] = v3[2][k];
+   }
+   return (uint64_t)(i + 1) << 32 | n;
+}
+
 /* Written paths (bw_core.written): units u .. nxt-1 in blocks of random
    length, each written whole (bw_batch_put or bw_batch_put3,
    bw_batch_mark: the tool's block runs) or zeroed and added to
-   (bw_batch_zero: its other groups). */
-static void write_units(bw_core *b, long u, long nxt)
+   (bw_batch_zero: its other groups). With log, a bw_batch_put3 block is
+   logged with the key of its contents (the others as not known); now
+   and then a unit's bytes are put in part and the rest added after (a
+   guarded access: bw_batch_log_unknown, bextra); the periodic kind 2 gets
+   blocks of whole periods at the period's phase too. */
+static void write_units(bw_core *b, long u, long nxt, int kind, int log)
 {
    long g;
    int p;
@@ -340,6 +380,8 @@ static void write_units(bw_core *b, long u, long nxt)
    for (g = u; g < nxt;) {
       uint32_t n = 1 + rnd(40), k, vals[64], how = rnd(3);
       uint64_t bits;
+      if (log && kind == 2 && rnd(16))
+         n = 7 - (uint32_t)(g % 7), how = 2;
       if (g + (long)n > nxt)
          n = (uint32_t)(nxt - g);
       if (how == 2) {                    /* the three at once (bw_batch_put3) */
@@ -352,11 +394,22 @@ static void write_units(bw_core *b, long u, long nxt)
             v3[2][k] = btrace[g + k][BW_FLOP];
             bits |= (uint64_t)(v3[2][k] != 0) << k;
          }
+         for (k = 0; k < n && log; k++)
+            v3[0][k] -= bextra[g + k];
          bw_batch_put3(b, paths, (uint64_t)g, src, n);
          bw_batch_mark(b, BW_FLOP, (uint64_t)g, &bits, n);
+         if (log)
+            bw_batch_log(b, (uint64_t)g, n, key_of(v3, n));
+         for (k = 0; k < n && log; k++)
+            if (bextra[g + k]) {
+               bw_batch_add(b, BW_CORE_RD, (uint64_t)(g + k), bextra[g + k]);
+               bw_batch_log_unknown(b);
+            }
          g += n;
          continue;
       }
+      if (log)
+         bw_batch_log(b, (uint64_t)g, n, 0);
       for (p = 0; p < BW_PATHS; p++) {
          if (!((WRITTEN_PATHS >> p) & 1))
             continue;
@@ -420,12 +473,13 @@ static int append_units(bw_core *b, long u, long nxt)
 }
 
 /* mode 0: bw_batch_add only; 1: written paths (write_units); 2: written
-   and ordered paths (append_units), as the tool uses them. */
+   and ordered paths (append_units); 3: and the run log, as the tool uses
+   them. */
 static void run_batch(long T, uint32_t w, uint32_t stretch, int kind, int mode)
 {
    bw_core ref, b;
    long t, u = 0;
-   int p, ok = 1, next_ok = 1, written = mode >= 1, ordered = mode == 2;
+   int p, ok = 1, next_ok = 1, written = mode >= 1, ordered = mode >= 2, log = mode == 3;
    uint32_t own = (written ? WRITTEN_PATHS : 0) | (ordered ? ORDERED_PATHS : 0);
 
    bw_core_init(&ref, w);
@@ -434,9 +488,14 @@ static void run_batch(long T, uint32_t w, uint32_t stretch, int kind, int mode)
       b.written = WRITTEN_PATHS;
    if (ordered)
       bw_batch_ordered(&b, ORDERED_PATHS);
+   if (log)
+      bw_batch_log_init(&b);
+   n_keys = 0;
+   memset(key_n, 0, sizeof key_n);
    for (t = 0; t < T; t++) {
+      bextra[t] = log && rnd(100) == 0 ? 1 + rnd(8) : 0;
       for (p = 0; p < BW_PATHS; p++) {
-         btrace[t][p] = batch_value(kind, p, t);
+         btrace[t][p] = batch_value(kind, p, t) + (p == BW_CORE_RD ? bextra[t] : 0);
          if (btrace[t][p])
             bw_add(&ref, p, btrace[t][p]);
       }
@@ -454,7 +513,7 @@ static void run_batch(long T, uint32_t w, uint32_t stretch, int kind, int mode)
       if (nxt > T)
          nxt = T;
       if (written)
-         write_units(&b, u, nxt);
+         write_units(&b, u, nxt, kind, log);
       if (ordered)
          next_ok &= append_units(&b, u, nxt);
       for (p = 0; p < BW_PATHS; p++)
@@ -486,6 +545,8 @@ static void run_batch(long T, uint32_t w, uint32_t stretch, int kind, int mode)
       ok &= same_hist(&b.hist[p], &ref.hist[p]);
    }
    CHECK("batched histograms and totals = unit by unit", ok, 1);
+   if (log && kind == 2 && T == MAXB)
+      CHECK("batched: the run log spares compares", b.log_taken > 100, 1);
    bw_core_free(&ref);
    bw_core_free(&b);
 }
@@ -495,17 +556,17 @@ static void test_batch(void)
    int kind;
 
    begin();
-   for (kind = 0; kind < 15; kind++) {
-      int mode = kind / 5;                 /* written, ordered paths (run_batch) */
+   for (kind = 0; kind < 20; kind++) {
+      int mode = kind / 5;                 /* written, ordered paths, log (run_batch) */
       run_batch(MAXB, 1, 100, kind % 5, mode);       /* W = 1 */
       run_batch(MAXB, 64, 1000, kind % 5, mode);     /* W = 64: ring 2048, wraps ~60 times */
       run_batch(MAXB, 200, 4000, kind % 5, mode);    /* the default window */
       run_batch(50, 37, 10, kind % 5, mode);         /* T < the ring */
    }
-   for (kind = 0; kind < 3; kind++)
+   for (kind = 0; kind < 4; kind++)
       run_batch(MAXB, 1000, 100, 2, kind);           /* W > the stretch */
    end("batched core = unit by unit: random, sparse, periodic, silent, few changes; W 1, 64, 200, 1000; "
-       "with written paths (put, zero, mark) and ordered paths (append, entries)");
+       "with written paths (put, zero, mark), ordered paths (append, entries) and the run log");
 }
 
 /* ---- dominance ----------------------------------------------------------------- */
@@ -683,16 +744,27 @@ static void test_series(void)
 
 /* ---- dirty lines ------------------------------------------------------------------ */
 
+/* The lines held: in the rows and in the map. */
+static long dirty_count(const bw_dirty *d)
+{
+   uint64_t i, n = ((uint64_t)d->row_mask + 1) * d->ways;
+   long c = (long)d->lines.used;
+
+   for (i = 0; i < n; i++)
+      c += d->rows[i] != BW_MAP_NONE;
+   return c;
+}
+
 /* Random marks and takes over a small range of lines (many collisions,
-   deletions in the middle of probe chains) against a plain array. */
-static void test_dirty(void)
+   full rows, deletions in the middle of probe chains) against a plain
+   array, for rows of several shapes (one place: nearly all in the map). */
+static void run_dirty(uint32_t sets, uint32_t ways)
 {
    bw_dirty d;
    static char want[4096];
    int i, n = 0;
 
-   begin();
-   bw_dirty_init(&d);
+   bw_dirty_init(&d, sets, ways);
    memset(want, 0, sizeof want);
    for (i = 0; i < 200000; i++) {
       uint64_t line = rnd(i < 100000 ? 300 : 4096);
@@ -706,19 +778,34 @@ static void test_dirty(void)
          want[line] = 0;
       }
       if (i % 5000 == 0)
-         CHECK("count", (long)d.lines.used, n);
+         CHECK("count", dirty_count(&d), n);
       if (i == 150000) {
          CHECK("taken twice", bw_dirty_take(&d, line) + bw_dirty_take(&d, line) <= 1, 1);
          n -= want[line];
          want[line] = 0;
       }
+      if (i == 120000) {
+         bw_dirty_clear(&d);
+         memset(want, 0, sizeof want);
+         n = 0;
+      }
    }
    for (i = 0; i < 4096; i++)
       if (want[i] != bw_dirty_take(&d, i))
          CHECK("final contents", 0, 1);
-   CHECK("empty at the end", (long)d.lines.used, 0);
+   CHECK("empty at the end", dirty_count(&d), 0);
    bw_dirty_free(&d);
-   end("dirty lines: marks and takes = a plain array");
+}
+
+static void test_dirty(void)
+{
+   begin();
+   run_dirty(0, 0);
+   run_dirty(4, 2);
+   run_dirty(64, 8);
+   run_dirty(100, 3);     /* (sets rounded up to 128) */
+   run_dirty(512, 8);
+   end("dirty lines: marks and takes = a plain array (rows of several shapes, full rows to the map)");
 }
 
 /* ---- machine file ---------------------------------------------------------------- */
