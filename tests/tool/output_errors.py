@@ -95,6 +95,13 @@ def write_error_lines(stderr):
     return [l for l in stderr.splitlines() if "error writing" in l]
 
 
+def status_problems(r):
+    """A write error keeps the client's exit status."""
+    if r.returncode != EXIT_STATUS:
+        return ["exit %d, the client's %d" % (r.returncode, EXIT_STATUS)]
+    return []
+
+
 def complete_problems(path):
     if path.endswith((".sharing.txt", ".bandwidth", ".paths")):
         return [] if os.path.getsize(path) > 0 else ["%s is empty" % path]
@@ -110,10 +117,7 @@ def dev_full(suffix):
         out = os.path.join(tmp, "p.out")
         os.symlink("/dev/full", out + suffix)
         r = run(out)
-        problems = []
-        if r.returncode != EXIT_STATUS:
-            problems.append("exit %d, the client's %d"
-                            % (r.returncode, EXIT_STATUS))
+        problems = status_problems(r)
         msgs = write_error_lines(r.stderr)
         want = "error writing %s '%s': it is incomplete" % (
             COMPANIONS[suffix], out + suffix)
@@ -136,10 +140,7 @@ def tmpfs_full(tmp):
     try:
         out = os.path.join(d, "p.out")
         r = run(out)
-        problems = []
-        if r.returncode != EXIT_STATUS:
-            problems.append("exit %d, the client's %d"
-                            % (r.returncode, EXIT_STATUS))
+        problems = status_problems(r)
         msgs = write_error_lines(r.stderr)
         if not msgs:
             problems.append("no write error reported: %r"
@@ -163,10 +164,7 @@ def part_blocked(tmp):
     out = os.path.join(tmp, "p.out")
     os.mkdir(out + ".2")
     r = run(out, ["--fair-sched=yes", "--dump-every-bb=50000"])
-    problems = []
-    if r.returncode != EXIT_STATUS:
-        problems.append("exit %d, the client's %d"
-                        % (r.returncode, EXIT_STATUS))
+    problems = status_problems(r)
     msgs = [l for l in r.stderr.splitlines() if "callgrind-bd:" in l]
     want = "cannot create profile '%s.2': is a directory" % out
     if len(msgs) != 1 or want not in msgs[0]:
