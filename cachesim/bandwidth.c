@@ -797,6 +797,18 @@ static void clear_slots(uint32_t *r, uint32_t mask, uint64_t from, uint64_t to)
    }
 }
 
+/* The slots of the n units from u that bits marks are zeroed: all n at
+   once when many are marked. */
+static void clear_marked(uint32_t *r, uint32_t mask, uint64_t u, uint64_t n, uint64_t bits)
+{
+   if (bit_count(bits) >= CLEAR_WHOLE) {
+      clear_slots(r, mask, u, u + n);
+      return;
+   }
+   for (; bits; bits &= bits - 1)
+      r[(uint32_t)(u + (uint64_t)__builtin_ctzll(bits)) & mask] = 0;
+}
+
 /* The slots of units from .. to-1 are cleared (they left the window).  A
    sparse path's word with many units of bytes (a loop's flops) is
    cleared whole: one slot per bit costs a dependent loop step each. */
@@ -804,8 +816,7 @@ static void clear_units(bw_core *c, int p, uint64_t from, uint64_t to)
 {
    uint32_t *r = c->ring[p], mask = c->ring_mask;
    uint64_t *nz = c->ring_nz[p], u;
-
-   int written = (c->written >> p) & 1;
+   int written = (c->written >> p) & 1;   /* (its slots are written whole) */
 
    if (BW_BATCH_DENSE(p)) {
       if (!written)
@@ -816,13 +827,8 @@ static void clear_units(bw_core *c, int p, uint64_t from, uint64_t to)
       uint64_t n = to - u < 64 ? to - u : 64, bits = ring_bits(nz, mask, u);
       if (n < 64)
          bits &= (1ull << n) - 1;
-      if (written)
-         ;
-      else if (bit_count(bits) >= CLEAR_WHOLE)
-         clear_slots(r, mask, u, u + n);
-      else
-         for (; bits; bits &= bits - 1)
-            r[(uint32_t)(u + (uint64_t)__builtin_ctzll(bits)) & mask] = 0;
+      if (!written)
+         clear_marked(r, mask, u, n, bits);
       ring_bits_clear(nz, mask, u, n);
    }
 }
@@ -957,8 +963,8 @@ static void batch_events(bw_core *c, int p, uint64_t a, uint64_t e)
       too, and taken by compares) */
    for (;;) {
       bw_entry ei = ev[(uint32_t)in & mask], eo = ev[(uint32_t)out & mask];
-      uint64_t xi = in < tail ? low + (uint32_t)(ei.unit - (uint32_t)low) : none;
-      uint64_t xo = out < in ? low + (uint32_t)(eo.unit - (uint32_t)low) + w : none;
+      uint64_t xi = in < tail ? bw__unit_from(low, ei.unit) : none;
+      uint64_t xo = out < in ? bw__unit_from(low, eo.unit) + w : none;
       uint64_t x = xi < xo ? xi : xo;
       uint32_t vin, vout;
       if (x >= e)
@@ -1262,17 +1268,23 @@ void bw_series_resume(bw_series *s, uint64_t final, uint64_t sum, uint64_t total
 }
 
 /* Unit u is zero again. */
-static void series_clear(bw_series *s, uint64_t u)
+/* Unit u of its chunk c is zero again. */
+static inline void chunk_clear(bw_series *s, bw_chunk *c, uint64_t u)
 {
-   bw_chunk *c = chunk_of(s, u);
    uint32_t i = (uint32_t)(u % BW_CHUNK);
 
-   if (!c)
-      return;
    if (c->n[i] == BW_OVERFLOW)
       bw_map_del(&s->overflow, u);
    c->n[i] = 0;
    c->nz[i / 64] &= ~(1ull << (i % 64));
+}
+
+static void series_clear(bw_series *s, uint64_t u)
+{
+   bw_chunk *c = chunk_of(s, u);
+
+   if (c)
+      chunk_clear(s, c, u);
 }
 
 uint64_t bw_series_window(const bw_series *s, uint64_t u)
@@ -1296,13 +1308,11 @@ static void series_step(bw_series *s, uint64_t u, int count)
       bw_chunk *c = chunk_of(s, o);
       uint32_t i = (uint32_t)(o % BW_CHUNK), n = c ? c->n[i] : 0;
       if (n) {
-         if (n == BW_OVERFLOW) {
+         if (n == BW_OVERFLOW)
             s->sum -= bw_series__overflow(s, o) * s->granule;
-            bw_map_del(&s->overflow, o);
-         } else
+         else
             s->sum -= (uint64_t)n * s->granule;
-         c->n[i] = 0;
-         c->nz[i / 64] &= ~(1ull << (i % 64));
+         chunk_clear(s, c, o);
       }
    }
    s->sum += v;
@@ -1337,9 +1347,6 @@ static uint64_t change_bits(const bw_series *s, uint64_t u, uint64_t n)
    return n >= 64 ? bits : bits & ((1ull << n) - 1);
 }
 
-/* The window sum changes only in a unit that enters or leaves a nonzero
-   value: the units between two such are counted at once (a unit that
-   leaves zero has nothing to clear). */
 /* A chunk looked up once for the units of one chunk (no chunk is made
    or released while units are finalized). */
 typedef struct {
@@ -1379,10 +1386,8 @@ static void final_bits(bw_series *s, uint64_t u, uint64_t bits, chunk_hint *hin,
          sum = s->sum;
          total = s->total;
       } else {
-         if (vout) {
-            co->n[io] = 0;
-            co->nz[io / 64] &= ~(1ull << (io % 64));
-         }
+         if (vout)
+            chunk_clear(s, co, o);
          sum = sum - vout * g + vin * g;
          total += vin * g;
          hist_count(&s->hist, sum, 1);
@@ -1394,6 +1399,9 @@ static void final_bits(bw_series *s, uint64_t u, uint64_t bits, chunk_hint *hin,
    s->final = final;
 }
 
+/* The window sum changes only in a unit that enters or leaves a nonzero
+   value: the units between two such are counted at once (a unit that
+   leaves zero has nothing to clear). */
 void bw_series_final(bw_series *s, uint64_t upto)
 {
    chunk_hint hin = { ~(uint64_t)0, 0 }, hout = { ~(uint64_t)0, 0 };

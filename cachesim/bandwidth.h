@@ -378,28 +378,29 @@ static inline void bw_batch_zero(bw_core *c, int p, uint64_t u, uint32_t n)
 }
 /* The "not zero" bits of path p's units u .. u+n-1 are set where bits
    (bit k of word k / 64: unit u + k) has them. */
+/* (the bits b of 64 units from u, in the one or two words they fall in) */
+static inline __attribute__((always_inline))
+void bw__mark_word(uint64_t *nz, uint32_t ring_mask, uint64_t u, uint64_t b)
+{
+   uint32_t i = ((uint32_t)u & ring_mask) >> 6, off = (uint32_t)u & 63;
+
+   nz[i] |= b << off;
+   if (off)
+      nz[(i + 1) & (ring_mask >> 6)] |= b >> (64 - off);
+}
 static inline __attribute__((always_inline))
 void bw_batch_mark(bw_core *c, int p, uint64_t u, const uint64_t *bits, uint32_t n)
 {
    uint64_t *nz = c->ring_nz[p];
-   uint32_t words = c->ring_mask >> 6, j;
+   uint32_t j;
 
    if (n <= 64) {      /* (a block's units: one word, inline) */
-      uint32_t i = ((uint32_t)u & c->ring_mask) >> 6, off = (uint32_t)u & 63;
-      uint64_t b = n == 64 ? bits[0] : bits[0] & ((1ull << n) - 1);
-      nz[i] |= b << off;
-      if (off)
-         nz[(i + 1) & words] |= b >> (64 - off);
+      bw__mark_word(nz, c->ring_mask, u, n == 64 ? bits[0] : bits[0] & ((1ull << n) - 1));
       return;
    }
-
-   for (j = 0; 64 * j < n; j++, u += 64) {
-      uint32_t i = ((uint32_t)u & c->ring_mask) >> 6, off = (uint32_t)u & 63;
-      uint64_t b = n - 64 * j >= 64 ? bits[j] : bits[j] & ((1ull << (n - 64 * j)) - 1);
-      nz[i] |= b << off;
-      if (off)
-         nz[(i + 1) & words] |= b >> (64 - off);
-   }
+   for (j = 0; 64 * j < n; j++, u += 64)
+      bw__mark_word(nz, c->ring_mask, u, n - 64 * j >= 64 ? bits[j]
+                    : bits[j] & ((1ull << (n - 64 * j)) - 1));
 }
 /* Paths (bit p) the caller adds to in unit order only, by
    bw_batch_append (after bw_batch_init, before any add): a path with
@@ -421,14 +422,19 @@ static inline void bw_batch_append(bw_core *c, int p, uint64_t u, uint32_t bytes
    c->ev[p][(uint32_t)t & c->ring_mask].bytes = bytes;
    c->ev_tail[p] = t + 1;
 }
-/* Ordered path p: the first entry not entered yet with its unit from x
-   on (or ev_tail); its unit and bytes below. */
-/* Entry i's unit, held from unit `low` on (units at least low, less
-   than low + 2^32). */
+/* The unit an entry holds modulo 2^32 (`unit`), the entries held being
+   from unit `low` on (units at least low, less than low + 2^32). */
+static inline uint64_t bw__unit_from(uint64_t low, uint32_t unit)
+{
+   return low + (uint32_t)(unit - (uint32_t)low);
+}
+/* Entry i's unit, held from unit `low` on. */
 static inline uint64_t bw__ev_unit(const bw_core *c, int p, uint64_t i, uint64_t low)
 {
-   return low + (uint32_t)(c->ev[p][(uint32_t)i & c->ring_mask].unit - (uint32_t)low);
+   return bw__unit_from(low, c->ev[p][(uint32_t)i & c->ring_mask].unit);
 }
+/* Ordered path p: the first entry not entered yet with its unit from x
+   on (or ev_tail); its unit and bytes below. */
 static inline uint64_t bw_batch_entry_unit(const bw_core *c, int p, uint64_t i)
 {
    return i < c->ev_tail[p] ? bw__ev_unit(c, p, i, c->units) : ~(uint64_t)0;

@@ -1197,7 +1197,7 @@ static inline int history_fast(sh_model *m, const fast_ctx *c, const sh_site *s,
       return 0;
    h = c->node[r->ref].hint;
    n = &c->node[h];
-   key = ((uint64_t)s->pos_id << 33 | c->tkey) | ((uint64_t)(off << 8 | (size - 1)) << 1);
+   key = KEY(s->pos_id, 0, off, size, 0) | c->tkey;
    if (n->key != key || n->kinds != s->kinds)
       return 0;
    r->ref = h;

@@ -73,6 +73,7 @@ static bw_limits limits;
 static const bw_limits *lim;      /* &limits, or NULL without a machine file */
 static Bool all_matters;          /* a limit on a shared all-cores path */
 static bw_series all[2];          /* LL<-mem all, LL->mem all */
+static const Int all_path[2] = { BW_MEM_RD, BW_MEM_WR };   /* each core's path of all[i] */
 /* Batched, while the program has made one thread: the all-cores series
  * are that thread's LL<-mem and LL->mem at the same units (it started at
  * aligned unit 0 and nothing moved its clock on), so they are not kept:
@@ -80,7 +81,7 @@ static bw_series all[2];          /* LL<-mem all, LL->mem all */
  * copied from it at the end. */
 static Bool all_lazy;
 static Int dom_pos[BW_DOM_PATHS]; /* event positions, -1: no limit */
-static Int flop_pos, peak_pos;
+static Int peak_pos;
 Int cb_bw_flop_pos;
 
 /*------------------------------------------------------------*/
@@ -176,7 +177,7 @@ static void declare_events(void)
 {
    Int p;
    cb_event_declare(EV_Flop, "Flop");
-   flop_pos = cb_bw_flop_pos = cb_event_pos(EV_Flop);
+   cb_bw_flop_pos = cb_event_pos(EV_Flop);
    peak_pos = -1;
    for (p = 0; p < BW_DOM_PATHS; p++) dom_pos[p] = -1;
    if (!lim) return;
@@ -331,7 +332,7 @@ SizeT cb_bw_block_bytes(const sim_call *calls, UInt n)
 {
    UInt units = block_units(calls, n);
    SizeT bytes = sizeof(cb_bw_block) + (3 * (n + 1) + 3 * units) * sizeof(UInt);
-   return ((bytes + 7) & ~(SizeT)7) + (units + 63) / 64 * sizeof(ULong);
+   return VG_ROUNDUP(bytes, 8) + (units + 63) / 64 * sizeof(ULong);
 }
 
 /* Whether the calls' groups number the block's instructions from 0 on,
@@ -458,7 +459,7 @@ void cb_bw_settle_call(ULong *cost, const sim_call *calls, UInt n, UInt k, ULong
    if (!S->kept || !S->flops) return;
    end = at[k + 1] & ~CB_BW_INEXACT;
    for (u = at[k] & ~CB_BW_INEXACT; u < end; u++)
-      if (fl[u]) cost[u * cb_n_events + flop_pos] += fl[u] * runs;
+      if (fl[u]) cost[u * cb_n_events + cb_bw_flop_pos] += fl[u] * runs;
 }
 
 /*------------------------------------------------------------*/
@@ -625,8 +626,8 @@ static inline void retire(cb_bw_thread *t, UInt k)
    ULong *slot = t->g_slot0 + k * t->g_stride;
    UInt f = t->g_flops ? t->g_flops[k] : 0, i;
    if (f) {
-      slot[flop_pos] += f;
-      t->g_run[flop_pos] += f;
+      slot[cb_bw_flop_pos] += f;
+      t->g_run[cb_bw_flop_pos] += f;
    }
    if (cb_clo.bandwidth_unit == BW_UNIT_INSTR) {
       if (f) bw_add(&t->core, BW_FLOP, f);
@@ -725,7 +726,7 @@ static void batch_series_add(cb_bw_thread *t, ULong x, ULong end, ULong off)
 {
    Int i;
    for (i = 0; i < 2; i++) {
-      Int p = i ? BW_MEM_WR : BW_MEM_RD;
+      Int p = all_path[i];
       ULong e, u;
       for (e = bw_batch_entry(&t->core, p, x); (u = bw_batch_entry_unit(&t->core, p, e)) < end; e++)
          bw_series_add(&all[i], u + off, bw_batch_entry_bytes(&t->core, p, e));
@@ -788,7 +789,7 @@ void cb_bw__group_flops(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0, Bool 
    /* (locals: the slots' stores cannot move them) */
    UInt *ring = t->core.ring[BW_FLOP], mask = t->core.ring_mask;
    uint64_t *nz = t->core.ring_nz[BW_FLOP];
-   ULong *pos = events ? slot0 + flop_pos : &none, u0 = t->g_unit0, sum = 0;
+   ULong *pos = events ? slot0 + cb_bw_flop_pos : &none, u0 = t->g_unit0, sum = 0;
    if (!events) stride = 0;
    for (base = 0; base < n; base += 64) {  /* (a group of an I1 line > 64 bytes) */
       ULong bits;
@@ -800,7 +801,7 @@ void cb_bw__group_flops(cb_bw_thread *t, UInt cost0, UInt n, ULong *slot0, Bool 
          nz[i >> 6] |= 1ULL << (i & 63);
       }
    }
-   cb_cur.cost[flop_pos] += sum;
+   cb_cur.cost[cb_bw_flop_pos] += sum;
 }
 
 /* Before anything reads the series or moves the clock: the running
@@ -830,7 +831,7 @@ static void series_from_sole(cb_bw_thread *t)
 {
    Int i;
    for (i = 0; i < 2; i++) {
-      Int p = i ? BW_MEM_WR : BW_MEM_RD;
+      Int p = all_path[i];
       bw_core *c = &t->core;
       bw_series *s = &all[i];
       ULong low = c->units > c->w ? c->units - c->w : 0, e;
@@ -1082,10 +1083,11 @@ void cb_bw_finish(const HChar *base)
    if (all_lazy && n_made == 1) {
       /* (its drain is the series': W units after its last) */
       cb_bw_thread *th = &threads[made_ids[0]];
-      bw_hist_add_hist(&all[0].hist, &th->core.hist[BW_MEM_RD]);
-      bw_hist_add_hist(&all[1].hist, &th->core.hist[BW_MEM_WR]);
-      all[0].total = th->core.total[BW_MEM_RD];
-      all[1].total = th->core.total[BW_MEM_WR];
+      Int i;
+      for (i = 0; i < 2; i++) {
+         bw_hist_add_hist(&all[i].hist, &th->core.hist[all_path[i]]);
+         all[i].total = th->core.total[all_path[i]];
+      }
    } else {
       bw_series_finish(&all[0], units);
       bw_series_finish(&all[1], units);

@@ -106,8 +106,7 @@ static inline __attribute__((always_inline)) UInt *cb_bw_block_wr(const cb_bw_bl
 static inline __attribute__((always_inline)) UInt *cb_bw_block_fl(const cb_bw_block *S) { return cb_bw_block_wr(S) + S->units; }
 static inline __attribute__((always_inline)) ULong *cb_bw_block_bits(const cb_bw_block *S)
 {
-   HWord end = (HWord)(cb_bw_block_fl(S) + S->units);
-   return (ULong *)((end + 7) & ~(HWord)7);
+   return (ULong *)VG_ROUNDUP((Addr)(cb_bw_block_fl(S) + S->units), 8);
 }
 
 /* The bytes of a cache result r on the line sizes (l1: I1's or D1's). */

@@ -554,15 +554,18 @@ Bool cb_check_out_file(void)
  * until the end truncates it. per_thread:
  * with --separate-threads=yes it is beside each thread's file (thread 1's
  * is checked). */
+static void file_name_for(HChar *buf, SizeT size, Int tid, Bool final);
+
 static void check_companion(const HChar *suffix, const HChar *what, Bool per_thread)
 {
    HChar name[VG_(strlen)(out_base) + VG_(strlen)(suffix) + 16];
    SysRes res;
    Bool made = False;
-   if (per_thread && cb_clo.separate_threads)
-      VG_(sprintf)(name, "%s-%02d%s", out_base, 1, suffix);
+   if (per_thread)
+      file_name_for(name, sizeof name, 1, True);
    else
-      VG_(sprintf)(name, "%s%s", out_base, suffix);
+      VG_(strcpy)(name, out_base);
+   VG_(strcat)(name, suffix);
    res = VG_(open)(name, VKI_O_WRONLY, 0);
    if (sr_isError(res) && sr_Err(res) == VKI_ENOENT) {
       res = VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_EXCL,

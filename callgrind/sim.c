@@ -80,13 +80,13 @@ SizeT cb_sim_calls_bytes(const sim_call *calls, UInt n)
 {
    SizeT bytes = calls_and_sites_bytes(calls, n);
    if (!cb_bw_batched) return bytes;
-   return ((bytes + 7) & ~(SizeT)7) + cb_bw_block_bytes(calls, n);
+   return VG_ROUNDUP(bytes, 8) + cb_bw_block_bytes(calls, n);
 }
 
 struct cb_bw_block *cb_sim__bw_block_shared(const sim_call *calls, UInt n)
 {
    SizeT at = calls_and_sites_bytes(calls, n);
-   return (struct cb_bw_block *)((HChar *)calls + ((at + 7) & ~(SizeT)7));
+   return (struct cb_bw_block *)((HChar *)calls + VG_ROUNDUP(at, 8));
 }
 
 
