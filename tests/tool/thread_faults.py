@@ -208,11 +208,27 @@ def outputs_problems(config, run):
     return problems
 
 
+# Valgrind's own race (seen with 3.27.1 under load, in 2 of 80 runs of
+# --tool=none on `thread_fault segv3` too): after the tools' end, the
+# core re-raises the fatal signal and panics when it finds it was not
+# fatal. Not the tool's: such a run is made again (at most twice), and
+# the run checked is one without it.
+CORE_RACE = "signal was supposed to be fatal"
+
+
+def run_without_core_race(config, tag, end):
+    for _ in range(3):
+        run = run_client(CONFIGS[config], tag, end,
+                         CLIENT_EXTRA.get(config, []))
+        if CORE_RACE not in run.stderr:
+            break
+    return run
+
+
 def case(config, end):
     def check():
         tag = "thread_faults/%s-%s" % (config, end)
-        run = run_client(CONFIGS[config], tag, end,
-                         CLIENT_EXTRA.get(config, []))
+        run = run_without_core_race(config, tag, end)
         want = -signal.SIGTERM if end == "killed" else native_status(end)
         problems = []
         if run.returncode != want:
