@@ -317,22 +317,23 @@ static Bool due(ThreadId tid)
 extern Bool VG_(is_exiting)(ThreadId tid);
 extern Bool VG_(in_generated_code);
 
-/* Another thread's fault ended the process while tid waited: tid must
- * go, and the faulting thread is inside generated code (its signal
- * handler waits for tid to go), so no turn of anybody's comes. (Ended by
- * an exit_group, the process goes on as before: the others' turns come
- * while the exiting thread waits for the rest to go.) */
-static Bool fault_ends_process(ThreadId tid)
+/* Another thread ended the process (an exit_group, a fatal signal)
+ * while tid waited for its turn: tid must go without running another
+ * block, as under the core's own schedule, which checks this mark before
+ * it runs a thread (tid waited past that check). No turn is waited for
+ * any more: a fault's thread waits inside generated code for tid to go,
+ * an exit_group's inside its call. */
+static Bool process_ends(ThreadId tid)
 {
-   return VG_(is_exiting)(tid) && VG_(in_generated_code);
+   return VG_(is_exiting)(tid);
 }
 
 /* Give the lock away until cond(tid) no longer holds (or MAX_YIELDS, or
- * a fault ends the process). */
+ * the process ends). */
 static Bool yield_while(Bool (*cond)(ThreadId), ThreadId tid)
 {
    Int tries = 0;
-   while (cond(tid) && !fault_ends_process(tid)) {
+   while (cond(tid) && !process_ends(tid)) {
       if (tries++ == MAX_YIELDS) { gave_up++; return False; }
       VG_(vg_yield)();
       handovers_waited++;
@@ -388,22 +389,21 @@ static Bool early_and_wakeup_under_way(ThreadId tid)
  * or none. */
 static ThreadId borrowed_flag_of = VG_INVALID_THREADID;
 
-/* While tid waited for its turn, a fault (SIGSEGV, SIGBUS, SIGFPE,
- * SIGILL) in another thread ended the process. The core handles it
- * inside the faulting thread's generated code, whose flag
- * VG_(in_generated_code) stays set meanwhile, and waits there for tid
- * to go (VG_(reap_threads)). The core checks that mark before it runs a
- * thread, but tid waited inside the core's run_thread_for_a_while, past
- * that check, and the core asserts the flag clear before tid enters
- * generated code. So tid clears the flag (and sets it again as it exits,
- * cb_il_thread_exited, before the faulting thread resumes), and runs no
- * block: its event counter is zeroed, so that the first block's check
- * sends it back to the scheduler, which sees the mark and lets it go. */
+/* The process ends while tid waited for its turn (process_ends): tid runs
+ * no block. Its event counter is zeroed, so that the first block's check
+ * sends it back to the scheduler, which sees the mark and lets it go.
+ * After a fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) in another thread, the
+ * core handles it inside the faulting thread's generated code, whose flag
+ * VG_(in_generated_code) stays set meanwhile, and waits there for tid to
+ * go (VG_(reap_threads)); the core asserts the flag clear before tid
+ * enters generated code. So tid then clears the flag, and sets it again
+ * as it exits (cb_il_thread_exited), before the faulting thread resumes. */
 static void go_without_running(ThreadId tid)
 {
    UInt zero = 0;
    VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestArchState, host_EvC_COUNTER),
                              sizeof zero, (const UChar *)&zero);
+   if (!VG_(in_generated_code)) return;
    VG_(in_generated_code) = False;
    borrowed_flag_of = tid;
 }
@@ -450,7 +450,7 @@ void cb_il_thread_runs(ThreadId tid)
    if (!yield_while(must_wait, tid)) drop_absent();
    if (n_exit_uncleared > 0) yield_while(exit_not_cleared, tid);
    leave_queue(tid);
-   if (fault_ends_process(tid)) {
+   if (process_ends(tid)) {
       go_without_running(tid);
       return;
    }

@@ -62,6 +62,17 @@ the natural way (no hand-over inside its loop).
              2 CALL_ITERS - 1 hand-overs less SLACK.  (Before: whichever
              OS thread got the lock first; 25,624 in one run.)
    D1Ts = 0 in both; the write case twice gives the same counts.
+
+7. After an exit_group, no thread runs another block (clients/exit_stop.c):
+   the worker spins, one superblock an iteration, loading `stop` and
+   adding to `spun` while it is clear; main makes a call that is part of
+   its turn (so the worker waits for its turn inside the tool, past the
+   core's check of whether the process ends), then sets `stop` and calls
+   exit_group in one superblock. So no iteration may find `stop` set:
+   every instruction of the loop runs equally often (the load one more
+   time than the add if the worker ran on after the exit), with the
+   turns of --private-caches, --sharing and --bandwidth and under
+   Valgrind's own schedule; the process ends with status 0.
 """
 
 import os
@@ -96,6 +107,7 @@ harness.CLIENT_BUILD["interleave_fork"] = harness.CLIENT_BUILD["interleave_false
 for _call in ("write", "yield"):
     harness.CLIENT_BUILD["turn_calls_" + _call] = (["turn_calls.c"], "gcc", _FLAGS)
     harness.CLIENT_ARGS["turn_calls_" + _call] = [_call]
+harness.CLIENT_BUILD["exit_stop"] = (["exit_stop.c"], "gcc", ["-O1", "-pthread"])
 harness.CLIENT_ARGS.update({"il_sieve_static1": ["1"], "il_sieve_chunked": ["0"],
                             "interleave_fork": ["fork"]})
 # libgomp's idle threads would spin through their turns
@@ -298,6 +310,36 @@ def fair_sched_case(opts, refused):
     return check
 
 
+def instruction_counts(path, fn):
+    """{instruction address: executions} of fn (a --dump-instr=yes file)."""
+    reader = cgfile.Reader(path)
+    counts = {}
+    for rec in reader.records():
+        if rec[0] == "cost" and rec[1][3] == fn:
+            instr = rec[2][reader.positions.index("instr")]
+            counts[instr] = counts.get(instr, 0) + (rec[3][0] if rec[3] else 0)
+    return counts
+
+
+def exit_stop_case(opts, tag):
+    """clients/exit_stop.c (docstring, 7)."""
+    def check():
+        name = "interleave/exit-group/" + tag
+        run = harness.run_tool(harness.OURS, "exit_stop", opts + ["--dump-instr=yes"], name)
+        problems = harness.run_problems(run)
+        if problems:
+            return [(name, problems)]
+        loop = {a: n for a, n in instruction_counts(run.out, "spin").items() if n > 1000}
+        if len(loop) != 5:
+            problems.append("spin's loop: %d instructions ran more than 1000 "
+                            "times, expected its 5" % len(loop))
+        elif len(set(loop.values())) != 1:
+            problems.append("spin's loop instructions ran %s times: a thread ran "
+                            "on after the exit_group" % sorted(set(loop.values())))
+        return [(name, problems, "spin loop %s" % sorted(set(loop.values())))]
+    return check
+
+
 def main():
     cases = []
     for pattern in ("false", "true", "padded"):
@@ -321,6 +363,10 @@ def main():
     cases.append(("interleave/fair-sched-no", fair_sched_case([], True)))
     cases.append(("interleave/fair-sched-no/N=0",
                   fair_sched_case(["--interleave=0"], False)))
+    for opts, tag in ((PRIVATE, "private-caches"), (["--sharing=yes"], "sharing"),
+                      (["--bandwidth=yes"], "bandwidth"),
+                      (PRIVATE + ["--interleave=0", "--fair-sched=yes"], "N=0")):
+        cases.append(("interleave/exit-group/" + tag, exit_stop_case(opts, tag)))
     return harness.run_cases(cases)
 
 
