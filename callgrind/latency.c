@@ -334,7 +334,7 @@ static void mark_quiet(lat_block *b)
 static void *carve(UChar **at, SizeT n)
 {
    void *p = *at;
-   *at += (n + 7) & ~(SizeT)7;
+   *at += VG_ROUNDUP(n, 8);
    return p;
 }
 
@@ -349,7 +349,7 @@ void cb_lat_bb_end(BB *bb, Bool inverted)
    UChar *at;
    cb_lat_exit_point();
    if (bb->lat) cb_mem_free(CB_MEM_BBS, bb->lat, bb->lat->size);
-   size = ((sizeof *b + 7) & ~(SizeT)7) + ((n_calls * sizeof(UInt) + 7) & ~(SizeT)7)
+   size = VG_ROUNDUP(sizeof *b, 8) + VG_ROUNDUP(n_calls * sizeof(UInt), 8)
           + ir.n_acc * (sizeof(lat_watch) + sizeof(lat_access))
           + ir.n_exits * sizeof(lat_exit) + ir.n_regs * sizeof(lat_set) + 8;
    at = cb_mem_alloc(CB_MEM_BBS, "cb.lat.block", size);
