@@ -6,7 +6,11 @@
    sleep), so that waiting costs few instructions and the imbalance shows
    in relax, where it is made.
 
-   usage: mpi_stencil [ITERATIONS]   (default 20) */
+   usage: mpi_stencil [ITERATIONS [crash]]   (default 20)
+   With `crash`, the last rank dies of SIGSEGV in the middle of the run
+   (after its relax of iteration ITERATIONS / 2) while the others wait
+   for its halo: a rank that crashes, and ranks that the launcher ends
+   then (tests/tool/mpi.py). */
 
 #include <mpi.h>
 #include <stdio.h>
@@ -68,6 +72,7 @@ int main(int argc, char **argv)
 {
    int rank, size;
    int iterations = argc > 1 ? atoi(argv[1]) : 20;
+   int crash = argc > 2 && argv[2][0] == 'c';
    MPI_Init(&argc, &argv);
    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
    MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -77,6 +82,8 @@ int main(int argc, char **argv)
    for (int it = 0; it < iterations; it++) {
       exchange_halo(rank, size);
       relax(sweeps);
+      if (crash && rank == size - 1 && it == iterations / 2)
+         *(volatile int *)0 = 0;
    }
    double local = checksum(), total = 0;
    MPI_Reduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -18,6 +18,14 @@ do it once) under `mpirun --oversubscribe -np 2` and `-np 4` (plus
 - the MPI mode (`mpirun -np 3 callgrind-bd_merge` on the 4 rank files,
   `-np 2` for imbalance) writes the same bytes as the serial merge; on
   files of different events it fails with one error line and no output;
+- a rank that crashes (`mpi_stencil 8 crash`, -np 2: the last rank dies
+  of SIGSEGV midway, mpirun ends the other with SIGTERM): both rank
+  files are written and complete (each names its rank, the oracle and
+  conservation hold), the crashed rank's ends with the fault's signal,
+  and their sum merges as above. mpirun is given
+  `--mca odls_base_sigkill_timeout 3` (its SIGKILL follows the SIGTERM
+  after 1 s by default, which a loaded machine's profile write may
+  outlast: the manual says so);
 (Without a launcher, each rank variable in desc: and -v: mpi_rank_env.py.)
 
 Open MPI (mpirun, mpicc) is installed by setup.sh: a missing one fails."""
@@ -48,24 +56,25 @@ def mpirun(np):
     return cmd
 
 
-def run_ranks(np):
-    """The stencil under np ranks; returns (dir, rank files)."""
+def run_ranks(np, args=(), launcher_opts=(), expect_ok=True):
+    """The stencil under np ranks; returns (dir, rank files, mpirun's
+    result)."""
     exe = harness.build_client("mpi_stencil")
-    d = os.path.join(harness.OUT, "mpi-np%d" % np)
+    d = os.path.join(harness.OUT, "mpi-np%d%s" % (np, "-" + args[-1] if args else ""))
     os.makedirs(d, exist_ok=True)
     for f in os.listdir(d):
         os.unlink(os.path.join(d, f))
     out = os.path.join(d, "cg.%q{OMPI_COMM_WORLD_RANK}")
-    cmd = mpirun(np) + ["valgrind", "--tool=" + harness.OURS,
-                        "--callgrind-out-file=" + out] + OPTS + \
-        ["./" + os.path.basename(exe)]
+    cmd = mpirun(np) + list(launcher_opts) + \
+        ["valgrind", "--tool=" + harness.OURS, "--callgrind-out-file=" + out] + \
+        OPTS + ["./" + os.path.basename(exe)] + list(args)
     env = dict(os.environ, VALGRIND_LIB=harness.vglib())
     p = subprocess.run(cmd, cwd=harness.BUILD, env=env, capture_output=True,
                        text=True, timeout=900)
-    if p.returncode != 0:
+    if expect_ok and p.returncode != 0:
         raise RuntimeError("mpirun -np %d exited %d: %s" % (
             np, p.returncode, " | ".join(p.stderr.strip().splitlines()[-3:])))
-    return d, [os.path.join(d, "cg.%d" % r) for r in range(np)]
+    return d, [os.path.join(d, "cg.%d" % r) for r in range(np)], p
 
 
 def rank_problems(files, np):
@@ -123,7 +132,7 @@ def same_bytes(a, b):
 def case(np):
     def run():
         name = "mpi/np%d" % np
-        d, files = run_ranks(np)
+        d, files, _ = run_ranks(np)
         results = [(name + "/rank-files", rank_problems(files, np)),
                    (name + "/rank-oracle", oracle_problems(files))]
         total = merge(d, "sum", files)
@@ -153,6 +162,29 @@ def case(np):
                                            par)))
         return results
     return run
+
+
+def crash_case():
+    """The last of two ranks dies of SIGSEGV midway (docstring)."""
+    name = "mpi/crash"
+    d, files, p = run_ranks(2, args=("8", "crash"),
+                            launcher_opts=("--mca", "odls_base_sigkill_timeout", "3"),
+                            expect_ok=False)
+    ends = [] if "default action of signal 11 (SIGSEGV)" in p.stderr else \
+        ["no rank ended with SIGSEGV: %s" % " | ".join(p.stderr.strip().splitlines()[-3:])]
+    if p.returncode == 0:
+        ends.append("mpirun exited 0 although a rank crashed")
+    results = [(name + "/ends", ends),
+               (name + "/rank-files", rank_problems(files, 2))]
+    if results[-1][1]:
+        return results
+    results.append((name + "/rank-oracle", oracle_problems(files)))
+    total = merge(d, "sum", files)
+    parts = [profiles.parse(f).parts[0] for f in files]
+    results += [(name + "/sum", mergecheck.sum_problems(
+                    profiles.parse(total).parts[0], parts)),
+                (name + "/sum/annotate", annotate_check.check_annotate(total))]
+    return results
 
 
 def tiny_profile(path, events):
@@ -192,7 +224,8 @@ def mpi_mode_error_case():
 
 def main():
     return harness.run_cases([("mpi/mpi-mode/error", mpi_mode_error_case),
-                              ("mpi/np2", case(2)), ("mpi/np4", case(4))])
+                              ("mpi/np2", case(2)), ("mpi/np4", case(4)),
+                              ("mpi/crash", crash_case)])
 
 
 if __name__ == "__main__":

@@ -12,6 +12,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import checks    # noqa: E402
 import harness   # noqa: E402
+import profiles  # noqa: E402
+
+harness.CLIENT_BUILD["segv_handler"] = (["segv_handler.c"], "gcc", ["-O1"])
+harness.CLIENT_BUILD["segv_handler_dump"] = harness.CLIENT_BUILD["segv_handler"]
+harness.CLIENT_ARGS["segv_handler_dump"] = ["dump"]
+# the calls running when the handler runs (main -> crash -> SIGSEGV)
+RUNNING = [("(below main)", "main"), ("main", "crash")]
 
 
 def segv_case():
@@ -34,8 +41,48 @@ def segv_case():
     return results
 
 
+def wrapped_numbers(path):
+    """Lines of path holding a number of 2^63 or more (a negative cost
+    written as unsigned)."""
+    with open(path) as fh:
+        return [n for n, line in enumerate(fh, 1)
+                if any(t.isdigit() and int(t) >= 1 << 63 for t in line.split())]
+
+
+def handler_case():
+    ours, ref = harness.run_both("segv_handler", [], "segv-handler")
+    results = [checks.compare_check("segv/handler/compare", ours, ref,
+                                    expect_rc=ref.returncode, events=["Ir"])]
+    if harness.run_problems(ours, ref.returncode):
+        return results
+    whole = profiles.parse(ours.out).parts[0]
+    dumped = harness.run_tool(harness.OURS, "segv_handler_dump", [], "segv-handler-dump")
+    problems = harness.run_problems(dumped, ref.returncode)
+    files = [dumped.out + ".1", dumped.out]
+    problems += ["%s: %s" % (f, "no file") for f in files if not os.path.exists(f)]
+    if problems:
+        return results + [("segv/handler/dump", problems)]
+    for f in files:
+        lines = wrapped_numbers(f)
+        if lines:
+            problems.append("%s: numbers of 2^63 or more on lines %s" % (f, lines[:5]))
+    at_dump = profiles.parse(files[0]).parts[0]
+    after = profiles.parse(files[1]).parts[0]
+    for arc in RUNNING:
+        want = whole.arcs[arc].inclusive.get("Ir", 0)
+        got = at_dump.arcs[arc].inclusive.get("Ir", 0) if arc in at_dump.arcs else 0
+        if got != want:
+            problems.append("%s -> %s: Ir %d in the handler's dump, %d in the "
+                            "whole run without it" % (arc + (got, want)))
+        late = after.arcs[arc].inclusive.get("Ir", 0) if arc in after.arcs else 0
+        if late:
+            problems.append("%s -> %s: Ir %d after the dump (it did not run)"
+                            % (arc + (late,)))
+    return results + [("segv/handler/dump", problems)]
+
+
 def main():
-    return harness.run_cases([("segv", segv_case)])
+    return harness.run_cases([("segv", segv_case), ("segv/handler", handler_case)])
 
 
 if __name__ == "__main__":
