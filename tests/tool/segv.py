@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import checks    # noqa: E402
 import harness   # noqa: E402
+import pathscheck  # noqa: E402
 import profiles  # noqa: E402
 
 harness.CLIENT_BUILD["segv_handler"] = (["segv_handler.c"], "gcc", ["-O1"])
@@ -81,8 +82,16 @@ def handler_case():
     return results + [("segv/handler/dump", problems)]
 
 
+def handler_paths_case():
+    run = harness.run_tool(harness.OURS, "segv_handler", ["--cacheuse=yes", "--paths=yes"],
+                           "segv-handler-paths")
+    problems = harness.run_problems(run, -11) or pathscheck.check(run.out)[0]
+    return [("segv/handler/paths", problems)]
+
+
 def main():
-    return harness.run_cases([("segv", segv_case), ("segv/handler", handler_case)])
+    return harness.run_cases([("segv", segv_case), ("segv/handler", handler_case),
+                              ("segv/handler/paths", handler_paths_case)])
 
 
 if __name__ == "__main__":
