@@ -18,6 +18,8 @@ import profiles  # noqa: E402
 harness.CLIENT_BUILD["segv_handler"] = (["segv_handler.c"], "gcc", ["-O1"])
 harness.CLIENT_BUILD["segv_handler_dump"] = harness.CLIENT_BUILD["segv_handler"]
 harness.CLIENT_ARGS["segv_handler_dump"] = ["dump"]
+harness.CLIENT_BUILD["segv_handler_zero"] = harness.CLIENT_BUILD["segv_handler"]
+harness.CLIENT_ARGS["segv_handler_zero"] = ["zero", "zero"]
 # the calls running when the handler runs (main -> crash -> SIGSEGV)
 RUNNING = [("(below main)", "main"), ("main", "crash")]
 
@@ -82,6 +84,20 @@ def handler_case():
     return results + [("segv/handler/dump", problems)]
 
 
+def handler_zero_case():
+    run = harness.run_tool(harness.OURS, "segv_handler_zero", [], "segv-handler-zero")
+    problems = harness.run_problems(run, -11)
+    if problems:
+        return [("segv/handler/zero", problems)]
+    part = profiles.parse(run.out).parts[0]
+    for arc in RUNNING:
+        cost = part.arcs[arc].inclusive.get("Ir", 0) if arc in part.arcs else 0
+        if cost:
+            problems.append("%s -> %s: Ir %d after the zero (it did not run)"
+                            % (arc + (cost,)))
+    return [("segv/handler/zero", problems)]
+
+
 def handler_paths_case():
     run = harness.run_tool(harness.OURS, "segv_handler", ["--cacheuse=yes", "--paths=yes"],
                            "segv-handler-paths")
@@ -91,6 +107,7 @@ def handler_paths_case():
 
 def main():
     return harness.run_cases([("segv", segv_case), ("segv/handler", handler_case),
+                              ("segv/handler/zero", handler_zero_case),
                               ("segv/handler/paths", handler_paths_case)])
 
 
