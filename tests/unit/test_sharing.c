@@ -1227,29 +1227,53 @@ static void test_pack_store(void)
 
 /* ---- accesses handed over in blocks ------------------------------------------ */
 
+/* The namers of test_blocks: how many lines each model has named. */
+static uint32_t named_one, named_blk;
+static void *name_one(void *ctx, uint64_t addr)
+{
+   (void)ctx; (void)addr;
+   named_one++;
+   return 0;
+}
+static void *name_blk(void *ctx, uint64_t addr)
+{
+   (void)ctx; (void)addr;
+   named_blk++;
+   return 0;
+}
+
 /* A run of accesses as loops make them (threads sweeping lines with the
    same positions, offsets and kinds, the case sh_access_block's short
    path takes), with random ones mixed in (read-modify-writes, accesses
    across a line's end, a second thread on a line, skipped accesses), fed
    to one model access by access (sh_access, sh_modify) and to another in
-   blocks of random length (sh_access_block): every result alike, the
-   code positions in the same order, and the same tables. */
+   blocks of random length (sh_access_block), some longer than a batch:
+   every result alike, the code positions in the same order, and the
+   same tables.  Blocks wait in a batch (sharing.h): a batch done late
+   (not before another thread's block, a segment's end, a fork or join
+   cut, an access handed over alone) gives other results; one not done
+   at sh_flush, or done twice, names other lines than the model that
+   does each access at once by then. */
 #define BL 48           /* lines */
 #define BSEG 5
+#define BMAX 600        /* a block's accesses, at most */
 
 static void test_blocks(void)
 {
    sh_model *one, *blk;
-   sh_site site[64];
-   uint64_t addr[64];
-   uint32_t n = 0, j, bad = 0, pos_id[8], bt = 1;
-   int round, s, k, i, t, r;
+   static sh_site site[BMAX + 2];
+   static uint64_t addr[BMAX + 2];
+   uint32_t n = 0, j, bad = 0, late = 0, pos_id[8], bt = 1, longest = 60;
+   int round, s, k, i, t, r, alone;
 
    begin();
    rng = 4242;
    for (round = 0; round < 40; round++) {
       one = sh_new(LINE);
       blk = sh_new(LINE);
+      sh_set_namer(one, name_one, 0);
+      sh_set_namer(blk, name_blk, 0);
+      named_one = named_blk = 0;
       for (i = 0; i < 8; i++) {
          sh_position(one, 0x2000 + i);       /* numbered alike: unneeded, harmless */
          pos_id[i] = sh_position(blk, 0x2000 + i);
@@ -1272,17 +1296,30 @@ static void test_blocks(void)
                   if (r == 2) size = 2;
                   if (r == 3) p = 4 + (uint32_t)rnd(4);
                   if (r == 4) who = 3 - who;               /* the other thread, once */
+                  alone = r == 5 && rnd(4) == 0;
+                  if (alone && rnd(2) == 0) kinds = 3;
+                  if (alone) {                             /* one handed over alone */
+                     sh_access_block(blk, bt, site, addr, n);
+                     n = 0;
+                     if (kinds == 3)
+                        sh_modify(blk, who, a, size, 0x2000 + p);
+                     else
+                        sh_access(blk, who, a, size, kinds == 2, 0x2000 + p);
+                  }
                   if (kinds == 3)
                      sh_modify(one, who, a, size, 0x2000 + p);
                   else
                      sh_access(one, who, a, size, kinds == 2, 0x2000 + p);
-                  if (n && (bt != who || n > 60)) {        /* a block is one thread's */
+                  if (n && (bt != who || n >= longest)) { /* a block is one thread's */
                      sh_access_block(blk, bt, site, addr, n);
                      n = 0;
+                     longest = rnd(6) == 0 ? BMAX : 60;
                   }
                   bt = who;
-                  site[n] = (sh_site){ pos_id[p], (uint16_t)size, (uint16_t)kinds };
-                  addr[n++] = a;
+                  if (!alone) {
+                     site[n] = (sh_site){ pos_id[p], (uint16_t)size, (uint16_t)kinds };
+                     addr[n++] = a;
+                  }
                   if (rnd(7) == 0) {                       /* a guard that was false */
                      site[n] = (sh_site){ pos_id[0], 8, 1 };
                      addr[n++] = SH_SKIPPED;
@@ -1291,6 +1328,30 @@ static void test_blocks(void)
                      sh_access_block(blk, bt, site, addr, n);
                      n = 0;
                   }
+                  if (rnd(50) == 0) {                      /* all done by now */
+                     sh_access_block(blk, bt, site, addr, n);
+                     n = 0;
+                     sh_flush(blk);
+                     late += named_one != named_blk;
+                  }
+               }
+            }
+            if (rnd(4) == 0) {                             /* a cut, mid-segment */
+               sh_access_block(blk, bt, site, addr, n);
+               n = 0;
+               sh_end_fork_join(one);
+               sh_end_fork_join(blk);
+            } else if (rnd(3) == 0) {
+               /* the other thread starts one and joins it: a cut only
+                  if the block's thread has not accessed in the segment */
+               sh_model *both[2] = { one, blk };
+               sh_access_block(blk, bt, site, addr, n);
+               n = 0;
+               for (j = 0; j < 2; j++) {
+                  sh_thread_created(both[j], 3 - bt, 5);
+                  sh_thread_exited(both[j], 5);
+                  sh_thread_joined(both[j], 3 - bt, 5);
+                  sh_thread_exited(both[j], 3 - bt);
                }
             }
          }
@@ -1301,7 +1362,8 @@ static void test_blocks(void)
       }
       if (sh_nlines(one) != sh_nlines(blk) || sh_memory(one) != sh_memory(blk)
           || sh_get_stats(one).replays != sh_get_stats(blk).replays
-          || sh_get_stats(one).peak_nodes != sh_get_stats(blk).peak_nodes)
+          || sh_get_stats(one).peak_nodes != sh_get_stats(blk).peak_nodes
+          || named_one != named_blk)
          bad++;
       for (j = 0; j < sh_nlines(one) && j < sh_nlines(blk); j++)
          if (!same_line(sh_line_at(one, j), sh_line_at(blk, j)))
@@ -1312,6 +1374,24 @@ static void test_blocks(void)
       sh_delete(blk);
    }
    CHECK("results alike access by access and in blocks", bad, 0);
+   CHECK("every block done at sh_flush", late, 0);
+
+   /* the cuts of thread creation and join see the accesses waiting:
+      thread 1 accessed, and thread 2 did not join it */
+   site[0] = (sh_site){ 0, 8, 1 };
+   addr[0] = BASE;
+   blk = sh_new(LINE);
+   sh_access_block(blk, 1, site, addr, 1);
+   CHECK("no cut at a creation with a block waiting",
+         sh_thread_created(blk, 2, 5), 0);
+   sh_delete(blk);
+   blk = sh_new(LINE);
+   sh_thread_created(blk, 2, 5);
+   sh_thread_exited(blk, 5);
+   sh_access_block(blk, 1, site, addr, 1);
+   CHECK("no cut at a join with a block waiting",
+         sh_thread_joined(blk, 2, 5), 0);
+   sh_delete(blk);
    end("blocks: sh_access_block as sh_access and sh_modify on each");
 }
 
