@@ -183,7 +183,7 @@ typedef struct {
    (saved registers, the short path's locals) cost about as much as two
    accesses' short paths (perf/RESULTS-sharing.md, sessions 25 and 26).
    SH_BATCH accesses: 4 kB, in the host's L1 while they wait. */
-#define SH_BATCH 256
+#define SH_BATCH 64
 typedef struct {
    uint32_t n;                  /* accesses waiting */
    uint32_t tid;                /* their thread */
