@@ -177,20 +177,6 @@ typedef struct {
    uint32_t  mask;
 } by_line;
 
-/* The accesses of blocks of one thread handed over and not done yet
-   (sh_access_block), in order.  A call carries two to five accesses
-   (examples/jacobi.c: 2.08); done one call at a time, the block's setup
-   (saved registers, the short path's locals) cost about as much as two
-   accesses' short paths (perf/RESULTS-sharing.md, sessions 25 and 26).
-   SH_BATCH accesses: 4 kB, in the host's L1 while they wait. */
-#define SH_BATCH 64
-typedef struct {
-   uint32_t n;                  /* accesses waiting */
-   uint32_t tid;                /* their thread */
-   uint64_t addr[SH_BATCH];
-   sh_site  site[SH_BATCH];
-} sh_batch;
-
 struct sh_model {
    uint32_t line_size, line_bits;
    /* lines, for the whole run */
@@ -249,8 +235,6 @@ struct sh_model {
                                    earlier thread's work is unjoined: no
                                    fork/join cut until the next barrier */
    int       after_fork_join;   /* this segment began at a fork or a join */
-   /* blocks handed over and not yet done (sh_access_block) */
-   sh_batch *batch;
 };
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -467,9 +451,6 @@ sh_model *sh_new(uint32_t line_size)
    m->seg = 1;
    m->count_limit = 0xffffffffu;
    sp_init(&m->packs, line_size, pack_moved, m);
-   /* (scratch, like end_segment's: not in m->bytes, which sh_memory
-      reports as the model's tables) */
-   m->batch = cs_alloc(sizeof(sh_batch));
    return m;
 }
 
@@ -502,7 +483,6 @@ void sh_delete(sh_model *m)
    sp_fini(&m->packs);
    cs_free(m->tmp);
    cs_free(m->carries);
-   cs_free(m->batch);
    cs_free(m);
 }
 
@@ -1132,7 +1112,6 @@ static void access_parts(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size
 void sh_access(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
                int is_store, uint64_t pos)
 {
-   sh_flush(m);              /* (the blocks before come first) */
    sp_tidy(&m->packs);          /* (between accesses: no record held) */
    access_parts(m, tid & SH_MAX_TID, addr, size, is_store ? 0 : 1, is_store ? 1 : 0,
                 position_id(m, pos));
@@ -1140,7 +1119,6 @@ void sh_access(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size,
 
 void sh_modify(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size, uint64_t pos)
 {
-   sh_flush(m);              /* (the blocks before come first) */
    sp_tidy(&m->packs);
    access_parts(m, tid & SH_MAX_TID, addr, size, 1, 1, position_id(m, pos));
 }
@@ -1228,30 +1206,23 @@ static inline int history_fast(sh_model *m, const fast_ctx *c, const sh_site *s,
    return 1;
 }
 
-/* The accesses waiting, in order, with one setup of the short path's
-   locals (a batch is one thread's, and no segment ends in it).  Each
-   access, or each part of one across a line's end (a stencil's
+/* Each access, or each part of one across a line's end (a stencil's
    unaligned vector loads: 2.2 M of examples/jacobi.c's 23 M), tries the
    short path (one inline copy of history_fast), else takes access_part
-   as access_parts would, in the same order.  The batch is emptied
-   first: the namer, which the blocks may call, may call back into the
-   model. */
-static void run_batch(sh_model *m)
+   as access_parts would, in the same order. */
+void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
+                     const uint64_t *addr, uint32_t n)
 {
-   sh_batch *b = m->batch;
-   const uint64_t *addr = b->addr;
-   const sh_site *site = b->site;
-   uint32_t i, n = b->n, off, size, part;
+   uint32_t i, off, size, part;
    uint64_t a;
    fast_ctx c;
 
-   b->n = 0;
    sp_tidy(&m->packs);          /* (between blocks: no record held) */
    c.line_bits = m->line_bits;
    c.off_mask = m->line_size - 1;
    c.seg = m->seg;
-   c.tid = b->tid & SH_MAX_TID;
-   c.owner = (uint8_t)(b->tid & 63);
+   c.tid = tid & SH_MAX_TID;
+   c.owner = (uint8_t)(tid & 63);
    c.tkey = KEY(0, c.tid, 0, 1, 0);
    c.node = m->node;
    for (i = 0; i < n; i++) {
@@ -1274,56 +1245,6 @@ static void run_batch(sh_model *m)
          part = size < c.off_mask + 1 ? size : c.off_mask + 1;
       }
    }
-}
-
-void sh_flush(sh_model *m)
-{
-   if (m->batch->n)
-      run_batch(m);
-}
-
-/* A block that does not join the batch as it is: another thread's, or
-   no room.  One longer than a batch goes in parts. */
-static __attribute__((noinline))
-void append_slow(sh_model *m, uint32_t tid, const sh_site *site,
-                 const uint64_t *addr, uint32_t n)
-{
-   sh_batch *b = m->batch;
-   uint32_t part, i;
-
-   do {
-      sh_flush(m);
-      b->tid = tid;
-      part = n < SH_BATCH ? n : SH_BATCH;
-      for (i = 0; i < part; i++) {
-         b->addr[i] = addr[i];
-         b->site[i] = site[i];
-      }
-      b->n = part;
-      site += part;
-      addr += part;
-      n -= part;
-   } while (n > 0);
-}
-
-/* The block joins the batch, to be done with it at the next sh_flush
-   or call that changes the model (sharing.h).  What a call costs is in
-   this short function: saving few registers, no locals to set up. */
-void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
-                     const uint64_t *addr, uint32_t n)
-{
-   sh_batch *b = m->batch;
-   uint32_t i, k = b->n;
-
-   if (tid != b->tid || n > SH_BATCH - k) {
-      append_slow(m, tid, site, addr, n);
-      return;
-   }
-   for (i = 0; i < n; i++) {
-      b->addr[k + i] = addr[i];
-      b->site[k + i] = site[i];
-   }
-   b->n = k + n;
 }
 
 /* ---- end of a segment ------------------------------------------------------ */
@@ -1675,7 +1596,6 @@ static void end_segment(sh_model *m, int fork_join)
    thread_sums s = { 0, 0, 0, 0, 0 };
    uint32_t i;
 
-   sh_flush(m);              /* (the blocks before come first) */
    forget_order(m);
    if (m->ntouched == 0)
       return;
@@ -1712,7 +1632,6 @@ int sh_thread_created(sh_model *m, uint32_t parent, uint32_t child)
 {
    int cut = 0;
 
-   sh_flush(m);              /* (the blocks before come first) */
    if (child > 63 || (parent != SH_NO_THREAD && parent > 63)) {
       m->hb_lost = 1;
       return 0;
@@ -1736,14 +1655,12 @@ int sh_thread_created(sh_model *m, uint32_t parent, uint32_t child)
 
 void sh_thread_exited(sh_model *m, uint32_t tid)
 {
-   sh_flush(m);              /* (the blocks before come first) */
    if (tid < 64)
       m->live &= ~tbit(tid);
 }
 
 int sh_thread_joined(sh_model *m, uint32_t joiner, uint32_t joined)
 {
-   sh_flush(m);              /* (the blocks before come first) */
    if (joiner > 63 || joined > 63) {
       m->hb_lost = 1;
       return 0;
@@ -1765,7 +1682,6 @@ void sh_set_tag(sh_model *m, uint32_t i, void *tag) { RESULT(m, i)->tag = tag; }
 
 void sh_set_namer(sh_model *m, sh_namer namer, void *ctx)
 {
-   sh_flush(m);              /* (the blocks before come first) */
    m->namer = namer;
    m->namer_ctx = ctx;
 }
@@ -1792,19 +1708,16 @@ uint64_t sh_memory(const sh_model *m) { return m->bytes + m->packs.peak_bytes; }
 
 void sh_set_history_limit(sh_model *m, uint32_t nodes)
 {
-   sh_flush(m);              /* (the blocks before come first) */
    m->hist_limit = nodes;
 }
 
 void sh_set_count_limit(sh_model *m, uint32_t limit)
 {
-   sh_flush(m);              /* (the blocks before come first) */
    m->count_limit = limit ? limit : 0xffffffffu;
 }
 
 void sh_set_packed_limits(sh_model *m, uint32_t max_count, uint32_t max_sites)
 {
-   sh_flush(m);              /* (the blocks before come first) */
    m->packs.max_count = max_count > SP_MAX_COUNT ? SP_MAX_COUNT : max_count;
    m->packs.max_sites = max_sites > SP_MAX_SITES ? SP_MAX_SITES : max_sites;
 }

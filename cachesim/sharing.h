@@ -106,17 +106,6 @@ uint32_t  sh_position(sh_model *, uint64_t pos);
 void      sh_access_block(sh_model *, uint32_t tid, const sh_site *site,
                           const uint64_t *addr, uint32_t n);
 
-/* sh_access_block's accesses may wait, those of one thread in a batch,
-   to be done together (one setup for many blocks): at the latest at
-   sh_flush, at a block of another thread, or at any other call that
-   changes the model (sh_access, sh_modify, sh_end_*, sh_thread_*,
-   sh_set_*).  The functions that read the model (sh_nlines, sh_line_at,
-   sh_fresh_shared, sh_memory, sh_get_stats, sh_segments, sh_nthreads)
-   see it as the last of those calls left it.  The namer runs when an
-   access is done: a caller whose namer reads state that changes between
-   blocks (the heap's, a thread's) flushes before that state changes. */
-void      sh_flush(sh_model *);
-
 /* Ends the current segment (a barrier); nothing happens if it is empty. */
 void      sh_end_segment(sh_model *);
 

@@ -329,22 +329,6 @@ static void name_fresh_lines(void)
    }
 }
 
-/* The model does a thread's blocks late, in a batch (sharing.h), and
- * names a line's data when it does the access that shares the line: the
- * namer must then see what it would have seen at the block's replay.
- * Without --objects=yes it reads the data's symbols and the address
- * space, which change only outside client code (in the handling of a
- * system call, any thread's): the batch is done when client code stops
- * (main.c) and at every catch-up, which the hooks make first (global.h),
- * so that a block replayed outside client code is done there too. With
- * --objects=yes the namer looks up objects, and may make one, as the
- * objects profile does during the replays: each block is done at once
- * (sim_int.h), in the order of today's lookups. */
-void cb_fs_flush(void)
-{
-   if (cb_fs_model) sh_flush(cb_fs_model);
-}
-
 /*------------------------------------------------------------*/
 /*--- Segments                                             ---*/
 /*------------------------------------------------------------*/
@@ -519,7 +503,6 @@ void cb_fs_fini(const HChar *out_base)
 {
    ThreadId tid = cb_cur.tid;
    if (!cb_fs_model) return;
-   cb_fs_flush();                /* (named with the thread of its blocks) */
    /* the objects' lookup looks at the current thread's stack, and at the
     * end of the run that thread is gone: no thread for the last naming */
    cb_cur.tid = VG_INVALID_THREADID;

@@ -734,12 +734,10 @@ static inline void cb_sim_block_starts(const void *sim_calls)
  * before anything that could look at or change what they use
  * (sim_replay.c, cb_sim_settle). */
 void cb_sim_settle(void);
-void cb_fs_flush(void);            /* --sharing: the blocks waiting (falseshare.c) */
 static inline void cb_sim_catch_up(void)
 {
    if (UNLIKELY(cb_replay_n != 0)) cb_sim_replay();
    cb_sim_settle();
-   cb_fs_flush();
 }
 void cb_sim_write_desc(cb_outfile *f);  /* the profile's desc: lines */
 void cb_sim_clear(void);           /* instrumentation switched */

@@ -471,15 +471,6 @@ ThreadId cb_running_tid;
 /* Whether --dump-every-bb is due is checked, as in the reference, only
  * when the scheduler has run 5000 blocks since the last check, so that
  * the parts cut at the same places. */
-/* --sharing: the blocks waiting are done before the thread's system call
- * or another thread's handling of one changes what the namer reads
- * (falseshare.c, cb_fs_flush). */
-static void cb_stop_client_code(ThreadId tid, ULong blocks_done)
-{
-   (void)tid; (void)blocks_done;
-   cb_fs_flush();
-}
-
 static void cb_start_client_code(ThreadId tid, ULong blocks_done)
 {
    static ULong last_check, bbs_done;
@@ -549,7 +540,6 @@ static void cb_pre_clo_init(void)
    VG_(needs_client_requests)(handle_client_request);
    VG_(needs_print_stats)(cb_print_stats);
    VG_(track_start_client_code)(cb_start_client_code);
-   VG_(track_stop_client_code)(cb_stop_client_code);
    VG_(track_pre_thread_ll_exit)(cb_thread_exit);
    VG_(track_pre_thread_ll_create)(cb_thread_created);
    VG_(track_pre_deliver_signal)(cb_pre_signal);

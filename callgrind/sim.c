@@ -127,7 +127,7 @@ static void share_block_slow(const BB *bb, const sim_call *c, const sim_call *en
    Int i;
    for (; c < end; c++)
       for (i = 0; i < c->n_acc; i++) s[n++] = share_site(bb, c, i);
-   cb_sim_share_hand_over(s, a, n);
+   sh_access_block(cb_fs_model, cb_cur.tid, s, (const uint64_t *)a, n);
 }
 
 /* The deferred simulation's calls c..end, with their addresses a (a
@@ -154,7 +154,8 @@ void cb_sim_share_block(const sim_call *c, const sim_call *end, const Addr *a)
    first = cb_share_first(calls, n);
    sites = cb_share_sites(calls, n);
    if (first[n] > 0 && sites[0].kinds == 0) fill_sites(bb, calls, calls + n, sites);
-   cb_sim_share_hand_over(sites + first[c - calls], a, first[end - calls] - first[c - calls]);
+   sh_access_block(cb_fs_model, cb_cur.tid, sites + first[c - calls], (const uint64_t *)a,
+                   first[end - calls] - first[c - calls]);
 }
 
 VG_REGPARM(1) void cb_sim_log_F(sim_call *c) { COUNT_CALL(); do_fetch(c); }

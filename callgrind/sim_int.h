@@ -280,14 +280,6 @@ static inline sh_site *cb_share_sites(const sim_call *calls, UInt n)
    return (sh_site *)(cb_share_first(calls, n) + n + 1);
 }
 
-/* A block's accesses to the sharing model, which does them later unless
- * the namer looks up objects (falseshare.c, cb_fs_flush). */
-static inline void cb_sim_share_hand_over(const sh_site *s, const Addr *a, UInt n)
-{
-   sh_access_block(cb_fs_model, cb_cur.tid, s, (const uint64_t *)a, n);
-   if (UNLIKELY(cb_clo.objects)) sh_flush(cb_fs_model);
-}
-
 /* The common case, inline in the replay, without the BB (mostly a host
  * cache miss, where the cost centre is at hand): calls c..end are in the
  * array the cost centre's histogram counts, and its sites are known. An
@@ -306,7 +298,8 @@ static inline Bool cb_sim_share_hist(const sim_call *c, const sim_call *end, con
    first = cb_share_first(calls, n);
    sites = cb_share_sites(calls, n);
    if (first[n] > 0 && sites[0].kinds == 0) return False;
-   cb_sim_share_hand_over(sites + first[c - calls], a, first[end - calls] - first[c - calls]);
+   sh_access_block(cb_fs_model, cb_cur.tid, sites + first[c - calls], (const uint64_t *)a,
+                   first[end - calls] - first[c - calls]);
    return True;
 }
 SizeT cb_sim_calls_bytes(const sim_call *calls, UInt n);
