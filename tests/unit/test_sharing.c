@@ -1227,29 +1227,54 @@ static void test_pack_store(void)
 
 /* ---- accesses handed over in blocks ------------------------------------------ */
 
+/* The namers of test_blocks: how many lines each model has named. */
+static uint32_t named_one, named_blk;
+static void *name_one(void *ctx, uint64_t addr)
+{
+   (void)ctx; (void)addr;
+   named_one++;
+   return 0;
+}
+static void *name_blk(void *ctx, uint64_t addr)
+{
+   (void)ctx; (void)addr;
+   named_blk++;
+   return 0;
+}
+
 /* A run of accesses as loops make them (threads sweeping lines with the
    same positions, offsets and kinds, the case sh_access_block's short
    path takes), with random ones mixed in (read-modify-writes, accesses
    across a line's end, a second thread on a line, skipped accesses), fed
    to one model access by access (sh_access, sh_modify) and to another in
-   blocks of random length (sh_access_block): every result alike, the
-   code positions in the same order, and the same tables. */
+   blocks of random length (sh_access_block), some of hundreds of
+   accesses, with accesses handed over alone (sh_access, sh_modify),
+   cuts and thread events between blocks: every result alike, the code
+   positions in the same order, the same tables, and the same lines
+   named at the same points.  (A model that did blocks late, in a batch,
+   without doing it first at another thread's block, a segment's end, a
+   cut, a thread event or an access handed over alone, fails it: session
+   26's experiment, perf/RESULTS-sharing.md.) */
 #define BL 48           /* lines */
 #define BSEG 5
+#define BMAX 600        /* a block's accesses, at most (the tool's: 64) */
 
 static void test_blocks(void)
 {
    sh_model *one, *blk;
-   sh_site site[64];
-   uint64_t addr[64];
-   uint32_t n = 0, j, bad = 0, pos_id[8], bt = 1;
-   int round, s, k, i, t, r;
+   static sh_site site[BMAX + 2];
+   static uint64_t addr[BMAX + 2];
+   uint32_t n = 0, j, bad = 0, late = 0, pos_id[8], bt = 1, longest = 60;
+   int round, s, k, i, t, r, alone;
 
    begin();
    rng = 4242;
    for (round = 0; round < 40; round++) {
       one = sh_new(LINE);
       blk = sh_new(LINE);
+      sh_set_namer(one, name_one, 0);
+      sh_set_namer(blk, name_blk, 0);
+      named_one = named_blk = 0;
       for (i = 0; i < 8; i++) {
          sh_position(one, 0x2000 + i);       /* numbered alike: unneeded, harmless */
          pos_id[i] = sh_position(blk, 0x2000 + i);
@@ -1263,7 +1288,11 @@ static void test_blocks(void)
                   touched pass to the other across a barrier) */
                uint64_t line = (uint64_t)((t == 1) ^ (s & 1) ? k : k + BL / 2);
                for (i = 0; i < 8; i++) {
-                  uint32_t size = 8, kinds = i % 4 == 3 ? 2 : 1, p = (uint32_t)i % 4;
+                  /* (every third segment loads only: the transfer of
+                     equations (4) and (5) into it needs the store flag
+                     of the segment before, which the short path sets) */
+                  uint32_t size = 8, kinds = i % 4 == 3 && s % 3 != 2 ? 2 : 1,
+                           p = (uint32_t)i % 4;
                   uint64_t a = BASE + line * LINE + (uint64_t)i * 8;
                   uint32_t who = (uint32_t)t;
                   r = (int)rnd(40);
@@ -1272,17 +1301,30 @@ static void test_blocks(void)
                   if (r == 2) size = 2;
                   if (r == 3) p = 4 + (uint32_t)rnd(4);
                   if (r == 4) who = 3 - who;               /* the other thread, once */
+                  alone = r == 5 && rnd(4) == 0;
+                  if (alone && rnd(2) == 0) kinds = 3;
+                  if (alone) {                             /* one handed over alone */
+                     sh_access_block(blk, bt, site, addr, n);
+                     n = 0;
+                     if (kinds == 3)
+                        sh_modify(blk, who, a, size, 0x2000 + p);
+                     else
+                        sh_access(blk, who, a, size, kinds == 2, 0x2000 + p);
+                  }
                   if (kinds == 3)
                      sh_modify(one, who, a, size, 0x2000 + p);
                   else
                      sh_access(one, who, a, size, kinds == 2, 0x2000 + p);
-                  if (n && (bt != who || n > 60)) {        /* a block is one thread's */
+                  if (n && (bt != who || n >= longest)) { /* a block is one thread's */
                      sh_access_block(blk, bt, site, addr, n);
                      n = 0;
+                     longest = rnd(6) == 0 ? BMAX : 60;
                   }
                   bt = who;
-                  site[n] = (sh_site){ pos_id[p], (uint16_t)size, (uint16_t)kinds };
-                  addr[n++] = a;
+                  if (!alone) {
+                     site[n] = (sh_site){ pos_id[p], (uint16_t)size, (uint16_t)kinds };
+                     addr[n++] = a;
+                  }
                   if (rnd(7) == 0) {                       /* a guard that was false */
                      site[n] = (sh_site){ pos_id[0], 8, 1 };
                      addr[n++] = SH_SKIPPED;
@@ -1291,6 +1333,29 @@ static void test_blocks(void)
                      sh_access_block(blk, bt, site, addr, n);
                      n = 0;
                   }
+                  if (rnd(50) == 0) {                      /* named alike by now */
+                     sh_access_block(blk, bt, site, addr, n);
+                     n = 0;
+                     late += named_one != named_blk;
+                  }
+               }
+            }
+            if (rnd(4) == 0) {                             /* a cut, mid-segment */
+               sh_access_block(blk, bt, site, addr, n);
+               n = 0;
+               sh_end_fork_join(one);
+               sh_end_fork_join(blk);
+            } else if (rnd(3) == 0) {
+               /* the other thread starts one and joins it: a cut only
+                  if the block's thread has not accessed in the segment */
+               sh_model *both[2] = { one, blk };
+               sh_access_block(blk, bt, site, addr, n);
+               n = 0;
+               for (j = 0; j < 2; j++) {
+                  sh_thread_created(both[j], 3 - bt, 5);
+                  sh_thread_exited(both[j], 5);
+                  sh_thread_joined(both[j], 3 - bt, 5);
+                  sh_thread_exited(both[j], 3 - bt);
                }
             }
          }
@@ -1301,7 +1366,8 @@ static void test_blocks(void)
       }
       if (sh_nlines(one) != sh_nlines(blk) || sh_memory(one) != sh_memory(blk)
           || sh_get_stats(one).replays != sh_get_stats(blk).replays
-          || sh_get_stats(one).peak_nodes != sh_get_stats(blk).peak_nodes)
+          || sh_get_stats(one).peak_nodes != sh_get_stats(blk).peak_nodes
+          || named_one != named_blk)
          bad++;
       for (j = 0; j < sh_nlines(one) && j < sh_nlines(blk); j++)
          if (!same_line(sh_line_at(one, j), sh_line_at(blk, j)))
@@ -1312,6 +1378,24 @@ static void test_blocks(void)
       sh_delete(blk);
    }
    CHECK("results alike access by access and in blocks", bad, 0);
+   CHECK("the same lines named at the same points", late, 0);
+
+   /* the cuts of thread creation and join see the block before them:
+      thread 1 accessed, and thread 2 did not join it */
+   site[0] = (sh_site){ 0, 8, 1 };
+   addr[0] = BASE;
+   blk = sh_new(LINE);
+   sh_access_block(blk, 1, site, addr, 1);
+   CHECK("no cut at a creation after a block",
+         sh_thread_created(blk, 2, 5), 0);
+   sh_delete(blk);
+   blk = sh_new(LINE);
+   sh_thread_created(blk, 2, 5);
+   sh_thread_exited(blk, 5);
+   sh_access_block(blk, 1, site, addr, 1);
+   CHECK("no cut at a join after a block",
+         sh_thread_joined(blk, 2, 5), 0);
+   sh_delete(blk);
    end("blocks: sh_access_block as sh_access and sh_modify on each");
 }
 
