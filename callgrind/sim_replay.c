@@ -186,10 +186,10 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
    cc_state code = cores ? cb_cc_core->code : 0;
    UInt n_ir = 0, n_dr = 0, n_dw = 0, li = 0;
    const lat_watch *watch = NULL;
-   /* (--bandwidth: the running core, its static bytes, and whether this
-    * run wrote them; whether the block has flops is read from its BB only
-    * for a run that did not: a host cache miss for code without loops) */
+   /* (--bandwidth: the running core, whether the block has flops, its
+    * static bytes, and whether this run wrote them) */
    cb_bw_thread *bw_t = bw ? cb_bw_cur : NULL;
+   Bool bw_flops = bw && b->bb->bw_flops != NULL;
    const cb_bw_block *bw_block = NULL;
    Bool bw_static = False;
    Int i;
@@ -215,8 +215,8 @@ void replay_counted(const sim_call *c, const sim_call *end, const Addr *a, Bool 
          }
          if (bw && bw_static) cb_bw_static_fetch(bw_t, c->fetch_cost, r);
          else if (bw) cb_bw_counted_fetch(bw_t, c->fetch_cost, c->n_fetch,
-                                          cb_cost_base + c->fetch_cost, r,
-                                          b->bb->bw_flops != NULL, !bw_block->kept);
+                                          cb_cost_base + c->fetch_cost, r, bw_flops,
+                                          !bw_block->kept);
       }
       if (UNLIKELY(c->guarded)) {
          /* (--bandwidth: its bytes are not the block's static ones) */
