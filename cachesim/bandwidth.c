@@ -149,6 +149,7 @@ static void dense_grow(bw_hist *h, uint64_t v)
 
 static void hist_put(bw_hist *h, uint64_t v, uint64_t n)
 {
+   v >>= h->shift;
    if (v >= BW_DENSE) {
       bw_map_add(&h->big, v, n);
       return;
@@ -175,8 +176,8 @@ void bw_hist_add(bw_hist *h, uint64_t v, uint64_t n)
    flush it every time; counts add up in any order). */
 static inline void hist_count(bw_hist *h, uint64_t v, uint64_t n)
 {
-   if (v < h->dense_n)
-      h->dense[v] += n;
+   if (v >> h->shift < h->dense_n)
+      h->dense[v >> h->shift] += n;
    else
       bw_hist_add(h, v, n);
 }
@@ -208,7 +209,7 @@ void bw_hist_each(bw_hist *h, void (*f)(void *ctx, uint64_t v, uint64_t n),
    }
    for (i = 0; i < h->dense_n; i++)
       if (h->dense[i])
-         f(ctx, i, h->dense[i]);
+         f(ctx, (uint64_t)i << h->shift, h->dense[i]);
    if (!h->big.used)
       return;
    k = cs_alloc(h->big.used * sizeof(uint64_t));
@@ -217,7 +218,7 @@ void bw_hist_each(bw_hist *h, void (*f)(void *ctx, uint64_t v, uint64_t n),
          k[n++] = h->big.keys[i];
    sort_keys(k, n);
    for (i = 0; i < n; i++)
-      f(ctx, k[i], *bw_map_find(&h->big, k[i]));
+      f(ctx, k[i] << h->shift, *bw_map_find(&h->big, k[i]));
    cs_free(k);
 }
 
@@ -942,6 +943,15 @@ void bw_batch_ordered(bw_core *c, uint32_t paths)
       }
 }
 
+void bw_batch_ordered_shift(bw_core *c, uint32_t shift)
+{
+   int p;
+
+   for (p = 0; p < BW_PATHS; p++)
+      if ((c->ordered >> p) & 1)
+         c->hist[p].shift = shift;
+}
+
 /* Ordered path p over units a .. e-1: its entries entering (their unit)
    and leaving (W units after it) merged in unit order; the window sum
    changes where a unit's entering bytes differ from its leaving ones
@@ -1134,6 +1144,9 @@ void bw_series_init(bw_series *s, uint32_t w, uint32_t max_ahead, uint32_t granu
    for (i = 0; i < 32; i++)
       if (s->granule == 1u << i)
          s->granule_shift = (uint32_t)i;
+   /* (its sums are multiples of the granule: counted in granules) */
+   if (s->granule_shift < 32)
+      s->hist.shift = s->granule_shift;
    /* (a power of two: the bound of the ring this replaces) */
    s->max_span = pow2_at_least((uint64_t)max_ahead + w);
    s->ntab = 4;

@@ -98,12 +98,17 @@ void bw_map_free(bw_map *m);
 
 /* An exact histogram of integer values: dense counts below BW_DENSE, a
    hash table above; consecutive equal values are counted in a run first
-   (window sums change slowly). */
+   (window sums change slowly).  With shift set (before the first add),
+   every value is a multiple of 2^shift and is counted at v >> shift (a
+   miss path's sums are multiples of the line size: their dense counts
+   64 times closer, fewer host cache lines); bw_hist_each gives the
+   values back. */
 #define BW_DENSE (1u << 16)
 typedef struct {
-   uint64_t *dense;        /* dense[v] for v < dense_n */
+   uint64_t *dense;        /* dense[v >> shift] for v >> shift < dense_n */
    uint32_t  dense_n;
-   bw_map    big;          /* the counts of values >= BW_DENSE */
+   uint32_t  shift;
+   bw_map    big;          /* the counts of values >> shift >= BW_DENSE */
    uint64_t  run_v, run_n; /* a run of run_n values run_v, not added yet */
 } bw_hist;
 
@@ -407,6 +412,11 @@ void bw_batch_mark(bw_core *c, int p, uint64_t u, const uint64_t *bits, uint32_t
    bytes in few units (the misses) costs the walk its units with bytes,
    entering and leaving, and no "not zero" bits or clears. */
 void bw_batch_ordered(bw_core *c, uint32_t paths);
+/* Every byte count the caller appends to an ordered path is a multiple
+   of 2^shift (a line size all caches share): their histograms count in
+   those units (bw_hist.shift).  After bw_batch_ordered, before any
+   append. */
+void bw_batch_ordered_shift(bw_core *c, uint32_t shift);
 /* Ordered path p: bytes at unit u, u at least the unit of the last
    append (and from c->units on). */
 static inline void bw_batch_append(bw_core *c, int p, uint64_t u, uint32_t bytes)

@@ -57,6 +57,9 @@
 
 cb_bw_thread *cb_bw_cur;
 UInt cb_bw_i1_line, cb_bw_d1_line, cb_bw_ll_line, cb_bw_d1_bits;
+/* log2 of the line size when I1, D1 and LL share it (every miss path's
+ * bytes a multiple of it: the histograms count in lines), else 32 */
+static UInt line_shift = 32;
 Bool cb_bw_batched;
 ULong cb_bw_inv_events;
 
@@ -207,6 +210,9 @@ void cb_bw_setup(cs_sim *first)
    cb_bw_d1_line = cb_geom.d1.line_size;
    cb_bw_ll_line = cb_geom.ll.line_size;
    while ((1u << cb_bw_d1_bits) < cb_bw_d1_line) cb_bw_d1_bits++;
+   if (cb_bw_i1_line == cb_bw_d1_line && cb_bw_ll_line == cb_bw_d1_line
+       && (1u << cb_bw_d1_bits) == cb_bw_d1_line)
+      line_shift = cb_bw_d1_bits;
    /* private caches: the cores made later copy it from the first */
    cs_set_d1_victim_observer(first, d1_victim, NULL);
    /* Without limits each path's histogram is its own (no dominance): the
@@ -862,6 +868,7 @@ static cb_bw_thread *thread_of(ThreadId tid)
          bw_batch_init(&t->core, cb_clo.bandwidth_window, BATCH_STRETCH);
          t->core.written = CB_BW_WRITTEN;
          bw_batch_ordered(&t->core, CB_BW_ORDERED);
+         if (line_shift < 32) bw_batch_ordered_shift(&t->core, line_shift);
          bw_batch_log_init(&t->core);
       }
       else bw_core_init(&t->core, cb_clo.bandwidth_window);

@@ -137,7 +137,11 @@ static int seen_sorted, seen_match;
 
 static void collect(void *ctx, uint64_t v, uint64_t n)
 {
-   (void)ctx;
+   uint32_t shift = ctx ? *(const uint32_t *)ctx : 0;  /* (values v << shift) */
+
+   if (v & ((1ull << shift) - 1))
+      seen_match = 0;
+   v >>= shift;
    if (seen_n && v <= seen_last)
       seen_sorted = 0;
    if (v >= MAXV || want_count[v] != n)
@@ -147,11 +151,17 @@ static void collect(void *ctx, uint64_t v, uint64_t n)
    seen_sum += n;
 }
 
-static void each_check(bw_hist *h)
+/* (want_count[v] for value v << shift) */
+static void each_check_shifted(bw_hist *h, uint32_t shift)
 {
    seen_last = seen_sum = seen_n = 0;
    seen_sorted = seen_match = 1;
-   bw_hist_each(h, collect, NULL);
+   bw_hist_each(h, collect, &shift);
+}
+
+static void each_check(bw_hist *h)
+{
+   each_check_shifted(h, 0);
 }
 
 static void test_hist(void)
@@ -183,6 +193,17 @@ static void test_hist(void)
    want_count[7] += 5;
    each_check(&h);
    CHECK("counts after more adds", seen_match, 1);
+   bw_hist_free(&h);
+   /* counted in lines (shift): the values of want_count times 64 */
+   memset(&h, 0, sizeof h);
+   h.shift = 6;
+   for (i = 0; i < MAXV; i++)
+      if (want_count[i])
+         bw_hist_add(&h, (uint64_t)i << 6, want_count[i]);
+   each_check_shifted(&h, 6);
+   CHECK("counted in lines: sorted", seen_sorted, 1);
+   CHECK("counted in lines: the same counts", seen_match, 1);
+   CHECK("counted in lines: distinct values", (long)seen_n, (long)distinct);
    bw_hist_free(&h);
    end("histogram: exact counts, ascending, dense and hashed values");
 }
@@ -480,6 +501,9 @@ static void run_batch(long T, uint32_t w, uint32_t stretch, int kind, int mode)
    bw_core ref, b;
    long t, u = 0;
    int p, ok = 1, next_ok = 1, written = mode >= 1, ordered = mode >= 2, log = mode == 3;
+   /* (mode 2: the ordered paths' bytes in lines of 64, their histograms
+      counted in lines: bw_batch_ordered_shift) */
+   int lines = mode == 2;
    uint32_t own = (written ? WRITTEN_PATHS : 0) | (ordered ? ORDERED_PATHS : 0);
 
    bw_core_init(&ref, w);
@@ -488,6 +512,8 @@ static void run_batch(long T, uint32_t w, uint32_t stretch, int kind, int mode)
       b.written = WRITTEN_PATHS;
    if (ordered)
       bw_batch_ordered(&b, ORDERED_PATHS);
+   if (lines)
+      bw_batch_ordered_shift(&b, 6);
    if (log)
       bw_batch_log_init(&b);
    n_keys = 0;
@@ -496,6 +522,8 @@ static void run_batch(long T, uint32_t w, uint32_t stretch, int kind, int mode)
       bextra[t] = log && rnd(100) == 0 ? 1 + rnd(8) : 0;
       for (p = 0; p < BW_PATHS; p++) {
          btrace[t][p] = batch_value(kind, p, t) + (p == BW_CORE_RD ? bextra[t] : 0);
+         if (lines && ((ORDERED_PATHS >> p) & 1))
+            btrace[t][p] *= 64;
          if (btrace[t][p])
             bw_add(&ref, p, btrace[t][p]);
       }
