@@ -408,6 +408,30 @@ static void kid_keep(path_node *parent, UInt k, UChar tag, const path_node *n)
    parent->kid_id[k] = n->id;
 }
 
+/* The call to fn that parent keeps, or NULL and *free_k its first free
+ * entry (KIDS when full). The four tags compared at once (an equal byte
+ * sets its top bit in match; a byte above an equal one may be set
+ * falsely: the node's function tells): no branch per entry, whose outcome
+ * a program calling its callees in turn mispredicts. */
+static inline path_node *kept_call(const path_node *parent, UInt fn, UChar tag, UInt *free_k)
+{
+   UInt tags, diff, match, k;
+   path_node *n;
+   STATIC_ASSERT(KIDS == sizeof tags);
+   __builtin_memcpy(&tags, parent->kid_tag, sizeof tags);   /* one load */
+   diff = tags ^ (tag * 0x01010101U);
+   match = (diff - 0x01010101U) & ~diff & 0x80808080U;
+   for (; match; match &= match - 1) {
+      k = __builtin_ctz(match) >> 3;
+      if (!parent->kid_id[k]) break;     /* a free entry: so are those after it */
+      n = node_at(parent->kid_id[k]);
+      if (n->fn == fn) return n;
+   }
+   for (k = 0; k < KIDS && parent->kid_id[k]; k++) ;
+   *free_k = k;
+   return NULL;
+}
+
 /* Where a call from parent's path to fn goes: one of the calls
  * parent keeps; while it has room for more, those are all its calls so
  * far (every node made under it, every recursion back from it), so a
@@ -418,12 +442,8 @@ static path_node *callee_node(path_node *parent, UInt fn)
 {
    UChar tag = kid_tag(fn);
    UInt k, levels;
-   path_node *n = NULL;
-   for (k = 0; k < KIDS && parent->kid_id[k]; k++)
-      if (parent->kid_tag[k] == tag) {
-         n = node_at(parent->kid_id[k]);
-         if (n->fn == fn) return n;
-      }
+   path_node *n = kept_call(parent, fn, tag, &k);
+   if (n) return n;
    if (k < KIDS) {
       n = new_call(parent, fn, True);
       kid_keep(parent, k, tag, n);
@@ -447,7 +467,8 @@ static path_node *call_target(JCC *jcc, path_node *parent)
 {
    cb_paths_memo *m = cb_paths_memo_of(jcc);
    if (m->from != parent) {
-      m->to = callee_node(parent, fn_number(jcc->to));
+      if (!m->fn) m->fn = fn_number(jcc->to);
+      m->to = callee_node(parent, m->fn);
       m->from = parent;
    }
    /* the next move charges it: its line on the way while the callee runs */

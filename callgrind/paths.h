@@ -37,8 +37,13 @@ struct path_node {
 /* With --paths a JCC is followed by its memo (cb_paths_jcc_bytes): the
  * call path the arc was last taken from and the node it led to. An arc
  * is mostly taken from the same path again (its caller runs in one
- * context), which spares the lookup. */
-typedef struct { path_node *from, *to; } cb_paths_memo;
+ * context), which spares the lookup. And the callee's number, which
+ * never changes once known (0 before): a lookup reads no cost centre or
+ * context for it. */
+typedef struct {
+   path_node *from, *to;
+   UInt       fn;
+} cb_paths_memo;
 
 static inline cb_paths_memo *cb_paths_memo_of(JCC *jcc)
 {
@@ -48,13 +53,23 @@ static inline cb_paths_memo *cb_paths_memo_of(JCC *jcc)
 /* How many positions of the costs a charge covers (paths.c). */
 extern Int cb_paths_charged;
 
+/* Two counters at once (SSE2, the amd64 baseline): with --cacheuse a
+ * charge covers 9 events, twice per call, as much work as the profile's
+ * own inclusive cost of the arc. aligned(8): the arrays are 8-aligned. */
+typedef ULong cb_paths_2u __attribute__((vector_size(16), aligned(8)));
+
 /* cost += now - snap, snap = now over n events; the three arrays apart
  * (restrict: the pointers are not loaded again after every store) */
 static inline void cb_paths_add_growth(ULong *restrict cost, ULong *restrict snap,
                                        const ULong *restrict now, Int n)
 {
    Int i;
-   for (i = 0; i < n; i++) {
+   for (i = 0; i + 2 <= n; i += 2) {
+      cb_paths_2u now2 = *(const cb_paths_2u *)(now + i);
+      *(cb_paths_2u *)(cost + i) += now2 - *(const cb_paths_2u *)(snap + i);
+      *(cb_paths_2u *)(snap + i) = now2;
+   }
+   if (i < n) {
       cost[i] += now[i] - snap[i];
       snap[i] = now[i];
    }
