@@ -438,7 +438,7 @@ static inline path_node *kept_call(const path_node *parent, UInt fn, UChar tag, 
  * call not among them is new and asks no table; else a child in the
  * table, an ancestor found by walking up NEAR_LEVELS, a farther one in
  * the alias table, or a node made now. */
-static path_node *callee_node(path_node *parent, UInt fn)
+static inline __attribute__((always_inline)) path_node *callee_node(path_node *parent, UInt fn)
 {
    UChar tag = kid_tag(fn);
    UInt k, levels;
@@ -463,7 +463,7 @@ static path_node *callee_node(path_node *parent, UInt fn)
 }
 
 /* Where jcc's call from parent's path goes: the arc's memo first. */
-static path_node *call_target(JCC *jcc, path_node *parent)
+static inline path_node *call_target(JCC *jcc, path_node *parent)
 {
    cb_paths_memo *m = cb_paths_memo_of(jcc);
    if (m->from != parent) {
@@ -492,7 +492,7 @@ void *cb_paths_tag(void *ctx, void *parent_tag, void *arc)
  * bottom function has no call to name it). */
 static void name_root(path_node *n, const BBCC *running)
 {
-   if (!n->fn && running) n->fn = fn_number(running);
+   if (running) n->fn = fn_number(running);
 }
 
 /* The running counters never hold a back-dated event (those reach the
@@ -510,11 +510,11 @@ static void count_charged(void)
 }
 
 /* The running counter's growth since the last move, to the current node. */
-static void charge(exec_state *es, const BBCC *running)
+static inline void charge(exec_state *es, const BBCC *running)
 {
    path_node *n = es->path_cur;
    if (!n) return;
-   name_root(n, running);
+   if (UNLIKELY(!n->fn)) name_root(n, running);
    cb_paths_charge_named(es, n);
 }
 

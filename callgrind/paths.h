@@ -53,23 +53,16 @@ static inline cb_paths_memo *cb_paths_memo_of(JCC *jcc)
 /* How many positions of the costs a charge covers (paths.c). */
 extern Int cb_paths_charged;
 
-/* Two counters at once (SSE2, the amd64 baseline): with --cacheuse a
- * charge covers 9 events, twice per call, as much work as the profile's
- * own inclusive cost of the arc. aligned(8): the arrays are 8-aligned. */
-typedef ULong cb_paths_2u __attribute__((vector_size(16), aligned(8)));
-
 /* cost += now - snap, snap = now over n events; the three arrays apart
- * (restrict: the pointers are not loaded again after every store) */
+ * (restrict: the pointers are not loaded again after every store). One
+ * counter at a time: the running counter's were just stored one by one,
+ * and a load of two would wait for them (no store forwarding into a
+ * wider load; two counters at once made --cacheuse runs slower). */
 static inline void cb_paths_add_growth(ULong *restrict cost, ULong *restrict snap,
                                        const ULong *restrict now, Int n)
 {
    Int i;
-   for (i = 0; i + 2 <= n; i += 2) {
-      cb_paths_2u now2 = *(const cb_paths_2u *)(now + i);
-      *(cb_paths_2u *)(cost + i) += now2 - *(const cb_paths_2u *)(snap + i);
-      *(cb_paths_2u *)(snap + i) = now2;
-   }
-   if (i < n) {
+   for (i = 0; i < n; i++) {
       cost[i] += now[i] - snap[i];
       snap[i] = now[i];
    }
