@@ -15,6 +15,7 @@
  */
 #include "global.h"
 #include "objects.h"
+#include "paths.h"
 
 void cb_init_call_stack(call_stack *cs)
 {
@@ -206,7 +207,8 @@ static void push_frame(BBCC *from, UInt jmp, BBCC *to, Addr sp, Bool skip, Bool 
       if (*depth == 1) entered = to_fn->base;
    }
 
-   if (skip && UNLIKELY(cb_clo.paths)) cb_paths_call(e, NULL, False);
+   /* a skipped function's costs stay its caller's path's */
+   if (skip && UNLIKELY(cb_clo.paths)) e->path_node = cb_cur.es->path_cur;
    e->jcc = jcc;
    e->sp = sp;
    e->entry_sp = 0;          /* calltrack.c sets it where it knows it */

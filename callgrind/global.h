@@ -679,8 +679,7 @@ void  cb_paths_new_context(exec_state *es, ThreadId tid);
 void  cb_paths_end_context(exec_state *es);
 void  cb_paths_restart(thread_info *t);
 void  cb_paths_new_root_at_dump(thread_info *t, Int end);
-void  cb_paths_call(call_entry *e, JCC *jcc, Bool faked);
-void  cb_paths_return(call_entry *e);
+/* the per-call hooks: paths.h, inlined into callstack.c */
 void *cb_paths_tag(void *ctx, void *parent_tag, void *arc);
 void  cb_paths_move_backdated(void *path, void *parent_path, const Int *pos,
                               const ULong *counters, Int n);

@@ -43,29 +43,13 @@
  */
 #include "global.h"
 #include "objects.h"
+#include "paths.h"
 
-#define KIDS 4
+#define KIDS CB_PATHS_KIDS
 /* Ids stay below 2^31: the bit marks a root's parent field. */
 #define ROOT_BIT 0x80000000U
 
-/* 32 bytes and the costs (the smaller the nodes, the less of the host's
- * caches they take from the program's data; perf/RESULTS.md, session 21):
- * the function and its recursion level in one number, a node's thread only in its root, four kept calls with 8-bit
- * tags (a tag that matches another function costs a read of that node,
- * 1 in 256): fewer lookups in the table, and fewer children in it. */
-struct path_node {
-   UInt       fn;            /* the function at its recursion level (fn_blocks);
-                              * 0: a root not named yet */
-   UInt       id;            /* 1, 2, ... in the order made: its id in the files */
-   UInt       parent;        /* its caller's node's id; a context's root:
-                              * ROOT_BIT | its thread */
-   /* where the first KIDS calls from here went (a child or an ancestor),
-    * by a tag of the function: found in the node the call starts from,
-    * hot already, where the table's slot would be a host cache miss */
-   UInt       kid_id[KIDS];  /* 0: a free entry */
-   UChar      kid_tag[KIDS];
-   ULong      cost[0];       /* self cost of the path, cb_n_events long */
-};
+/* struct path_node: paths.h (the inlined per-call work reads it). */
 
 /* Nodes are carved from chunks of CHUNK_NODES (never freed): no allocator
  * header each, and an id is enough to find a node (an id is half a
@@ -96,21 +80,10 @@ typedef struct path_alias {
 static path_alias *aliases;
 static UWord alias_bits, n_aliases;
 
-/* With --paths a JCC is followed by its memo (cb_paths_jcc_bytes): the
- * call path the arc was last taken from and the node it led to. An arc
- * is mostly taken from the same path again (its caller runs in one
- * context), which spares the hash lookup, a host cache miss in a large
- * table. */
-typedef struct { path_node *from, *to; } jcc_memo;
-
+/* With --paths a JCC is followed by its memo (paths.h). */
 SizeT cb_paths_jcc_bytes(void)
 {
-   return cb_clo.paths ? sizeof(jcc_memo) : 0;
-}
-
-static inline jcc_memo *memo_of(JCC *jcc)
-{
-   return (jcc_memo *)(jcc + 1);
+   return cb_clo.paths ? sizeof(cb_paths_memo) : 0;
 }
 
 /*------------------------------------------------------------*/
@@ -435,22 +408,42 @@ static void kid_keep(path_node *parent, UInt k, UChar tag, const path_node *n)
    parent->kid_id[k] = n->id;
 }
 
+/* The call to fn that parent keeps, or NULL and *free_k its first free
+ * entry (KIDS when full). The four tags compared at once (an equal byte
+ * sets its top bit in match; a byte above an equal one may be set
+ * falsely: the node's function tells): no branch per entry, whose outcome
+ * a program calling its callees in turn mispredicts. */
+static inline path_node *kept_call(const path_node *parent, UInt fn, UChar tag, UInt *free_k)
+{
+   UInt tags, diff, match, k;
+   path_node *n;
+   STATIC_ASSERT(KIDS == sizeof tags);
+   __builtin_memcpy(&tags, parent->kid_tag, sizeof tags);   /* one load */
+   diff = tags ^ (tag * 0x01010101U);
+   match = (diff - 0x01010101U) & ~diff & 0x80808080U;
+   for (; match; match &= match - 1) {
+      k = __builtin_ctz(match) >> 3;
+      if (!parent->kid_id[k]) break;     /* a free entry: so are those after it */
+      n = node_at(parent->kid_id[k]);
+      if (n->fn == fn) return n;
+   }
+   for (k = 0; k < KIDS && parent->kid_id[k]; k++) ;
+   *free_k = k;
+   return NULL;
+}
+
 /* Where a call from parent's path to fn goes: one of the calls
  * parent keeps; while it has room for more, those are all its calls so
  * far (every node made under it, every recursion back from it), so a
  * call not among them is new and asks no table; else a child in the
  * table, an ancestor found by walking up NEAR_LEVELS, a farther one in
  * the alias table, or a node made now. */
-static path_node *callee_node(path_node *parent, UInt fn)
+static inline __attribute__((always_inline)) path_node *callee_node(path_node *parent, UInt fn)
 {
    UChar tag = kid_tag(fn);
    UInt k, levels;
-   path_node *n = NULL;
-   for (k = 0; k < KIDS && parent->kid_id[k]; k++)
-      if (parent->kid_tag[k] == tag) {
-         n = node_at(parent->kid_id[k]);
-         if (n->fn == fn) return n;
-      }
+   path_node *n = kept_call(parent, fn, tag, &k);
+   if (n) return n;
    if (k < KIDS) {
       n = new_call(parent, fn, True);
       kid_keep(parent, k, tag, n);
@@ -470,11 +463,12 @@ static path_node *callee_node(path_node *parent, UInt fn)
 }
 
 /* Where jcc's call from parent's path goes: the arc's memo first. */
-static path_node *call_target(JCC *jcc, path_node *parent)
+static inline path_node *call_target(JCC *jcc, path_node *parent)
 {
-   jcc_memo *m = memo_of(jcc);
+   cb_paths_memo *m = cb_paths_memo_of(jcc);
    if (m->from != parent) {
-      m->to = callee_node(parent, fn_number(jcc->to));
+      if (!m->fn) m->fn = fn_number(jcc->to);
+      m->to = callee_node(parent, m->fn);
       m->from = parent;
    }
    /* the next move charges it: its line on the way while the callee runs */
@@ -498,42 +492,30 @@ void *cb_paths_tag(void *ctx, void *parent_tag, void *arc)
  * bottom function has no call to name it). */
 static void name_root(path_node *n, const BBCC *running)
 {
-   if (!n->fn && running) n->fn = fn_number(running);
+   if (running) n->fn = fn_number(running);
 }
 
 /* The running counters never hold a back-dated event (those reach the
  * paths through the trees): a charge covers the positions up to the
  * last other event's, which are the first ones unless --latency's
  * follow (set with the first context). */
-static Int n_charged;
+Int cb_paths_charged;
 
 static void count_charged(void)
 {
    Int e;
-   n_charged = 0;
+   cb_paths_charged = 0;
    for (e = 0; e < EV_COUNT; e++)
-      if (cb_ev_pos[e] >= n_charged && !cb_event_backdated(e)) n_charged = cb_ev_pos[e] + 1;
-}
-
-/* cost += now - snap, snap = now over n events; the three arrays apart
- * (restrict: the pointers are not loaded again after every store) */
-static inline void add_growth(ULong *restrict cost, ULong *restrict snap,
-                              const ULong *restrict now, Int n)
-{
-   Int i;
-   for (i = 0; i < n; i++) {
-      cost[i] += now[i] - snap[i];
-      snap[i] = now[i];
-   }
+      if (cb_ev_pos[e] >= cb_paths_charged && !cb_event_backdated(e)) cb_paths_charged = cb_ev_pos[e] + 1;
 }
 
 /* The running counter's growth since the last move, to the current node. */
-static void charge(exec_state *es, const BBCC *running)
+static inline void charge(exec_state *es, const BBCC *running)
 {
    path_node *n = es->path_cur;
    if (!n) return;
-   name_root(n, running);
-   add_growth(n->cost, es->path_snap, es->cost, n_charged);
+   if (UNLIKELY(!n->fn)) name_root(n, running);
+   cb_paths_charge_named(es, n);
 }
 
 /* A new execution context (a thread, a signal handler starting): a root
@@ -541,7 +523,7 @@ static void charge(exec_state *es, const BBCC *running)
 void cb_paths_new_context(exec_state *es, ThreadId tid)
 {
    if (!cb_clo.paths) return;
-   if (!n_charged) count_charged();
+   if (!cb_paths_charged) count_charged();
    if (!es->path_snap) es->path_snap = cb_new_cost(CB_MEM_PATHS);
    cb_copy_cost(es->path_snap, es->cost);
    es->path_root = es->path_cur = root_new(0, tid);
@@ -621,16 +603,14 @@ static void adopt_root(exec_state *es, const JCC *jcc)
    es->path_adoptable = True;
 }
 
-/* A frame is pushed: e remembers the node to go back to; jcc (NULL for
- * a skipped function, whose costs stay its caller's) moves the current
- * node. Before the back-dating tree's call (its root tag follows an
- * adopted root). */
-void cb_paths_call(call_entry *e, JCC *jcc, Bool faked)
+/* A frame is pushed for jcc and the memo does not know where it goes
+ * from the current node (or the call is faked, or the current node an
+ * unnamed root): as cb_paths_call (paths.h), the lookup out of line.
+ * e->path_node is set. Before the back-dating tree's call (its root tag
+ * follows an adopted root). */
+void cb_paths_call_slow(call_entry *e, JCC *jcc, Bool faked)
 {
    exec_state *es = cb_cur.es;
-   if (!cb_clo.paths) return;
-   e->path_node = es->path_cur;
-   if (!jcc) return;
    charge(es, jcc->from);
    if (faked) {
       adopt_root(es, jcc);
@@ -640,11 +620,11 @@ void cb_paths_call(call_entry *e, JCC *jcc, Bool faked)
    es->path_cur = call_target(jcc, es->path_cur);
 }
 
-/* A frame is popped: back to the node it remembers. */
-void cb_paths_return(call_entry *e)
+/* A frame is popped while the current node is an unnamed root: as
+ * cb_paths_return (paths.h), naming it first. */
+void cb_paths_return_slow(call_entry *e)
 {
    exec_state *es = cb_cur.es;
-   if (!cb_clo.paths || !e->path_node) return;
    charge(es, cb_cur.bbcc);
    es->path_cur = e->path_node;
    __builtin_prefetch(es->path_cur, 1);

@@ -9,7 +9,9 @@
   declared in the header of the file that defines it: global.h's section
   for that file ("--- file.c: ..."), or the headers of a room of
   several files (ROOM_HEADERS: objects.h / objects_int.h for the data
-  objects' files objects*.c, sim_int.h for the simulation's sim*.c).
+  objects' files objects*.c, sim_int.h for the simulation's sim*.c), or
+  a file's own header (paths.h: paths.c's per-call work, inline in
+  callstack.c).
 Needs the built tree (make)."""
 import glob, os, re, subprocess, sys
 
@@ -21,7 +23,8 @@ MAX_LOOP = 3
 # Rooms of several files with headers of their own: file-name prefix ->
 # the headers that may declare the names their files share.
 ROOM_HEADERS = {"objects": ("objects.h", "objects_int.h"),
-                "sim": ("sim_int.h",)}
+                "sim": ("sim_int.h",),
+                "paths": ("paths.h",)}
 
 
 def symbols(obj, kinds="TW"):
