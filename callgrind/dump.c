@@ -465,18 +465,6 @@ static void add_if_executed(BBCC *bbcc)
       VG_(addToXA)(dump_list, &bbcc);
 }
 
-/* The running counter that call stack frame i of t counts on: that of
- * the execution state it runs in. A signal handler's frames count on the
- * handler's own; the frames it interrupted stand still on theirs (the
- * handler's costs go to the thread's sighandler_cost, not to the calls
- * it interrupted), as when the handler has returned. */
-static const ULong *frame_counter(const thread_info *t, Int i)
-{
-   Int s = t->states_sp;
-   while (s > 0 && i < t->states[s]->call_stack_bottom) s--;
-   return t->states[s]->cost;
-}
-
 /* Frames still running: their arcs get the partial inclusive cost now,
  * as if they returned at the dump (their callers are then written since
  * they have arc costs). */
@@ -485,7 +473,7 @@ static void add_active_frames(thread_info *t)
    Int i;
    for (i = 0; i < t->calls.sp; i++) {
       call_entry *e = &t->calls.entry[i];
-      const ULong *now = frame_counter(t, i);
+      const ULong *now = cb_frame_state(t, i)->cost;   /* a handler's or the flow it interrupted */
       if (!e->jcc) continue;
       cb_add_diff_cost(e->jcc->cost, e->enter_cost, now);
       cb_copy_cost(e->enter_cost, now);
@@ -882,7 +870,7 @@ static void zero_thread(thread_info *t)
       if (!e->jcc) continue;
       /* as the reference: running calls start counting again; their
        * call was before the zero, so it is not counted later either */
-      cb_copy_cost(e->enter_cost, frame_counter(t, i));
+      cb_copy_cost(e->enter_cost, cb_frame_state(t, i)->cost);
       e->jcc->call_counter = 0;
       e->counted = True;
    }

@@ -586,6 +586,7 @@ thread_info **cb_get_threads(void);
 void  cb_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack);
 void  cb_post_signal(ThreadId tid, Int sigNo);
 void  cb_run_post_signal_on_call_stack_bottom(void);
+const exec_state *cb_frame_state(const thread_info *t, Int i);
 void  cb_settle_sim_counts(void);  /* before costs are read or zeroed */
 
 /*------------------------------------------------------------*/

@@ -56,16 +56,6 @@ static void print_event_names(void)
       VG_(gdb_printf)(i ? " %s" : "%s", cb_ev_name[cb_ev_at[i]]);
 }
 
-/* The execution state whose running counter frame i of t's call stack
- * entered with: a signal handler's frames start at its stack bottom. */
-static const exec_state *state_of_frame(const thread_info *t, Int i)
-{
-   Int s;
-   for (s = t->states_sp; s > 0; s--)
-      if (t->states[s] && i >= t->states[s]->call_stack_bottom) return t->states[s];
-   return t->states[0];
-}
-
 /* Costs since the last dump of a thread, as its next part's summary will
  * count them (signal handlers that returned included). */
 static void thread_cost_since_dump(const thread_info *t, ULong *sum)
@@ -140,7 +130,7 @@ static void print_thread_state(thread_info *t)
       VG_(gdb_printf)("function-%d-%d: %s\n", tid, i, fn_name_of(ce->jcc->from));
       VG_(gdb_printf)("calls-%d-%d: %llu\n", tid, i, ce->jcc->call_counter);
       cb_copy_cost(cost, ce->jcc->cost);
-      cb_add_diff_cost(cost, ce->enter_cost, state_of_frame(t, i)->cost);
+      cb_add_diff_cost(cost, ce->enter_cost, cb_frame_state(t, i)->cost);
       cb_add_cost(cost, frame_known + (SizeT)i * cb_n_events);
       VG_(gdb_printf)("events-%d-%d: ", tid, i);
       print_cost(cost);

@@ -75,6 +75,15 @@ static inline void cb_paths_charge_named(exec_state *es, path_node *n)
    cb_paths_add_growth(n->cost, es->path_snap, es->cost, cb_paths_charged);
 }
 
+/* The current node moves from cur (charged its growth) to `to`, whose
+ * line the next move's charge wants: on its way while the code runs. */
+static inline void cb_paths_move(exec_state *es, path_node *cur, path_node *to)
+{
+   cb_paths_charge_named(es, cur);
+   es->path_cur = to;
+   __builtin_prefetch(to, 1);
+}
+
 /* The rare cases, out of line (paths.c): a call the memo does not know,
  * a faked call, a current node that is an unnamed root. */
 void cb_paths_call_slow(call_entry *e, JCC *jcc, Bool faked);
@@ -94,11 +103,7 @@ static inline void cb_paths_call(call_entry *e, JCC *jcc, Bool faked)
       cb_paths_call_slow(e, jcc, faked);
       return;
    }
-   if (m->to == cur) return;
-   cb_paths_charge_named(es, cur);
-   es->path_cur = m->to;
-   /* the next move charges it: its line on the way while the callee runs */
-   __builtin_prefetch(m->to, 1);
+   if (m->to != cur) cb_paths_move(es, cur, m->to);
 }
 
 /* A frame is popped: back to the node it remembers (nothing to do when
@@ -113,10 +118,7 @@ static inline void cb_paths_return(call_entry *e)
       return;
    }
    e->path_node = NULL;
-   if (back == cur) return;
-   cb_paths_charge_named(es, cur);
-   es->path_cur = back;
-   __builtin_prefetch(back, 1);
+   if (back != cur) cb_paths_move(es, cur, back);
 }
 
 #endif

@@ -156,6 +156,19 @@ void cb_pre_signal(ThreadId tid, Int sigNo, Bool alt_stack)
    cb_push_cxt(NULL);
 }
 
+/* The execution state frame i of t's call stack runs in, whose running
+ * counter it entered with: a signal handler's frames start at its stack
+ * bottom; the frames it interrupted stand still on their own counter
+ * (the handler's costs go to the thread's sighandler_cost, not to the
+ * calls it interrupted), as when the handler has returned. */
+const exec_state *cb_frame_state(const thread_info *t, Int i)
+{
+   Int s;
+   for (s = t->states_sp; s > 0; s--)
+      if (t->states[s] && i >= t->states[s]->call_stack_bottom) return t->states[s];
+   return t->states[0];
+}
+
 /* Called when popping a frame inside a handler: at the handler's bottom,
  * the handler is being left by a longjmp. */
 void cb_run_post_signal_on_call_stack_bottom(void)
