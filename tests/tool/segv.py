@@ -44,6 +44,11 @@ def segv_case():
     return results
 
 
+def arc_ir(part, arc):
+    """The inclusive Ir of arc (caller, callee) in part; 0 if not written."""
+    return part.arcs[arc].inclusive.get("Ir", 0) if arc in part.arcs else 0
+
+
 def wrapped_numbers(path):
     """Lines of path holding a number of 2^63 or more (a negative cost
     written as unsigned)."""
@@ -73,11 +78,11 @@ def handler_case():
     after = profiles.parse(files[1]).parts[0]
     for arc in RUNNING:
         want = whole.arcs[arc].inclusive.get("Ir", 0)
-        got = at_dump.arcs[arc].inclusive.get("Ir", 0) if arc in at_dump.arcs else 0
+        got = arc_ir(at_dump, arc)
         if got != want:
             problems.append("%s -> %s: Ir %d in the handler's dump, %d in the "
                             "whole run without it" % (arc + (got, want)))
-        late = after.arcs[arc].inclusive.get("Ir", 0) if arc in after.arcs else 0
+        late = arc_ir(after, arc)
         if late:
             problems.append("%s -> %s: Ir %d after the dump (it did not run)"
                             % (arc + (late,)))
@@ -91,7 +96,7 @@ def handler_zero_case():
         return [("segv/handler/zero", problems)]
     part = profiles.parse(run.out).parts[0]
     for arc in RUNNING:
-        cost = part.arcs[arc].inclusive.get("Ir", 0) if arc in part.arcs else 0
+        cost = arc_ir(part, arc)
         if cost:
             problems.append("%s -> %s: Ir %d after the zero (it did not run)"
                             % (arc + (cost,)))
