@@ -91,6 +91,8 @@ static Int in_wakeups;              /* threads in a futex wake-up call now */
 static ThreadId *woken_early;       /* VG_N_THREADS entries */
 static Addr *woken_early_on;        /* the word each waited on */
 static Int n_woken_early;
+/* The threads a wake-up's result queues, by thread id (wakeup_done). */
+static Bool *to_queue;
 /* Where the kernel clears a thread's id once its OS thread has gone
  * (clone's child_tid under CLONE_CHILD_CLEARTID; 0: nowhere), by thread
  * id; the clone call each thread has under way; and the threads that
@@ -169,6 +171,7 @@ void cb_il_post_clo_init(void)
    is_waiting = per_thread(sizeof *is_waiting);
    woken_early = per_thread(sizeof *woken_early);
    woken_early_on = per_thread(sizeof *woken_early_on);
+   to_queue = per_thread(sizeof *to_queue);
    waits_on = per_thread(sizeof *waits_on);
    wakes_on = per_thread(sizeof *wakes_on);
    in_syscall = per_thread(sizeof *in_syscall);
@@ -566,33 +569,62 @@ static Bool wakeup_under_way_on(Addr word)
    return False;
 }
 
+/* Mark the threads whose wait on word returned while the wake-up was
+ * under way; how many. */
+static ULong mark_woken_early(Addr word)
+{
+   ULong marked = 0;
+   Int i;
+   for (i = 0; i < n_woken_early; i++)
+      if (woken_early_on[i] == word && !to_queue[woken_early[i]]) {
+         to_queue[woken_early[i]] = True;
+         marked++;
+      }
+   return marked;
+}
+
+/* Mark the threads still in a wait on word; how many. */
+static ULong mark_waiters(Addr word, Bool mark)
+{
+   ULong waiters = 0;
+   ThreadId t;
+   for (t = 1; t < VG_N_THREADS; t++)
+      if (in_syscall[t] && waits_on[t] == word) {
+         if (mark) to_queue[t] = True;
+         waiters++;
+      }
+   return waiters;
+}
+
+/* Queue the marked threads, by thread id. */
+static void push_marked(void)
+{
+   ThreadId t;
+   for (t = 1; t < VG_N_THREADS; t++)
+      if (to_queue[t]) {
+         to_queue[t] = False;
+         forget_woken_early(t);
+         push(t);
+      }
+}
+
 /* A wake-up call on word ended, asked to wake `asked` waiters (0: unknown)
- * and woke `woken`. The threads it woke queue now, in a fixed order: those
- * whose wait has returned already, then, if it asked for all waiters, all
+ * and woke `woken`. The threads it woke queue now, by thread id: those
+ * whose wait has returned already and, if it asked for all waiters, all
  * threads still in a wait on the word (they return at once: woken, or
- * finding the word changed), by thread id; else one held slot for each
- * other thread woken. */
+ * finding the word changed); else one held slot after them for each
+ * other thread woken. By id, not in the order the waits returned: with
+ * two threads woken, which one the kernel lets out of its wait before the
+ * waker's result comes is timing (an OpenMP team of three: the profile
+ * differed in every run). */
 static void wakeup_done(Addr word, ULong asked, ULong woken)
 {
-   ULong queued = 0, waiters = 0;
-   ThreadId t;
-   Int i;
-   for (i = 0; i < n_woken_early; )
-      if (woken_early_on[i] == word) {
-         push(woken_early[i]);
-         forget_woken_early(woken_early[i]);
-         queued++;
-      } else {
-         i++;
-      }
-   for (t = 1; t < VG_N_THREADS; t++)
-      if (in_syscall[t] && waits_on[t] == word) waiters++;
-   if (asked > 0 && asked >= queued + waiters) {
-      for (t = 1; t < VG_N_THREADS; t++)
-         if (in_syscall[t] && waits_on[t] == word) push(t);
-      return;
-   }
-   for (; queued < woken; queued++) push(HELD);
+   ULong early = mark_woken_early(word);
+   Bool all = asked > 0 && asked >= early + mark_waiters(word, False);
+   if (all) mark_waiters(word, True);
+   push_marked();
+   if (all) return;
+   for (; early < woken; early++) push(HELD);
 }
 
 /* A futex wait on word returned (woken, or the word had changed). */

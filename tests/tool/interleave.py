@@ -108,6 +108,7 @@ for _call in ("write", "yield"):
     harness.CLIENT_BUILD["turn_calls_" + _call] = (["turn_calls.c"], "gcc", _FLAGS)
     harness.CLIENT_ARGS["turn_calls_" + _call] = [_call]
 harness.CLIENT_BUILD["exit_stop"] = (["exit_stop.c"], "gcc", ["-O1", "-pthread"])
+harness.CLIENT_BUILD["wake_two"] = (["wake_two.c"], "gcc", ["-O1", "-pthread"])
 harness.CLIENT_ARGS.update({"il_sieve_static1": ["1"], "il_sieve_chunked": ["0"],
                             "interleave_fork": ["fork"]})
 # libgomp's idle threads would spin through their turns
@@ -182,6 +183,25 @@ def repeat_case():
         problems = p1 + p2
         if not problems and first != second:
             problems.append("bump_loop %s then %s" % (first, second))
+        return [(name, problems)]
+    return check
+
+
+def wake_two_case():
+    """clients/wake_two.c: a barrier's last thread wakes two threads with
+    one futex wake-up, every round. Three runs give the same profile: the
+    two woken queue by thread id, not in the order the kernel let them out
+    of their waits (which returned before the waker's call in some runs
+    and not in others: three different profiles in four runs before)."""
+    def check():
+        name = "interleave/wake-two/same-thrice"
+        runs = [harness.run_tool(harness.OURS, "wake_two", PRIVATE, "%s-%d" % (name, i))
+                for i in range(3)]
+        problems = [p for r in runs for p in harness.run_problems(r)]
+        if not problems:
+            first = without_cmd(runs[0].out)
+            problems += ["%s and %s differ" % (runs[0].out, r.out)
+                         for r in runs[1:] if without_cmd(r.out) != first]
         return [(name, problems)]
     return check
 
@@ -347,6 +367,7 @@ def main():
     cases.append(("interleave/false/N=1000", pattern_case("false", 1000)))
     cases.append(("interleave/false/N=0", valgrind_schedule_case()))
     cases.append(("interleave/false/same-twice", repeat_case()))
+    cases.append(("interleave/wake-two/same-thrice", wake_two_case()))
     for client in ("calls", "cacheuse", "recursion"):
         cases.append(("interleave/single-thread/%s" % client, single_thread_case(client)))
     cases.append(("interleave/agree/il_false_sharing",

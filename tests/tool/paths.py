@@ -382,6 +382,30 @@ def format_case():
     return [("paths/format", probs)]
 
 
+PROFILE_ONLY = ("# callgrind format\nversion: 1\ncreator: callgrind-bd-0.1.0\n"
+                "pid: 1\ncmd: ./app\npart: 1\n\npositions: line\nevents: Ir\n"
+                "summary: 10\n\nfl=(1) app.c\nfn=(1) main\n1 10\n\ntotals: 10\n")
+
+
+def profile_only_case():
+    """A profile given without its .paths beside it (a run without
+    --paths=yes) is named as such, in one line, as callgrind-bd_bandwidth
+    does: not read as a paths file (both have a version: 1 line), which
+    stopped at the profile's 'positions:' line as an unknown key."""
+    work = os.path.join(harness.BUILD, "paths-format")
+    os.makedirs(work, exist_ok=True)
+    profile = os.path.join(work, "callgrind.out.nopaths")
+    with open(profile, "w") as f:
+        f.write(PROFILE_ONLY)
+    probs = []
+    for args in ([profile], ["--diff", profile, profile]):
+        out = script(args)
+        lines = out.stderr.strip().splitlines()
+        if out.returncode != 1 or len(lines) != 1 or "--paths=yes" not in lines[0]:
+            probs.append("%s: exit %d, %r" % (" ".join(args), out.returncode, out.stderr))
+    return [("paths/profile-only", probs)]
+
+
 def memory_case():
     """-v names the paths' table among the ones --max-memory counts."""
     r = harness.run_tool(harness.OURS, "recursion", ["--paths=yes", "-v"], "paths-memory")
@@ -399,6 +423,7 @@ def main():
     cases += [("paths/off", without_option_case), ("paths/refused", refusal_case),
               ("paths/script", script_case), ("paths/memory", memory_case),
               ("paths/thread-reuse", thread_reuse_case), ("paths/format", format_case),
+              ("paths/profile-only", profile_only_case),
               ("paths/profile-unchanged", profile_unchanged_case)]
     return harness.run_cases(cases)
 

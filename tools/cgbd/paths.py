@@ -295,6 +295,17 @@ def _paths_name(name):
     return name
 
 
+def _is_profile(path):
+    """A Callgrind-format profile (its first line says so), not a .paths
+    file: both have a version: 1 line, so the reader alone would stop at
+    the profile's first key a paths file has not, naming that key."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.readline().rstrip("\n") == "# callgrind format"
+    except OSError:
+        return False
+
+
 def _load(names, prog):
     files = []
     for name in names:
@@ -303,6 +314,9 @@ def _load(names, prog):
             hint = (" (a profile without paths: run with --paths=yes)"
                     if os.path.exists(name) else "")
             raise SystemExit("%s: %s: no such file%s" % (prog, path, hint))
+        if _is_profile(path):
+            raise SystemExit("%s: %s: a profile without %s.paths beside it (the run "
+                             "needs --paths=yes to write it)" % (prog, path, path))
         try:
             files.append(read(path))
         except (FormatError, ValueError, UnicodeError) as e:
