@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """item 3: heat killed by SIGTERM/SIGINT midway, or SIGSEGV in thread 1, under each option."""
 import os, subprocess, signal, sys, time, glob
-WT = "/work/wt-audit27"
+WT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 LIB = WT + "/tests/lib"
 env = dict(os.environ, VALGRIND_LIB=WT + "/vglib", OMP_NUM_THREADS="2", PYTHONPATH=LIB)
 os.chdir("/tmp/a27"); os.makedirs("kl", exist_ok=True)

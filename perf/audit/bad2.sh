@@ -1,5 +1,6 @@
 #!/bin/bash
-export VALGRIND_LIB=/work/wt-audit27/vglib
+top=$(cd "$(dirname "$0")/../.." && pwd)
+export VALGRIND_LIB=${VALGRIND_LIB:-$top/vglib}
 cd /tmp/a27
 run() {
   rm -f ran

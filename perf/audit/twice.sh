@@ -1,6 +1,7 @@
 #!/bin/bash
 # item 2: the same command twice gives the same files (but pid:/cmd:)
-export VALGRIND_LIB=/work/wt-audit27/vglib
+top=$(cd "$(dirname "$0")/../.." && pwd)
+export VALGRIND_LIB=${VALGRIND_LIB:-$top/vglib}
 cd /tmp/a27 && rm -rf tw && mkdir tw && cd tw
 for t in 1 2 3; do
   for o in private-caches sharing bandwidth paths; do

@@ -1,6 +1,7 @@
 #!/bin/bash
 # item 1: every bad value of the multi-core/paths options, one line each
-export VALGRIND_LIB=/work/wt-audit27/vglib
+top=$(cd "$(dirname "$0")/../.." && pwd)
+export VALGRIND_LIB=${VALGRIND_LIB:-$top/vglib}
 cd /tmp/a27
 mkdir -p ro && chmod 555 ro
 mkdir -p dirs && mkdir -p dirs/p.paths dirs/s.sharing dirs/t.sharing.txt dirs/b.bandwidth
@@ -18,7 +19,7 @@ while IFS= read -r line; do
   [ -z "$line" ] && continue
   PRE=; case "$line" in *"/ro/"*) PRE="setpriv --reuid=65534 --regid=65534 --clear-groups";; esac
   eval "run $line"
-done <<'CASES'
+done <<CASES
 --private-caches=
 --private-caches=maybe
 --private-caches=YES
@@ -62,7 +63,7 @@ done <<'CASES'
 --bandwidth=yes --bandwidth-limits=/tmp/a27/garbled.machine
 --bandwidth=yes --bandwidth-limits=/tmp/a27/empty.machine
 --bandwidth=yes --bandwidth-limits=/tmp/a27
---bandwidth-limits=/work/wt-audit27/tools/machines/ivybridge-thesis.machine
+--bandwidth-limits=$top/tools/machines/ivybridge-thesis.machine
 --bandwidth=yes --simulate-wb=no
 --bandwidth=yes --L2=262144,8,64
 --bandwidth=yes --prefetch=stream
