@@ -77,8 +77,11 @@ typedef struct {
    uint64_t key, count;
 } entry;
 
-/* A line's record, for every line touched (so it is small).  Threads are
-   told apart by tid & 63, as a 64-bit set of them would. */
+/* A line's record, for every line touched (so it is small).  Its one
+   thread is told apart by OWNER(tid), the id's low 8 bits: ids 256 apart
+   are one thread to it (the 64-bit sets of a segment's threads and the
+   happens-before edges tell ids apart by tid & 63, and give up past 63). */
+#define OWNER(tid) ((uint8_t)((tid) & 0xff))
 #define F_SEG_ANY    0x01       /* touched in segment last_seg */
 #define F_SEG_MULTI  0x02       /* ... by two or more threads */
 #define F_SEG_STORE  0x04       /* ... with a store */
@@ -92,7 +95,7 @@ typedef struct {
    uint32_t ref;                /* history node (0: none yet), the full
                                    record's index if F_COUNTED, the packed
                                    record's number if F_PACKED */
-   uint8_t  owner, prev_owner;  /* the one thread (tid & 63) of last_seg /
+   uint8_t  owner, prev_owner;  /* the one thread (OWNER) of last_seg /
                                    of the segment before, if not MULTI */
    uint8_t  flags;
    uint8_t  grown;              /* nodes its history added to the trie in
@@ -194,8 +197,10 @@ struct sh_model {
    uint32_t  nfresh, fresh_cap;
    uint32_t  seg;               /* current segment number, from 1 */
    uint32_t  segments;          /* non-empty segments ended */
-   uint64_t  thread_bits;       /* bit (tid & 63) of every thread */
-   uint32_t  nthreads;          /* distinct tids (exact below 64) */
+   uint64_t  thread_bits;       /* bit tid of every thread below 64 */
+   uint64_t *high_seen;         /* bit tid - 64 of those above (made at
+                                   the first: SH_MAX_TID + 1 - 64 bits) */
+   uint32_t  nthreads;          /* distinct tids */
    uint64_t  bytes;             /* allocated */
    sh_namer  namer;
    void     *namer_ctx;
@@ -474,6 +479,7 @@ void sh_delete(sh_model *m)
    cs_free(m->fslot.slot);
    cs_free(m->rslot.slot);
    cs_free(m->touched);
+   cs_free(m->high_seen);
    cs_free(m->fresh);
    cs_free(m->pos);
    cs_free(m->pslot);
@@ -988,18 +994,45 @@ static uint32_t position_id(sh_model *m, uint64_t pos)
    return m->pslot[j] - 1;
 }
 
+/* Is tid (folded) seen for the first time in the run? (It is now.) */
+static int first_sight(sh_model *m, uint32_t tid)
+{
+   uint64_t *word = &m->thread_bits, bit;
+
+   if (tid > 63) {
+      if (!m->high_seen)
+         m->high_seen = cs_alloc((SH_MAX_TID + 1 - 64) / 8);
+      word = &m->high_seen[(tid - 64) / 64];
+   }
+   bit = 1ull << (tid & 63);
+   if (*word & bit)
+      return 0;
+   *word |= bit;
+   return 1;
+}
+
+static void count_thread(sh_model *m, uint32_t tid)
+{
+   if (first_sight(m, tid))
+      m->nthreads++;
+}
+
+/* An id past 63 may reach only lines whose 64-bit set of threads has
+   its bit already (new_accessor is not called): counted here, at each
+   access or block of such a thread. */
+static void count_high_thread(sh_model *m, uint32_t tid)
+{
+   if (tid > 63)
+      count_thread(m, tid);
+}
+
 /* A thread's first access to a line in the segment. */
 static void new_accessor(sh_model *m, uint32_t tid)
 {
-   uint64_t bit = 1ull << (tid & 63);
-
-   m->accessors |= bit;
+   m->accessors |= 1ull << (tid & 63);
    if (tid > 63)
       m->hb_lost = 1;
-   if (!(m->thread_bits & bit)) {
-      m->thread_bits |= bit;
-      m->nthreads++;
-   }
+   count_thread(m, tid);
 }
 
 /* First access of a line in this segment: the segment's state moves to
@@ -1015,7 +1048,7 @@ static void open_line(sh_model *m, lrec *r, uint32_t idx, uint32_t tid)
       r->flags = 0;
    }
    r->flags |= F_SEG_ANY;
-   r->owner = (uint8_t)(tid & 63);
+   r->owner = OWNER(tid);
    r->ref = 0;
    r->grown = 0;
    r->last_seg = m->seg;
@@ -1039,7 +1072,7 @@ static void second_thread(sh_model *m, lrec *r, uint64_t line, uint32_t tid)
    f = FULL(m, r->ref);
    if (!f->tag && m->namer)
       f->tag = m->namer(m->namer_ctx, line << m->line_bits);
-   f->seg_threads = (1ull << r->owner) | (1ull << (tid & 63));
+   f->seg_threads = (1ull << (r->owner & 63)) | (1ull << (tid & 63));
    r->flags |= F_SEG_MULTI;
    new_accessor(m, tid);
 }
@@ -1050,7 +1083,7 @@ static void note_thread(sh_model *m, lrec *r, uint64_t line, uint32_t tid)
    frec *f;
 
    if (!(r->flags & F_SEG_MULTI)) {
-      if (r->owner != (tid & 63))
+      if (r->owner != OWNER(tid))
          second_thread(m, r, line, tid);
       return;
    }
@@ -1098,6 +1131,7 @@ static void access_parts(sh_model *m, uint32_t tid, uint64_t addr, uint32_t size
    uint32_t off, part;
    sh_site site = { posid, 0, (uint16_t)(loads | stores << 1) };
 
+   count_high_thread(m, tid);
    while (size > 0) {
       off = (uint32_t)(addr & (m->line_size - 1));
       part = m->line_size - off;
@@ -1139,11 +1173,11 @@ static int counted_fast(sh_model *m, lrec *r, uint64_t tkey, uint32_t tid,
    if (flags & F_COUNTED) {
       frec *f = FULL(m, r->ref);
       if ((flags & F_SEG_MULTI) ? !(f->seg_threads & (1ull << (tid & 63)))
-                                : r->owner != (tid & 63))
+                                : r->owner != OWNER(tid))
          return 0;
       count_access(m, f, KEY(s->pos_id, 0, off, size, 0) | tkey, s->kinds & 1,
                    s->kinds >> 1);
-   } else if ((flags & (F_PACKED | F_SEG_MULTI)) == F_PACKED && r->owner == (tid & 63)) {
+   } else if ((flags & (F_PACKED | F_SEG_MULTI)) == F_PACKED && r->owner == OWNER(tid)) {
       if (!pack_count(m, r, tid, s->pos_id, off, size, s->kinds))
          return 0;
    } else {
@@ -1162,7 +1196,7 @@ typedef struct {
    uint32_t line_bits, off_mask;
    uint32_t seg;
    uint32_t tid;                /* folded: tid & SH_MAX_TID */
-   uint8_t  owner;              /* tid & 63, as line records hold it */
+   uint8_t  owner;              /* OWNER(tid), as line records hold it */
    uint64_t tkey;               /* the thread's part of a counting key */
    const hnode *node;           /* the trie (moves when it grows: read
                                    again after the slow path) */
@@ -1222,9 +1256,10 @@ void sh_access_block(sh_model *m, uint32_t tid, const sh_site *site,
    c.off_mask = m->line_size - 1;
    c.seg = m->seg;
    c.tid = tid & SH_MAX_TID;
-   c.owner = (uint8_t)(tid & 63);
+   c.owner = OWNER(tid);
    c.tkey = KEY(0, c.tid, 0, 1, 0);
    c.node = m->node;
+   count_high_thread(m, c.tid);
    for (i = 0; i < n; i++) {
       a = addr[i];
       if (a == SH_SKIPPED)

@@ -1541,9 +1541,75 @@ static void test_many_lines(void)
    end("many lines: pages and rehashing");
 }
 
+/* Thread ids past 63: the line's owner once held tid & 63, so ids 2 and
+   66 were one thread to it, and their false sharing was never counted.
+   Each pattern is run with ids (a, b) and with (2, 3): the results must
+   be the same.  Two segments: stores of a then b at disjoint offsets of
+   one line (a's history, then b's); then a stores a line in a segment and
+   b loads it in the next (the transfer across the barrier). */
+static void high_ids_run(uint32_t a, uint32_t b, uint64_t out[6])
+{
+   sh_model *m = sh_new(LINE);
+   const sh_line *l;
+   int i;
+
+   for (i = 0; i < 100; i++)
+      sh_access(m, a, BASE + 0, 8, 1, 0x100);
+   for (i = 0; i < 100; i++)
+      sh_access(m, b, BASE + 8, 8, 1, 0x200);
+   sh_access(m, a, BASE + LINE, 8, 1, 0x100);
+   sh_end_segment(m);
+   sh_access(m, b, BASE + LINE, 8, 0, 0x200);
+   sh_end_segment(m);
+   l = line_of(m, BASE);
+   out[0] = l->phi;
+   out[1] = l->theta;
+   l = line_of(m, BASE + LINE);
+   out[2] = l->phi;
+   out[3] = l->theta;
+   out[4] = sh_nthreads(m);
+   out[5] = sh_nlines(m);
+   sh_delete(m);
+}
+
+static void test_high_ids(void)
+{
+   static const uint32_t pairs[][2] = { { 2, 66 }, { 66, 2 }, { 2, 130 }, { 70, 134 },
+                                        { 3, 255 } };
+   uint64_t want[6], got[6];
+   unsigned p, k;
+
+   begin();
+   high_ids_run(2, 3, want);
+   CHECK("ids 2, 3: phi of the falsely shared line", want[0], 199);
+   CHECK("ids 2, 3: the barrier's transfer", want[2], 1);
+   for (p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+      high_ids_run(pairs[p][0], pairs[p][1], got);
+      for (k = 0; k < 6; k++)
+         if (got[k] != want[k] && !group_failed) {
+            group_failed = 1;
+            snprintf(fail_msg, sizeof fail_msg, "ids %u, %u: result %u is %llu, "
+                     "with ids 2, 3 %llu", pairs[p][0], pairs[p][1], k,
+                     (unsigned long long)got[k], (unsigned long long)want[k]);
+         }
+   }
+   {
+      sh_model *m = sh_new(LINE);
+      uint32_t t;
+      for (t = 1; t <= 300; t++)
+         sh_access(m, t, BASE + (t % 8) * 8, 8, 1, 0x100);
+      sh_access(m, SH_MAX_TID, BASE, 8, 1, 0x100);
+      sh_end_segment(m);
+      CHECK("threads counted past 63", sh_nthreads(m), 301);
+      sh_delete(m);
+   }
+   end("thread ids past 63 are threads of their own");
+}
+
 int main(void)
 {
    test_hand();
+   test_high_ids();
    test_many_lines();
    test_histories();
    test_canonical_order();
