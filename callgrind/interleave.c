@@ -32,7 +32,10 @@
  *    caller to come back, as it waits when the core's own time slice
  *    ends inside a turn (the core shortens it when a spin loop runs
  *    `pause`). Else who went next would depend on which OS thread the
- *    kernel ran first.
+ *    kernel ran first. Unless such a call blocks after all (a write to
+ *    a full pipe, the open of a FIFO): once the caller's OS thread sleeps
+ *    in the kernel, its turn ends as if the call were one that waits
+ *    (end_turn_if_owner_blocked).
  *  - A thread's exit is a wake-up of whoever waits to join it: the
  *    kernel wakes them when it clears the thread's id word (clone's
  *    CLONE_CHILD_CLEARTID), after the thread has left Valgrind; they
@@ -45,8 +48,8 @@
  * system call that waits for real and was not ended by a futex wake-up
  * we saw (a read from a pipe, a sleep, a timed wait that times out):
  * while it is in the kernel, the others take as many turns as fit. And a
- * call taken as part of the turn that blocks after all (a write to a full
- * pipe) is waited for until MAX_YIELDS.
+ * call taken as part of the turn that sleeps in the kernel for a moment
+ * without blocking for good ends its turn if a waiting thread looks then.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -105,6 +108,9 @@ static Int n_exit_uncleared;
 static ULong handovers_waited;      /* -v: yields to let the due thread in */
 static ULong sleeps;                /* -v: and sleeps while it got a CPU */
 static ULong gave_up;               /* -v: waits cut short (MAX_YIELDS) */
+static ULong blocked_calls;         /* -v: turns ended by a call that blocked */
+/* Each thread's OS thread id (0: not known yet), for its state in /proc. */
+static Int *lwp_of;
 
 /* In the child of a fork only the forking thread lives on: no turns, no
  * queue, nobody in a system call or a wake-up. */
@@ -115,6 +121,7 @@ static void forked_child(ThreadId tid)
    n_waiting = n_woken_early = in_wakeups = n_exit_uncleared = 0;
    handovers_waited = sleeps = gave_up = 0;
    for (t = 0; t < VG_N_THREADS; t++) {
+      lwp_of[t] = 0;
       is_waiting[t] = in_syscall[t] = exit_uncleared[t] = False;
       waits_on[t] = wakes_on[t] = 0;
    }
@@ -178,6 +185,7 @@ void cb_il_post_clo_init(void)
    clears_at = per_thread(sizeof *clears_at);
    cloning_clears_at = per_thread(sizeof *cloning_clears_at);
    exit_uncleared = per_thread(sizeof *exit_uncleared);
+   lwp_of = per_thread(sizeof *lwp_of);
    cb_pin_post_clo_init();
 }
 
@@ -331,6 +339,42 @@ static Bool process_ends(ThreadId tid)
    return VG_(is_exiting)(tid);
 }
 
+/* Is the OS thread lwp asleep in the kernel ('S' in /proc: waiting for an
+ * event, as a write to a full pipe or the open of a FIFO does)? */
+static Bool os_thread_sleeps(Int lwp)
+{
+   HChar path[48], stat[160];
+   const HChar *end;
+   Int n;
+   SysRes fd;
+   VG_(sprintf)(path, "/proc/self/task/%d/stat", lwp);
+   fd = VG_(open)(path, VKI_O_RDONLY, 0);
+   if (sr_isError(fd)) return False;
+   n = VG_(read)(sr_Res(fd), stat, sizeof stat - 1);
+   VG_(close)(sr_Res(fd));
+   if (n <= 0) return False;
+   stat[n] = 0;
+   end = VG_(strrchr)(stat, ')');     /* the name may hold anything */
+   return end && end[1] == ' ' && end[2] == 'S';
+}
+
+/* The turn's owner is in a call taken as part of its turn (call_kind)
+ * that has blocked after all: a write to a full pipe or socket, the open
+ * of a FIFO -- what it waits for is another thread's work. Its turn ends
+ * as if the call had been one that waits (the owner queues when it comes
+ * back). Else the others would wait for it until MAX_YIELDS (about a
+ * third of a second a call: a 1 MiB pipe between two threads took 28 s).
+ * Whether the call blocks follows from what the threads did before, so
+ * the turns stay the same from run to run. */
+static void end_turn_if_owner_blocked(void)
+{
+   ThreadId owner = turn_owner;
+   if (owner == VG_INVALID_THREADID || !in_syscall[owner] || lwp_of[owner] == 0) return;
+   if (!os_thread_sleeps(lwp_of[owner])) return;
+   turn_owner = VG_INVALID_THREADID;
+   blocked_calls++;
+}
+
 /* Give the lock away until cond(tid) no longer holds (or MAX_YIELDS, or
  * the process ends). */
 static Bool yield_while(Bool (*cond)(ThreadId), ThreadId tid)
@@ -341,6 +385,7 @@ static Bool yield_while(Bool (*cond)(ThreadId), ThreadId tid)
       VG_(vg_yield)();
       handovers_waited++;
       end_turn_if_used_up();          /* the turns others had meanwhile */
+      if (cond(tid) && tries % 16 == 0) end_turn_if_owner_blocked();
       if (cond(tid) && tries % 64 == 0) sleep_a_little();
    }
    return True;
@@ -458,6 +503,7 @@ void cb_il_thread_runs(ThreadId tid)
       return;
    }
    turn_owner = tid;
+   if (lwp_of[tid] == 0) lwp_of[tid] = VG_(gettid)();
    turn_left = live_threads > 1 ? (Long)cb_clo.interleave : NO_TURNS;
    if (live_threads > 1) cb_pin_turn_starts(tid);
 }
@@ -684,7 +730,8 @@ void cb_il_print_stats(void)
 {
    if (cb_il_active())
       VG_(dmsg)("interleave: %llu yields and %llu sleeps to hand a turn to the thread due, "
-                "%llu waits cut short\n", handovers_waited, sleeps, gave_up);
+                "%llu waits cut short, %llu turns ended by a call that blocked\n",
+                handovers_waited, sleeps, gave_up, blocked_calls);
 }
 
 /* A second thread makes turns count. The child queues at once, and its
@@ -710,6 +757,7 @@ void cb_il_thread_exited(ThreadId tid)
 {
    if (cb_il_active()) {
       give_back_flag(tid);
+      lwp_of[tid] = 0;                 /* (the id's next thread has its own) */
       cb_pin_thread_exited(tid);
       leave_queue(tid);
       forget_woken_early(tid);

@@ -73,6 +73,15 @@ the natural way (no hand-over inside its loop).
    time than the add if the worker ran on after the exit), with the
    turns of --private-caches, --sharing and --bandwidth and under
    Valgrind's own schedule; the process ends with status 0.
+
+8. A call that is part of the turn but blocks until another thread acts
+   (clients/blocked_call.c: a write of 256 KiB to a pipe that holds 64
+   KiB, a reader thread draining it; the open of a FIFO whose reader is
+   the other thread): the owner's turn ends once its OS thread sleeps in
+   the kernel, so the other thread runs at once. -v: no wait cut short
+   (before: the reader waited 20,000 yields, about a third of a second,
+   and was let in by the cut), at least one turn ended by a call that
+   blocked; the client gets its data through (exit 0, its count printed).
 """
 
 import os
@@ -108,6 +117,9 @@ for _call in ("write", "yield"):
     harness.CLIENT_BUILD["turn_calls_" + _call] = (["turn_calls.c"], "gcc", _FLAGS)
     harness.CLIENT_ARGS["turn_calls_" + _call] = [_call]
 harness.CLIENT_BUILD["exit_stop"] = (["exit_stop.c"], "gcc", ["-O1", "-pthread"])
+for _mode in ("pipe", "fifo"):
+    harness.CLIENT_BUILD["blocked_" + _mode] = (["blocked_call.c"], "gcc", ["-O1", "-pthread"])
+    harness.CLIENT_ARGS["blocked_" + _mode] = [_mode]
 harness.CLIENT_BUILD["wake_two"] = (["wake_two.c"], "gcc", ["-O1", "-pthread"])
 harness.CLIENT_ARGS.update({"il_sieve_static1": ["1"], "il_sieve_chunked": ["0"],
                             "interleave_fork": ["fork"]})
@@ -310,6 +322,29 @@ def fork_case():
     return check
 
 
+def blocked_call_case(mode, opts, tag):
+    """clients/blocked_call.c (docstring, 8)."""
+    def check():
+        name = "interleave/blocked-call/%s/%s" % (mode, tag)
+        run = harness.run_tool(harness.OURS, "blocked_" + mode, opts + ["-v"], name)
+        problems = harness.run_problems(run)
+        m = re.search(r"interleave: .* (\d+) waits cut short, (\d+) turns ended by a "
+                      r"call that blocked", run.stderr)
+        if not m:
+            problems.append("no interleave line (-v): %s" % run.stderr[-300:])
+        else:
+            cut, blocked = int(m.group(1)), int(m.group(2))
+            if cut:
+                problems.append("%d waits cut short, expected none" % cut)
+            if blocked < 1:
+                problems.append("no turn ended by a call that blocked")
+        want = "262144" if mode == "pipe" else "1"
+        if run.stdout.split() != [want]:
+            problems.append("client printed %r, expected %s" % (run.stdout[-100:], want))
+        return [(name, problems, m and "%s turns ended" % m.group(2))]
+    return check
+
+
 def fair_sched_case(opts, refused):
     def check():
         name = "interleave/fair-sched-no%s" % ("" if refused else "/N=0")
@@ -381,6 +416,10 @@ def main():
     cases.append(("interleave/calls/write/N=2000", turn_calls_case("write", 2000)))
     cases.append(("interleave/calls/yield/N=default", turn_calls_case("yield", 0)))
     cases.append(("interleave/fork", fork_case()))
+    for mode in ("pipe", "fifo"):
+        for opts, tag in ((PRIVATE, "private-caches"), (["--sharing=yes"], "sharing")):
+            cases.append(("interleave/blocked-call/%s/%s" % (mode, tag),
+                          blocked_call_case(mode, opts, tag)))
     cases.append(("interleave/fair-sched-no", fair_sched_case([], True)))
     cases.append(("interleave/fair-sched-no/N=0",
                   fair_sched_case(["--interleave=0"], False)))
