@@ -33,9 +33,9 @@
  *    ends inside a turn (the core shortens it when a spin loop runs
  *    `pause`). Else who went next would depend on which OS thread the
  *    kernel ran first. Unless such a call blocks after all (a write to
- *    a full pipe, the open of a FIFO): once the caller's OS thread sleeps
- *    in the kernel, its turn ends as if the call were one that waits
- *    (end_turn_if_owner_blocked).
+ *    a full pipe, the open of a FIFO): once the caller's OS thread has
+ *    slept in the kernel for 20 ms, its turn ends as if the call were one
+ *    that waits (end_turn_if_owner_blocked).
  *  - A thread's exit is a wake-up of whoever waits to join it: the
  *    kernel wakes them when it clears the thread's id word (clone's
  *    CLONE_CHILD_CLEARTID), after the thread has left Valgrind; they
@@ -48,8 +48,8 @@
  * system call that waits for real and was not ended by a futex wake-up
  * we saw (a read from a pipe, a sleep, a timed wait that times out):
  * while it is in the kernel, the others take as many turns as fit. And a
- * call taken as part of the turn that sleeps in the kernel for a moment
- * without blocking for good ends its turn if a waiting thread looks then.
+ * call taken as part of the turn that sleeps in the kernel for more than
+ * BLOCKED_MS (20 ms) ends its turn.
  *
  * Copyright (C) 2026 the callgrind-bd authors.  GPL-2.0-or-later.
  */
@@ -109,8 +109,12 @@ static ULong handovers_waited;      /* -v: yields to let the due thread in */
 static ULong sleeps;                /* -v: and sleeps while it got a CPU */
 static ULong gave_up;               /* -v: waits cut short (MAX_YIELDS) */
 static ULong blocked_calls;         /* -v: turns ended by a call that blocked */
+static ULong waits_watched;         /* -v: futex waits seen to sleep before a turn */
 /* Each thread's OS thread id (0: not known yet), for its state in /proc. */
 static Int *lwp_of;
+/* The thread whose futex wait ended the last turn, until its OS thread
+ * sleeps in the kernel (VG_INVALID_THREADID: none). */
+static ThreadId entering_wait;
 
 /* In the child of a fork only the forking thread lives on: no turns, no
  * queue, nobody in a system call or a wake-up. */
@@ -119,7 +123,8 @@ static void forked_child(ThreadId tid)
    ThreadId t;
    live_threads = 1;
    n_waiting = n_woken_early = in_wakeups = n_exit_uncleared = 0;
-   handovers_waited = sleeps = gave_up = 0;
+   entering_wait = VG_INVALID_THREADID;
+   handovers_waited = sleeps = gave_up = blocked_calls = waits_watched = 0;
    for (t = 0; t < VG_N_THREADS; t++) {
       lwp_of[t] = 0;
       is_waiting[t] = in_syscall[t] = exit_uncleared[t] = False;
@@ -360,19 +365,67 @@ static Bool os_thread_sleeps(Int lwp)
 
 /* The turn's owner is in a call taken as part of its turn (call_kind)
  * that has blocked after all: a write to a full pipe or socket, the open
- * of a FIFO -- what it waits for is another thread's work. Its turn ends
- * as if the call had been one that waits (the owner queues when it comes
- * back). Else the others would wait for it until MAX_YIELDS (about a
- * third of a second a call: a 1 MiB pipe between two threads took 28 s).
- * Whether the call blocks follows from what the threads did before, so
- * the turns stay the same from run to run. */
+ * of a FIFO -- what it waits for may be another thread's work. Once it
+ * has slept for BLOCKED_MS its turn ends as if the call had been one that
+ * waits (the owner queues when it comes back). Else the others would wait
+ * for it until MAX_YIELDS (about a third of a second a call: a 1 MiB pipe
+ * between two threads took 28 s). Not at once: a call that waits for
+ * another process (a write to a pipe that `tee` drains) sleeps for a
+ * moment and comes back by itself, and ending its turn then would make
+ * the turns depend on that process's speed. A wait for one of our own
+ * threads lasts until the turn ends, so the time does not decide it. */
+#define BLOCKED_MS 20
+static ThreadId asleep_owner;       /* the owner seen asleep, since when */
+static UInt asleep_since;
+
 static void end_turn_if_owner_blocked(void)
 {
    ThreadId owner = turn_owner;
-   if (owner == VG_INVALID_THREADID || !in_syscall[owner] || lwp_of[owner] == 0) return;
-   if (!os_thread_sleeps(lwp_of[owner])) return;
+   UInt now;
+   if (owner == VG_INVALID_THREADID || !in_syscall[owner] || lwp_of[owner] == 0
+       || !os_thread_sleeps(lwp_of[owner])) {
+      asleep_owner = VG_INVALID_THREADID;
+      return;
+   }
+   now = VG_(read_millisecond_timer)();
+   if (asleep_owner != owner) {
+      asleep_owner = owner;
+      asleep_since = now;
+      return;
+   }
+   if (now - asleep_since < BLOCKED_MS) return;
+   asleep_owner = VG_INVALID_THREADID;
    turn_owner = VG_INVALID_THREADID;
    blocked_calls++;
+}
+
+static Bool yield_while(Bool (*cond)(ThreadId), ThreadId tid);
+
+/* Has the thread whose futex wait ended the last turn not reached its
+ * sleep in the kernel yet (its call still under way, its OS thread not
+ * asleep)? */
+static Bool wait_not_entered(ThreadId tid)
+{
+   ThreadId w = entering_wait;
+   (void)tid;
+   return w != VG_INVALID_THREADID && in_syscall[w] && lwp_of[w] != 0
+          && !os_thread_sleeps(lwp_of[w]);
+}
+
+/* A futex wait the tool judged to block (its word held the value) ended a
+ * turn; the next turn may change the word. Had the waiter's OS thread not
+ * reached the kernel's check by then, its wait would return EAGAIN at
+ * once instead of sleeping and being woken, and glibc would run other
+ * instructions (a barrier of two threads: Ir differed by 2 in 3 runs of
+ * 10). So the next turn starts only once the waiter sleeps. */
+static void let_waiter_sleep(ThreadId tid)
+{
+   if (entering_wait == VG_INVALID_THREADID) return;
+   if (entering_wait != tid) {
+      yield_while(wait_not_entered, tid);
+      waits_watched++;
+   }
+   entering_wait = VG_INVALID_THREADID;
 }
 
 /* Give the lock away until cond(tid) no longer holds (or MAX_YIELDS, or
@@ -502,6 +555,7 @@ void cb_il_thread_runs(ThreadId tid)
       go_without_running(tid);
       return;
    }
+   let_waiter_sleep(tid);
    turn_owner = tid;
    if (lwp_of[tid] == 0) lwp_of[tid] = VG_(gettid)();
    turn_left = live_threads > 1 ? (Long)cb_clo.interleave : NO_TURNS;
@@ -592,6 +646,7 @@ static void call_starts(ThreadId tid, UInt sysno, UWord op, const UWord *args)
    if (kind == CALL_IN_TURN) return;
    turn_owner = VG_INVALID_THREADID;
    if (kind == CALL_YIELDS) push(tid);
+   if (sysno == __NR_futex && is_wait(op)) entering_wait = tid;
 }
 
 /* The word a clone asks the kernel to clear when the child's OS thread
@@ -730,8 +785,9 @@ void cb_il_print_stats(void)
 {
    if (cb_il_active())
       VG_(dmsg)("interleave: %llu yields and %llu sleeps to hand a turn to the thread due, "
-                "%llu waits cut short, %llu turns ended by a call that blocked\n",
-                handovers_waited, sleeps, gave_up, blocked_calls);
+                "%llu waits cut short, %llu turns ended by a call that blocked, "
+                "%llu futex waits seen asleep before the next turn\n",
+                handovers_waited, sleeps, gave_up, blocked_calls, waits_watched);
 }
 
 /* A second thread makes turns count. The child queues at once, and its

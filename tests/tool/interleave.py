@@ -77,11 +77,18 @@ the natural way (no hand-over inside its loop).
 8. A call that is part of the turn but blocks until another thread acts
    (clients/blocked_call.c: a write of 256 KiB to a pipe that holds 64
    KiB, a reader thread draining it; the open of a FIFO whose reader is
-   the other thread): the owner's turn ends once its OS thread sleeps in
-   the kernel, so the other thread runs at once. -v: no wait cut short
+   the other thread): the owner's turn ends once its OS thread has slept
+   in the kernel for 20 ms, so the other thread runs. -v: no wait cut short
    (before: the reader waited 20,000 yields, about a third of a second,
    and was let in by the cut), at least one turn ended by a call that
    blocked; the client gets its data through (exit 0, its count printed).
+
+9. A futex wait that ends a turn sleeps before the next turn runs
+   (clients/barrier_pair.c: two threads meet at a barrier twice): eight
+   runs give the same profile (before, the wait returned EAGAIN when the
+   next turn changed its word before the waiter's OS thread reached the
+   kernel: Ir 2 more or less in 3 runs of 10). Likewise wake-two
+   (clients/wake_two.c): threads one wake-up woke queue by thread id.
 """
 
 import os
@@ -121,6 +128,7 @@ for _mode in ("pipe", "fifo"):
     harness.CLIENT_BUILD["blocked_" + _mode] = (["blocked_call.c"], "gcc", ["-O1", "-pthread"])
     harness.CLIENT_ARGS["blocked_" + _mode] = [_mode]
 harness.CLIENT_BUILD["wake_two"] = (["wake_two.c"], "gcc", ["-O1", "-pthread"])
+harness.CLIENT_BUILD["barrier_pair"] = (["barrier_pair.c"], "gcc", ["-O1", "-pthread"])
 harness.CLIENT_ARGS.update({"il_sieve_static1": ["1"], "il_sieve_chunked": ["0"],
                             "interleave_fork": ["fork"]})
 # libgomp's idle threads would spin through their turns
@@ -209,6 +217,24 @@ def wake_two_case():
         name = "interleave/wake-two/same-thrice"
         runs = [harness.run_tool(harness.OURS, "wake_two", PRIVATE, "%s-%d" % (name, i))
                 for i in range(3)]
+        problems = [p for r in runs for p in harness.run_problems(r)]
+        if not problems:
+            first = without_cmd(runs[0].out)
+            problems += ["%s and %s differ" % (runs[0].out, r.out)
+                         for r in runs[1:] if without_cmd(r.out) != first]
+        return [(name, problems)]
+    return check
+
+
+def futex_wait_case():
+    """clients/barrier_pair.c: two threads meet at a barrier twice. Eight
+    runs give the same profile: a futex wait that ends a turn sleeps in
+    the kernel before the next turn changes its word (before: its wait
+    returned EAGAIN in some runs, Ir 2 more or less, 3 runs of 10)."""
+    def check():
+        name = "interleave/futex-wait/same-8x"
+        runs = [harness.run_tool(harness.OURS, "barrier_pair", PRIVATE, "%s-%d" % (name, i))
+                for i in range(8)]
         problems = [p for r in runs for p in harness.run_problems(r)]
         if not problems:
             first = without_cmd(runs[0].out)
@@ -403,6 +429,7 @@ def main():
     cases.append(("interleave/false/N=0", valgrind_schedule_case()))
     cases.append(("interleave/false/same-twice", repeat_case()))
     cases.append(("interleave/wake-two/same-thrice", wake_two_case()))
+    cases.append(("interleave/futex-wait/same-8x", futex_wait_case()))
     for client in ("calls", "cacheuse", "recursion"):
         cases.append(("interleave/single-thread/%s" % client, single_thread_case(client)))
     cases.append(("interleave/agree/il_false_sharing",
