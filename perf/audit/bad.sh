@@ -1,25 +1,12 @@
 #!/bin/bash
 # item 1: every bad value of the multi-core/paths options, one line each
-top=$(cd "$(dirname "$0")/../.." && pwd)
-export VALGRIND_LIB=${VALGRIND_LIB:-$top/vglib}
+. "$(dirname "$0")/cases.sh"
 cd /tmp/a27
 mkdir -p ro && chmod 555 ro
 mkdir -p dirs && mkdir -p dirs/p.paths dirs/s.sharing dirs/t.sharing.txt dirs/b.bandwidth
 printf 'garbage here\n' > garbled.machine
 printf '' > empty.machine
-run() {
-  rm -f ran
-  timeout 60 $PRE valgrind --tool=callgrind-bd -q --I1=32768,8,64 --D1=32768,8,64 --LL=4194304,16,64 "$@" /usr/bin/touch /tmp/a27/ran > out.txt 2>&1
-  rc=$?
-  n=$(grep -vEc 'Use --help for more information|warning: (L3 cache found|specified LL cache|simulated LL cache)' out.txt)
-  r=no; [ -e ran ] && r=YES
-  printf '%s | rc=%s lines=%s clientran=%s | %s\n' "$*" "$rc" "$n" "$r" "$(grep -vE 'Use --help|warning: (L3 cache found|specified LL cache|simulated LL cache)' out.txt | tr '\n' '~' | cut -c1-200)"
-}
-while IFS= read -r line; do
-  [ -z "$line" ] && continue
-  PRE=; case "$line" in *"/ro/"*) PRE="setpriv --reuid=65534 --regid=65534 --clear-groups";; esac
-  eval "run $line"
-done <<CASES
+run_cases '/ro/' <<CASES
 --private-caches=
 --private-caches=maybe
 --private-caches=YES

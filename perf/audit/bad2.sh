@@ -1,20 +1,7 @@
 #!/bin/bash
-top=$(cd "$(dirname "$0")/../.." && pwd)
-export VALGRIND_LIB=${VALGRIND_LIB:-$top/vglib}
+. "$(dirname "$0")/cases.sh"
 cd /tmp/a27
-run() {
-  rm -f ran
-  timeout 60 $PRE valgrind --tool=callgrind-bd -q --I1=32768,8,64 --D1=32768,8,64 --LL=4194304,16,64 "$@" /usr/bin/touch /tmp/a27/ran > out.txt 2>&1
-  rc=$?
-  n=$(grep -vEc 'Use --help for more information|warning: (L3 cache found|specified LL cache|simulated LL cache)' out.txt)
-  r=no; [ -e ran ] && r=YES
-  printf '%s | rc=%s lines=%s clientran=%s | %s\n' "$*" "$rc" "$n" "$r" "$(grep -vE 'Use --help|warning: (L3 cache found|specified LL cache|simulated LL cache)' out.txt | tr '\n' '~' | cut -c1-220)"
-}
-while IFS= read -r line; do
-  [ -z "$line" ] && continue
-  PRE=; case "$line" in *"/rof/"*|*noperm*) PRE="setpriv --reuid=65534 --regid=65534 --clear-groups";; esac
-  eval "run $line"
-done <<'CASES'
+run_cases '/rof/|noperm' <<'CASES'
 --bandwidth=yes --bandwidth-limits=/tmp/a27/neg.machine
 --bandwidth=yes --bandwidth-limits=/tmp/a27/zero.machine
 --bandwidth=yes --bandwidth-limits=/tmp/a27/word.machine

@@ -207,23 +207,28 @@ def repeat_case():
     return check
 
 
+def same_runs_case(name, client, runs):
+    """`runs` runs of client under --private-caches give the same profile
+    (but cmd:)."""
+    def check():
+        outs = [harness.run_tool(harness.OURS, client, PRIVATE, "%s-%d" % (name, i))
+                for i in range(runs)]
+        problems = [p for r in outs for p in harness.run_problems(r)]
+        if not problems:
+            first = without_cmd(outs[0].out)
+            problems += ["%s and %s differ" % (outs[0].out, r.out)
+                         for r in outs[1:] if without_cmd(r.out) != first]
+        return [(name, problems)]
+    return check
+
+
 def wake_two_case():
     """clients/wake_two.c: a barrier's last thread wakes two threads with
     one futex wake-up, every round. Three runs give the same profile: the
     two woken queue by thread id, not in the order the kernel let them out
     of their waits (which returned before the waker's call in some runs
     and not in others: three different profiles in four runs before)."""
-    def check():
-        name = "interleave/wake-two/same-thrice"
-        runs = [harness.run_tool(harness.OURS, "wake_two", PRIVATE, "%s-%d" % (name, i))
-                for i in range(3)]
-        problems = [p for r in runs for p in harness.run_problems(r)]
-        if not problems:
-            first = without_cmd(runs[0].out)
-            problems += ["%s and %s differ" % (runs[0].out, r.out)
-                         for r in runs[1:] if without_cmd(r.out) != first]
-        return [(name, problems)]
-    return check
+    return same_runs_case("interleave/wake-two/same-thrice", "wake_two", 3)
 
 
 def futex_wait_case():
@@ -231,17 +236,7 @@ def futex_wait_case():
     runs give the same profile: a futex wait that ends a turn sleeps in
     the kernel before the next turn changes its word (before: its wait
     returned EAGAIN in some runs, Ir 2 more or less, 3 runs of 10)."""
-    def check():
-        name = "interleave/futex-wait/same-8x"
-        runs = [harness.run_tool(harness.OURS, "barrier_pair", PRIVATE, "%s-%d" % (name, i))
-                for i in range(8)]
-        problems = [p for r in runs for p in harness.run_problems(r)]
-        if not problems:
-            first = without_cmd(runs[0].out)
-            problems += ["%s and %s differ" % (runs[0].out, r.out)
-                         for r in runs[1:] if without_cmd(r.out) != first]
-        return [(name, problems)]
-    return check
+    return same_runs_case("interleave/futex-wait/same-8x", "barrier_pair", 8)
 
 
 def turn_calls_case(call, n):
