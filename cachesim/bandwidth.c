@@ -676,8 +676,9 @@ void bw__log_fill(bw_core *c)
    int p;
 
    c->log_fill = to;
-   if (!key || key == ~(uint64_t)0)
-      return;                      /* (the caller wrote them: no repeats) */
+   c->log_owed = 0;
+   if (!BW_LOG_N(key))
+      return;                      /* (a repeat needs a key: none owed) */
    for (d = BW_LOG_N(key); from < to; d *= 2) {
       uint64_t n = to - from < d ? to - from : d;
       for (p = 0; p < BW_PATHS; p++) {

@@ -228,8 +228,10 @@ typedef struct {
    int       log_cur_put;
    /* the written paths' slots of the runs being added hold their bytes
       up to this unit; the later runs repeat the one before them and get
-      theirs before the walk reads them (bw_batch_log_repeat) */
+      theirs before the walk reads them (bw_batch_log_repeat: then
+      log_owed is set) */
    uint64_t  log_fill;
+   int       log_owed;
    uint32_t  log_mask;
    /* units log_from .. log_to-1 repeat the log_p units before them by
       the log (log_p 0: none) */
@@ -483,7 +485,7 @@ void bw__log_fill(bw_core *c);
    adds to them. */
 static inline void bw_batch_log_settle(bw_core *c)
 {
-   if (c->log_fill < c->log_cur_end)
+   if (c->log_owed)
       bw__log_fill(c);
 }
 static inline __attribute__((always_inline))
@@ -517,6 +519,7 @@ int bw_batch_log_repeat(bw_core *c, uint64_t u, uint32_t n, uint64_t key)
    if (key != c->log_cur_key || u != c->log_cur_end || n > BW_BATCH_LAG)
       return 0;
    c->log_cur_end = u + n;
+   c->log_owed = 1;
    return 1;
 }
 /* Bytes are to be added to the last entry's units (after its runs'

@@ -326,11 +326,11 @@ void cb_bw_run_units(cb_bw_thread *t, UInt n, UInt flops, UInt last_k)
 static inline __attribute__((always_inline))
 Bool cb_bw_block_run(cb_bw_thread *t, const cb_bw_block *S, UInt calls)
 {
-   UInt n;
+   UInt n, flops;
    ULong key;
-   /* A run like the last one (a loop of one block): what it needs of S's
-    * tail is at hand (S never changes: calls arrays are not freed), and
-    * the log copies its bytes (bw_batch_log_repeat). */
+   /* A loop of one block: its runs after the second find what they need
+    * of S's tail at hand (S never changes: calls arrays are not freed),
+    * and the log copies their bytes (bw_batch_log_repeat). */
    if (S == t->rep_S && calls == t->rep_calls) {
       n = t->rep_n;
       if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
@@ -345,14 +345,20 @@ Bool cb_bw_block_run(cb_bw_thread *t, const cb_bw_block *S, UInt calls)
    if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
    /* (two runs of S reaching the same call: the same bytes) */
    key = (ULong)S->serial << 32 | n;
-   if (!bw_batch_log_repeat(&t->core, t->b_next, n, key)) cb_bw_block_write(t, S, n, key);
-   t->rep_S = S;
-   t->rep_calls = calls;
-   t->rep_n = n;
-   t->rep_key = key;
-   t->rep_flops = S->flops ? cb_bw_block_flop_at(S)[calls] : 0;
-   t->rep_last_k = cb_bw_block_last_k(S)[calls];
-   cb_bw_run_units(t, n, t->rep_flops, t->rep_last_k);
+   flops = S->flops ? cb_bw_block_flop_at(S)[calls] : 0;
+   if (!bw_batch_log_repeat(&t->core, t->b_next, n, key))
+      cb_bw_block_write(t, S, n, key);
+   else {
+      /* (the second run of a loop: kept for the next ones; code
+       * without loops, which never gets here, stores nothing) */
+      t->rep_S = S;
+      t->rep_calls = calls;
+      t->rep_n = n;
+      t->rep_key = key;
+      t->rep_flops = flops;
+      t->rep_last_k = cb_bw_block_last_k(S)[calls];
+   }
+   cb_bw_run_units(t, n, flops, cb_bw_block_last_k(S)[calls]);
    return True;
 }
 

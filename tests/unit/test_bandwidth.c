@@ -563,7 +563,7 @@ static void run_batch(long T, uint32_t w, uint32_t stretch, int kind, int mode)
          bw_batch_log_settle(&b);
       for (p = 0; p < BW_PATHS; p++) {
          long x = (long)b.units;
-         if (BW_BATCH_DENSE(p) || ((b.ordered >> p) & 1) || b.log_fill < b.log_cur_end)
+         if (BW_BATCH_DENSE(p) || ((b.ordered >> p) & 1) || b.log_owed)
             continue;
          for (t = (long)b.units; t < nxt; t++)
             if (btrace[t][p]) {
