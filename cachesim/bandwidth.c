@@ -634,6 +634,64 @@ void bw__log_sync(bw_core *c)
    c->log_end[last] = c->log_cur_end;
 }
 
+/* The n slots from unit src on copied to those from dst on (apart by
+   n or more), in the ring's contiguous parts. */
+static void ring_copy(uint32_t *r, uint32_t mask, uint64_t src, uint64_t dst, uint64_t n)
+{
+   while (n) {
+      uint32_t i = (uint32_t)src & mask, j = (uint32_t)dst & mask;
+      uint64_t k = n;
+      if (k > mask + 1 - i)
+         k = mask + 1 - i;
+      if (k > mask + 1 - j)
+         k = mask + 1 - j;
+      bw__copy(r + j, r + i, (uint32_t)k);
+      src += k;
+      dst += k;
+      n -= k;
+   }
+}
+
+/* The "not zero" bits of the n units from src on set for those from dst
+   on (apart by n or more; dst's bits clear before, as for bw_batch_mark). */
+static void ring_bits_copy(uint64_t *nz, uint32_t mask, uint64_t src, uint64_t dst, uint64_t n)
+{
+   for (; n; src += 64, dst += 64) {
+      uint64_t k = n < 64 ? n : 64, b = ring_bits(nz, mask, src);
+      if (k < 64)
+         b &= (1ull << k) - 1;
+      bw__mark_word(nz, mask, dst, b);
+      n -= k;
+   }
+}
+
+/* The runs bw_batch_log_repeat took (units log_fill .. log_cur_end-1)
+   get the written paths' bytes and "not zero" bits of the run before
+   them: copied from d units back, d a multiple of the run's length that
+   doubles (the units copied repeat too), so a long loop costs a few
+   long copies. */
+void bw__log_fill(bw_core *c)
+{
+   uint64_t key = c->log_cur_key, from = c->log_fill, to = c->log_cur_end, d;
+   int p;
+
+   c->log_fill = to;
+   c->log_owed = 0;
+   if (!BW_LOG_N(key))
+      return;                      /* (a repeat needs a key: none owed) */
+   for (d = BW_LOG_N(key); from < to; d *= 2) {
+      uint64_t n = to - from < d ? to - from : d;
+      for (p = 0; p < BW_PATHS; p++) {
+         if (!((c->written >> p) & 1))
+            continue;
+         ring_copy(c->ring[p], c->ring_mask, from - d, from, n);
+         if (!BW_BATCH_DENSE(p))
+            ring_bits_copy(c->ring_nz[p], c->ring_mask, from - d, from, n);
+      }
+      from += n;
+   }
+}
+
 /* The last entry with its unit at most x (log_tail: none). */
 static uint64_t log_find(const bw_core *c, uint64_t x)
 {
@@ -1009,6 +1067,7 @@ void bw_batch_flush(bw_core *c, uint64_t end)
 
    if (end <= c->units)
       return;
+   bw_batch_log_settle(c);
    bw__log_sync(c);
    for (p = 0; p < BW_PATHS; p++)
       batch_any(c, p, c->units, end);

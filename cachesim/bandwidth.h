@@ -226,6 +226,12 @@ typedef struct {
       or more (a lone run has no period to repeat) */
    uint64_t  log_cur_start, log_cur_key, log_cur_end;
    int       log_cur_put;
+   /* the written paths' slots of the runs being added hold their bytes
+      up to this unit; the later runs repeat the one before them and get
+      theirs before the walk reads them (bw_batch_log_repeat: then
+      log_owed is set) */
+   uint64_t  log_fill;
+   int       log_owed;
    uint32_t  log_mask;
    /* units log_from .. log_to-1 repeat the log_p units before them by
       the log (log_p 0: none) */
@@ -473,6 +479,15 @@ static inline uint32_t bw_batch_entry_bytes(const bw_core *c, int p, uint64_t i)
 #define BW_LOG_N(key) ((uint32_t)(key))
 void bw_batch_log_init(bw_core *c);
 void bw__log_sync(bw_core *c);
+void bw__log_fill(bw_core *c);
+/* The slots of the runs being added are written (bw_batch_log_repeat's
+   runs copied from the run before them): before anything reads them or
+   adds to them. */
+static inline void bw_batch_log_settle(bw_core *c)
+{
+   if (c->log_owed)
+      bw__log_fill(c);
+}
 static inline __attribute__((always_inline))
 void bw_batch_log(bw_core *c, uint64_t u, uint32_t n, uint64_t key)
 {
@@ -480,6 +495,7 @@ void bw_batch_log(bw_core *c, uint64_t u, uint32_t n, uint64_t key)
       c->log_cur_end = u + n;      /* (the loop goes on) */
       return;
    }
+   bw_batch_log_settle(c);
    /* (code without loops: a compare, no entry) */
    if (c->log_cur_put || (c->log_cur_key && c->log_cur_end - c->log_cur_start
                           > BW_LOG_N(c->log_cur_key)))
@@ -488,10 +504,29 @@ void bw_batch_log(bw_core *c, uint64_t u, uint32_t n, uint64_t key)
    c->log_cur_key = key;
    c->log_cur_end = u + n;
    c->log_cur_put = 0;
+   c->log_fill = u + n;
 }
-/* Bytes were added to the last entry's units: not known any more. */
+/* A run of key (not 0) at units u .. u+n-1 that follows the runs being
+   added, of the same key (a loop of one block goes on): its bytes on
+   every written path are those of the n units before it, so the caller
+   writes nothing (not its slots, not its "not zero" bits); the log
+   copies them before the walk (bw_batch_log_settle).  Returns 0 when
+   the run does not go on: then write it and bw_batch_log it. */
+static inline __attribute__((always_inline))
+int bw_batch_log_repeat(bw_core *c, uint64_t u, uint32_t n, uint64_t key)
+{
+   /* (a run longer than the lag: its copy source could be gone) */
+   if (key != c->log_cur_key || u != c->log_cur_end || n > BW_BATCH_LAG)
+      return 0;
+   c->log_cur_end = u + n;
+   c->log_owed = 1;
+   return 1;
+}
+/* Bytes are to be added to the last entry's units (after its runs'
+   slots are written): not known any more. */
 static inline void bw_batch_log_unknown(bw_core *c)
 {
+   bw_batch_log_settle(c);
    c->log_cur_key = 0;
 }
 /* Bytes may be added at units before this one (then flush). */

@@ -56,6 +56,11 @@ typedef struct cb_bw_thread {
    ULong   b_next, g_unit0, b_off;
    ULong   b_limit;        /* groups end before it (else count first) */
    UInt    g_last_k;
+   /* the last block run written whole (cb_bw_block_run): its block's
+    * tail and calls reached, and what the run takes of the tail */
+   const struct cb_bw_block *rep_S;
+   UInt    rep_calls, rep_n, rep_flops, rep_last_k;
+   ULong   rep_key;
 } cb_bw_thread;
 
 /* cb_bw_cur, the line sizes, cb_bw__group and cb_bw__advance are
@@ -282,6 +287,34 @@ void cb_bw_batched_access(cb_bw_thread *t, UInt cost, Addr a, UWord size, unsign
    cb_bw_batch_data(t, cost, size, r, is_write, modify);
 }
 
+/* The run's units' static bytes written, logged (key: the block's
+ * serial and n), its flop units marked. */
+static inline __attribute__((always_inline))
+void cb_bw_block_write(cb_bw_thread *t, const cb_bw_block *S, UInt n, ULong key)
+{
+   static const int paths[3] = { BW_CORE_RD, BW_CORE_WR, BW_FLOP };
+   const uint32_t *const src[3] = { cb_bw_block_rd(S), cb_bw_block_wr(S), cb_bw_block_fl(S) };
+   bw_batch_put3(&t->core, paths, t->b_next, src, n);
+   bw_batch_log(&t->core, t->b_next, n, key);
+   if (S->flops)
+      bw_batch_mark(&t->core, BW_FLOP, t->b_next, (const uint64_t *)cb_bw_block_bits(S), n);
+}
+
+/* The run's n units (n > 0) are the next ones: the running counter
+ * gets its flops; its groups number its units from its first on (its
+ * block is kept): one running group for the flushes and the misses, its
+ * units the run's, cost offsets from the block's first instruction on. */
+static inline __attribute__((always_inline))
+void cb_bw_run_units(cb_bw_thread *t, UInt n, UInt flops, UInt last_k)
+{
+   if (flops) cb_cur.cost[cb_bw_flop_pos] += flops;
+   t->g_n = n;
+   t->g_cost0 = 0;
+   t->g_unit0 = t->b_next;
+   t->g_last_k = last_k;
+   t->b_next += n;
+}
+
 /* The counted replay: a run of block S reaching its first `calls` calls
  * gets its units' static bytes at once, when S keeps them and the run
  * ends at a group's end (else False: the hooks add per access). Its
@@ -293,28 +326,39 @@ void cb_bw_batched_access(cb_bw_thread *t, UInt cost, Addr a, UWord size, unsign
 static inline __attribute__((always_inline))
 Bool cb_bw_block_run(cb_bw_thread *t, const cb_bw_block *S, UInt calls)
 {
-   static const int paths[3] = { BW_CORE_RD, BW_CORE_WR, BW_FLOP };
-   const uint32_t *const src[3] = { cb_bw_block_rd(S), cb_bw_block_wr(S), cb_bw_block_fl(S) };
-   UInt n = cb_bw_block_at(S)[calls];
+   UInt n, flops;
+   ULong key;
+   /* A loop of one block: its runs after the second find what they need
+    * of S's tail at hand (S never changes: calls arrays are not freed),
+    * and the log copies their bytes (bw_batch_log_repeat). */
+   if (S == t->rep_S && calls == t->rep_calls) {
+      n = t->rep_n;
+      if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
+      if (!bw_batch_log_repeat(&t->core, t->b_next, n, t->rep_key))
+         cb_bw_block_write(t, S, n, t->rep_key);
+      cb_bw_run_units(t, n, t->rep_flops, t->rep_last_k);
+      return True;
+   }
+   n = cb_bw_block_at(S)[calls];
    if (UNLIKELY(!S->kept || (n & CB_BW_INEXACT))) return False;
+   if (!n) return True;          /* (no group reached: no units, no flops) */
    if (UNLIKELY(t->b_next + n > t->b_limit)) cb_bw__batch_flush(t);
-   bw_batch_put3(&t->core, paths, t->b_next, src, n);
    /* (two runs of S reaching the same call: the same bytes) */
-   if (n) bw_batch_log(&t->core, t->b_next, n, (ULong)S->serial << 32 | n);
-   if (S->flops) {
-      bw_batch_mark(&t->core, BW_FLOP, t->b_next, (const uint64_t *)cb_bw_block_bits(S), n);
-      cb_cur.cost[cb_bw_flop_pos] += cb_bw_block_flop_at(S)[calls];
+   key = (ULong)S->serial << 32 | n;
+   flops = S->flops ? cb_bw_block_flop_at(S)[calls] : 0;
+   if (!bw_batch_log_repeat(&t->core, t->b_next, n, key))
+      cb_bw_block_write(t, S, n, key);
+   else {
+      /* (the second run of a loop: kept for the next ones; code
+       * without loops, which never gets here, stores nothing) */
+      t->rep_S = S;
+      t->rep_calls = calls;
+      t->rep_n = n;
+      t->rep_key = key;
+      t->rep_flops = flops;
+      t->rep_last_k = cb_bw_block_last_k(S)[calls];
    }
-   /* The run's groups number its units from its first on (S is kept):
-    * one running group for the flushes and the misses, its units the
-    * run's, cost offsets from the block's first instruction on. */
-   if (n) {
-      t->g_n = n;
-      t->g_cost0 = 0;
-      t->g_unit0 = t->b_next;
-      t->g_last_k = cb_bw_block_last_k(S)[calls];
-      t->b_next += n;
-   }
+   cb_bw_run_units(t, n, flops, cb_bw_block_last_k(S)[calls]);
    return True;
 }
 
