@@ -917,6 +917,7 @@ void cb_fini_dump(const HChar *trigger);
 extern Int cb_out_counter;
 extern ULong *cb_written_total;    /* totals: of every dump so far */
 const HChar *cb_out_base_name(void); /* --callgrind-out-file, expanded */
+const HChar *cb_last_part_base_name(void); /* <out>.<last part> */
 
 /*------------------------------------------------------------*/
 /*--- falseshare.c, falseshare_report.c, falseshare_bytes.c: --sharing ---*/
