@@ -267,7 +267,7 @@ static void dump_before_exec(UInt syscallno, const UWord *args)
    VG_(snprintf)(trigger, sizeof trigger, "execve %s", path);
    cb_dump_profile(trigger, False);
    cb_remove_empty_out_file();
-   cb_fs_fini(cb_last_part_base_name());   /* the false sharing reports so far */
+   cb_fs_fini(cb_last_part_base_name(), trigger);   /* the false sharing reports so far */
 }
 
 static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
@@ -434,7 +434,7 @@ void cb_finish_run(const HChar *trigger)
    }
 
    cb_obj_fini();
-   cb_fs_fini(cb_out_base_name());
+   cb_fs_fini(cb_out_base_name(), trigger);
    cb_fn_config_warn_unmatched();
    cb_sp_report_unmatched();
    warn_if_nothing_collected();

@@ -13,7 +13,8 @@ then execs itself to call after_exec() twice.
     profile (after_exec called twice, no before_exec) in the plain file;
   - with --trace-children=yes --sharing=yes: the false sharing reports
     of the run before the exec beside its part (`<part>.sharing`,
-    `.sharing.txt`, their command the one before the exec), the new
+    `.sharing.txt`, their command the one before the exec, the trigger
+    the part's: execve <path>), the new
     program's under the plain name (before: both went to the plain name,
     the new program's overwrote the first);
   - the reference Callgrind, for contrast, writes nothing before the exec
@@ -130,6 +131,9 @@ def sharing_children_case():
                             % (os.path.basename(run.out + suffix), after))
     if not problems:
         problems += checks.parses(run.out + ".1.sharing")
+    if not problems and trigger(run.out + ".1.sharing") != trigger(run.out + ".1"):
+        problems.append("the part's .sharing trigger %r, the part's %r"
+                        % (trigger(run.out + ".1.sharing"), trigger(run.out + ".1")))
     return [("exec/trace-children/sharing", problems)]
 
 
