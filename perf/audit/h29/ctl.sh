@@ -6,7 +6,7 @@ rm -rf $d; mkdir -p $d; cd $d
 (/usr/bin/time -f "%e s wall %U+%S" timeout 60 valgrind --tool=callgrind-bd -q "$@" --callgrind-out-file=$d/cg.out /tmp/a29/t2 loop $r > stdout 2> stderr; echo rc=$? > rc) &
 sleep 3
 C=${TOP:-/work/wt-audit29}/control/callgrind-bd_control
-for a in "-i off" "-s" "-d off" "-i on" "-z" "-d again" "-b"; do
+for a in "-d first" "-b" "-z" "-d second" "-i off" "-i on" "-d third"; do
   S=$(date +%s.%N); timeout 30 $C $a t2 > ctl.log 2>&1; echo "$a rc=$? $(echo "$(date +%s.%N) - $S" | bc) s $(grep -c . ctl.log) lines"; sleep 0.3
 done
 wait
