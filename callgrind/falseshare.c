@@ -499,7 +499,7 @@ static void print_stats(void)
              (ULong)st.pack_compactions, (ULong)st.pack_compact_moved / 1024);
 }
 
-void cb_fs_fini(const HChar *out_base)
+void cb_fs_fini(const HChar *out_base, const HChar *trigger)
 {
    ThreadId tid = cb_cur.tid;
    if (!cb_fs_model) return;
@@ -508,6 +508,6 @@ void cb_fs_fini(const HChar *out_base)
    cb_cur.tid = VG_INVALID_THREADID;
    cb_fs_end_segment();
    cb_cur.tid = tid;
-   cb_fs_write_reports(out_base);
+   cb_fs_write_reports(out_base, trigger);
    if (VG_(clo_verbosity) > 1) print_stats();
 }

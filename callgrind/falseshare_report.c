@@ -267,7 +267,7 @@ static void text_objects(const obj_sum *o, UInt nobj)
 }
 
 static void write_text(const HChar *name, const sh_line **v, UInt n,
-                       const obj_sum *o, UInt nobj)
+                       const obj_sum *o, UInt nobj, const HChar *trigger)
 {
    ULong phi, theta, prime;
    UInt i, shown = 0;
@@ -275,6 +275,7 @@ static void write_text(const HChar *name, const sh_line **v, UInt n,
    totals(v, n, &phi, &theta, &prime);
    ostr("callgrind-bd false sharing estimate (--sharing=yes)\nCommand: ");
    write_cmd();
+   if (trigger) oprintf("\nThe run so far, written at: %s", trigger);
    oprintf("\nThreads: %u, parallel segments: %u, cache line: %u bytes, "
            "penalty: %d cycles per event\n\n",
            sh_nthreads(cb_fs_model), sh_segments(cb_fs_model),
@@ -406,7 +407,8 @@ static void write_arcs(const sh_line *l)
    if (l->other_pos) write_arc(l, NULL, l->other_pos, share[n - 1]);
 }
 
-static void write_profile(const HChar *name, const sh_line **v, UInt n)
+static void write_profile(const HChar *name, const sh_line **v, UInt n,
+                          const HChar *trigger)
 {
    ULong sum[FS_EVENTS] = { 0 }, c[FS_EVENTS];
    UInt i;
@@ -419,8 +421,10 @@ static void write_profile(const HChar *name, const sh_line **v, UInt n)
    ostr("# callgrind format\nversion: 1\ncreator: callgrind-bd-" CB_VERSION " (false sharing)\n");
    oprintf("pid: %d\ncmd: ", VG_(getpid)());
    write_cmd();
-   oprintf("\npart: 1\n\ndesc: Trigger: Program termination\n"
-           "desc: False sharing: %u threads, %u parallel segments, %u-byte lines, "
+   /* the profile's trigger: a run stopped by --max-memory or an execve
+    * must not pass for a complete one */
+   oprintf("\npart: 1\n\ndesc: Trigger: %s\n", trigger ? trigger : "Program termination");
+   oprintf("desc: False sharing: %u threads, %u parallel segments, %u-byte lines, "
            "%d cycles per event\n\npositions: line\n",
            sh_nthreads(cb_fs_model), sh_segments(cb_fs_model),
            sh_line_size(cb_fs_model), cb_clo.sharing_penalty);
@@ -457,7 +461,7 @@ static void summary_line(ULong prime, UInt n, const sh_line *top, const obj_sum 
              most->d->group, most->d->object, share, data_of(top)->name, text);
 }
 
-void cb_fs_write_reports(const HChar *base)
+void cb_fs_write_reports(const HChar *base, const HChar *trigger)
 {
    HChar text[VG_(strlen)(base) + 16], prof[VG_(strlen)(base) + 16];
    ULong phi, theta, prime;
@@ -467,8 +471,8 @@ void cb_fs_write_reports(const HChar *base)
    obj_sum *o = ranked_objects(v, n, &nobj);
    VG_(sprintf)(text, "%s.sharing.txt", base);
    VG_(sprintf)(prof, "%s.sharing", base);
-   write_text(text, v, n, o, nobj);
-   write_profile(prof, v, n);
+   write_text(text, v, n, o, nobj, trigger);
+   write_profile(prof, v, n, trigger);
    totals(v, n, &phi, &theta, &prime);
    if (n == 0)
       VG_(umsg)("False sharing: nothing to share (%s)\n", text);

@@ -917,6 +917,7 @@ void cb_fini_dump(const HChar *trigger);
 extern Int cb_out_counter;
 extern ULong *cb_written_total;    /* totals: of every dump so far */
 const HChar *cb_out_base_name(void); /* --callgrind-out-file, expanded */
+const HChar *cb_last_part_base_name(void); /* <out>.<last part> */
 
 /*------------------------------------------------------------*/
 /*--- falseshare.c, falseshare_report.c, falseshare_bytes.c: --sharing ---*/
@@ -945,8 +946,9 @@ void cb_fs_thread_exit(ThreadId tid);
 void cb_fs_post_clo_init(void);
 /* At exit and before an execve: the reports, named after the profile's
  * base name (main.c passes it: no call into dump.c from here). */
-void cb_fs_fini(const HChar *out_base);
-void cb_fs_write_reports(const HChar *out_base); /* falseshare_report.c */
+/* trigger: what ended the run or part, as the profile's (NULL: the end) */
+void cb_fs_fini(const HChar *out_base, const HChar *trigger);
+void cb_fs_write_reports(const HChar *out_base, const HChar *trigger); /* falseshare_report.c */
 /* falseshare_bytes.c: for the text report, the bytes of line l each
  * thread and function touched while it was shared */
 void cb_fs_text_bytes(const sh_line *l, cb_outfile *out);

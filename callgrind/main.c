@@ -94,6 +94,28 @@ static void describe_instr(BB *bb, UInt idx, Addr addr, UInt size)
    cb_debug_pos(addr, bb->fn->file, bb->obj, &ii->line, &ii->file);
 }
 
+/* Instrumentation off: the block as it is, but for the turns' block
+ * count (--interleave), which goes on. Without it the thread running when
+ * instrumentation went off would keep its turn until it blocks: a thread
+ * spinning on a flag that another, queued, thread sets held the lock for
+ * 20,000 yields at each hand-over (seconds), and what the others did
+ * before instrumentation came back followed Valgrind's schedule. */
+static IRSB *count_turns_only(IRSB *sbIn)
+{
+   IRSB *sbOut;
+   Int i = 0;
+
+   if (!cb_il_active()) return sbIn;
+   sbOut = deepCopyIRSBExceptStmts(sbIn);
+   while (i < sbIn->stmts_used && sbIn->stmts[i]->tag != Ist_IMark)
+      addStmtToIRSB(sbOut, sbIn->stmts[i++]);
+   if (i == sbIn->stmts_used) return sbIn;   /* no instruction */
+   cb_il_instrument(sbOut);
+   for (; i < sbIn->stmts_used; i++)
+      addStmtToIRSB(sbOut, sbIn->stmts[i]);
+   return sbOut;
+}
+
 static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
                            const VexGuestLayout *layout,
                            const VexGuestExtents *vge,
@@ -109,7 +131,7 @@ static IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *sbIn,
    Int i;
 
    if (gWordTy != hWordTy) VG_(tool_panic)("host/guest word size mismatch");
-   if (!cb_instrument_state) return sbIn;
+   if (!cb_instrument_state) return count_turns_only(sbIn);
 
    count_block(sbIn, &instrs, &exits, &first, &inverted);
    if (instrs == 0) return sbIn;
@@ -245,7 +267,7 @@ static void dump_before_exec(UInt syscallno, const UWord *args)
    VG_(snprintf)(trigger, sizeof trigger, "execve %s", path);
    cb_dump_profile(trigger, False);
    cb_remove_empty_out_file();
-   cb_fs_fini(cb_out_base_name());   /* the false sharing reports so far */
+   cb_fs_fini(cb_last_part_base_name(), trigger);   /* the false sharing reports so far */
 }
 
 static void pre_syscall(ThreadId tid, UInt syscallno, UWord *args, UInt nArgs)
@@ -412,7 +434,7 @@ void cb_finish_run(const HChar *trigger)
    }
 
    cb_obj_fini();
-   cb_fs_fini(cb_out_base_name());
+   cb_fs_fini(cb_out_base_name(), trigger);
    cb_fn_config_warn_unmatched();
    cb_sp_report_unmatched();
    warn_if_nothing_collected();

@@ -11,6 +11,12 @@ then execs itself to call after_exec() twice.
     the client's output is complete;
   - with --trace-children=yes: that part, and the new program's own
     profile (after_exec called twice, no before_exec) in the plain file;
+  - with --trace-children=yes --sharing=yes: the false sharing reports
+    of the run before the exec beside its part (`<part>.sharing`,
+    `.sharing.txt`, their command the one before the exec, the trigger
+    the part's: execve <path>), the new
+    program's under the plain name (before: both went to the plain name,
+    the new program's overwrote the first);
   - the reference Callgrind, for contrast, writes nothing before the exec
     (its plain file stays empty): checked so that this test notices if
     it ever stops being a difference.
@@ -98,6 +104,39 @@ def children_case():
     return [("exec/trace-children", problems)]
 
 
+def command_of(path):
+    """The command line a file names (`cmd:` or `Command:`), or None."""
+    if not os.path.exists(path):
+        return None
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith(("cmd:", "Command:")):
+                return line.split(":", 1)[1].strip()
+    return None
+
+
+def sharing_children_case():
+    run = harness.run_tool(harness.OURS, "exec",
+                           ["--trace-children=yes", "--sharing=yes"],
+                           "exec-children-sharing")
+    problems = harness.run_problems(run, expect_rc=0)
+    for suffix in (".sharing", ".sharing.txt"):
+        before = command_of(run.out + ".1" + suffix)
+        after = command_of(run.out + suffix)
+        if before is None or before.endswith("after"):
+            problems.append("%s: command %r, expected the run before the exec"
+                            % (os.path.basename(run.out + ".1" + suffix), before))
+        if after is None or not after.endswith("after"):
+            problems.append("%s: command %r, expected the exec'd program"
+                            % (os.path.basename(run.out + suffix), after))
+    if not problems:
+        problems += checks.parses(run.out + ".1.sharing")
+    if not problems and trigger(run.out + ".1.sharing") != trigger(run.out + ".1"):
+        problems.append("the part's .sharing trigger %r, the part's %r"
+                        % (trigger(run.out + ".1.sharing"), trigger(run.out + ".1")))
+    return [("exec/trace-children/sharing", problems)]
+
+
 def reference_case():
     run = harness.run_tool(harness.REF, "exec", [], "exec-ref")
     written = [f for f in run.files() if os.path.getsize(f) > 0]
@@ -111,6 +150,7 @@ def reference_case():
 def main():
     return harness.run_cases([("exec-plain", plain_case),
                               ("exec-children", children_case),
+                              ("exec-children-sharing", sharing_children_case),
                               ("exec-ref", reference_case)])
 
 

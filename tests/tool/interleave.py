@@ -89,6 +89,13 @@ the natural way (no hand-over inside its loop).
    next turn changed its word before the waiter's OS thread reached the
    kernel: Ir 2 more or less in 3 runs of 10). Likewise wake-two
    (clients/wake_two.c): threads one wake-up woke queue by thread id.
+
+10. The turns go on while instrumentation is off
+   (clients/instr_off_spin.c: the worker switches it off and spins on a
+   flag main sets): -v says no wait was cut short, the client prints
+   3000, two runs give the same profile, with the turns of
+   --private-caches and of --sharing. (Before: the uninstrumented
+   worker kept its turn, main waited 20,000 yields for it, 8 to 20 s.)
 """
 
 import os
@@ -128,6 +135,7 @@ for _mode in ("pipe", "fifo"):
     harness.CLIENT_BUILD["blocked_" + _mode] = (["blocked_call.c"], "gcc", ["-O1", "-pthread"])
     harness.CLIENT_ARGS["blocked_" + _mode] = [_mode]
 harness.CLIENT_BUILD["wake_two"] = (["wake_two.c"], "gcc", ["-O1", "-pthread"])
+harness.CLIENT_BUILD["instr_off_spin"] = (["instr_off_spin.c"], "gcc", ["-O1", "-pthread"])
 harness.CLIENT_BUILD["barrier_pair"] = (["barrier_pair.c"], "gcc", ["-O1", "-pthread"])
 harness.CLIENT_ARGS.update({"il_sieve_static1": ["1"], "il_sieve_chunked": ["0"],
                             "interleave_fork": ["fork"]})
@@ -237,6 +245,33 @@ def futex_wait_case():
     the kernel before the next turn changes its word (before: its wait
     returned EAGAIN in some runs, Ir 2 more or less, 3 runs of 10)."""
     return same_runs_case("interleave/futex-wait/same-8x", "barrier_pair", 8)
+
+
+def cut_short(run):
+    """The -v line's count of waits for a turn cut short (None: no line)."""
+    m = re.search(r"interleave: .* (\d+) waits cut short", run.stderr)
+    return int(m.group(1)) if m else None
+
+
+def instr_off_case(opts, tag):
+    """clients/instr_off_spin.c (docstring, 10)."""
+    def check():
+        name = "interleave/instr-off-spin/" + tag
+        runs = [harness.run_tool(harness.OURS, "instr_off_spin", opts + ["-v"],
+                                 "%s-%d" % (name, i)) for i in range(2)]
+        problems = [p for r in runs for p in harness.run_problems(r)]
+        for r in runs:
+            cut = cut_short(r)
+            if cut is None:
+                problems.append("no interleave line (-v): %s" % r.stderr[-300:])
+            elif cut:
+                problems.append("%d waits cut short, expected none" % cut)
+            if r.stdout.split() != ["3000"]:
+                problems.append("client printed %r, expected 3000" % r.stdout[-100:])
+        if not problems and without_cmd(runs[0].out) != without_cmd(runs[1].out):
+            problems.append("%s and %s differ" % (runs[0].out, runs[1].out))
+        return [(name, problems)]
+    return check
 
 
 def turn_calls_case(call, n):
@@ -442,6 +477,8 @@ def main():
         for opts, tag in ((PRIVATE, "private-caches"), (["--sharing=yes"], "sharing")):
             cases.append(("interleave/blocked-call/%s/%s" % (mode, tag),
                           blocked_call_case(mode, opts, tag)))
+    for opts, tag in ((PRIVATE, "private-caches"), (["--sharing=yes"], "sharing")):
+        cases.append(("interleave/instr-off-spin/" + tag, instr_off_case(opts, tag)))
     cases.append(("interleave/fair-sched-no", fair_sched_case([], True)))
     cases.append(("interleave/fair-sched-no/N=0",
                   fair_sched_case(["--interleave=0"], False)))

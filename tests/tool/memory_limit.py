@@ -15,6 +15,12 @@ and arcs, so the tables grow with the chains walked. Checks:
              --cacheuse and --backdate-check the oracle holds and
              conservation too (the profile was closed as at the end of a
              run);
+  companions the limit with --sharing, --paths and --objects: every file
+             beside the profile says what the profile says (the `.paths`,
+             `.objects` and `.sharing` triggers equal the profile's, the
+             `.sharing.txt` says it holds the run so far: before, the
+             false sharing reports said "Program termination"), the
+             `.paths` passes lib/pathscheck.py;
   full       the same run with the default limit completes (exit 0,
              "Program termination") and -v reports what the tables hold;
   bad values one error line naming --max-memory, exit 1, client not run.
@@ -34,6 +40,7 @@ import cgfile            # noqa: E402
 import checks            # noqa: E402
 import harness           # noqa: E402
 import options_errors    # noqa: E402
+import pathscheck        # noqa: E402
 
 LIMIT = "8M"
 OPTS = (["--separate-callers=64", "--cacheuse=yes", "--backdate-check=yes"]
@@ -112,10 +119,45 @@ def limit_case():
                 where_ir_holds=True)]
 
 
+def trigger_of(path):
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("desc: Trigger:"):
+                return line.strip()
+    return None
+
+
+def companions_case():
+    name = "memory/limit/companions"
+    run = harness.run_tool(harness.OURS, "callpaths",
+                           ["--separate-callers=64", "--sharing=yes", "--paths=yes",
+                            "--objects=yes", "--max-memory=" + LIMIT] + OPTS[-3:],
+                           "memory-limit-companions")
+    problems = harness.run_problems(run, expect_rc=1)
+    if problems:
+        return [(name, problems)]
+    want = trigger_of(run.out)
+    if not want or "Memory limit reached" not in want:
+        problems.append("the profile's trigger: %r" % want)
+    for suffix in (".paths", ".objects", ".sharing"):
+        got = trigger_of(run.out + suffix) if os.path.exists(run.out + suffix) else None
+        if got != want:
+            problems.append("%s: %r, the profile's %r" % (suffix, got, want))
+    text = run.out + ".sharing.txt"
+    with open(text, errors="replace") as f:
+        head = f.read(2000)
+    if "The run so far, written at: Memory limit reached" not in head:
+        problems.append(".sharing.txt does not say it holds the run so far: %r"
+                        % head[:300])
+    return [(name, problems),
+            (name + "/paths", pathscheck.check(run.out, run.out + ".paths")[0])]
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="cgbd-memory-")
     try:
-        cases = [("memory/full", full_case), ("memory/limit", limit_case)]
+        cases = [("memory/full", full_case), ("memory/limit", limit_case),
+                 ("memory/limit/companions", companions_case)]
         for i, v in enumerate(BAD_VALUES):
             arg = "--max-memory=" + v
             check = options_errors.fixed_case([arg], "--max-memory", tmp, i)

@@ -1,0 +1,7 @@
+#!/bin/bash
+export VALGRIND_LIB=${TOP:-${TOP:-/work/wt-audit29}}/vglib
+out=$1; shift
+rm -rf /tmp/a29/out/$out; mkdir -p /tmp/a29/out/$out; cd /tmp/a29/out/$out
+/usr/bin/time -f "%U+%S s" timeout 60 valgrind --tool=callgrind-bd --I1=32768,8,64 --D1=32768,8,64 --LL=4194304,16,64 \
+  --callgrind-out-file=/tmp/a29/out/$out/cg.out "$@" /tmp/a29/grow2 > stdout 2> stderr
+echo "$out rc=$? $(tail -1 stderr)"
