@@ -1,6 +1,7 @@
 #!/bin/bash
+TOP=${TOP:-$(cd "$(dirname "$0")/../../.." && pwd)}
 # run.sh OUTNAME MODE OPTIONS... : one run of t2 under the tool, timeout 60
-export VALGRIND_LIB=${TOP:-${TOP:-/work/wt-audit29}}/vglib
+export VALGRIND_LIB=$TOP/vglib
 out=$1; mode=$2; shift 2
 rm -rf /tmp/a29/out/$out; mkdir -p /tmp/a29/out/$out
 cd /tmp/a29/out/$out
