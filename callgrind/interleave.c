@@ -407,9 +407,8 @@ static Bool yield_while(Bool (*cond)(ThreadId), ThreadId tid);
 static Bool wait_not_entered(ThreadId tid)
 {
    ThreadId w = entering_wait;
-   (void)tid;
    return w != VG_INVALID_THREADID && in_syscall[w] && lwp_of[w] != 0
-          && !os_thread_sleeps(lwp_of[w]);
+          && !process_ends(tid) && !os_thread_sleeps(lwp_of[w]);
 }
 
 /* A futex wait the tool judged to block (its word held the value) ended a
@@ -417,7 +416,9 @@ static Bool wait_not_entered(ThreadId tid)
  * reached the kernel's check by then, its wait would return EAGAIN at
  * once instead of sleeping and being woken, and glibc would run other
  * instructions (a barrier of two threads: Ir differed by 2 in 3 runs of
- * 10). So the next turn starts only once the waiter sleeps. */
+ * 10). So the next turn starts only once the waiter sleeps. Called while
+ * tid is still at the head of the queue, so that no other thread takes
+ * the turn while tid yields here. */
 static void let_waiter_sleep(ThreadId tid)
 {
    if (entering_wait == VG_INVALID_THREADID) return;
@@ -550,12 +551,12 @@ void cb_il_thread_runs(ThreadId tid)
    push(tid);
    if (!yield_while(must_wait, tid)) drop_absent();
    if (n_exit_uncleared > 0) yield_while(exit_not_cleared, tid);
+   let_waiter_sleep(tid);             /* (at the queue's head: no other turn starts) */
    leave_queue(tid);
    if (process_ends(tid)) {
       go_without_running(tid);
       return;
    }
-   let_waiter_sleep(tid);
    turn_owner = tid;
    if (lwp_of[tid] == 0) lwp_of[tid] = VG_(gettid)();
    turn_left = live_threads > 1 ? (Long)cb_clo.interleave : NO_TURNS;
