@@ -555,24 +555,6 @@ Bool cb_check_out_file(void)
  * until the end truncates it. per_thread:
  * with --separate-threads=yes it is beside each thread's file (thread 1's
  * is checked). */
-/* The name of the part just written, without a thread's suffix: the base
- * of whole-run files written with it (the false sharing reports before an
- * execve, which the new program, keeping the pid, would otherwise
- * overwrite at its exit with --trace-children=yes). With --combine-dumps
- * the parts have no name of their own: the plain name. */
-const HChar *cb_last_part_base_name(void)
-{
-   static HChar *name;
-   SizeT size;
-   out_base_for_this_process();
-   if (cb_clo.combine_dumps || cb_out_counter <= 1) return out_base;
-   size = VG_(strlen)(out_base) + 16;
-   if (name) VG_(free)(name);
-   name = CB_MALLOC("cb.partname", size);
-   VG_(snprintf)(name, size, "%s.%d", out_base, cb_out_counter - 1);
-   return name;
-}
-
 static void file_name_for(HChar *buf, SizeT size, Int tid, Bool final);
 
 static void check_companion(const HChar *suffix, const HChar *what, Bool per_thread)
@@ -630,13 +612,38 @@ const HChar *cb_out_base_name(void)
    return out_base;
 }
 
-static void file_name_for(HChar *buf, SizeT size, Int tid, Bool final)
+/* out_base and, for a part of its own (not --combine-dumps; part 0: the
+ * final file), its number; the length written. */
+static SizeT part_base_name(HChar *buf, SizeT size, Int part)
 {
    SizeT n = VG_(snprintf)(buf, size, "%s", out_base);
-   if (!cb_clo.combine_dumps && !final)
-      n += VG_(snprintf)(buf + n, size - n, ".%d", cb_out_counter);
+   if (!cb_clo.combine_dumps && part > 0)
+      n += VG_(snprintf)(buf + n, size - n, ".%d", part);
+   return n;
+}
+
+static void file_name_for(HChar *buf, SizeT size, Int tid, Bool final)
+{
+   SizeT n = part_base_name(buf, size, final ? 0 : cb_out_counter);
    if (cb_clo.separate_threads)
       VG_(snprintf)(buf + n, size - n, "-%02d", tid);
+}
+
+/* The name of the part just written, without a thread's suffix: the base
+ * of whole-run files written with it (the false sharing reports before an
+ * execve, which the new program, keeping the pid, would otherwise
+ * overwrite at its exit with --trace-children=yes). With --combine-dumps
+ * the parts have no name of their own: the plain name. */
+const HChar *cb_last_part_base_name(void)
+{
+   static HChar *name;
+   SizeT size;
+   out_base_for_this_process();
+   size = VG_(strlen)(out_base) + 16;
+   if (name) VG_(free)(name);
+   name = CB_MALLOC("cb.partname", size);
+   part_base_name(name, size, cb_out_counter - 1);
+   return name;
 }
 
 static void write_header(Int tid, const HChar *trigger, Bool appending, const ULong *summary)
