@@ -777,6 +777,7 @@ Bool cb_il_active(void);
 void cb_il_post_clo_init(void);
 void cb_il_instrument(IRSB *sbOut);
 void cb_il_thread_runs(ThreadId tid);
+Int cb_il_os_thread(ThreadId tid);   /* its OS thread id; 0 before its first turn */
 void cb_il_syscall(ThreadId tid, UInt sysno, UWord *args, SysRes *res);
 void cb_il_thread_created(ThreadId parent, ThreadId child);
 void cb_il_thread_exited(ThreadId tid);

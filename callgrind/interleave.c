@@ -110,7 +110,8 @@ static ULong sleeps;                /* -v: and sleeps while it got a CPU */
 static ULong gave_up;               /* -v: waits cut short (MAX_YIELDS) */
 static ULong blocked_calls;         /* -v: turns ended by a call that blocked */
 static ULong waits_watched;         /* -v: futex waits seen to sleep before a turn */
-/* Each thread's OS thread id (0: not known yet), for its state in /proc. */
+/* Each thread's OS thread id (0: not known yet), for its state in /proc
+ * and the affinity calls pinning.c answers. */
 static Int *lwp_of;
 /* The thread whose futex wait ended the last turn, until its OS thread
  * sleeps in the kernel (VG_INVALID_THREADID: none). */
@@ -561,6 +562,11 @@ void cb_il_thread_runs(ThreadId tid)
    if (lwp_of[tid] == 0) lwp_of[tid] = VG_(gettid)();
    turn_left = live_threads > 1 ? (Long)cb_clo.interleave : NO_TURNS;
    if (live_threads > 1) cb_pin_turn_starts(tid);
+}
+
+Int cb_il_os_thread(ThreadId tid)
+{
+   return lwp_of ? lwp_of[tid] : 0;
 }
 
 /* The operation of a futex call (private and clock flags off), or ~0 for

@@ -50,7 +50,6 @@ static Int home_cpu = -1;           /* -1: to be taken from the next turn */
 static UInt home_epoch = 1;         /* changes with home */
 static UInt *pinned_for;            /* by thread: the home_epoch it is pinned
                                      * for; 0: it has the client's mask */
-static Int *lwp;                    /* by thread: its OS thread id, once pinned */
 static ULong turns;                 /* turns started with pinning on */
 static ThreadId rehoming = VG_INVALID_THREADID;  /* unpinned to find a home */
 static ULong pins, home_moves, failures;        /* -v */
@@ -89,7 +88,6 @@ void cb_pin_post_clo_init(void)
    if (sr_isError(r)) { failures++; return; }
    orig_len = sr_Res(r);
    pinned_for = VG_(calloc)("cb.pin.threads", VG_N_THREADS, sizeof *pinned_for);
-   lwp = VG_(calloc)("cb.pin.threads", VG_N_THREADS, sizeof *lwp);
    pinning = True;
 }
 
@@ -108,7 +106,6 @@ static void pin_to_home(ThreadId tid)
    mask[home_cpu / 8] = (UChar)(1 << (home_cpu % 8));
    if (!set_own_mask(mask, orig_len)) { give_up(); return; }
    pinned_for[tid] = home_epoch;
-   lwp[tid] = VG_(gettid)();
    pins++;
 }
 
@@ -154,7 +151,7 @@ static ThreadId pinned_thread(ThreadId tid, Int pid)
    ThreadId t;
    if (pid == 0) return pinned_for[tid] ? tid : VG_INVALID_THREADID;
    for (t = 1; t < VG_N_THREADS; t++)
-      if (pinned_for[t] && lwp[t] == pid) return t;
+      if (pinned_for[t] && cb_il_os_thread(t) == pid) return t;
    return VG_INVALID_THREADID;
 }
 
