@@ -82,6 +82,18 @@ def ends_with_totals(path):
     return bool(lines) and lines[-1].startswith("totals:")
 
 
+def trigger(path):
+    """What the file's first `desc: Trigger:` line says (None: no such
+    line or no such file)."""
+    if not os.path.exists(path):
+        return None
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("desc: Trigger:"):
+                return line.split(":", 2)[2].strip()
+    return None
+
+
 def parses(path):
     try:
         profiles.parse(path)

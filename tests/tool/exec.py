@@ -38,14 +38,6 @@ def calls_to(path, fn):
                if callee == fn)
 
 
-def trigger(path):
-    with open(path, errors="replace") as f:
-        for line in f:
-            if line.startswith("desc: Trigger:"):
-                return line.split(":", 2)[2].strip()
-    return None
-
-
 def check_before_part(run):
     part1 = run.out + ".1"
     if not os.path.exists(part1):
@@ -56,7 +48,7 @@ def check_before_part(run):
         return problems
     if os.path.exists(run.out + ".2"):
         problems.append("a second part: the failing exec dumped too")
-    t = trigger(part1)
+    t = checks.trigger(part1)
     if not t or not t.startswith("execve ") or not t.endswith("exec"):
         problems.append("trigger %r, expected 'execve <path of exec>'" % t)
     if calls_to(part1, "before_exec") != 1:
@@ -131,9 +123,9 @@ def sharing_children_case():
                             % (os.path.basename(run.out + suffix), after))
     if not problems:
         problems += checks.parses(run.out + ".1.sharing")
-    if not problems and trigger(run.out + ".1.sharing") != trigger(run.out + ".1"):
-        problems.append("the part's .sharing trigger %r, the part's %r"
-                        % (trigger(run.out + ".1.sharing"), trigger(run.out + ".1")))
+    got, want = checks.trigger(run.out + ".1.sharing"), checks.trigger(run.out + ".1")
+    if not problems and got != want:
+        problems.append("the part's .sharing trigger %r, the part's %r" % (got, want))
     return [("exec/trace-children/sharing", problems)]
 
 

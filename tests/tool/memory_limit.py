@@ -119,14 +119,6 @@ def limit_case():
                 where_ir_holds=True)]
 
 
-def trigger_of(path):
-    with open(path, errors="replace") as f:
-        for line in f:
-            if line.startswith("desc: Trigger:"):
-                return line.strip()
-    return None
-
-
 def companions_case():
     name = "memory/limit/companions"
     run = harness.run_tool(harness.OURS, "callpaths",
@@ -136,11 +128,11 @@ def companions_case():
     problems = harness.run_problems(run, expect_rc=1)
     if problems:
         return [(name, problems)]
-    want = trigger_of(run.out)
+    want = checks.trigger(run.out)
     if not want or "Memory limit reached" not in want:
         problems.append("the profile's trigger: %r" % want)
     for suffix in (".paths", ".objects", ".sharing"):
-        got = trigger_of(run.out + suffix) if os.path.exists(run.out + suffix) else None
+        got = checks.trigger(run.out + suffix)
         if got != want:
             problems.append("%s: %r, the profile's %r" % (suffix, got, want))
     text = run.out + ".sharing.txt"
