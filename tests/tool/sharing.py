@@ -467,7 +467,7 @@ def single_thread_case():
 
 def many_threads_case():
     """clients/sharing_many_threads.c: ids 2 and 66 share a line alone
-    (a line's record told threads apart by tid & 63 before session 28: no
+    (a line's record told threads apart by tid & 63 before session 27: no
     estimate for it, and the report said 64 threads)."""
     name = "sharing/many-threads"
     iters = 1000
