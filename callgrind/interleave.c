@@ -408,8 +408,9 @@ static Bool yield_while(Bool (*cond)(ThreadId), ThreadId tid);
 static Bool wait_not_entered(ThreadId tid)
 {
    ThreadId w = entering_wait;
+   (void)tid;
    return w != VG_INVALID_THREADID && in_syscall[w] && lwp_of[w] != 0
-          && !process_ends(tid) && !os_thread_sleeps(lwp_of[w]);
+          && !os_thread_sleeps(lwp_of[w]);
 }
 
 /* A futex wait the tool judged to block (its word held the value) ended a
